@@ -1,0 +1,99 @@
+// Package agency holds git-agency's use cases: worktrees, invocations,
+// checkpoints, landing, reconcile and derived status. It returns typed
+// results and typed errors and never prints.
+package agency
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+// App is one command's view of one repository: discovered once, with its
+// configuration read once.
+type App struct {
+	Repo   *gitcore.Repo
+	Store  *store.Store
+	Config *gitcore.Config
+	// Getenv reads the environment (tests replace it).
+	Getenv func(string) string
+	// Now is the clock.
+	Now func() time.Time
+	// LockTimeout bounds the wait for the repo lock.
+	LockTimeout time.Duration
+	// Failpoint, when it returns an error for a named step, makes that step
+	// fail. Tests use it (or $AGENCY_FAILPOINT) to check cleanup.
+	Failpoint func(step string) error
+}
+
+// Open discovers the repository containing dir, reads agency.* config and
+// opens the data directory.
+func Open(ctx context.Context, dir string, runner gitcore.CommandRunner) (*App, error) {
+	if runner == nil {
+		runner = gitcore.ExecRunner{}
+	}
+	repo, err := gitcore.Discover(ctx, runner, dir)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := repo.Config(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	cfg := gitcore.NewConfig(entries)
+	configured, _ := cfg.Get("agency.dataDir")
+	dataDir, err := store.DataDir(os.Getenv, configured)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(dataDir, repo.CommonDir)
+	if err != nil {
+		return nil, err
+	}
+	timeout, ok := cfg.Duration("agency.lockTimeout", store.DefaultLockTimeout)
+	if !ok {
+		v, _ := cfg.Get("agency.lockTimeout")
+		return nil, errs.Config("agency.lockTimeout", v, "a duration such as 30s")
+	}
+	a := &App{Repo: repo, Store: st, Config: cfg, Getenv: os.Getenv, Now: time.Now, LockTimeout: timeout}
+	if fp := os.Getenv("AGENCY_FAILPOINT"); fp != "" {
+		a.Failpoint = func(step string) error {
+			if step == fp {
+				return errs.New(errs.EInternal, "", "injected failure at %s", step)
+			}
+			return nil
+		}
+	}
+	return a, nil
+}
+
+// fail reports an injected failure at step, if any.
+func (a *App) fail(step string) error {
+	if a.Failpoint == nil {
+		return nil
+	}
+	return a.Failpoint(step)
+}
+
+// Lock takes the repo lock.
+func (a *App) Lock() (*store.Lock, error) { return a.Store.Lock(a.LockTimeout) }
+
+// now is the current time in RFC3339, UTC.
+func (a *App) now() string { return a.Now().UTC().Format(time.RFC3339) }
+
+// gitErr turns a *gitcore.GitError into an E_GIT error; other errors pass.
+func gitErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if ge, ok := err.(*gitcore.GitError); ok {
+		e := errs.Git(ge.Args, ge.ExitCode, ge.Stderr)
+		e.Err = ge
+		return e
+	}
+	return err
+}

@@ -1,0 +1,358 @@
+package agency
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+// MarkerDir is the agency directory inside every tree we create.
+const MarkerDir = ".agency"
+
+// MarkerFile marks an integration tree; runners refuse to run where it is.
+const MarkerFile = "INTEGRATION_MARKER"
+
+// MarkerPath returns the marker's path inside a tree.
+func MarkerPath(tree string) string { return filepath.Join(tree, MarkerDir, MarkerFile) }
+
+// HasMarker reports whether tree holds the integration marker.
+func HasMarker(tree string) bool {
+	_, err := os.Lstat(MarkerPath(tree))
+	return err == nil
+}
+
+// CreateWorktreeOptions are the inputs of `worktree create`.
+type CreateWorktreeOptions struct {
+	Name   string
+	Parent string // "" = the current branch
+}
+
+// Failpoint names of CreateWorktree, in order.
+const (
+	FPCreateAfterMkdir       = "worktree-create:after-mkdir"
+	FPCreateAfterWorktreeAdd = "worktree-create:after-worktree-add"
+	FPCreateAfterMarker      = "worktree-create:after-marker"
+)
+
+// CreateWorktree creates a named integration worktree: record directory,
+// `git worktree add -b agency/<name>-<short>`, marker, then meta.json. Any
+// failure after the worktree exists removes the tree, its registration, its
+// branch and the record directory.
+func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*store.WorktreeRecord, error) {
+	if !store.ValidName(opts.Name) {
+		return nil, errs.InvalidName(opts.Name)
+	}
+	here := a.Repo.Tree(a.Repo.Toplevel)
+	parent := opts.Parent
+	if parent == "" {
+		b, err := here.CurrentBranch(ctx)
+		if err != nil {
+			return nil, gitErr(err)
+		}
+		if b == "" {
+			return nil, errs.DetachedHead()
+		}
+		parent = b
+	}
+	if _, err := a.Repo.RevParse(ctx, parent); err != nil {
+		if ok, _ := a.Repo.BranchExists(ctx, parent); ok {
+			// An unborn branch: it has no commit to start from.
+			return nil, errs.New(errs.EBranchNotFound, "make a first commit on it", "branch %q has no commits yet", parent)
+		}
+		return nil, errs.BranchNotFound(parent)
+	}
+	dirty, err := here.HasTrackedChanges(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	if dirty {
+		return nil, errs.DirtyParent(a.Repo.Toplevel)
+	}
+
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+
+	list, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+	}
+	for _, e := range list {
+		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.Name == opts.Name {
+			return nil, errs.NameTaken(opts.Name, e.ID)
+		}
+	}
+	if err := os.MkdirAll(a.Store.IntegrationWorktreesDir(), 0o700); err != nil {
+		return nil, errs.IO("create", a.Store.IntegrationWorktreesDir(), err)
+	}
+	var id string
+	for attempt := 0; ; attempt++ {
+		id = store.NewID(a.Now())
+		err := os.Mkdir(a.Store.IntegrationWorktreeDir(id), 0o700)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) || attempt == 5 {
+			return nil, errs.IO("create", a.Store.IntegrationWorktreeDir(id), err)
+		}
+	}
+	recordDir := a.Store.IntegrationWorktreeDir(id)
+	tree := a.Store.IntegrationWorktreeTreePath(id)
+	branch := "agency/" + opts.Name + "-" + store.ShortID(id)
+	worktreeAdded := false
+	cleanup := func() {
+		if worktreeAdded {
+			a.Repo.WorktreeRemove(ctx, tree, true)
+			a.Repo.WorktreePrune(ctx)
+			a.Repo.DeleteBranch(ctx, branch, true)
+		}
+		store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir)
+	}
+	if err := a.fail(FPCreateAfterMkdir); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if ok, _ := a.Repo.BranchExists(ctx, branch); ok {
+		cleanup()
+		return nil, errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch)
+	}
+	if err := a.Repo.WorktreeAdd(ctx, tree, branch, parent); err != nil {
+		// git may have left a branch or registration behind before failing.
+		worktreeAdded = true
+		cleanup()
+		return nil, gitErr(err)
+	}
+	worktreeAdded = true
+	if err := a.fail(FPCreateAfterWorktreeAdd); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := WriteMarker(tree); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := a.fail(FPCreateAfterMarker); err != nil {
+		cleanup()
+		return nil, err
+	}
+	rec := &store.WorktreeRecord{
+		SchemaVersion: store.SchemaVersion,
+		WorktreeID:    id,
+		Name:          opts.Name,
+		RepoID:        a.Store.RepoID,
+		Branch:        branch,
+		ParentBranch:  parent,
+		TreePath:      tree,
+		CreatedAt:     a.now(),
+		LastUsedAt:    a.now(),
+		State:         store.StatePresent,
+	}
+	if err := a.Store.WriteWorktree(rec); err != nil {
+		cleanup()
+		return nil, err
+	}
+	return rec, nil
+}
+
+// WriteMarker writes .agency/INTEGRATION_MARKER and a .agency/.gitignore
+// that keeps the directory out of `git status` and out of commits.
+func WriteMarker(tree string) error {
+	dir := filepath.Join(tree, MarkerDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return errs.IO("create", dir, err)
+	}
+	if err := WriteAgencyIgnore(tree); err != nil {
+		return err
+	}
+	if err := store.WriteFileAtomic(MarkerPath(tree), []byte("# git-agency integration worktree: agents never run here.\n"), 0o644); err != nil {
+		return err
+	}
+	return nil
+}
+
+// WriteAgencyIgnore makes a tree's .agency/ invisible to git.
+func WriteAgencyIgnore(tree string) error {
+	dir := filepath.Join(tree, MarkerDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return errs.IO("create", dir, err)
+	}
+	return store.WriteFileAtomic(filepath.Join(dir, ".gitignore"), []byte("*\n"), 0o644)
+}
+
+// WorktreeList is `worktree ls`: present ones, or all (archived and broken).
+func (a *App) ListWorktrees(all bool) ([]store.WorktreeEntry, error) {
+	list, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+	}
+	if all {
+		return list, nil
+	}
+	var out []store.WorktreeEntry
+	for _, e := range list {
+		if e.Record != nil && e.Record.State == store.StatePresent {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// ResolveWorktree finds a worktree by name, id or unique id prefix. A
+// broken record (reachable only by exact id) is E_STORE_CORRUPT with its
+// directory.
+func (a *App) ResolveWorktree(query string, all bool) (*store.WorktreeEntry, error) {
+	list, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+	}
+	i, err := store.Resolve("worktree", query, store.WorktreeCandidates(list), store.ResolveOptions{All: all})
+	if err != nil {
+		return nil, err
+	}
+	e := list[i]
+	if e.Broken {
+		return nil, BrokenWorktree(e)
+	}
+	return &e, nil
+}
+
+// BrokenWorktree is the error for a corrupt worktree record.
+func BrokenWorktree(e store.WorktreeEntry) error {
+	ce := errs.StoreCorrupt(filepath.Join(e.Dir, "meta.json"), e.Err)
+	return ce.With("record directory: " + e.Dir)
+}
+
+// ResolvePresentWorktree resolves a worktree whose tree must exist.
+func (a *App) ResolvePresentWorktree(query string) (*store.WorktreeRecord, error) {
+	e, err := a.ResolveWorktree(query, false)
+	if err != nil {
+		return nil, err
+	}
+	if e.Record.State != store.StatePresent {
+		return nil, errs.Archived(e.Record.Name, e.ID)
+	}
+	return e.Record, nil
+}
+
+// RemoveWorktreeOptions are the inputs of `worktree rm`.
+type RemoveWorktreeOptions struct {
+	Query string
+	Force bool
+}
+
+// RemoveWorktree removes an integration tree and archives its record. The
+// branch is kept: it may hold the only copy of the user's commits. Without
+// Force, a tree with any change (untracked files included) is refused.
+func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*store.WorktreeRecord, error) {
+	rec, err := a.ResolvePresentWorktree(opts.Query)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.beforeWorktreeRemove(ctx, rec, opts.Force); err != nil {
+		return nil, err
+	}
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	// Re-read under the lock: another command may have removed it meanwhile.
+	cur, err := a.Store.ReadWorktree(rec.WorktreeID)
+	if err != nil {
+		return nil, errs.StoreCorrupt(a.Store.IntegrationWorktreeMetaPath(rec.WorktreeID), err)
+	}
+	if cur.State != store.StatePresent {
+		return nil, errs.Archived(cur.Name, cur.WorktreeID)
+	}
+	rec = cur
+	if _, err := os.Stat(rec.TreePath); err == nil {
+		if !opts.Force {
+			dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx)
+			if err != nil {
+				return nil, gitErr(err)
+			}
+			if dirty {
+				return nil, errs.DirtyWorktree(rec.Name)
+			}
+		}
+		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
+			if strings.Contains(gitStderr(err), "modified or untracked") {
+				return nil, errs.DirtyWorktree(rec.Name)
+			}
+			return nil, gitErr(err)
+		}
+	} else {
+		// The tree vanished behind our back: drop git's stale registration.
+		if err := a.Repo.WorktreePrune(ctx); err != nil {
+			return nil, gitErr(err)
+		}
+	}
+	rec.State = store.StateArchived
+	rec.ArchivedAt = a.now()
+	if err := a.Store.WriteWorktree(rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// beforeWorktreeRemove is where running invocations are checked (and, with
+// force, stopped). It is replaced by the invocation code.
+var beforeWorktreeRemoveHook func(a *App, ctx context.Context, rec *store.WorktreeRecord, force bool) error
+
+func (a *App) beforeWorktreeRemove(ctx context.Context, rec *store.WorktreeRecord, force bool) error {
+	if beforeWorktreeRemoveHook == nil {
+		return nil
+	}
+	return beforeWorktreeRemoveHook(a, ctx, rec, force)
+}
+
+func gitStderr(err error) string {
+	var ge *gitcore.GitError
+	if errors.As(err, &ge) {
+		return ge.Stderr
+	}
+	return ""
+}
+
+// Editor returns the editor command: flag, agency.editor, $VISUAL, $EDITOR.
+func (a *App) Editor(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if v, ok := a.Config.Get("agency.editor"); ok && v != "" {
+		return v, nil
+	}
+	for _, k := range []string{"VISUAL", "EDITOR"} {
+		if v := a.Getenv(k); v != "" {
+			return v, nil
+		}
+	}
+	return "", errs.NoEditor()
+}
+
+// EditorCmd builds the command that opens path in editor. The editor string
+// goes through the shell, as git does with core.editor, so "code --wait"
+// works; the path is passed as an argument, never interpolated.
+func EditorCmd(editor, path string) *exec.Cmd {
+	return exec.Command("/bin/sh", "-c", editor+` "$@"`, editor, path)
+}
+
+// ShellCmd builds `$SHELL -l` in dir (a child process, not exec).
+func ShellCmd(getenv func(string) string, dir string) *exec.Cmd {
+	sh := getenv("SHELL")
+	if sh == "" {
+		sh = "/bin/sh"
+	}
+	cmd := exec.Command(sh, "-l")
+	cmd.Dir = dir
+	return cmd
+}

@@ -1,0 +1,129 @@
+package agency
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+)
+
+// failingRunner runs real git but fails the Nth call whose arguments contain
+// match, after (or instead of) running it.
+type failingRunner struct {
+	match    string
+	n        int
+	runFirst bool // run the real command, then report failure
+	seen     int
+}
+
+func (f *failingRunner) Run(ctx context.Context, c gitcore.Cmd) (gitcore.Result, error) {
+	if strings.Contains(strings.Join(c.Args, " "), f.match) {
+		f.seen++
+		if f.seen == f.n {
+			if f.runFirst {
+				gitcore.ExecRunner{}.Run(ctx, c)
+			}
+			return gitcore.Result{ExitCode: 128}, &gitcore.GitError{Args: c.Args, ExitCode: 128, Stderr: "fatal: injected"}
+		}
+	}
+	return gitcore.ExecRunner{}.Run(ctx, c)
+}
+
+func newRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("AGENCY_DATA_DIR", filepath.Join(dir, "data"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("HOME", dir)
+	t.Setenv("AGENCY_FAILPOINT", "")
+	repo := filepath.Join(dir, "repo")
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main", repo},
+		{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return repo
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return string(out)
+}
+
+// The PR-01 cleanup contract: git worktree add succeeds (really ran), then
+// the next git call fails; nothing is left behind.
+func TestCreateCleanupAfterWorktreeAdd(t *testing.T) {
+	for _, fail := range []struct {
+		name     string
+		match    string
+		runFirst bool
+	}{
+		{"worktree add reports failure after doing its work", "worktree add", true},
+		{"worktree add fails outright", "worktree add", false},
+	} {
+		t.Run(fail.name, func(t *testing.T) {
+			repo := newRepo(t)
+			ctx := context.Background()
+			a, err := Open(ctx, repo, &failingRunner{match: fail.match, n: 1, runFirst: fail.runFirst})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = a.CreateWorktree(ctx, CreateWorktreeOptions{Name: "feat"})
+			if !errs.Is(err, errs.EGit) || !strings.Contains(err.Error(), "injected") {
+				t.Fatalf("err = %v, want the injected git failure", err)
+			}
+			assertNothingLeft(t, a, repo)
+		})
+	}
+	t.Run("marker write fails (read-only tree)", func(t *testing.T) {
+		repo := newRepo(t)
+		ctx := context.Background()
+		a, err := Open(ctx, repo, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Failpoint = func(step string) error {
+			if step == FPCreateAfterWorktreeAdd {
+				// Make the new tree read-only so the marker cannot be written.
+				trees, _ := filepath.Glob(filepath.Join(a.Store.IntegrationWorktreesDir(), "*", "tree"))
+				for _, tr := range trees {
+					os.Chmod(tr, 0o555)
+				}
+			}
+			return nil
+		}
+		if os.Geteuid() == 0 {
+			t.Skip("root ignores directory permissions")
+		}
+		_, err = a.CreateWorktree(ctx, CreateWorktreeOptions{Name: "feat"})
+		if !errs.Is(err, errs.EIO) {
+			t.Fatalf("err = %v, want E_IO", err)
+		}
+		assertNothingLeft(t, a, repo)
+	})
+}
+
+func assertNothingLeft(t *testing.T, a *App, repo string) {
+	t.Helper()
+	if wt := gitOut(t, repo, "worktree", "list", "--porcelain"); strings.Count(wt, "worktree ") != 1 {
+		t.Errorf("worktree still registered:\n%s", wt)
+	}
+	if br := gitOut(t, repo, "branch", "--list", "agency/*"); br != "" {
+		t.Errorf("branch left behind: %s", br)
+	}
+	ents, _ := os.ReadDir(a.Store.IntegrationWorktreesDir())
+	if len(ents) != 0 {
+		t.Errorf("record directory left behind: %v", ents)
+	}
+}

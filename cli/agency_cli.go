@@ -1,0 +1,19 @@
+package cli
+
+import "github.com/alecthomas/kong"
+
+// AgencyCLI is the grammar of `git agency`.
+type AgencyCLI struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
+
+	Man ManCmd `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+}
+
+// SandboxCLI is the grammar of `git sandbox`.
+type SandboxCLI struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Man ManCmd `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+}

@@ -1,0 +1,209 @@
+// Package cli holds the kong grammars of git-agency and git-sandbox, their
+// help text, human and --json output, and the mapping of errors to exit
+// statuses. It never touches git or the disk itself: it calls agency.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+	"github.com/mattn/go-isatty"
+
+	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+)
+
+// Version is set at build time with -ldflags "-X …/cli.Version=…".
+var Version = "dev"
+
+// Env is what every command gets: streams, the working directory, and the
+// repository opened on first use. Bound into kong by type.
+type Env struct {
+	Ctx    context.Context
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Dir    string
+	// StdoutTTY and StdinTTY tell whether those streams are terminals.
+	StdoutTTY bool
+	StdinTTY  bool
+	// JSON is set by commands run with --json: errors are printed as JSON.
+	JSON bool
+	// Runner is the git runner (tests may inject one).
+	Runner gitcore.CommandRunner
+	// Prog is the program name as the user typed it ("git agency").
+	Prog string
+
+	app *agency.App
+}
+
+// App opens the repository containing the working directory (once).
+func (e *Env) App() (*agency.App, error) {
+	if e.app != nil {
+		return e.app, nil
+	}
+	a, err := agency.Open(e.Ctx, e.Dir, e.Runner)
+	if err != nil {
+		return nil, err
+	}
+	e.app = a
+	return a, nil
+}
+
+// Color reports whether colour may be used on stdout.
+func (e *Env) Color() bool {
+	return e.StdoutTTY && !e.JSON && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+}
+
+// MainAgency runs `git agency` with args (without the program name).
+func MainAgency(args []string) int {
+	return Main("git agency", &AgencyCLI{}, args)
+}
+
+// MainSandbox runs `git sandbox` with args (without the program name).
+func MainSandbox(args []string) int {
+	return Main("git sandbox", &SandboxCLI{}, args)
+}
+
+// Main parses args against grammar and runs the selected command, printing
+// errors as `error: E_CODE: message` and `hint: …`. It returns the exit
+// status: 0 ok, 1 error, 2 usage.
+func Main(prog string, grammar any, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "error: %s: cannot read the current directory: %v\n", errs.EIO, err)
+		return 1
+	}
+	env := &Env{
+		Ctx: ctx, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir,
+		StdoutTTY: isatty.IsTerminal(os.Stdout.Fd()),
+		StdinTTY:  isatty.IsTerminal(os.Stdin.Fd()),
+		Prog:      prog,
+	}
+	return Run(env, grammar, args)
+}
+
+type exitCode int
+
+// Run is Main with an explicit environment (tests use it).
+func Run(env *Env, grammar any, args []string) (code int) {
+	exited := false
+	parser, err := kong.New(grammar,
+		kong.Name(env.Prog),
+		kong.Description(description(env.Prog)),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(c int) { exited = true; panic(exitCode(c)) }),
+		kong.Bind(env),
+		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + Version},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true, WrapUpperBound: 100}),
+	)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "error: %s: %v\n", errs.EInternal, err)
+		return 1
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if c, ok := r.(exitCode); ok && exited {
+				code = int(c)
+				return
+			}
+			panic(r)
+		}
+	}()
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "error: %s: %v\n", errs.EUsage, err)
+		fmt.Fprintf(env.Stderr, "hint: see '%s --help'\n", helpPath(env.Prog, err))
+		return 2
+	}
+	if err := kctx.Run(); err != nil {
+		return printError(env, err)
+	}
+	return 0
+}
+
+func description(prog string) string {
+	if prog == "git sandbox" {
+		return "The sandbox-centric front door of git-agency: every command takes an invocation id " +
+			"(or a unique prefix) and acts on that agent's sandbox. 'git sandbox land <id>' is " +
+			"'git agency agent land <id>'."
+	}
+	return "Run many coding agents at once on one repository, each in its own sandbox worktree, " +
+		"and land their work on human-owned integration worktrees."
+}
+
+func helpPath(prog string, err error) string {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		if cmd := pe.Context.Selected(); cmd != nil {
+			return prog + " " + cmd.FullPath()[len(pe.Context.Model.Name)+1:]
+		}
+	}
+	return prog
+}
+
+// ExitError carries a command's chosen exit status without printing (an
+// agent's exit code, say).
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// printError prints err in the house format and returns the exit status.
+func printError(env *Env, err error) int {
+	var ex *ExitError
+	if errors.As(err, &ex) {
+		return ex.Code
+	}
+	var ge *gitcore.GitError
+	var e *errs.Error
+	if !errors.As(err, &e) && errors.As(err, &ge) {
+		e = errs.Git(ge.Args, ge.ExitCode, ge.Stderr)
+	}
+	if e == nil {
+		e = errs.As(err)
+	}
+	if env.JSON {
+		obj := map[string]any{"error": map[string]any{
+			"code": string(e.Code), "message": e.Msg, "hint": e.Hint, "detail": e.Detail,
+		}}
+		data, _ := json.Marshal(obj)
+		fmt.Fprintln(env.Stderr, string(data))
+	} else {
+		fmt.Fprintf(env.Stderr, "error: %s: %s\n", e.Code, e.Msg)
+		for _, d := range e.Detail {
+			fmt.Fprintf(env.Stderr, "  %s\n", d)
+		}
+		if e.Hint != "" {
+			fmt.Fprintf(env.Stderr, "hint: %s\n", e.Hint)
+		}
+	}
+	if e.Exit != 0 {
+		return e.Exit
+	}
+	if e.Code == errs.EUsage {
+		return 2
+	}
+	return 1
+}
+
+// JSONFlag is embedded by every read command.
+type JSONFlag struct {
+	JSON bool `name:"json" help:"Print machine-readable JSON (field names as in meta.json)."`
+}
+
+// AfterApply records --json so errors are printed as JSON too.
+func (j *JSONFlag) AfterApply(env *Env) error {
+	env.JSON = j.JSON
+	return nil
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// printJSON writes v as indented JSON and a newline.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// table prints rows: aligned with a header on a terminal, tab-separated
+// without one (scripts split on tabs).
+type table struct {
+	env    *Env
+	header []string
+	rows   [][]string
+}
+
+func newTable(env *Env, header ...string) *table { return &table{env: env, header: header} }
+
+func (t *table) add(cols ...string) { t.rows = append(t.rows, cols) }
+
+func (t *table) flush() {
+	if !t.env.StdoutTTY {
+		for _, r := range t.rows {
+			fmt.Fprintln(t.env.Stdout, strings.Join(r, "\t"))
+		}
+		return
+	}
+	tw := tabwriter.NewWriter(t.env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(t.header, "\t"))
+	for _, r := range t.rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}
+
+// when formats an RFC3339 time: as is without a terminal, relative on one.
+func (env *Env) when(ts string) string {
+	if ts == "" {
+		return "-"
+	}
+	if !env.StdoutTTY {
+		return ts
+	}
+	t, err := time.Parse(time.RFC3339, ts)
+	if err != nil {
+		return ts
+	}
+	return Ago(time.Since(t))
+}
+
+// Ago renders a duration as "3m ago".
+func Ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

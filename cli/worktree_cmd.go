@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
+)
+
+// WorktreeCmd groups `git agency worktree …`.
+type WorktreeCmd struct {
+	Create WorktreeCreateCmd `cmd:"" help:"Create an integration worktree on a new branch agency/<name>-<short>."`
+	Ls     WorktreeLsCmd     `cmd:"" aliases:"list" help:"List integration worktrees."`
+	Show   WorktreeShowCmd   `cmd:"" help:"Show one integration worktree."`
+	Path   WorktreePathCmd   `cmd:"" help:"Print the absolute path of an integration tree (for cd \"$(git agency worktree path NAME)\")."`
+	Open   WorktreeOpenCmd   `cmd:"" help:"Open an integration tree in your editor."`
+	Shell  WorktreeShellCmd  `cmd:"" help:"Start $SHELL -l in an integration tree; exit the shell to come back."`
+	Rm     WorktreeRmCmd     `cmd:"" aliases:"remove" help:"Remove an integration tree and archive its record (its branch is kept)."`
+}
+
+// WorktreeCreateCmd is `worktree create`.
+type WorktreeCreateCmd struct {
+	JSONFlag
+	Name   string `required:"" help:"Name: 2-40 of a-z, 0-9 and '-', not starting or ending with '-'; unique among present worktrees."`
+	Parent string `help:"Branch to start from (default: the current branch)."`
+	Open   bool   `help:"Open the new tree in your editor afterwards."`
+	Editor string `help:"Editor for --open (default: agency.editor, $VISUAL, $EDITOR)."`
+}
+
+func (c *WorktreeCreateCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	var editor string
+	if c.Open {
+		// Resolve the editor first so a missing one changes nothing.
+		if editor, err = a.Editor(c.Editor); err != nil {
+			return err
+		}
+	}
+	rec, err := a.CreateWorktree(env.Ctx, agency.CreateWorktreeOptions{Name: c.Name, Parent: c.Parent})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if err := printJSON(env.Stdout, rec); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(env.Stdout, "created worktree %q (%s) on branch %s from %s\n", rec.Name, rec.WorktreeID, rec.Branch, rec.ParentBranch)
+		fmt.Fprintf(env.Stdout, "path: %s\n", rec.TreePath)
+	}
+	if c.Open {
+		return runEditor(env, editor, rec.TreePath)
+	}
+	return nil
+}
+
+func runEditor(env *Env, editor, path string) error {
+	cmd := agency.EditorCmd(editor, path)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stderr, env.Stderr
+	if err := cmd.Run(); err != nil {
+		return errs.EditorFailed(editor, err)
+	}
+	return nil
+}
+
+// WorktreeLsCmd is `worktree ls`.
+type WorktreeLsCmd struct {
+	JSONFlag
+	All bool `help:"Include archived and broken records."`
+}
+
+type worktreeJSON struct {
+	*store.WorktreeRecord
+	Broken    bool   `json:"broken,omitempty"`
+	RecordDir string `json:"record_dir,omitempty"`
+}
+
+type brokenWorktreeJSON struct {
+	WorktreeID string `json:"worktree_id"`
+	Broken     bool   `json:"broken"`
+	Status     string `json:"status"`
+	RecordDir  string `json:"record_dir"`
+	Error      string `json:"error"`
+}
+
+func (c *WorktreeLsCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	list, err := a.ListWorktrees(c.All)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		out := []any{}
+		for _, e := range list {
+			if e.Broken {
+				out = append(out, brokenWorktreeJSON{WorktreeID: e.ID, Broken: true, Status: "broken", RecordDir: e.Dir, Error: errText(e.Err)})
+			} else {
+				out = append(out, worktreeJSON{WorktreeRecord: e.Record})
+			}
+		}
+		return printJSON(env.Stdout, out)
+	}
+	t := newTable(env, "NAME", "ID", "BRANCH", "STATE", "CREATED", "PATH")
+	for _, e := range list {
+		if e.Broken {
+			t.add("-", e.ID, "-", "broken", "-", e.Dir)
+			continue
+		}
+		r := e.Record
+		path := r.TreePath
+		if r.State != store.StatePresent {
+			path = "-"
+		}
+		t.add(r.Name, r.WorktreeID, r.Branch, r.State, env.when(r.CreatedAt), path)
+	}
+	t.flush()
+	return nil
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// WorktreeShowCmd is `worktree show`.
+type WorktreeShowCmd struct {
+	JSONFlag
+	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
+	All      bool   `help:"Let an id prefix match archived worktrees too."`
+}
+
+func (c *WorktreeShowCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	e, err := a.ResolveWorktree(c.Worktree, c.All)
+	if err != nil {
+		return err
+	}
+	r := e.Record
+	if c.JSON {
+		return printJSON(env.Stdout, r)
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "name:          %s\n", r.Name)
+	fmt.Fprintf(w, "worktree_id:   %s\n", r.WorktreeID)
+	fmt.Fprintf(w, "state:         %s\n", r.State)
+	fmt.Fprintf(w, "branch:        %s\n", r.Branch)
+	fmt.Fprintf(w, "parent_branch: %s\n", r.ParentBranch)
+	fmt.Fprintf(w, "tree_path:     %s\n", r.TreePath)
+	fmt.Fprintf(w, "created_at:    %s\n", r.CreatedAt)
+	fmt.Fprintf(w, "last_used_at:  %s\n", orDash(r.LastUsedAt))
+	if r.ArchivedAt != "" {
+		fmt.Fprintf(w, "archived_at:   %s\n", r.ArchivedAt)
+	}
+	fmt.Fprintf(w, "record_dir:    %s\n", e.Dir)
+	return nil
+}
+
+// WorktreePathCmd is `worktree path`.
+type WorktreePathCmd struct {
+	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
+}
+
+func (c *WorktreePathCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	r, err := a.ResolvePresentWorktree(c.Worktree)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, r.TreePath)
+	return nil
+}
+
+// WorktreeOpenCmd is `worktree open`.
+type WorktreeOpenCmd struct {
+	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
+	Editor   string `help:"Editor command (default: agency.editor, $VISUAL, $EDITOR)."`
+}
+
+func (c *WorktreeOpenCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	r, err := a.ResolvePresentWorktree(c.Worktree)
+	if err != nil {
+		return err
+	}
+	editor, err := a.Editor(c.Editor)
+	if err != nil {
+		return err
+	}
+	return runEditor(env, editor, r.TreePath)
+}
+
+// WorktreeShellCmd is `worktree shell`.
+type WorktreeShellCmd struct {
+	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
+}
+
+func (c *WorktreeShellCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	r, err := a.ResolvePresentWorktree(c.Worktree)
+	if err != nil {
+		return err
+	}
+	cmd := agency.ShellCmd(a.Getenv, r.TreePath)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
+	if err := cmd.Run(); err != nil {
+		if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() > 0 {
+			code := cmd.ProcessState.ExitCode()
+			// The shell's own exit status is the user's business.
+			return &ExitError{Code: code}
+		}
+		return errs.Wrap(errs.EIO, err, "check $SHELL", "shell failed")
+	}
+	return nil
+}
+
+// WorktreeRmCmd is `worktree rm`.
+type WorktreeRmCmd struct {
+	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
+	Force    bool   `help:"Discard the tree's uncommitted changes (and stop its agents)."`
+}
+
+func (c *WorktreeRmCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	r, err := a.RemoveWorktree(env.Ctx, agency.RemoveWorktreeOptions{Query: c.Worktree, Force: c.Force})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "removed worktree %q (%s); record archived, branch %s kept\n", r.Name, r.WorktreeID, r.Branch)
+	return nil
+}

@@ -1,0 +1,118 @@
+// Package errs holds git-agency's typed errors: a stable code, a message and
+// a hint. It is a leaf package (it imports nothing of ours) so that store,
+// gitcore and agency can all return the same kind of error, and the CLI can
+// print every one as `error: E_CODE: message` then `hint: …`.
+//
+// Every user-facing message lives in messages.go so wording stays consistent.
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, documented error code. Scripts may match on it.
+type Code string
+
+// The codes. README.md lists each with its meaning; keep them in step.
+const (
+	ENotARepo          Code = "E_NOT_A_REPO"
+	EBareRepo          Code = "E_BARE_REPO"
+	EDirtyWorktree     Code = "E_DIRTY_WORKTREE"
+	ENameTaken         Code = "E_NAME_TAKEN"
+	EInvalidName       Code = "E_INVALID_NAME"
+	ENotFound          Code = "E_NOT_FOUND"
+	EAmbiguous         Code = "E_AMBIGUOUS"
+	EStoreCorrupt      Code = "E_STORE_CORRUPT"
+	ELocked            Code = "E_LOCKED"
+	EDetachedHead      Code = "E_DETACHED_HEAD"
+	EBranchNotFound    Code = "E_BRANCH_NOT_FOUND"
+	ENoEditor          Code = "E_NO_EDITOR"
+	EEditorFailed      Code = "E_EDITOR_FAILED"
+	EArchived          Code = "E_ARCHIVED"
+	EGit               Code = "E_GIT"
+	EIO                Code = "E_IO"
+	EUsage             Code = "E_USAGE"
+	EConfig            Code = "E_CONFIG"
+	EInvocationRunning Code = "E_INVOCATION_RUNNING"
+	ELandConflict      Code = "E_LAND_CONFLICT"
+	ENothingToLand     Code = "E_NOTHING_TO_LAND"
+	ERunnerNotFound    Code = "E_RUNNER_NOT_FOUND"
+	ETmuxNotFound      Code = "E_TMUX_NOT_FOUND"
+	ETooManyActive     Code = "E_TOO_MANY_ACTIVE"
+	ENotIntegration    Code = "E_NOT_INTEGRATION_TREE"
+	EIntegrationTree   Code = "E_INTEGRATION_TREE"
+	EPromptEmpty       Code = "E_PROMPT_EMPTY"
+	ESetupFailed       Code = "E_SETUP_FAILED"
+	ENotHeaded         Code = "E_NOT_HEADED"
+	ENotRunning        Code = "E_NOT_RUNNING"
+	EBaseMoved         Code = "E_BASE_MOVED"
+	EUnlandedChanges   Code = "E_UNLANDED_CHANGES"
+	EDenylisted        Code = "E_DENYLISTED"
+	ECheckpointFailed  Code = "E_CHECKPOINT_FAILED"
+	EUnsafePath        Code = "E_UNSAFE_PATH"
+	EHasInvocations    Code = "E_HAS_INVOCATIONS"
+	EInternal          Code = "E_INTERNAL"
+)
+
+// Error is the one error type git-agency shows to users.
+type Error struct {
+	Code Code
+	Msg  string
+	Hint string
+	// Detail lines are printed after the message (candidate ids, file names,
+	// a record directory, …).
+	Detail []string
+	// Err is the underlying cause, if any (kept for errors.Is/As).
+	Err error
+	// Exit overrides the process exit status (0 means the default, 1).
+	Exit int
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil && e.Msg == "" {
+		return string(e.Code) + ": " + e.Err.Error()
+	}
+	return string(e.Code) + ": " + e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New builds an Error with a formatted message.
+func New(code Code, hint, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// Wrap builds an Error around a cause; the cause's text is appended.
+func Wrap(code Code, err error, hint, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return &Error{Code: code, Msg: msg, Hint: hint, Err: err}
+}
+
+// With returns a copy of e with detail lines added.
+func (e *Error) With(detail ...string) *Error {
+	c := *e
+	c.Detail = append(append([]string(nil), e.Detail...), detail...)
+	return &c
+}
+
+// As returns the *Error in err's chain, or an E_INTERNAL wrapper.
+func As(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: EInternal, Msg: err.Error(), Err: err}
+}
+
+// Is reports whether err carries the given code.
+func Is(err error, code Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}

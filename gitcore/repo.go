@@ -1,0 +1,327 @@
+package gitcore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-agency/git-agency/errs"
+)
+
+// Repo is a non-bare repository discovered from a directory inside its main
+// worktree or any linked worktree.
+type Repo struct {
+	runner CommandRunner
+	// GitDir is the absolute git directory of the worktree we started in.
+	GitDir string
+	// CommonDir is the absolute common git directory (symlinks resolved):
+	// the same for every worktree of the repository.
+	CommonDir string
+	// Toplevel is the root of the worktree we started in.
+	Toplevel string
+}
+
+// Discover finds the repository containing dir. It respects what git
+// exported to us (GIT_DIR and friends), refuses bare repositories and
+// reports a directory outside any repository as E_NOT_A_REPO.
+func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
+	if r == nil {
+		r = ExecRunner{}
+	}
+	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(),
+		Args: []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir"}})
+	if err != nil {
+		if ExitCode(err) == 128 {
+			return nil, errs.NotARepo(dir)
+		}
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(string(res.Stdout), "\n"), "\n")
+	if len(lines) != 3 {
+		return nil, errs.Internal("unexpected rev-parse output %q", res.Stdout)
+	}
+	if lines[0] == "true" {
+		return nil, errs.BareRepo(dir)
+	}
+	repo := &Repo{runner: r, GitDir: lines[1]}
+	common := lines[2]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	if resolved, err := filepath.EvalSymlinks(common); err == nil {
+		common = resolved
+	}
+	repo.CommonDir = filepath.Clean(common)
+	res, err = r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(), Args: []string{"rev-parse", "--show-toplevel"}})
+	if err != nil {
+		// Inside the .git directory itself: there is no working tree here.
+		return nil, errs.NotARepo(dir)
+	}
+	repo.Toplevel = strings.TrimRight(string(res.Stdout), "\n")
+	return repo, nil
+}
+
+// Runner returns the CommandRunner this repository uses.
+func (r *Repo) Runner() CommandRunner { return r.runner }
+
+// query runs a read-only git command in the repository (at the worktree we
+// started in) and returns stdout.
+func (r *Repo) query(ctx context.Context, args ...string) ([]byte, error) {
+	return r.exec(ctx, r.Toplevel, []string{"GIT_OPTIONAL_LOCKS=0"}, nil, args...)
+}
+
+// run runs a mutating git command in the repository.
+func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
+	return r.exec(ctx, r.Toplevel, nil, nil, args...)
+}
+
+// exec pins git to this repository explicitly (--git-dir), so what git
+// exported to us never leaks into a call and a user's GIT_DIR still works.
+func (r *Repo) exec(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) ([]byte, error) {
+	full := append([]string{"--git-dir=" + r.GitDir}, args...)
+	c := Cmd{Dir: dir, Args: full, Env: CleanEnv(os.Environ(), extra...)}
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	}
+	res, err := r.runner.Run(ctx, c)
+	return res.Stdout, err
+}
+
+// Tree returns a handle for git commands run inside the worktree at path (an
+// integration or sandbox tree).
+func (r *Repo) Tree(path string) *Tree { return &Tree{repo: r, Path: path} }
+
+// Tree is one worktree of the repository, addressed by its directory. Calls
+// strip git's repository-pinning variables and run with `-C path`.
+type Tree struct {
+	repo *Repo
+	Path string
+}
+
+func (t *Tree) exec(ctx context.Context, extra []string, stdin []byte, args ...string) ([]byte, error) {
+	c := Cmd{Dir: t.Path, Args: args, Env: CleanEnv(os.Environ(), extra...)}
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	}
+	res, err := t.repo.runner.Run(ctx, c)
+	return res.Stdout, err
+}
+
+// Query runs a read-only git command in the tree.
+func (t *Tree) Query(ctx context.Context, args ...string) ([]byte, error) {
+	return t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, nil, args...)
+}
+
+// Run runs a mutating git command in the tree.
+func (t *Tree) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return t.exec(ctx, nil, nil, args...)
+}
+
+// RunEnv runs a git command in the tree with extra environment (for example
+// GIT_INDEX_FILE for a temporary index).
+func (t *Tree) RunEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+	return t.exec(ctx, env, stdin, args...)
+}
+
+// CurrentBranch returns the short name of the branch checked out in the
+// tree, or "" when HEAD is detached.
+func (t *Tree) CurrentBranch(ctx context.Context) (string, error) {
+	out, err := t.Query(ctx, "symbolic-ref", "-q", "--short", "HEAD")
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return "", nil
+		}
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Head returns the commit HEAD points at in the tree ("" on an unborn branch).
+func (t *Tree) Head(ctx context.Context) (string, error) {
+	out, err := t.Query(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return "", nil
+		}
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Status returns the tree's porcelain v2 status (untracked files listed,
+// ignored ones not).
+func (t *Tree) Status(ctx context.Context) ([]StatusEntry, error) {
+	out, err := t.Query(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	if err != nil {
+		return nil, err
+	}
+	return ParseStatusV2(out)
+}
+
+// HasTrackedChanges reports whether the tree has staged or unstaged changes
+// to tracked files (untracked files do not count).
+func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
+	st, err := t.Status(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range st {
+		if e.Kind != StatusUntracked && e.Kind != StatusIgnored {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// IsDirty reports whether the tree has any change, untracked files included.
+func (t *Tree) IsDirty(ctx context.Context) (bool, error) {
+	st, err := t.Status(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range st {
+		if e.Kind != StatusIgnored {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// RevParse resolves rev to a commit id.
+func (r *Repo) RevParse(ctx context.Context, rev string) (string, error) {
+	out, err := r.query(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// BranchExists reports whether refs/heads/<name> exists.
+func (r *Repo) BranchExists(ctx context.Context, name string) (bool, error) {
+	_, err := r.query(ctx, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// WorktreeAdd runs `git worktree add -b branch path start`.
+func (r *Repo) WorktreeAdd(ctx context.Context, path, branch, start string) error {
+	_, err := r.run(ctx, "worktree", "add", "--quiet", "-b", branch, "--", path, start)
+	return err
+}
+
+// WorktreeAddExisting checks out an existing branch in a new worktree.
+func (r *Repo) WorktreeAddExisting(ctx context.Context, path, branch string) error {
+	_, err := r.run(ctx, "worktree", "add", "--quiet", "--", path, branch)
+	return err
+}
+
+// WorktreeRemove runs `git worktree remove [--force] path`.
+func (r *Repo) WorktreeRemove(ctx context.Context, path string, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		// Twice: also removes a locked worktree.
+		args = append(args, "--force", "--force")
+	}
+	_, err := r.run(ctx, append(args, "--", path)...)
+	return err
+}
+
+// WorktreePrune prunes stale worktree registrations.
+func (r *Repo) WorktreePrune(ctx context.Context) error {
+	_, err := r.run(ctx, "worktree", "prune")
+	return err
+}
+
+// Worktrees lists the registered worktrees.
+func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
+	out, err := r.query(ctx, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	return ParseWorktreeList(out), nil
+}
+
+// DeleteBranch deletes a local branch (-D when force).
+func (r *Repo) DeleteBranch(ctx context.Context, name string, force bool) error {
+	flag := "-d"
+	if force {
+		flag = "-D"
+	}
+	_, err := r.run(ctx, "branch", flag, "--", name)
+	return err
+}
+
+// UpdateRef points ref at commit.
+func (r *Repo) UpdateRef(ctx context.Context, ref, commit string) error {
+	_, err := r.run(ctx, "update-ref", ref, commit)
+	return err
+}
+
+// DeleteRef deletes ref.
+func (r *Repo) DeleteRef(ctx context.Context, ref string) error {
+	_, err := r.run(ctx, "update-ref", "-d", ref)
+	return err
+}
+
+// Ref is one line of for-each-ref.
+type Ref struct {
+	Name   string
+	Object string
+}
+
+// ForEachRef lists refs under prefix.
+func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
+	out, err := r.query(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)", "--", prefix)
+	if err != nil {
+		return nil, err
+	}
+	var refs []Ref
+	for _, line := range strings.Split(string(out), "\n") {
+		name, obj, ok := strings.Cut(line, "\x00")
+		if ok {
+			refs = append(refs, Ref{Name: name, Object: obj})
+		}
+	}
+	return refs, nil
+}
+
+// Config returns every agency.* configuration entry, in order, keys lower
+// case as git prints them. Missing configuration is not an error.
+func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
+	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.`)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return ParseConfigZ(out), nil
+}
+
+// Version returns git's version string ("2.39.5").
+func Version(ctx context.Context, r CommandRunner) (string, error) {
+	if r == nil {
+		r = ExecRunner{}
+	}
+	res, err := r.Run(ctx, Cmd{Args: []string{"version"}, Env: CleanEnv(os.Environ())})
+	if err != nil {
+		return "", err
+	}
+	v := strings.TrimSpace(string(res.Stdout))
+	v = strings.TrimPrefix(v, "git version ")
+	if f := strings.Fields(v); len(f) > 0 {
+		v = f[0]
+	}
+	return v, nil
+}
+
+// ErrUnborn is returned when a branch has no commits yet.
+var ErrUnborn = errors.New("unborn branch")

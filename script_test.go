@@ -1,0 +1,331 @@
+package gitagency_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/git-agency/git-agency/cli"
+)
+
+// binDir holds helper programs the scripts use (the fake agent), built once.
+var binDir string
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"git-agency":  func() { os.Exit(cli.MainAgency(os.Args[1:])) },
+		"git-sandbox": func() { os.Exit(cli.MainSandbox(os.Args[1:])) },
+	})
+}
+
+// buildHelpers builds the fake agent once per test binary.
+func buildHelpers(t *testing.T) {
+	if binDir != "" {
+		return
+	}
+	dir, err := os.MkdirTemp("", "agency-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("internal/fakeagent"); err == nil {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "fakeagent"), "./internal/fakeagent")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build fakeagent: %v\n%s", err, out)
+		}
+	}
+	binDir = dir
+}
+
+func TestScripts(t *testing.T) {
+	buildHelpers(t)
+	testscript.Run(t, ScriptParams(t, "testdata/scripts"))
+}
+
+// ScriptParams is the testscript setup shared by every suite.
+func ScriptParams(t *testing.T, dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: false,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
+		Setup:               setupEnv,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"initrepo":   cmdInitrepo,
+			"exitcode":   cmdExitcode,
+			"jsonfield":  cmdJSONField,
+			"waitfor":    cmdWaitfor,
+			"stdout2env": cmdStdout2env,
+			"chmodro":    cmdChmodRO,
+		},
+	}
+}
+
+func setupEnv(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	gitconfig := "[user]\n\tname = Agency Test\n\temail = test@example.com\n" +
+		"[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n" +
+		"[advice]\n\tdetachedHead = false\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		return err
+	}
+	// tmux sockets must have short paths: keep the private server in /tmp.
+	tmuxDir, err := os.MkdirTemp("/tmp", "agt-")
+	if err != nil {
+		return err
+	}
+	env.Defer(func() {
+		cmd := exec.Command("tmux", "kill-server")
+		cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+tmuxDir)
+		cmd.Env = append(cmd.Env, "TMUX=")
+		cmd.Run()
+		os.RemoveAll(tmuxDir)
+	})
+	env.Setenv("HOME", home)
+	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	env.Setenv("LC_ALL", "C")
+	env.Setenv("TZ", "UTC")
+	env.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
+	env.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
+	env.Setenv("AGENCY_DATA_DIR", filepath.Join(env.WorkDir, "data"))
+	env.Setenv("TMUX_TMPDIR", tmuxDir)
+	env.Setenv("TMUX", "")
+	env.Setenv("EDITOR", "")
+	env.Setenv("VISUAL", "")
+	env.Setenv("SHELL", "/bin/sh")
+	env.Setenv("TERM", "xterm-256color")
+	env.Setenv("AGENCY_BIN", binDir)
+	env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+	var keys []string
+	for _, kv := range env.Vars {
+		k, _, _ := strings.Cut(kv, "=")
+		keys = append(keys, k)
+	}
+	env.Values["envkeys"] = keys
+	return nil
+}
+
+// fullEnv is the script's current environment, for programs the harness
+// runs itself.
+func fullEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range ts.Value("envkeys").([]string) {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}
+
+// initrepo [dir]: a git repository with one commit on main (README).
+func cmdInitrepo(ts *testscript.TestScript, neg bool, args []string) {
+	dir := ts.MkAbs(".")
+	if len(args) > 0 {
+		dir = ts.MkAbs(args[0])
+	}
+	ts.Check(os.MkdirAll(dir, 0o755))
+	ts.Check(os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644))
+	for _, a := range [][]string{{"init", "-q"}, {"add", "README"}, {"commit", "-q", "-m", "initial"}} {
+		cmd := exec.Command("git", a...)
+		cmd.Dir = dir
+		cmd.Env = fullEnv(ts)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			ts.Fatalf("git %v: %v\n%s", a, err, out)
+		}
+	}
+}
+
+// exitcode N prog args...: run prog, expect exit status N (stdout and
+// stderr are kept for the next stdout/stderr check).
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N prog args...")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errorsAs(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if (got == want) == neg {
+		ts.Fatalf("%s exited %d, want %s%d", args[1], got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+func errorsAs(err error, target **exec.ExitError) bool {
+	e, ok := err.(*exec.ExitError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// jsonfield FILE|stdout PATH VALUE: the JSON value at a dotted path
+// (array indexes as numbers, "#" for length) equals VALUE (strings
+// unquoted, null as "null"). VALUE may be ~regexp.
+func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsonfield FILE|stdout PATH VALUE")
+	}
+	got, err := jsonLookup(ts, args[0], args[1])
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if matchValue(args[2], got) == neg {
+		ts.Fatalf("%s %s = %q, want %s%q", args[0], args[1], got, map[bool]string{true: "not ", false: ""}[neg], args[2])
+	}
+}
+
+func matchValue(want, got string) bool {
+	if strings.HasPrefix(want, "~") {
+		return regexp.MustCompile(want[1:]).MatchString(got)
+	}
+	return want == got
+}
+
+func jsonLookup(ts *testscript.TestScript, src, path string) (string, error) {
+	var data []byte
+	if src == "stdout" {
+		data = []byte(ts.ReadFile("stdout"))
+	} else {
+		b, err := os.ReadFile(ts.MkAbs(src))
+		if err != nil {
+			return "", err
+		}
+		data = b
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return "", fmt.Errorf("%s: %v", src, err)
+	}
+	if path != "." {
+		for _, p := range strings.Split(path, ".") {
+			switch x := v.(type) {
+			case map[string]any:
+				v = x[p]
+			case []any:
+				if p == "#" {
+					v = float64(len(x))
+					continue
+				}
+				i, err := strconv.Atoi(p)
+				if err != nil || i < 0 || i >= len(x) {
+					return "", fmt.Errorf("%s: bad index %q", path, p)
+				}
+				v = x[i]
+			default:
+				v = nil
+			}
+		}
+	}
+	switch x := v.(type) {
+	case nil:
+		return "null", nil
+	case string:
+		return x, nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	default:
+		b, _ := json.Marshal(x)
+		return string(b), nil
+	}
+}
+
+// waitfor [-t 30s] CONDITION: poll until it holds, with a deadline.
+//
+//	waitfor file PATH                 PATH exists
+//	waitfor nofile PATH               PATH does not exist
+//	waitfor grep REGEXP FILE          FILE's content matches
+//	waitfor json FILE PATH VALUE      as jsonfield
+//	waitfor run REGEXP prog args...   prog's stdout matches (prog from PATH)
+func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
+	timeout := 30 * time.Second
+	if len(args) > 1 && args[0] == "-t" {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		timeout, args = d, args[2:]
+	}
+	if len(args) == 0 {
+		ts.Fatalf("usage: waitfor [-t D] file|nofile|grep|json|run ...")
+	}
+	check := func() (bool, string) {
+		switch args[0] {
+		case "file":
+			_, err := os.Stat(ts.MkAbs(args[1]))
+			return err == nil, "no " + args[1]
+		case "nofile":
+			_, err := os.Stat(ts.MkAbs(args[1]))
+			return os.IsNotExist(err), args[1] + " exists"
+		case "grep":
+			b, _ := os.ReadFile(ts.MkAbs(args[2]))
+			return regexp.MustCompile(args[1]).Match(b), fmt.Sprintf("%s does not match %q:\n%s", args[2], args[1], b)
+		case "json":
+			got, err := jsonLookup(ts, args[1], args[2])
+			return err == nil && matchValue(args[3], got), fmt.Sprintf("%s %s = %q (%v)", args[1], args[2], got, err)
+		case "run":
+			cmd := exec.Command(args[2], args[3:]...)
+			cmd.Dir = ts.MkAbs(".")
+			cmd.Env = fullEnv(ts)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			cmd.Run()
+			return regexp.MustCompile(args[1]).Match(out.Bytes()), fmt.Sprintf("%s output does not match %q:\n%s", args[2], args[1], out.String())
+		}
+		ts.Fatalf("waitfor: unknown condition %q", args[0])
+		return false, ""
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, why := check()
+		if ok != neg {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor %s: timed out after %s: %s", strings.Join(args, " "), timeout, why)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stdout2env VAR [JSONPATH]: set VAR to the last command's stdout,
+// trimmed, or to the value at JSONPATH of stdout parsed as JSON.
+func cmdStdout2env(ts *testscript.TestScript, neg bool, args []string) {
+	switch len(args) {
+	case 1:
+		ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+	case 2:
+		v, err := jsonLookup(ts, "stdout", args[1])
+		ts.Check(err)
+		ts.Setenv(args[0], v)
+	default:
+		ts.Fatalf("usage: stdout2env VAR [JSONPATH]")
+	}
+}
+
+// chmodro PATH: make a directory read-only (for fault injection).
+func cmdChmodRO(ts *testscript.TestScript, neg bool, args []string) {
+	for _, a := range args {
+		mode := os.FileMode(0o555)
+		if neg {
+			mode = 0o755
+		}
+		ts.Check(os.Chmod(ts.MkAbs(a), mode))
+	}
+}

@@ -1,0 +1,37 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"regexp"
+	"time"
+)
+
+// NewID returns an id of the form <yyyymmddhhmmss>-<4hex> (UTC), the hex
+// part from crypto/rand.
+func NewID(now time.Time) string {
+	var b [2]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return now.UTC().Format("20060102150405") + "-" + hex.EncodeToString(b[:])
+}
+
+var idRE = regexp.MustCompile(`^[0-9]{14}-[0-9a-f]{4}$`)
+
+// ValidID reports whether s has the id format.
+func ValidID(s string) bool { return idRE.MatchString(s) }
+
+// ShortID is the last four characters of an id.
+func ShortID(id string) string {
+	if len(id) < 4 {
+		return id
+	}
+	return id[len(id)-4:]
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$`)
+
+// ValidName reports whether name is a valid integration worktree name:
+// [a-z0-9-]{2,40}, not starting or ending with '-'.
+func ValidName(name string) bool { return nameRE.MatchString(name) }

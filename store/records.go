@@ -1,0 +1,132 @@
+package store
+
+// Worktree states.
+const (
+	StatePresent  = "present"
+	StateArchived = "archived"
+)
+
+// WorktreeRecord is integration_worktrees/<id>/meta.json.
+type WorktreeRecord struct {
+	SchemaVersion string `json:"schema_version"`
+	WorktreeID    string `json:"worktree_id"`
+	Name          string `json:"name"`
+	RepoID        string `json:"repo_id"`
+	Branch        string `json:"branch"`
+	ParentBranch  string `json:"parent_branch"`
+	TreePath      string `json:"tree_path"`
+	CreatedAt     string `json:"created_at"`
+	LastUsedAt    string `json:"last_used_at,omitempty"`
+	State         string `json:"state"`
+	// Adopted is true for a worktree that existed before git agency took it
+	// over (`worktree adopt`): its directory is not under the data dir.
+	Adopted    bool   `json:"adopted,omitempty"`
+	ArchivedAt string `json:"archived_at,omitempty"`
+}
+
+// Invocation lifecycle states.
+const (
+	StatusStarting = "starting"
+	StatusRunning  = "running"
+	StatusFinished = "finished"
+	StatusFailed   = "failed"
+)
+
+// Exit reasons.
+const (
+	ExitExited      = "exited"
+	ExitKilled      = "killed"
+	ExitStopped     = "stopped"
+	ExitUnknown     = "unknown"
+	ExitTimeout     = "timeout"
+	ExitSetupFailed = "setup_failed"
+)
+
+// Landing states.
+const (
+	LandingPending   = "pending"
+	LandingLanded    = "landed"
+	LandingDiscarded = "discarded"
+)
+
+// Modes.
+const (
+	ModeHeadless = "headless"
+	ModeHeaded   = "headed"
+)
+
+// Usage is a runner's reported consumption.
+type Usage struct {
+	Turns        int      `json:"turns"`
+	InputTokens  int64    `json:"input_tokens"`
+	OutputTokens int64    `json:"output_tokens"`
+	CostUSD      *float64 `json:"cost_usd"`
+}
+
+// LandProgress records a land in flight so an interrupted one can be
+// detected and never applied twice.
+type LandProgress struct {
+	State      string   `json:"state"` // "in_progress", "done", "interrupted"
+	StartedAt  string   `json:"started_at,omitempty"`
+	TargetHead string   `json:"target_head,omitempty"` // integration HEAD before the land
+	Commits    []string `json:"commits,omitempty"`     // sandbox commits being landed
+	Applied    bool     `json:"applied,omitempty"`     // --apply part included
+	ResultHead string   `json:"result_head,omitempty"`
+	Note       string   `json:"note,omitempty"`
+}
+
+// InvocationRecord is invocations/<inv>/meta.json: the single source of
+// truth for an invocation and its sandbox. Field names are the spec's.
+type InvocationRecord struct {
+	SchemaVersion         string   `json:"schema_version"`
+	InvocationID          string   `json:"invocation_id"`
+	IntegrationWorktreeID string   `json:"integration_worktree_id"`
+	RepoID                string   `json:"repo_id"`
+	SandboxPath           string   `json:"sandbox_path"`
+	SandboxBranch         string   `json:"sandbox_branch"`
+	BaseCommit            string   `json:"base_commit"`
+	Runner                string   `json:"runner"`
+	Mode                  string   `json:"mode"`
+	Command               []string `json:"command,omitempty"`
+	PID                   *int     `json:"pid"`
+	PIDStartTime          *uint64  `json:"pid_start_time,omitempty"`
+	SupervisorPID         *int     `json:"supervisor_pid,omitempty"`
+	SupervisorStartTime   *uint64  `json:"supervisor_start_time,omitempty"`
+	TmuxSession           *string  `json:"tmux_session"`
+	StartedAt             string   `json:"started_at"`
+	FinishedAt            *string  `json:"finished_at"`
+	Status                string   `json:"status"`
+	ExitReason            *string  `json:"exit_reason"`
+	ExitCode              *int     `json:"exit_code"`
+	LastOutputAt          *string  `json:"last_output_at"`
+	LandingStatus         *string  `json:"landing_status"`
+	PromptSource          string   `json:"prompt_source,omitempty"`
+	PromptPath            string   `json:"prompt_path,omitempty"`
+	IncludeUntracked      bool     `json:"include_untracked"`
+	SetupStatus           string   `json:"setup_status,omitempty"` // "", running, succeeded, failed
+	SetupExitCode         *int     `json:"setup_exit_code,omitempty"`
+	Error                 string   `json:"error,omitempty"`
+	// StopRequested records a stop/kill asked for by a user ("stopped",
+	// "killed") so the supervisor can set exit_reason.
+	StopRequested   string        `json:"stop_requested,omitempty"`
+	SemanticStatus  string        `json:"semantic_status,omitempty"`
+	SemanticSummary string        `json:"semantic_summary,omitempty"`
+	Usage           *Usage        `json:"usage,omitempty"`
+	Land            *LandProgress `json:"land,omitempty"`
+	LandedAt        *string       `json:"landed_at,omitempty"`
+	DiscardedAt     *string       `json:"discarded_at,omitempty"`
+}
+
+// Str returns a pointer to s (for the record's nullable strings).
+func Str(s string) *string { return &s }
+
+// Int returns a pointer to n.
+func Int(n int) *int { return &n }
+
+// Deref returns *p or "".
+func Deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,157 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// WorktreeEntry is one scanned integration worktree record directory.
+type WorktreeEntry struct {
+	ID     string // from the directory name
+	Dir    string
+	Record *WorktreeRecord // nil when broken
+	Broken bool
+	Err    error
+}
+
+// InvocationEntry is one scanned invocation record directory.
+type InvocationEntry struct {
+	ID     string
+	Dir    string
+	Record *InvocationRecord
+	Broken bool
+	Err    error
+}
+
+// ScanWorktrees reads integration_worktrees/*/meta.json. There is no index:
+// the directory is the truth. Unreadable records come back Broken.
+func (s *Store) ScanWorktrees() ([]WorktreeEntry, error) {
+	names, err := readDirNames(s.IntegrationWorktreesDir())
+	if err != nil {
+		return nil, err
+	}
+	var out []WorktreeEntry
+	for _, id := range names {
+		e := WorktreeEntry{ID: id, Dir: s.IntegrationWorktreeDir(id)}
+		var rec WorktreeRecord
+		if err := ReadJSON(s.IntegrationWorktreeMetaPath(id), &rec); err != nil {
+			e.Broken, e.Err = true, err
+		} else if rec.WorktreeID != id || rec.Name == "" || rec.State == "" {
+			e.Broken, e.Err = true, errInconsistent
+		} else {
+			e.Record = &rec
+		}
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ci, cj := createdAt(out[i].Record), createdAt(out[j].Record)
+		if ci != cj && ci != "" && cj != "" {
+			return ci < cj
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+func createdAt(r *WorktreeRecord) string {
+	if r == nil {
+		return ""
+	}
+	return r.CreatedAt
+}
+
+// ReadWorktree reads one worktree record by id.
+func (s *Store) ReadWorktree(id string) (*WorktreeRecord, error) {
+	var rec WorktreeRecord
+	if err := ReadJSON(s.IntegrationWorktreeMetaPath(id), &rec); err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// WriteWorktree writes a worktree record atomically. The caller holds the
+// repo lock.
+func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
+	return WriteJSONAtomic(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec)
+}
+
+// ScanInvocations reads invocations/*/meta.json, sorted by id (ids start
+// with their creation time).
+func (s *Store) ScanInvocations() ([]InvocationEntry, error) {
+	names, err := readDirNames(s.InvocationsDir())
+	if err != nil {
+		return nil, err
+	}
+	var out []InvocationEntry
+	for _, id := range names {
+		e := InvocationEntry{ID: id, Dir: s.InvocationDir(id)}
+		rec, err := s.ReadInvocation(id)
+		if err != nil {
+			e.Broken, e.Err = true, err
+		} else if rec.InvocationID != id {
+			e.Broken, e.Err = true, errInconsistent
+		} else {
+			e.Record = rec
+		}
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// ReadInvocation reads one invocation record by id.
+func (s *Store) ReadInvocation(id string) (*InvocationRecord, error) {
+	var rec InvocationRecord
+	if err := ReadJSON(s.InvocationMetaPath(id), &rec); err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// WriteInvocation writes an invocation record atomically.
+func (s *Store) WriteInvocation(rec *InvocationRecord) error {
+	return WriteJSONAtomic(s.InvocationMetaPath(rec.InvocationID), rec)
+}
+
+type inconsistentError struct{}
+
+func (inconsistentError) Error() string {
+	return "meta.json does not match its directory (id, name or state missing or wrong)"
+}
+
+var errInconsistent error = inconsistentError{}
+
+// readDirNames lists the subdirectories of dir, skipping dot entries
+// (temp files). A missing dir is empty.
+func readDirNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if !e.IsDir() || e.Name()[0] == '.' {
+			continue
+		}
+		names = append(names, e.Name())
+	}
+	return names, nil
+}
+
+// DirSize returns the bytes used by regular files under dir (best effort).
+func DirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

@@ -1,0 +1,144 @@
+// Package store owns git-agency's records on disk: data-dir resolution,
+// repo ids, path helpers, record types, atomic JSON, the repo lock, id
+// generation, scanning (with broken entries), the name/id/prefix resolver,
+// and events.jsonl. It never runs git or other processes.
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+)
+
+// SchemaVersion is written into every record.
+const SchemaVersion = "1.0"
+
+// DataDir resolves the data directory: $AGENCY_DATA_DIR, else the
+// configured agency.dataDir, else $XDG_DATA_HOME/agency, else
+// ~/.local/share/agency. The result is absolute.
+func DataDir(getenv func(string) string, configured string) (string, error) {
+	dir := getenv("AGENCY_DATA_DIR")
+	if dir == "" {
+		dir = configured
+	}
+	if dir == "" {
+		if x := getenv("XDG_DATA_HOME"); x != "" {
+			dir = filepath.Join(x, "agency")
+		}
+	}
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return "", errs.New(errs.EConfig, "set AGENCY_DATA_DIR or 'git config agency.dataDir <dir>'", "cannot find a data directory: no HOME")
+			}
+			home = h
+		}
+		dir = filepath.Join(home, ".local", "share", "agency")
+	}
+	if len(dir) > 1 && dir[0] == '~' && dir[1] == '/' {
+		if home := getenv("HOME"); home != "" {
+			dir = filepath.Join(home, dir[2:])
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", errs.IO("resolve data dir", dir, err)
+	}
+	return abs, nil
+}
+
+// RepoID is a stable id for a repository: a hash of its common git
+// directory (absolute, symlinks resolved).
+func RepoID(commonDir string) string {
+	sum := sha256.Sum256([]byte(commonDir))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// Store is the data directory of one repository.
+type Store struct {
+	DataDir string
+	RepoID  string
+}
+
+// Open returns the store for a repository and makes sure its directory and
+// repo.json exist.
+func Open(dataDir, commonDir string) (*Store, error) {
+	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir)}
+	if err := os.MkdirAll(s.RepoDir(), 0o700); err != nil {
+		return nil, errs.IO("create", s.RepoDir(), err)
+	}
+	if _, err := os.Stat(s.RepoJSONPath()); os.IsNotExist(err) {
+		rec := RepoRecord{SchemaVersion: SchemaVersion, RepoID: s.RepoID, CommonDir: commonDir,
+			CreatedAt: time.Now().UTC().Format(time.RFC3339)}
+		if err := WriteJSONAtomic(s.RepoJSONPath(), rec); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// RepoRecord is repo.json: it traces a repo id back to its repository.
+type RepoRecord struct {
+	SchemaVersion string `json:"schema_version"`
+	RepoID        string `json:"repo_id"`
+	CommonDir     string `json:"common_dir"`
+	CreatedAt     string `json:"created_at"`
+}
+
+func (s *Store) ReposDir() string     { return filepath.Join(s.DataDir, "repos") }
+func (s *Store) RepoDir() string      { return filepath.Join(s.DataDir, "repos", s.RepoID) }
+func (s *Store) RepoJSONPath() string { return filepath.Join(s.RepoDir(), "repo.json") }
+func (s *Store) LockPath() string     { return filepath.Join(s.RepoDir(), ".lock") }
+
+// Integration worktrees: integration_worktrees/<id>/{meta.json,tree/}.
+
+func (s *Store) IntegrationWorktreesDir() string {
+	return filepath.Join(s.RepoDir(), "integration_worktrees")
+}
+func (s *Store) IntegrationWorktreeDir(id string) string {
+	return filepath.Join(s.IntegrationWorktreesDir(), id)
+}
+func (s *Store) IntegrationWorktreeMetaPath(id string) string {
+	return filepath.Join(s.IntegrationWorktreeDir(id), "meta.json")
+}
+func (s *Store) IntegrationWorktreeTreePath(id string) string {
+	return filepath.Join(s.IntegrationWorktreeDir(id), "tree")
+}
+
+// Sandboxes: sandboxes/<inv>/{checkpoints.json,logs/,tree/}.
+
+func (s *Store) SandboxesDir() string         { return filepath.Join(s.RepoDir(), "sandboxes") }
+func (s *Store) SandboxDir(inv string) string { return filepath.Join(s.SandboxesDir(), inv) }
+func (s *Store) SandboxTreePath(inv string) string {
+	return filepath.Join(s.SandboxDir(inv), "tree")
+}
+func (s *Store) SandboxLogsDir(inv string) string { return filepath.Join(s.SandboxDir(inv), "logs") }
+func (s *Store) CheckpointsPath(inv string) string {
+	return filepath.Join(s.SandboxDir(inv), "checkpoints.json")
+}
+
+// Invocations: invocations/<inv>/{meta.json,events.jsonl,supervisor.log}.
+
+func (s *Store) InvocationsDir() string          { return filepath.Join(s.RepoDir(), "invocations") }
+func (s *Store) InvocationDir(inv string) string { return filepath.Join(s.InvocationsDir(), inv) }
+func (s *Store) InvocationMetaPath(inv string) string {
+	return filepath.Join(s.InvocationDir(inv), "meta.json")
+}
+func (s *Store) EventsPath(inv string) string {
+	return filepath.Join(s.InvocationDir(inv), "events.jsonl")
+}
+func (s *Store) SupervisorLogPath(inv string) string {
+	return filepath.Join(s.InvocationDir(inv), "supervisor.log")
+}
+
+// SnapshotRefPrefix is the ref namespace of an invocation's checkpoints.
+func SnapshotRefPrefix(inv string) string { return "refs/agency/snapshots/" + inv + "/" }
+
+// SandboxBranch is the branch of an invocation's sandbox.
+func SandboxBranch(inv string) string { return "agency/sandbox-" + inv }

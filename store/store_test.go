@@ -1,0 +1,272 @@
+package store
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+)
+
+func TestValidName(t *testing.T) {
+	good := []string{"ab", "my-feature", "a1", "0-9", strings.Repeat("a", 40), "a--b"}
+	bad := []string{"", "a", "-ab", "ab-", "Ab", "a_b", "a b", "a.b", strings.Repeat("a", 41), "ä-b", "a/b"}
+	for _, n := range good {
+		if !ValidName(n) {
+			t.Errorf("ValidName(%q) = false, want true", n)
+		}
+	}
+	for _, n := range bad {
+		if ValidName(n) {
+			t.Errorf("ValidName(%q) = true, want false", n)
+		}
+	}
+}
+
+func TestNewID(t *testing.T) {
+	now := time.Date(2026, 2, 1, 12, 30, 0, 0, time.FixedZone("x", 3600))
+	seen := map[string]bool{}
+	for i := 0; i < 50; i++ {
+		id := NewID(now)
+		if !ValidID(id) || !strings.HasPrefix(id, "20260201113000-") {
+			t.Fatalf("NewID = %q", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) < 40 {
+		t.Errorf("ids are not random enough: %d distinct of 50", len(seen))
+	}
+	if ShortID("20260201113000-a3f2") != "a3f2" {
+		t.Error("ShortID")
+	}
+}
+
+func TestResolve(t *testing.T) {
+	cands := []Candidate{
+		{ID: "20260101000000-aaaa", Name: "alpha"},
+		{ID: "20260101000000-aabb", Name: "beta"},
+		{ID: "20260102000000-cccc", Name: "gamma", Archived: true},
+		{ID: "20260103000000-dddd", Broken: true},
+		{ID: "20260104000000-eeee", Name: "alpha", Archived: true},
+	}
+	cases := []struct {
+		query string
+		all   bool
+		want  int
+		code  errs.Code
+	}{
+		{query: "alpha", want: 0},                            // exact name, archived namesake ignored
+		{query: "20260101000000-aabb", want: 1},              // exact id
+		{query: "20260101000000-aa", code: errs.EAmbiguous},  // ambiguous prefix
+		{query: "20260101000000-aab", want: 1},               // unique prefix
+		{query: "gamma", code: errs.ENotFound},               // archived name excluded
+		{query: "20260102", code: errs.ENotFound},            // archived prefix excluded
+		{query: "20260102", all: true, want: 2},              // --all widens prefixes
+		{query: "gamma", all: true, code: errs.ENotFound},    // but never names
+		{query: "20260102000000-cccc", want: 2},              // exact id of archived
+		{query: "20260103", code: errs.ENotFound},            // broken: no prefix
+		{query: "20260103", all: true, code: errs.ENotFound}, // not even with --all
+		{query: "20260103000000-dddd", want: 3},              // broken: exact id
+		{query: "", code: errs.ENotFound},                    // empty
+		{query: "2026", code: errs.EAmbiguous},               // many
+		{query: "zzz", code: errs.ENotFound},                 // nothing
+	}
+	for _, c := range cases {
+		got, err := Resolve("worktree", c.query, cands, ResolveOptions{All: c.all})
+		if c.code != "" {
+			if !errs.Is(err, c.code) {
+				t.Errorf("Resolve(%q, all=%v) err = %v, want %s", c.query, c.all, err, c.code)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("Resolve(%q, all=%v) = %d, %v; want %d", c.query, c.all, got, err, c.want)
+		}
+	}
+	_, err := Resolve("worktree", "20260101000000-aa", cands, ResolveOptions{})
+	e := errs.As(err)
+	if len(e.Detail) != 2 || !strings.Contains(e.Detail[0], "alpha") || !strings.Contains(e.Detail[1], "beta") {
+		t.Errorf("ambiguous detail = %q", e.Detail)
+	}
+	// Two present records with one name (a corrupt state) are ambiguous.
+	dup := []Candidate{{ID: "1", Name: "x1"}, {ID: "2", Name: "x1"}}
+	if _, err := Resolve("worktree", "x1", dup, ResolveOptions{}); !errs.Is(err, errs.EAmbiguous) {
+		t.Errorf("duplicate names: %v", err)
+	}
+}
+
+func TestAtomicWriteAndRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s := &Store{DataDir: dir, RepoID: "r1"}
+	if err := os.MkdirAll(s.IntegrationWorktreeDir("20260101000000-aaaa"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := &WorktreeRecord{SchemaVersion: SchemaVersion, WorktreeID: "20260101000000-aaaa", Name: "n1", RepoID: "r1",
+		Branch: "agency/n1-aaaa", ParentBranch: "main", TreePath: "/x/tree", CreatedAt: "2026-01-01T00:00:00Z", State: StatePresent}
+	if err := s.WriteWorktree(rec); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ReadWorktree(rec.WorktreeID)
+	if err != nil || !reflect.DeepEqual(got, rec) {
+		t.Fatalf("round trip: %+v, %v", got, err)
+	}
+	info, err := os.Stat(s.IntegrationWorktreeMetaPath(rec.WorktreeID))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("meta.json mode = %v, %v", info.Mode(), err)
+	}
+	// No temp files are left behind.
+	ents, _ := os.ReadDir(s.IntegrationWorktreeDir(rec.WorktreeID))
+	if len(ents) != 1 {
+		t.Errorf("leftover files: %v", ents)
+	}
+	// The field names are the spec's.
+	data, _ := os.ReadFile(s.IntegrationWorktreeMetaPath(rec.WorktreeID))
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	for _, k := range []string{"schema_version", "worktree_id", "name", "repo_id", "branch", "parent_branch", "tree_path", "created_at", "state"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("meta.json lacks %q", k)
+		}
+	}
+	// Concurrent writers never leave a torn file for readers.
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	bad := make(chan string, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := s.ReadWorktree(rec.WorktreeID); err != nil {
+				select {
+				case bad <- err.Error():
+				default:
+				}
+			}
+		}
+	}()
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				r := *rec
+				r.Name = strings.Repeat("x", i+j+2)
+				if err := s.WriteWorktree(&r); err != nil {
+					t.Error(err)
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(stop)
+	select {
+	case msg := <-bad:
+		t.Errorf("reader saw a torn file: %s", msg)
+	default:
+	}
+}
+
+func TestScanBroken(t *testing.T) {
+	dir := t.TempDir()
+	s := &Store{DataDir: dir, RepoID: "r1"}
+	write := func(id, content string) {
+		os.MkdirAll(s.IntegrationWorktreeDir(id), 0o700)
+		if content != "-" {
+			os.WriteFile(s.IntegrationWorktreeMetaPath(id), []byte(content), 0o600)
+		}
+	}
+	write("20260101000000-aaaa", `{"worktree_id":"20260101000000-aaaa","name":"a1","state":"present","created_at":"2026-01-01T00:00:00Z"}`)
+	write("20260101000000-bbbb", `{not json`)
+	write("20260101000000-cccc", "-")
+	write("20260101000000-dddd", `{"worktree_id":"other","name":"d1","state":"present"}`)
+	list, err := s.ScanWorktrees()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 4 {
+		t.Fatalf("len = %d", len(list))
+	}
+	broken := 0
+	for _, e := range list {
+		if e.Broken {
+			broken++
+			if e.Record != nil {
+				t.Error("broken entry has a record")
+			}
+		}
+	}
+	if broken != 3 {
+		t.Errorf("broken = %d, want 3", broken)
+	}
+}
+
+func TestCheckInside(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o700)
+	ok := []string{filepath.Join(root, "a"), filepath.Join(root, "a", "b"), filepath.Join(root, "a", "missing")}
+	bad := []string{root, filepath.Dir(root), "/", filepath.Join(root, "..", "x"), filepath.Join(root, "a", "..", ".."), "relative/../../x"}
+	for _, p := range ok {
+		if err := CheckInside(root, p); err != nil {
+			t.Errorf("CheckInside(%q) = %v", p, err)
+		}
+	}
+	for _, p := range bad {
+		if err := CheckInside(root, p); !errs.Is(err, errs.EUnsafePath) {
+			t.Errorf("CheckInside(%q) = %v, want E_UNSAFE_PATH", p, err)
+		}
+	}
+	// A symlink inside root that points outside is removed as a link, and
+	// RemoveAllInside refuses the root itself.
+	if err := RemoveAllInside(root, root); !errs.Is(err, errs.EUnsafePath) {
+		t.Errorf("RemoveAllInside(root) = %v", err)
+	}
+}
+
+func TestLockTimeout(t *testing.T) {
+	dir := t.TempDir()
+	s := &Store{DataDir: dir, RepoID: "r1"}
+	os.MkdirAll(s.RepoDir(), 0o700)
+	l1, err := s.Lock(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Lock(50 * time.Millisecond)
+	if !errs.Is(err, errs.ELocked) {
+		t.Fatalf("second lock: %v, want E_LOCKED", err)
+	}
+	l1.Unlock()
+	l2, err := s.Lock(time.Second)
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	l2.Unlock()
+}
+
+func TestDataDir(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	cases := []struct {
+		env  map[string]string
+		conf string
+		want string
+	}{
+		{map[string]string{"AGENCY_DATA_DIR": "/a", "XDG_DATA_HOME": "/x", "HOME": "/h"}, "/c", "/a"},
+		{map[string]string{"XDG_DATA_HOME": "/x", "HOME": "/h"}, "/c", "/c"},
+		{map[string]string{"XDG_DATA_HOME": "/x", "HOME": "/h"}, "", "/x/agency"},
+		{map[string]string{"HOME": "/h"}, "", "/h/.local/share/agency"},
+		{map[string]string{"HOME": "/h"}, "~/d", "/h/d"},
+	}
+	for _, c := range cases {
+		got, err := DataDir(env(c.env), c.conf)
+		if err != nil || got != c.want {
+			t.Errorf("DataDir(%v, %q) = %q, %v; want %q", c.env, c.conf, got, err, c.want)
+		}
+	}
+}
