@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // WorktreeEntry is one scanned integration worktree record directory.
@@ -154,4 +155,32 @@ func DirSize(dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+// UpdateInvocation is a read-modify-write of an invocation record under the
+// repo lock (held only for this short section). fn may return an error to
+// abort without writing.
+func (s *Store) UpdateInvocation(timeout time.Duration, id string, fn func(*InvocationRecord) error) (*InvocationRecord, error) {
+	l, err := s.Lock(timeout)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
+	return s.UpdateInvocationLocked(id, fn)
+}
+
+// UpdateInvocationLocked is UpdateInvocation for a caller that already holds
+// the repo lock.
+func (s *Store) UpdateInvocationLocked(id string, fn func(*InvocationRecord) error) (*InvocationRecord, error) {
+	rec, err := s.ReadInvocation(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(rec); err != nil {
+		return nil, err
+	}
+	if err := s.WriteInvocation(rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
