@@ -53,6 +53,7 @@ const (
 	EUnsafePath        Code = "E_UNSAFE_PATH"
 	EHasInvocations    Code = "E_HAS_INVOCATIONS"
 	EInternal          Code = "E_INTERNAL"
+	EAlreadyLanded     Code = "E_ALREADY_LANDED"
 )
 
 // Error is the one error type git-agency shows to users.

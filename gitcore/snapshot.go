@@ -1,0 +1,131 @@
+package gitcore
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultDenylist are the untracked files never written into a snapshot
+// tree (checkpoints, `land --apply`): the spec's built-in list. Users add
+// globs with the multi-valued `agency.checkpoint.denylist`.
+var DefaultDenylist = []string{".env", ".env.*", "*.key", "*.pem", "credentials.json", "secrets.json"}
+
+// Denied reports whether a repository-relative path matches a denylist
+// pattern. A pattern without '/' matches the file's base name at any
+// depth; one with '/' matches the whole path. Globs are path.Match's.
+func Denied(p string, patterns []string) bool {
+	base := path.Base(p)
+	for _, pat := range patterns {
+		pat = strings.TrimPrefix(pat, "/")
+		subject := base
+		if strings.Contains(pat, "/") {
+			subject = p
+		}
+		if ok, _ := path.Match(pat, subject); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// SnapshotOptions shape SnapshotTree.
+type SnapshotOptions struct {
+	// IncludeUntracked adds untracked (not ignored) files, as `add -A`;
+	// without it only tracked files are staged, as `add -u`.
+	IncludeUntracked bool
+	// Denylist patterns (see Denied) checked against untracked files
+	// BEFORE anything is staged.
+	Denylist []string
+	// ExcludeDenied stages everything except denylisted files instead of
+	// stopping when there are some.
+	ExcludeDenied bool
+}
+
+// Snapshot is the result of SnapshotTree.
+type Snapshot struct {
+	// Tree is the snapshot tree ("" when stopped on denylisted files).
+	Tree string
+	// Head is the commit the tree's HEAD pointed at.
+	Head string
+	// Denied are the untracked files that matched the denylist.
+	Denied []string
+}
+
+// SnapshotTree writes a tree object holding the tree's working files
+// (tracked changes and, with IncludeUntracked, untracked files) without
+// touching its index: a copy of the index (GIT_INDEX_FILE), staged, then
+// `write-tree`. Untracked files are listed and checked against the
+// denylist first; when any match and ExcludeDenied is false, nothing is
+// staged and Snapshot.Denied says which.
+func (t *Tree) SnapshotTree(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
+	head, err := t.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Head: head}
+	var allowed []string
+	if o.IncludeUntracked {
+		out, err := t.Query(ctx, "ls-files", "-z", "--others", "--exclude-standard")
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range splitZ(out) {
+			if Denied(f, o.Denylist) {
+				snap.Denied = append(snap.Denied, f)
+			} else {
+				allowed = append(allowed, f)
+			}
+		}
+		if len(snap.Denied) > 0 && !o.ExcludeDenied {
+			return snap, nil
+		}
+	}
+	idxOut, err := t.Query(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp("", "agency-index-*")
+	if err != nil {
+		return nil, err
+	}
+	tmpPath := tmp.Name()
+	tmp.Close()
+	defer os.Remove(tmpPath)
+	env := []string{"GIT_INDEX_FILE=" + tmpPath}
+	if data, err := os.ReadFile(filepath.Clean(strings.TrimSpace(string(idxOut)))); err == nil {
+		if err := os.WriteFile(tmpPath, data, 0o600); err != nil {
+			return nil, err
+		}
+	} else {
+		os.Remove(tmpPath)
+		if head != "" {
+			if _, err := t.RunEnv(ctx, env, nil, "read-tree", head); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, err := t.RunEnv(ctx, env, nil, "add", "-u", "--", ":/"); err != nil {
+		return nil, err
+	}
+	if len(allowed) > 0 {
+		var list bytes.Buffer
+		for _, f := range allowed {
+			list.WriteString(f)
+			list.WriteByte(0)
+		}
+		lit := append(env, "GIT_LITERAL_PATHSPECS=1")
+		if _, err := t.RunEnv(ctx, lit, list.Bytes(), "add", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return nil, err
+		}
+	}
+	out, err := t.RunEnv(ctx, env, nil, "write-tree")
+	if err != nil {
+		return nil, err
+	}
+	snap.Tree = strings.TrimSpace(string(out))
+	return snap, nil
+}
