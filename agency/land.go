@@ -30,11 +30,6 @@ func (a *App) Denylist() []string {
 	return append(append([]string(nil), gitcore.DefaultDenylist...), a.Config.GetAll("agency.checkpoint.denylist")...)
 }
 
-// Active reports whether an invocation's runner may still be running.
-func Active(rec *store.InvocationRecord) bool {
-	return rec.Status == store.StatusStarting || rec.Status == store.StatusRunning
-}
-
 // sandboxTree returns the invocation's sandbox tree path when it exists.
 func (a *App) sandboxTree(rec *store.InvocationRecord) string {
 	tree := a.Store.SandboxTreePath(rec.InvocationID)
@@ -67,7 +62,7 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 	if err != nil {
 		return nil, err
 	}
-	rec = a.RecoverLand(ctx, rec)
+	rec = a.Reconcile(ctx, rec)
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return nil, SandboxBranchMissingErr(rec)
@@ -269,7 +264,7 @@ func (a *App) CheckLand(ctx context.Context, opts LandOptions) (*LandResult, err
 	if err != nil {
 		return nil, err
 	}
-	rec = a.RecoverLand(ctx, rec)
+	rec = a.Reconcile(ctx, rec)
 	res, _, err := a.landPlan(ctx, rec, opts, true)
 	return res, err
 }
@@ -285,6 +280,8 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Repair a record whose supervisor died before judging it running.
+	found = a.Reconcile(ctx, found)
 	lock, err := a.Lock()
 	if err != nil {
 		return nil, err
@@ -479,53 +476,9 @@ func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord
 		": its branch is unchanged but some files may be updated; check 'git status' there, restore them, then land again")
 }
 
-// stopInvocationHook asks a running invocation to stop (kill=false: SIGINT
-// or C-c) or kills it (kill=true). The invocation code (agent stop/kill)
-// wires it; while it is nil, discard and `worktree rm --force` refuse
-// running invocations.
-var stopInvocationHook func(a *App, ctx context.Context, inv string, kill bool) error
-
-// StopGrace is how long a stopped invocation gets before it is killed.
+// StopGrace is how long a stopped invocation gets before it is killed
+// (discard, worktree rm --force).
 var StopGrace = 5 * time.Second
-
-// stopThenKill stops a running invocation, waits up to StopGrace for it to
-// finish, kills it if it has not, and waits for the supervisor to record
-// the end. It returns the latest record.
-func (a *App) stopThenKill(ctx context.Context, rec *store.InvocationRecord) (*store.InvocationRecord, error) {
-	if !Active(rec) {
-		return rec, nil
-	}
-	if stopInvocationHook == nil {
-		return rec, errs.CannotStop(rec.InvocationID)
-	}
-	wait := func(d time.Duration) *store.InvocationRecord {
-		deadline := time.Now().Add(d)
-		for {
-			cur, err := a.Store.ReadInvocation(rec.InvocationID)
-			if err == nil {
-				rec = cur
-			}
-			if !Active(rec) || time.Now().After(deadline) {
-				return rec
-			}
-			select {
-			case <-ctx.Done():
-				return rec
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-	}
-	if err := stopInvocationHook(a, ctx, rec.InvocationID, false); err != nil && !errs.Is(err, errs.ENotRunning) {
-		return rec, err
-	}
-	if rec = wait(StopGrace); !Active(rec) {
-		return rec, nil
-	}
-	if err := stopInvocationHook(a, ctx, rec.InvocationID, true); err != nil && !errs.Is(err, errs.ENotRunning) {
-		return rec, err
-	}
-	return wait(5 * time.Second), nil
-}
 
 // DiscardResult is what a discard did.
 type DiscardResult struct {
@@ -543,14 +496,14 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 	if err != nil {
 		return nil, err
 	}
-	rec = a.RecoverLand(ctx, rec)
+	rec = a.Reconcile(ctx, rec)
 	if store.Deref(rec.LandingStatus) == store.LandingLanded {
 		return nil, errs.AlreadyLanded(rec.InvocationID)
 	}
 	out := &DiscardResult{}
 	if Active(rec) {
 		out.Stopped = true
-		if rec, err = a.stopThenKill(ctx, rec); err != nil {
+		if rec, err = a.StopAndWait(ctx, rec, StopGrace); err != nil {
 			return nil, err
 		}
 	}
@@ -608,7 +561,12 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	return rec, nil
 }
 
-func init() { beforeWorktreeRemoveHook = beforeWorktreeRemoveInvocations }
+func init() {
+	beforeWorktreeRemoveHook = beforeWorktreeRemoveInvocations
+	ReconcileLand = func(a *App, ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
+		return a.RecoverLand(ctx, r)
+	}
+}
 
 // beforeWorktreeRemoveInvocations is `worktree rm`'s check: it refuses
 // while the worktree has running invocations; with force it stops them (5 s
@@ -625,9 +583,10 @@ func beforeWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.Work
 		if e.Record == nil || e.Record.IntegrationWorktreeID != wt.WorktreeID {
 			continue
 		}
-		mine = append(mine, e.Record)
-		if Active(e.Record) {
-			running = append(running, e.Record.InvocationID)
+		rec := a.Reconcile(ctx, e.Record)
+		mine = append(mine, rec)
+		if Active(rec) {
+			running = append(running, rec.InvocationID)
 		}
 	}
 	if len(running) > 0 && !force {
@@ -638,7 +597,7 @@ func beforeWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.Work
 	}
 	for _, rec := range mine {
 		if Active(rec) {
-			if _, err := a.stopThenKill(ctx, rec); err != nil {
+			if _, err := a.StopAndWait(ctx, rec, StopGrace); err != nil {
 				return err
 			}
 		}

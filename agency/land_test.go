@@ -230,6 +230,7 @@ func TestLandRefusals(t *testing.T) {
 	f.sh(f.wt.TreePath, "git checkout -q a.txt")
 	f.a.Store.UpdateInvocation(f.a.LockTimeout, inv2, func(r *store.InvocationRecord) error {
 		r.Status = store.StatusRunning
+		r.SupervisorPID = store.Int(os.Getpid())
 		return nil
 	})
 	if _, err := f.a.Land(f.ctx, LandOptions{Query: inv2}); !errs.Is(err, errs.EInvocationRunning) {
@@ -297,29 +298,14 @@ func TestDiscardFinished(t *testing.T) {
 func TestWorktreeRmWithRunningInvocation(t *testing.T) {
 	f := newLandFixture(t)
 	f.sandbox(inv1, "true")
+	// A live supervisor (this test process) keeps the record running.
 	f.a.Store.UpdateInvocation(f.a.LockTimeout, inv1, func(r *store.InvocationRecord) error {
 		r.Status = store.StatusRunning
+		r.SupervisorPID = store.Int(os.Getpid())
 		return nil
 	})
 	if _, err := f.a.RemoveWorktree(f.ctx, RemoveWorktreeOptions{Query: "feat"}); !errs.Is(err, errs.EHasInvocations) {
 		t.Fatalf("err = %v", err)
-	}
-	stopped := 0
-	old := stopInvocationHook
-	defer func() { stopInvocationHook = old }()
-	stopInvocationHook = func(a *App, ctx context.Context, inv string, kill bool) error {
-		stopped++
-		_, err := a.Store.UpdateInvocation(a.LockTimeout, inv, func(r *store.InvocationRecord) error {
-			r.Status = store.StatusFinished
-			return nil
-		})
-		return err
-	}
-	if _, err := f.a.RemoveWorktree(f.ctx, RemoveWorktreeOptions{Query: "feat", Force: true}); err != nil {
-		t.Fatal(err)
-	}
-	if stopped != 1 || store.Deref(f.read(inv1).LandingStatus) != store.LandingDiscarded {
-		t.Errorf("stopped=%d record=%+v", stopped, f.read(inv1))
 	}
 }
 
