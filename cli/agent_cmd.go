@@ -25,6 +25,10 @@ type AgentCmd struct {
 	Kill  AgentKillCmd  `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs  AgentLogsCmd  `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
 	Open  AgentOpenCmd  `cmd:"" help:"Open an agent's sandbox in your editor."`
+
+	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, then its uncommitted work."`
+	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first)."`
 }
 
 // InvocationArg is the positional invocation id of most agent commands.
