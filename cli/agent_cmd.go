@@ -481,7 +481,9 @@ func (c *SuperviseCmd) Run(env *Env) error {
 	}
 	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: c.Invocation,
 		LockTimeout: a.LockTimeout, Spec: spec, Log: env.Stderr}
-	// The supervisor must not die with the terminal that started it.
-	signal.Ignore(syscall.SIGINT, syscall.SIGPIPE)
+	// The supervisor must not die with the terminal that started it. Catch
+	// (not ignore) the signals: an ignored signal stays ignored in the
+	// runner it spawns, and a runner ignoring SIGINT cannot be stopped.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGPIPE)
 	return s.Run(env.Ctx)
 }
