@@ -41,7 +41,7 @@ type AgentStartCmd struct {
 	PromptFile         string   `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool     `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool     `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          []string `help:"Extra argument for the runner (repeatable), before the prompt."`
+	RunnerArg          RawArgs  `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
 }
 
 func (c *AgentStartCmd) Run(env *Env) error {
@@ -477,7 +477,9 @@ func (c *SuperviseCmd) Run(env *Env) error {
 	}
 	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: c.Invocation,
 		LockTimeout: a.LockTimeout, Spec: spec, Log: env.Stderr}
-	// The supervisor must not die with the terminal that started it.
-	signal.Ignore(syscall.SIGINT, syscall.SIGPIPE)
+	// The supervisor is in its own session; a stray SIGINT must not kill
+	// it. Notify, not Ignore: an ignored signal would be inherited by the
+	// runner, which then could not be stopped.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT)
 	return s.Run(env.Ctx)
 }
