@@ -287,7 +287,7 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 			return os.IsNotExist(err), args[1] + " exists"
 		case "grep":
 			b, _ := os.ReadFile(globOne(ts, args[2]))
-			return regexp.MustCompile("(?m)"+args[1]).Match(b), fmt.Sprintf("%s does not match %q:\n%s", args[2], args[1], b)
+			return regexp.MustCompile("(?m)" + args[1]).Match(b), fmt.Sprintf("%s does not match %q:\n%s", args[2], args[1], b)
 		case "json":
 			got, err := jsonLookup(ts, args[1], args[2])
 			return err == nil && matchValue(args[3], got), fmt.Sprintf("%s %s = %q (%v)", args[1], args[2], got, err)
@@ -312,7 +312,7 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 			var out bytes.Buffer
 			cmd.Stdout = &out
 			cmd.Run()
-			return regexp.MustCompile("(?m)"+args[1]).Match(out.Bytes()), fmt.Sprintf("%s output does not match %q:\n%s", args[2], args[1], out.String())
+			return regexp.MustCompile("(?m)" + args[1]).Match(out.Bytes()), fmt.Sprintf("%s output does not match %q:\n%s", args[2], args[1], out.String())
 		}
 		ts.Fatalf("waitfor: unknown condition %q", args[0])
 		return false, ""

@@ -34,14 +34,14 @@ type InvocationArg struct {
 
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
-	Worktree           string   `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
-	Runner             string   `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
-	Headless           bool     `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
-	Prompt             string   `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
-	PromptFile         string   `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
-	Detached           bool     `short:"d" help:"Return at once instead of following the agent."`
-	NoIncludeUntracked bool     `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs  `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	Worktree           string  `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
+	Runner             string  `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
+	Headless           bool    `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
+	Prompt             string  `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
+	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
+	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
+	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
+	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
 }
 
 func (c *AgentStartCmd) Run(env *Env) error {
