@@ -346,6 +346,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if l := r.Land; l != nil {
+		p("land", strings.TrimSpace(l.State+"  "+l.Note))
+	}
 	if r.PromptSource != "" {
 		p("prompt_source", r.PromptSource)
 	}
