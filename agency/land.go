@@ -30,6 +30,15 @@ func (a *App) Denylist() []string {
 	return append(append([]string(nil), gitcore.DefaultDenylist...), a.Config.GetAll("agency.checkpoint.denylist")...)
 }
 
+// snapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
+// untracked files included, denylist applied (checked before staging),
+// .agency/ and exclude left out. The same snapshot as checkpoints take.
+func (a *App) snapshotSandbox(ctx context.Context, tree string, exclude []string) (*gitcore.Snapshot, error) {
+	snap, err := a.Repo.Tree(tree).SnapshotTree(ctx, gitcore.SnapshotRequest{IncludeUntracked: true,
+		Denylist: a.Denylist(), Exclude: append([]string{MarkerDir}, exclude...)})
+	return snap, gitErr(err)
+}
+
 // sandboxTree returns the invocation's sandbox tree path when it exists.
 func (a *App) sandboxTree(rec *store.InvocationRecord) string {
 	tree := a.Store.SandboxTreePath(rec.InvocationID)
@@ -82,12 +91,16 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 		return res, nil
 	}
 	res.SandboxPresent = true
-	snap, err := a.Repo.Tree(tree).SnapshotTree(ctx, gitcore.SnapshotOptions{
-		IncludeUntracked: true, Denylist: a.Denylist(), ExcludeDenied: true})
+	snap, err := a.snapshotSandbox(ctx, tree, nil)
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, err
 	}
-	res.Denied = snap.Denied
+	if res.Denied = snap.Denied; len(snap.Denied) > 0 {
+		// Show the rest: the same snapshot without the denylisted files.
+		if snap, err = a.snapshotSandbox(ctx, tree, snap.Denied); err != nil {
+			return nil, err
+		}
+	}
 	if snap.Head == "" {
 		return res, nil
 	}
@@ -203,24 +216,22 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 		}
 	}
 	if sandboxDirty && opts.Apply {
-		snap, err := a.Repo.Tree(tree).SnapshotTree(ctx, gitcore.SnapshotOptions{IncludeUntracked: true, Denylist: a.Denylist()})
+		snap, err := a.snapshotSandbox(ctx, tree, nil)
 		if err != nil {
-			return nil, nil, gitErr(err)
+			return nil, nil, err
 		}
 		if len(snap.Denied) > 0 {
 			return nil, nil, errs.LandDenylisted(inv, snap.Denied)
 		}
-		headTree := ""
-		if snap.Head != "" {
-			if headTree, err = a.Repo.TreeOf(ctx, snap.Head); err != nil {
-				return nil, nil, gitErr(err)
-			}
+		changed, err := a.Repo.DiffNames(ctx, snap.Head, snap.Tree)
+		if err != nil {
+			return nil, nil, gitErr(err)
 		}
-		if snap.Tree == headTree {
+		if len(changed) == 0 {
 			sandboxDirty = false // only stat or ignored noise
 		} else {
 			msg := "agency: land invocation " + inv + "\n"
-			u, err := a.Repo.CommitTree(ctx, snap.Tree, []string{snap.Head}, msg, nil)
+			u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil)
 			if err != nil {
 				return nil, nil, gitErr(err)
 			}

@@ -65,9 +65,9 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	return true, nil
 }
 
-// CommitTree writes a commit object of tree with parents and message (kept
+// WriteCommit writes a commit object of tree with parents and message (kept
 // verbatim). env may set GIT_AUTHOR_* to keep an original author.
-func (r *Repo) CommitTree(ctx context.Context, tree string, parents []string, message string, env []string) (string, error) {
+func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, message string, env []string) (string, error) {
 	args := []string{"commit-tree", tree}
 	for _, p := range parents {
 		args = append(args, "-p", p)
@@ -181,7 +181,7 @@ func (r *Repo) Replay(ctx context.Context, onto string, commits []Commit) (*Repl
 		if c.AuthorName != "" || c.AuthorEmail != "" {
 			env = []string{"GIT_AUTHOR_NAME=" + c.AuthorName, "GIT_AUTHOR_EMAIL=" + c.AuthorEmail, "GIT_AUTHOR_DATE=" + c.AuthorDate}
 		}
-		id, err := r.CommitTree(ctx, newTree, []string{res.Tip}, c.Message, env)
+		id, err := r.WriteCommit(ctx, newTree, []string{res.Tip}, c.Message, env)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +203,7 @@ func (r *Repo) pickTree(ctx context.Context, cur, parentTree string, c Commit) (
 		// A root commit: merge-tree would need unrelated histories.
 		return "", nil, errRootCommit
 	}
-	ours, err := r.CommitTree(ctx, cur, []string{c.Parents[0]}, "agency: replay base\n", nil)
+	ours, err := r.WriteCommit(ctx, cur, []string{c.Parents[0]}, "agency: replay base\n", nil)
 	if err != nil {
 		return "", nil, err
 	}

@@ -32,36 +32,48 @@ func Denied(p string, patterns []string) bool {
 	return false
 }
 
-// SnapshotOptions shape SnapshotTree.
-type SnapshotOptions struct {
+// SnapshotRequest says what a snapshot tree of a worktree's uncommitted
+// state holds. (Same shape as the checkpoint code's, which shares it.)
+type SnapshotRequest struct {
 	// IncludeUntracked adds untracked (not ignored) files, as `add -A`;
 	// without it only tracked files are staged, as `add -u`.
 	IncludeUntracked bool
 	// Denylist patterns (see Denied) checked against untracked files
 	// BEFORE anything is staged.
 	Denylist []string
-	// ExcludeDenied stages everything except denylisted files instead of
-	// stopping when there are some.
-	ExcludeDenied bool
+	// Exclude lists paths (files or directories, relative to the root)
+	// that are never staged.
+	Exclude []string
 }
 
 // Snapshot is the result of SnapshotTree.
 type Snapshot struct {
-	// Tree is the snapshot tree ("" when stopped on denylisted files).
-	Tree string
 	// Head is the commit the tree's HEAD pointed at.
 	Head string
-	// Denied are the untracked files that matched the denylist.
+	// Tree is the snapshot tree ("" when Denied is not empty).
+	Tree string
+	// Denied are the untracked files that matched the denylist; when there
+	// are any nothing was staged.
 	Denied []string
+}
+
+func excludedPath(p string, excl []string) bool {
+	for _, e := range excl {
+		e = strings.Trim(e, "/")
+		if p == e || strings.HasPrefix(p, e+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // SnapshotTree writes a tree object holding the tree's working files
 // (tracked changes and, with IncludeUntracked, untracked files) without
 // touching its index: a copy of the index (GIT_INDEX_FILE), staged, then
 // `write-tree`. Untracked files are listed and checked against the
-// denylist first; when any match and ExcludeDenied is false, nothing is
-// staged and Snapshot.Denied says which.
-func (t *Tree) SnapshotTree(ctx context.Context, o SnapshotOptions) (*Snapshot, error) {
+// denylist first; when any match, nothing is staged and Snapshot.Denied
+// says which.
+func (t *Tree) SnapshotTree(ctx context.Context, o SnapshotRequest) (*Snapshot, error) {
 	head, err := t.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -74,13 +86,15 @@ func (t *Tree) SnapshotTree(ctx context.Context, o SnapshotOptions) (*Snapshot, 
 			return nil, err
 		}
 		for _, f := range splitZ(out) {
-			if Denied(f, o.Denylist) {
+			switch {
+			case excludedPath(f, o.Exclude):
+			case Denied(f, o.Denylist):
 				snap.Denied = append(snap.Denied, f)
-			} else {
+			default:
 				allowed = append(allowed, f)
 			}
 		}
-		if len(snap.Denied) > 0 && !o.ExcludeDenied {
+		if len(snap.Denied) > 0 {
 			return snap, nil
 		}
 	}
@@ -108,7 +122,11 @@ func (t *Tree) SnapshotTree(ctx context.Context, o SnapshotOptions) (*Snapshot, 
 			}
 		}
 	}
-	if _, err := t.RunEnv(ctx, env, nil, "add", "-u", "--", ":/"); err != nil {
+	args := []string{"add", "-u", "--", ":/"}
+	for _, e := range o.Exclude {
+		args = append(args, ":(top,exclude,literal)"+strings.Trim(e, "/"))
+	}
+	if _, err := t.RunEnv(ctx, env, nil, args...); err != nil {
 		return nil, err
 	}
 	if len(allowed) > 0 {
