@@ -44,15 +44,6 @@ func (r *Repo) Commits(ctx context.Context, base, tip string) ([]Commit, error) 
 	return list, nil
 }
 
-// TreeOf returns the tree id of a commit.
-func (r *Repo) TreeOf(ctx context.Context, rev string) (string, error) {
-	out, err := r.query(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{tree}")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // IsAncestor reports whether a is an ancestor of (or equal to) b.
 func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	_, err := r.query(ctx, "merge-base", "--is-ancestor", a, b)

@@ -4,33 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 )
-
-// DefaultDenylist are the untracked files never written into a snapshot
-// tree (checkpoints, `land --apply`): the spec's built-in list. Users add
-// globs with the multi-valued `agency.checkpoint.denylist`.
-var DefaultDenylist = []string{".env", ".env.*", "*.key", "*.pem", "credentials.json", "secrets.json"}
-
-// Denied reports whether a repository-relative path matches a denylist
-// pattern. A pattern without '/' matches the file's base name at any
-// depth; one with '/' matches the whole path. Globs are path.Match's.
-func Denied(p string, patterns []string) bool {
-	base := path.Base(p)
-	for _, pat := range patterns {
-		pat = strings.TrimPrefix(pat, "/")
-		subject := base
-		if strings.Contains(pat, "/") {
-			subject = p
-		}
-		if ok, _ := path.Match(pat, subject); ok {
-			return true
-		}
-	}
-	return false
-}
 
 // SnapshotRequest says what a snapshot tree of a worktree's uncommitted
 // state holds. (Same shape as the checkpoint code's, which shares it.)
@@ -146,4 +122,13 @@ func (t *Tree) SnapshotTree(ctx context.Context, o SnapshotRequest) (*Snapshot, 
 	}
 	snap.Tree = strings.TrimSpace(string(out))
 	return snap, nil
+}
+
+// TreeOf returns the tree id of a commit (or tree-ish).
+func (r *Repo) TreeOf(ctx context.Context, rev string) (string, error) {
+	out, err := r.query(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{tree}")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
 }
