@@ -37,5 +37,10 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# Benchmarks print numbers and ratios against plain git; they never fail.
+# Add a benchmark as bench/<name>.bench.sh (or a Go Benchmark function).
+bench:
+	bash bench/run.sh
+
 clean:
 	rm -rf $(BUILD)
