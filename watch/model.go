@@ -127,6 +127,7 @@ func New(o Options) Model {
 	h.Styles.ShortSeparator = o.Styles.HelpDesc
 	h.Styles.FullSeparator = o.Styles.HelpDesc
 	h.Styles.Ellipsis = o.Styles.HelpDesc
+	h.ShortSeparator = "  "
 	return Model{
 		loader: o.Loader, actions: o.Actions, interval: o.Interval, title: o.Title,
 		now: o.Now, ctx: o.Context, styles: o.Styles, keys: DefaultKeys(), help: h,

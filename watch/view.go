@@ -67,13 +67,17 @@ func (m Model) View() string {
 	}
 	b.WriteString(m.statusLine())
 	b.WriteByte('\n')
-	b.WriteString(truncate(helpView, m.width))
+	hl := strings.Split(helpView, "\n")
+	for i := range hl {
+		hl[i] = truncate(hl[i], m.width)
+	}
+	b.WriteString(strings.Join(hl, "\n"))
 	return b.String()
 }
 
 // listHeight is the number of lines left for the tree.
 func (m Model) listHeight() int {
-	h := m.height - 2 - lipgloss.Height(m.help.View(m))
+	h := m.height - 1 - lipgloss.Height(m.statusLine()) - lipgloss.Height(m.help.View(m))
 	if h < 1 {
 		h = 1
 	}
@@ -119,7 +123,23 @@ func (m Model) statusLine() string {
 	default:
 		s = m.styles.StatusLine.Render("every " + m.interval.String() + " · ? for help")
 	}
-	return truncate(s, m.width)
+	return m.wrap2(s)
+}
+
+// wrap2 fits a status message in at most two lines of the screen's width.
+func (m Model) wrap2(s string) string {
+	if m.width <= 0 || ansi.StringWidth(s) <= m.width {
+		return s
+	}
+	lines := strings.Split(ansi.Wrap(s, m.width, " "), "\n")
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = truncate(lines[1]+" …", m.width)
+	}
+	for i := range lines {
+		lines[i] = truncate(strings.TrimRight(lines[i], " "), m.width)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // listLines renders the tree, one string per line, the selection marked.

@@ -3,6 +3,7 @@ package watch
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os/exec"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
+
+	"github.com/git-agency/git-agency/errs"
 )
 
 func init() {
@@ -206,3 +209,180 @@ func TestMixed(t *testing.T) {
 	}
 }
 
+func TestSelectionStaysAcrossRefresh(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("j", "j", "down") // my-feature > b7c9 > d4e5 > f1a2
+	h.waitFor("f1a2  claude  headless  finished   1h ago  [landed]")
+	// A new invocation appears above the selection, another worktree first.
+	s := mixed()
+	wt := &s.Worktrees[0]
+	wt.Invocations = append([]InvocationRow{{ID: "20260128115950-aaaa", ShortID: "aaaa", Runner: "claude",
+		Mode: "headless", Status: "starting", StartedAt: ago(10 * time.Second), Display: StatusActive}}, wt.Invocations...)
+	s.Worktrees = append([]WorktreeRow{{ID: "20260128090000-0001", Name: "zeta", Branch: "agency/zeta-0001", State: "present"}}, s.Worktrees...)
+	h.loader.set(s)
+	h.tm.Send(tickMsg(t0))
+	h.waitFor("aaaa")
+	m := h.final()
+	if m.Selected() != "inv:20260128105000-f1a2" {
+		t.Fatalf("selection moved to %q", m.Selected())
+	}
+	frame(t, m)
+}
+
+func TestSelectionWhenItemVanishes(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("G") // the broken record, last line
+	s := mixed()
+	s.Worktrees[1].Invocations = s.Worktrees[1].Invocations[:3]
+	h.loader.set(s)
+	h.tm.Send(tickMsg(t0))
+	m := h.final()
+	if m.Selected() != "inv:20260128100500-5e5f" {
+		t.Fatalf("selected %q, want the new last item", m.Selected())
+	}
+}
+
+func TestDiffView(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("j", "j", "d")
+	h.waitFor("+hello")
+	m := h.final()
+	frame(t, m)
+	if got := h.acts.called(); len(got) != 1 || got[0] != "diff d4e5" {
+		t.Fatalf("calls %v", got)
+	}
+}
+
+func TestLogsViewAndBack(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("j", "l")
+	h.waitFor(`"n":40`)
+	h.keys("up", "up") // scroll back a little
+	h.waitFor(`"n":18`)
+	h.keys("esc")
+	h.waitFor("every 1h0m0s")
+	m := h.final()
+	if m.mode != modeList || m.Selected() != "inv:20260128115700-b7c9" {
+		t.Fatalf("after esc: mode %v selected %q", m.mode, m.Selected())
+	}
+}
+
+func TestLogsViewFrame(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("j", "l")
+	h.waitFor(`"n":40`)
+	frame(t, h.final())
+}
+
+func TestHelpView(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("j", "?")
+	h.waitFor("bottom")
+	frame(t, h.final())
+}
+
+func TestLandConflict(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.acts.landErr = &errs.Error{Code: errs.ELandConflict, Msg: `landing d4e5 on "my-feature" conflicts`,
+		Detail: []string{"hello.txt"}, Hint: "resolve in the sandbox, or discard it"}
+	h.keys("j", "j", "L")
+	h.waitFor("land d4e5 (codex) into my-feature? [y/n]")
+	h.keys("y")
+	h.waitFor("E_LAND_CONFLICT")
+	m := h.final()
+	frame(t, m)
+	if got := h.acts.called(); len(got) != 1 || got[0] != "land d4e5" {
+		t.Fatalf("calls %v", got)
+	}
+}
+
+func TestConfirmCancel(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("j", "j", "D")
+	h.waitFor("discard d4e5 (codex) and delete its sandbox? [y/n]")
+	h.keys("n")
+	h.waitFor("discard cancelled")
+	h.keys("k")
+	h.waitFor("kill d4e5 (codex)? [y/n]")
+	h.keys("y")
+	h.waitFor("killed d4e5")
+	h.keys("s")
+	h.waitFor("stopping d4e5")
+	h.final()
+	want := []string{"kill d4e5", "stop d4e5"}
+	if got := h.acts.called(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("calls %v, want %v", got, want)
+	}
+}
+
+func TestExecActions(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("o")
+	h.waitFor("back from editor")
+	h.keys("S")
+	h.waitFor("back from shell")
+	h.keys("j", "j", "enter") // d4e5 is headed
+	h.waitFor("back from attach")
+	h.final()
+	want := []string{"open my-feature", "shell my-feature", "attach d4e5"}
+	if got := h.acts.called(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("calls %v, want %v", got, want)
+	}
+}
+
+func TestActionsNeedAnInvocation(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("L")
+	h.waitFor("land: select an invocation")
+	h.keys("G", "d")
+	h.waitFor("has a broken record")
+	h.final()
+	if got := h.acts.called(); len(got) != 0 {
+		t.Fatalf("calls %v", got)
+	}
+}
+
+func TestSmallAndResize(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.tm.Send(tea.WindowSizeMsg{Width: 50, Height: 8})
+	h.keys("G")
+	m := h.final()
+	frame(t, m)
+	for i, l := range strings.Split(m.View(), "\n") {
+		if w := lipgloss.Width(l); w > 50 {
+			t.Errorf("line %d is %d wide: %q", i, w, l)
+		}
+	}
+	if n := strings.Count(m.View(), "\n") + 1; n != 8 {
+		t.Errorf("%d lines, want 8", n)
+	}
+}
+
+func TestLoadErrorKeepsLastSnapshot(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.loader.mu.Lock()
+	h.loader.err = errors.New("scan: permission denied")
+	h.loader.mu.Unlock()
+	h.tm.Send(tickMsg(t0))
+	h.waitFor("refresh failed: scan: permission denied")
+	m := h.final()
+	if len(m.Snapshot().Worktrees) != 2 {
+		t.Fatal("lost the last snapshot")
+	}
+}
+
+func TestPanickingLoaderDoesNotCrash(t *testing.T) {
+	m := New(Options{Loader: func(context.Context) (Snapshot, error) { panic("boom") }, Interval: time.Hour})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("boom")) },
+		teatest.WithDuration(5*time.Second))
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+func TestPlain(t *testing.T) {
+	golden.RequireEqual(t, []byte(Plain(mixed(), t0)))
+	if got := Plain(Snapshot{}, t0); got != "no integration worktrees\n" {
+		t.Fatalf("empty: %q", got)
+	}
+}
