@@ -75,13 +75,13 @@ func (r InvocationRow) Age() time.Time {
 // Counts summarises a worktree's invocations.
 type Counts struct{ Active, Ready, NeedsInput int }
 
-// Counts of a worktree: active (active or stalled), ready to land, needing
+// Counts of a worktree: active (starting, active or stalled), ready to land, needing
 // input.
 func (w WorktreeRow) Counts() Counts {
 	var c Counts
 	for _, inv := range w.Invocations {
 		switch inv.Display {
-		case StatusActive, StatusStalled:
+		case StatusActive, StatusStalled, StatusStarting:
 			c.Active++
 		case StatusReady:
 			c.Ready++

@@ -167,6 +167,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	// Keys typed faster than the terminal is read arrive as one message
+	// ("jl"): handle them one by one.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		var cmds []tea.Cmd
+		var mm tea.Model = m
+		for _, r := range msg.Runes {
+			var cmd tea.Cmd
+			mm, cmd = mm.(Model).handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			cmds = append(cmds, cmd)
+		}
+		return mm, tea.Sequence(cmds...)
+	}
 	k := m.keys
 	if msg.String() == "ctrl+c" {
 		return m, tea.Quit

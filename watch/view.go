@@ -31,6 +31,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		Selected: r.NewStyle().Reverse(true),
 		Status: map[string]lipgloss.Style{
 			StatusActive:     c("2"),
+			StatusStarting:   c("2"),
 			StatusStalled:    c("3"),
 			StatusNeedsInput: c("5").Bold(true),
 			StatusReady:      c("6").Bold(true),

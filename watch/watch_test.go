@@ -386,3 +386,13 @@ func TestPlain(t *testing.T) {
 		t.Fatalf("empty: %q", got)
 	}
 }
+
+func TestRunesTypedTogether(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjd")})
+	h.waitFor("+hello")
+	h.final()
+	if got := h.acts.called(); len(got) != 1 || got[0] != "diff d4e5" {
+		t.Fatalf("calls %v", got)
+	}
+}
