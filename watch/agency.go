@@ -166,20 +166,20 @@ func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*exec.Cm
 		return nil, err
 	}
 	if rec.Mode != store.ModeHeaded {
-		return nil, errs.New(errs.ENotHeaded, "press l for its logs", "invocation %s is headless: there is no terminal to attach to", inv.ShortID)
+		return nil, errs.NotHeaded(inv.ShortID)
 	}
 	if !agency.Active(rec) {
-		return nil, errs.New(errs.ENotRunning, "press l for what it printed", "invocation %s is %s: its tmux session is gone", inv.ShortID, rec.Status)
+		return nil, errs.SessionGone(inv.ShortID, rec.Status)
 	}
 	if AttachCmd != nil {
 		return AttachCmd(x.App, rec)
 	}
 	session := store.Deref(rec.TmuxSession)
 	if session == "" {
-		return nil, errs.New(errs.ENotRunning, "", "invocation %s has no tmux session yet", inv.ShortID)
+		return nil, errs.NoSession(inv.ShortID)
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
-		return nil, errs.New(errs.ETmuxNotFound, "install tmux", "tmux is not on PATH")
+		return nil, errs.TmuxMissing()
 	}
 	cmd := exec.Command("tmux", "attach-session", "-t", "="+session)
 	// Inside tmux, attach nests a client rather than refusing.
@@ -192,8 +192,7 @@ func (x *AgencyActions) worktreeDir(wt WorktreeRow) (string, error) {
 		return "", errs.NotFound("worktree", wt.ID)
 	}
 	if _, err := os.Stat(wt.Path); err != nil {
-		return "", errs.New(errs.ENotFound, "recreate it, or remove the record with 'git agency worktree rm "+wt.Name+"'",
-			"the tree of worktree %q is gone (%s)", wt.Name, wt.Path)
+		return "", errs.TreeGone(wt.Name, wt.Path)
 	}
 	return wt.Path, nil
 }
@@ -230,7 +229,7 @@ func (x *AgencyActions) Diff(ctx context.Context, inv InvocationRow) (string, er
 		return "", err
 	}
 	if _, err := os.Stat(rec.SandboxPath); err != nil {
-		return "", errs.New(errs.ENotFound, "", "the sandbox of %s is gone (%s)", inv.ShortID, store.Deref(rec.LandingStatus))
+		return "", errs.SandboxGone(inv.ShortID, rec.SandboxPath)
 	}
 	t := x.App.Repo.Tree(rec.SandboxPath)
 	out, err := t.Query(ctx, "diff", "--no-color", "--no-ext-diff", "--stat", "--patch", rec.BaseCommit, "--")
@@ -321,7 +320,7 @@ func tail(path string, n int64) ([]byte, error) {
 // Land implements Actions.
 func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, error) {
 	if LandFunc == nil {
-		return "", fmt.Errorf("land is not available yet in this build; use 'git agency agent land %s' when it is", inv.ID)
+		return "", errs.NotAvailable("land", "the landing workflow is still to come")
 	}
 	return LandFunc(ctx, x.App, inv.ID)
 }
@@ -329,7 +328,7 @@ func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, er
 // Discard implements Actions.
 func (x *AgencyActions) Discard(ctx context.Context, inv InvocationRow) (string, error) {
 	if DiscardFunc == nil {
-		return "", fmt.Errorf("discard is not available yet in this build; use 'git agency agent discard %s' when it is", inv.ID)
+		return "", errs.NotAvailable("discard", "the landing workflow is still to come")
 	}
 	return DiscardFunc(ctx, x.App, inv.ID)
 }
