@@ -236,6 +236,7 @@ func TestSelectionWhenItemVanishes(t *testing.T) {
 	s.Worktrees[1].Invocations = s.Worktrees[1].Invocations[:3]
 	h.loader.set(s)
 	h.tm.Send(tickMsg(t0))
+	h.waitFor("> └── 5e5f")
 	m := h.final()
 	if m.Selected() != "inv:20260128100500-5e5f" {
 		t.Fatalf("selected %q, want the new last item", m.Selected())
