@@ -44,3 +44,11 @@ bench:
 
 clean:
 	rm -rf $(BUILD)
+
+# bench runs every benchmark; each area adds its own bench-<area> target.
+bench: bench-watch
+
+# bench-watch: CPU used by `git agency watch` over 30 s with 50 invocations
+# at the default interval, as a share of one core (goal ≤ 3 %).
+bench-watch: build
+	$(GO) run ./bench/watchcpu -bin $(BUILD)/git-agency -d 30s -n 50

@@ -8,6 +8,7 @@ type AgencyCLI struct {
 
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
 	Agent    AgentCmd    `cmd:"" help:"Run coding agents in sandboxes and inspect them."`
+	Watch    WatchCmd    `cmd:"" help:"Live view of the worktrees and their agents; keys act on the selection (? for help)."`
 
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`

@@ -53,6 +53,7 @@ const (
 	EUnsafePath        Code = "E_UNSAFE_PATH"
 	EHasInvocations    Code = "E_HAS_INVOCATIONS"
 	EInternal          Code = "E_INTERNAL"
+	ENotAvailable      Code = "E_NOT_AVAILABLE"
 )
 
 // Error is the one error type git-agency shows to users.

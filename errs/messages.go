@@ -111,3 +111,35 @@ func UnsafePath(path, root string) *Error {
 func Internal(format string, args ...any) *Error {
 	return New(EInternal, "this is a bug in git agency; please report it", format, args...)
 }
+
+// Watch.
+
+func NotAvailable(action, alternative string) *Error {
+	return New(ENotAvailable, alternative, "%s is not available in this build yet", action)
+}
+
+func NotHeaded(short string) *Error {
+	return New(ENotHeaded, "press l for its logs", "invocation %s is headless: there is no terminal to attach to", short)
+}
+
+func SessionGone(short, status string) *Error {
+	return New(ENotRunning, "press l for what it printed", "invocation %s is %s: its tmux session is gone", short, status)
+}
+
+func NoSession(short string) *Error {
+	return New(ENotRunning, "wait for it to start", "invocation %s has no tmux session yet", short)
+}
+
+func TmuxMissing() *Error {
+	return New(ETmuxNotFound, "install tmux", "tmux is not on PATH")
+}
+
+func TreeGone(name, path string) *Error {
+	return New(ENotFound, "remove the record with 'git agency worktree rm --force "+name+"'",
+		"the tree of worktree %q is gone (%s)", name, path)
+}
+
+func SandboxGone(short, path string) *Error {
+	return New(ENotFound, "it was landed or discarded; see 'git agency agent show "+short+"'",
+		"the sandbox of %s is gone (%s)", short, path)
+}
