@@ -9,6 +9,9 @@ type AgencyCLI struct {
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
 
 	Man ManCmd `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+
+	Completion CompletionCmd `cmd:"" hidden:"" help:"Print the bash or zsh completion script (defines _git_agency / _git-agency)."`
+	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"List worktree names, invocation ids or runners for completion."`
 }
 
 // SandboxCLI is the grammar of `git sandbox`.
@@ -16,4 +19,7 @@ type SandboxCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	Man ManCmd `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+
+	Completion CompletionCmd `cmd:"" hidden:"" help:"Print the bash or zsh completion script (defines _git_agency / _git-agency)."`
+	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"List worktree names, invocation ids or runners for completion."`
 }
