@@ -7,8 +7,10 @@ type AgencyCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
+	Agent    AgentCmd    `cmd:"" help:"Run coding agents in sandboxes and inspect them."`
 
-	Man ManCmd `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 
 	Completion CompletionCmd `cmd:"" hidden:"" help:"Print the bash or zsh completion script (defines _git_agency / _git-agency)."`
 	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"List worktree names, invocation ids or runners for completion."`
@@ -18,7 +20,8 @@ type AgencyCLI struct {
 type SandboxCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	Man ManCmd `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 
 	Completion CompletionCmd `cmd:"" hidden:"" help:"Print the bash or zsh completion script (defines _git_agency / _git-agency)."`
 	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"List worktree names, invocation ids or runners for completion."`
