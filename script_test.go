@@ -358,12 +358,15 @@ func cmdChmodRO(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // scriptCondition adds [file:PATH] (PATH exists) to testscript's built-in
-// conditions, so a script can skip, with a reason, when a system file it
+// conditions, and [root] (running as root: permissions do not bind), so a script can skip, with a reason, when a system file it
 // needs (git's bash completion, say) is missing.
 func scriptCondition(cond string) (bool, error) {
 	if path, ok := strings.CutPrefix(cond, "file:"); ok {
 		_, err := os.Stat(path)
 		return err == nil, nil
+	}
+	if cond == "root" {
+		return os.Geteuid() == 0, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

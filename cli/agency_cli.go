@@ -8,6 +8,8 @@ type AgencyCLI struct {
 
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
 	Agent    AgentCmd    `cmd:"" help:"Run coding agents in sandboxes and inspect them."`
+	Doctor   DoctorCmd   `cmd:"" help:"Check git, tmux, runners, the data directory and this repository's records; exit 1 on a problem."`
+	GC       GCCmd       `cmd:"" name:"gc" help:"Remove what crashes and outside deletions left behind (a dry run unless on a terminal or --yes)."`
 
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
