@@ -12,7 +12,8 @@ import (
 func (r *Repo) ReachableFromOtherBranch(ctx context.Context, commit, except string) (bool, error) {
 	args := []string{"rev-list", "-n1", commit, "--not"}
 	if except != "" {
-		args = append(args, "--exclude="+except)
+		// --exclude before --branches matches names without refs/heads/.
+		args = append(args, "--exclude="+strings.TrimPrefix(except, "refs/heads/"))
 	}
 	args = append(args, "--branches")
 	out, err := r.query(ctx, args...)
