@@ -55,3 +55,8 @@ lint:
 
 clean:
 	rm -rf $(BUILD)
+
+# A throwaway repository, three demo agents, landing, cleanup (demo/demo.sh).
+# Touches nothing outside its own temp directory.
+demo:
+	sh demo/demo.sh

@@ -53,3 +53,32 @@ func TestMakeInstall(t *testing.T) {
 		t.Errorf("man -w git-agency = %q, want %q", got, want)
 	}
 }
+
+// TestDemo runs 'make demo' (demo/demo.sh) with its temp directory under a
+// test directory, and checks that it ran the agents and left nothing.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries: skipped with -short")
+	}
+	for _, p := range []string{"make", "sh"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip(p + " is not installed")
+		}
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command("make", "-s", "demo")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "DEMO_DELAY=20ms", "AGENCY_DATA_DIR="+filepath.Join(tmp, "must-not-be-used"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make demo: %v\n%s", err, out)
+	}
+	for _, want := range []string{"ready to land", "Welcome to the shop!", "the integration log", "removing "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	ents, _ := os.ReadDir(tmp)
+	if len(ents) != 0 {
+		t.Errorf("demo left %d entries in its TMPDIR (first: %s)", len(ents), ents[0].Name())
+	}
+}
