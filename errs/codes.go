@@ -45,4 +45,5 @@ var Meaning = map[Code]string{
 	EOtherRepo:         "the worktree belongs to another repository",
 	EAlreadyAdopted:    "the tree is already an integration worktree (or a sandbox)",
 	EUnhealthy:         "doctor found problems; each is listed with a hint",
+	ENotAvailable:      "a watch key whose feature this build does not have yet",
 }
