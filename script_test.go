@@ -58,6 +58,7 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 		RequireExplicitExec: false,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Setup:               setupEnv,
+		Condition:           scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"initrepo":   cmdInitrepo,
 			"exitcode":   cmdExitcode,
@@ -369,4 +370,18 @@ func cmdChmodRO(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		ts.Check(os.Chmod(ts.MkAbs(a), mode))
 	}
+}
+
+// scriptCondition adds [file:PATH] (PATH exists) to testscript's built-in
+// conditions, and [root] (running as root: permissions do not bind), so a script can skip, with a reason, when a system file it
+// needs (git's bash completion, say) is missing.
+func scriptCondition(cond string) (bool, error) {
+	if path, ok := strings.CutPrefix(cond, "file:"); ok {
+		_, err := os.Stat(path)
+		return err == nil, nil
+	}
+	if cond == "root" {
+		return os.Geteuid() == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

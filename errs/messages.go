@@ -179,14 +179,91 @@ func HasInvocations(name string, invs []string) *Error {
 		"worktree %q has %d running agent invocation(s)", name, len(invs)).With(invs...)
 }
 
-func CannotStop(inv string) *Error {
-	return New(EInvocationRunning, "wait for it to finish, then retry",
-		"invocation %s is running and cannot be stopped by this build", inv)
-}
-
 func short(id string) string {
 	if len(id) > 12 {
 		return id[:12]
 	}
 	return id
+}
+
+// Watch.
+
+func NotAvailable(action, alternative string) *Error {
+	return New(ENotAvailable, alternative, "%s is not available in this build yet", action)
+}
+
+func NotHeaded(short string) *Error {
+	return New(ENotHeaded, "press l for its logs", "invocation %s is headless: there is no terminal to attach to", short)
+}
+
+func SessionGone(short, status string) *Error {
+	return New(ENotRunning, "press l for what it printed", "invocation %s is %s: its tmux session is gone", short, status)
+}
+
+func NoSession(short string) *Error {
+	return New(ENotRunning, "wait for it to start", "invocation %s has no tmux session yet", short)
+}
+
+func TmuxMissing() *Error {
+	return New(ETmuxNotFound, "install tmux", "tmux is not on PATH")
+}
+
+func TreeGone(name, path string) *Error {
+	return New(ENotFound, "remove the record with 'git agency worktree rm --force "+name+"'",
+		"the tree of worktree %q is gone (%s)", name, path)
+}
+
+func SandboxGone(short, path string) *Error {
+	return New(ENotFound, "it was landed or discarded; see 'git agency agent show "+short+"'",
+		"the sandbox of %s is gone (%s)", short, path)
+}
+
+// Adopting an existing worktree.
+
+func NotAWorktree(path string) *Error {
+	return New(ENotAWorktree, "pass the directory of a linked worktree of this repository (see 'git worktree list')",
+		"not a worktree of this repository: %s", path)
+}
+
+func MainWorktree(path string) *Error {
+	return New(EMainWorktree, "adopt a linked worktree ('git worktree add …'), or create one with 'git agency worktree create --name N'",
+		"refusing to adopt the main worktree: %s", path)
+}
+
+func OtherRepo(path, common string) *Error {
+	return New(EOtherRepo, "run 'git agency worktree adopt' from inside that worktree's own repository",
+		"%s belongs to another repository (%s)", path, common)
+}
+
+func AlreadyAdopted(path, name, id string) *Error {
+	return New(EAlreadyAdopted, "it is already an integration worktree: use 'git agency worktree show "+name+"'",
+		"%s is already integration worktree %q (%s)", path, name, id)
+}
+
+func AlreadyIntegrationTree(path string) *Error {
+	return New(EAlreadyAdopted, "it holds .agency/INTEGRATION_MARKER; if no record owns it, delete that file and retry",
+		"%s is already an integration worktree", path)
+}
+
+func ManagedTree(path string) *Error {
+	return New(EAlreadyAdopted, "sandboxes belong to their invocation; land or discard it instead",
+		"%s is a git agency sandbox, not a worktree to adopt", path)
+}
+
+func AdoptDetached(path string) *Error {
+	return New(EDetachedHead, "check out a branch in that worktree first ('git -C <path> switch <branch>')",
+		"the worktree at %s has a detached HEAD; an integration worktree needs a branch", path)
+}
+
+func AdoptNameTaken(name, id string) *Error {
+	return New(ENameTaken, "choose a name with --name",
+		"a worktree named %q already exists (%s)", name, id)
+}
+
+// Health checks.
+
+func Unhealthy(n int) *Error {
+	e := New(EUnhealthy, "each finding above has its own hint; 'git agency gc' removes leftovers",
+		"doctor found %d problem(s)", n)
+	return e
 }
