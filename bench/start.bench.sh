@@ -22,7 +22,7 @@ agency_total=0
 ids=()
 for i in $(seq $runs); do
 	t0=$(now_ns)
-	id=$(git agency agent start -w bench --runner sh --headless -d --prompt 'sleep 3')
+	id=$(git agency agent start -w bench --runner sh --headless -d --prompt 'sleep 60')
 	t1=$(now_ns)
 	agency_total=$((agency_total + t1 - t0))
 	ids+=("$id")
