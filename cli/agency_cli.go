@@ -34,6 +34,7 @@ type SandboxCLI struct {
 	Open    AgentOpenCmd    `cmd:"" help:"Open the sandbox in your editor."`
 	Stop    AgentStopCmd    `cmd:"" help:"Stop the agent gracefully."`
 	Kill    AgentKillCmd    `cmd:"" help:"Kill the agent."`
+	Attach  AgentAttachCmd  `cmd:"" help:"Attach to a headed agent's tmux session."`
 
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
