@@ -153,6 +153,29 @@ func (t *Tree) IsIgnored(ctx context.Context, path string) (bool, error) {
 	return true, nil
 }
 
+// CheckIgnored returns which of paths (relative to the tree) git ignores,
+// from one `git check-ignore --stdin -z`.
+func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]bool, error) {
+	ignored := map[string]bool{}
+	if len(paths) == 0 {
+		return ignored, nil
+	}
+	in := strings.Join(paths, "\x00") + "\x00"
+	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in), "check-ignore", "-z", "--stdin")
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return ignored, nil
+		}
+		return nil, err
+	}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			ignored[p] = true
+		}
+	}
+	return ignored, nil
+}
+
 // IsDirtyQuick reports whether `git status --porcelain` prints anything
 // (untracked files count only when untracked is set).
 func (t *Tree) IsDirtyQuick(ctx context.Context, untracked bool) (bool, error) {
