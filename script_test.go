@@ -209,9 +209,18 @@ func jsonLookup(ts *testscript.TestScript, src, path string) (string, error) {
 		}
 		data = b
 	}
+	v, err := jsonValue(data, path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", src, err)
+	}
+	return v, nil
+}
+
+// jsonValue returns the value at a dotted path of a JSON document.
+func jsonValue(data []byte, path string) (string, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		return "", fmt.Errorf("%s: %v", src, err)
+		return "", err
 	}
 	if path != "." {
 		for _, p := range strings.Split(path, ".") {
@@ -255,6 +264,9 @@ func jsonLookup(ts *testscript.TestScript, src, path string) (string, error) {
 //	waitfor grep REGEXP FILE          FILE's content matches
 //	waitfor json FILE PATH VALUE      as jsonfield
 //	waitfor run REGEXP prog args...   prog's stdout matches (prog from PATH)
+//	waitfor status INV VALUE          `git-agency agent show INV --json` has
+//	                                  status VALUE (json-status is an alias)
+//	waitfor field INV PATH VALUE      the same for any field of that JSON
 func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 	timeout := 30 * time.Second
 	if len(args) > 1 && args[0] == "-t" {
@@ -279,6 +291,20 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 		case "json":
 			got, err := jsonLookup(ts, args[1], args[2])
 			return err == nil && matchValue(args[3], got), fmt.Sprintf("%s %s = %q (%v)", args[1], args[2], got, err)
+		case "status", "json-status", "field":
+			path, want := "status", args[2]
+			if args[0] == "field" {
+				path, want = args[2], args[3]
+			}
+			cmd := exec.Command("git-agency", "agent", "show", args[1], "--json")
+			cmd.Dir = ts.MkAbs(".")
+			cmd.Env = fullEnv(ts)
+			out, err := cmd.Output()
+			if err != nil {
+				return false, fmt.Sprintf("agent show %s: %v", args[1], err)
+			}
+			got, err := jsonValue(out, path)
+			return err == nil && matchValue(want, got), fmt.Sprintf("%s = %q (%v)", path, got, err)
 		case "run":
 			cmd := exec.Command(args[2], args[3:]...)
 			cmd.Dir = ts.MkAbs(".")

@@ -7,13 +7,16 @@ type AgencyCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
+	Agent    AgentCmd    `cmd:"" help:"Run coding agents in sandboxes and inspect them."`
 
-	Man ManCmd `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 }
 
 // SandboxCLI is the grammar of `git sandbox`.
 type SandboxCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	Man ManCmd `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 }

@@ -136,3 +136,17 @@ func UserEnv(extra ...string) []string {
 	out = append(out, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	return append(out, extra...)
 }
+
+// StripRepoEnv returns env without git's repository-pinning variables and
+// nothing forced: the environment an agent or a user script gets.
+func StripRepoEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if localEnvVars[k] || k == "GIT_EXEC_PATH" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

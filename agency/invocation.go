@@ -1,0 +1,362 @@
+package agency
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// StartOptions are the inputs of `agent start`.
+type StartOptions struct {
+	Worktree           string
+	Runner             string
+	Headless           bool
+	Prompt             string
+	PromptSource       string // "flag", "file", "editor", ""
+	PromptPath         string
+	RunnerArgs         []string
+	NoIncludeUntracked bool
+}
+
+// Failpoints of StartInvocation.
+const (
+	FPStartAfterSandbox = "agent-start:after-sandbox"
+	FPStartSpawn        = "agent-start:spawn"
+)
+
+// SelfExe is the program the supervisor is started as: this binary, found
+// the way the user's shell or git found it.
+func SelfExe() string {
+	arg0 := os.Args[0]
+	if filepath.Base(arg0) != arg0 {
+		if abs, err := filepath.Abs(arg0); err == nil {
+			return abs
+		}
+	}
+	if p, err := exec.LookPath(arg0); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	p, _ := os.Executable()
+	return p
+}
+
+// PrepareStart checks everything that can be checked before anything is
+// created: the worktree, the runner and its program, the prompt.
+func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spec, error) {
+	wt, err := a.ResolvePresentWorktree(opts.Worktree)
+	if err != nil {
+		return nil, runner.Spec{}, err
+	}
+	if !HasMarker(wt.TreePath) {
+		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
+			"worktree %q has no integration marker at %s", wt.Name, MarkerPath(wt.TreePath))
+	}
+	spec, err := runner.Lookup(a.Config, opts.Runner)
+	if err != nil {
+		return nil, runner.Spec{}, err
+	}
+	if _, err := spec.Find(); err != nil {
+		return nil, runner.Spec{}, err
+	}
+	if !opts.Headless && runner.RunHeaded == nil {
+		return nil, runner.Spec{}, errs.New(errs.ETmuxNotFound, "use --headless", "headed runs need tmux support, which this build lacks")
+	}
+	return wt, spec, nil
+}
+
+// StartInvocation creates the invocation record and its sandbox, then
+// spawns the supervisor. Any failure removes what was made.
+func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.InvocationRecord, error) {
+	wt, spec, err := a.PrepareStart(opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Headless && opts.Prompt == "" {
+		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
+	}
+	maxActive, ok := a.Config.Int("agency.maxActive", 0)
+	if !ok {
+		v, _ := a.Config.Get("agency.maxActive")
+		return nil, errs.Config("agency.maxActive", v, "a whole number")
+	}
+
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { lock.Unlock() }()
+	if maxActive > 0 {
+		n, err := a.countActive(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if n >= maxActive {
+			return nil, errs.New(errs.ETooManyActive, "wait for one to finish, stop one, or raise git config agency.maxActive",
+				"%d agents are running in this repository (agency.maxActive = %d)", n, maxActive)
+		}
+	}
+	if err := os.MkdirAll(a.Store.InvocationsDir(), 0o700); err != nil {
+		return nil, errs.IO("create", a.Store.InvocationsDir(), err)
+	}
+	var inv string
+	for attempt := 0; ; attempt++ {
+		inv = store.NewID(a.Now())
+		err := os.Mkdir(a.Store.InvocationDir(inv), 0o700)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) || attempt == 5 {
+			return nil, errs.IO("create", a.Store.InvocationDir(inv), err)
+		}
+	}
+	sandboxMade := false
+	rec := &store.InvocationRecord{}
+	cleanup := func() {
+		if sandboxMade {
+			a.RemoveSandboxTree(ctx, rec)
+			a.Repo.DeleteBranch(ctx, store.SandboxBranch(inv), true)
+			store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(inv))
+		}
+		store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv))
+	}
+	base, err := a.CreateSandbox(ctx, wt, inv)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	sandboxMade = true
+	tree := a.Store.SandboxTreePath(inv)
+	mode := store.ModeHeaded
+	if opts.Headless {
+		mode = store.ModeHeadless
+	}
+	*rec = store.InvocationRecord{
+		SchemaVersion:         store.SchemaVersion,
+		InvocationID:          inv,
+		IntegrationWorktreeID: wt.WorktreeID,
+		RepoID:                a.Store.RepoID,
+		SandboxPath:           tree,
+		SandboxBranch:         store.SandboxBranch(inv),
+		BaseCommit:            base,
+		Runner:                spec.Name,
+		Mode:                  mode,
+		Command:               spec.Argv(opts.Headless, opts.RunnerArgs, opts.Prompt, tree),
+		StartedAt:             a.now(),
+		Status:                store.StatusStarting,
+		PromptSource:          opts.PromptSource,
+		PromptPath:            opts.PromptPath,
+		IncludeUntracked:      !opts.NoIncludeUntracked,
+	}
+	if mode == store.ModeHeaded {
+		rec.TmuxSession = store.Str("agency-" + inv)
+	}
+	if err := a.fail(FPStartAfterSandbox); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if opts.Prompt != "" {
+		if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(inv), "prompt.md"), []byte(opts.Prompt), 0o600); err != nil {
+			cleanup()
+			return nil, err
+		}
+	}
+	if err := a.Store.WriteInvocation(rec); err != nil {
+		cleanup()
+		return nil, err
+	}
+	// last_used_at: agent start touches its worktree.
+	if cur, err := a.Store.ReadWorktree(wt.WorktreeID); err == nil {
+		cur.LastUsedAt = a.now()
+		a.Store.WriteWorktree(cur)
+	}
+	if err := a.spawnSupervisor(rec); err != nil {
+		cleanup()
+		return nil, err
+	}
+	a.Store.AppendEvent(inv, "created", map[string]any{
+		"worktree_id": wt.WorktreeID, "runner": spec.Name, "mode": mode, "base_commit": base,
+	})
+	return rec, nil
+}
+
+// spawnSupervisor starts `<self> supervise <inv>` in its own session, stdin
+// from /dev/null, output to supervisor.log. The caller holds the lock; the
+// supervisor's first record update waits for it.
+func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
+	if err := a.fail(FPStartSpawn); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(a.Store.SupervisorLogPath(rec.InvocationID), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return errs.IO("create", a.Store.SupervisorLogPath(rec.InvocationID), err)
+	}
+	defer logf.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return errs.IO("open", os.DevNull, err)
+	}
+	defer devnull.Close()
+	cmd := exec.Command(SelfExe(), "supervise", rec.InvocationID)
+	// Run from the main worktree: the tree we were started in may be an
+	// integration tree the user removes while the agent runs.
+	cmd.Dir = a.Repo.Toplevel
+	if wts, err := a.Repo.Worktrees(context.Background()); err == nil && len(wts) > 0 && !wts[0].Bare {
+		cmd.Dir = wts[0].Path
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
+	}
+	pid := cmd.Process.Pid
+	st, _ := runner.StartTime(pid)
+	rec.SupervisorPID = &pid
+	rec.SupervisorStartTime = &st
+	if err := a.Store.WriteInvocation(rec); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return err
+	}
+	// Reap it in the background if we live long enough; it is in its own
+	// session and outlives us otherwise.
+	go cmd.Wait()
+	return nil
+}
+
+// countActive counts starting and running invocations (after reconcile).
+func (a *App) countActive(ctx context.Context) (int, error) {
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return 0, errs.IO("scan", a.Store.InvocationsDir(), err)
+	}
+	n := 0
+	for _, e := range list {
+		if e.Record == nil || !Active(e.Record) {
+			continue
+		}
+		r := a.reconcileLocked(ctx, e.Record)
+		if Active(r) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Active reports whether an invocation is starting or running.
+func Active(r *store.InvocationRecord) bool {
+	return r.Status == store.StatusStarting || r.Status == store.StatusRunning
+}
+
+// InvocationView is an invocation as read paths show it.
+type InvocationView struct {
+	Record  *store.InvocationRecord
+	ID      string
+	Dir     string
+	Broken  bool
+	Err     error
+	Display string
+	// LastOutput is the freshest output time (record or log mtimes).
+	LastOutput time.Time
+}
+
+// ListOptions filter ListInvocations.
+type ListOptions struct {
+	WorktreeID string // "" = all
+}
+
+// ListInvocations scans, reconciles and derives display status.
+func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
+	}
+	var out []InvocationView
+	for _, e := range list {
+		v := InvocationView{ID: e.ID, Dir: e.Dir, Broken: e.Broken, Err: e.Err}
+		if e.Record != nil {
+			if opts.WorktreeID != "" && e.Record.IntegrationWorktreeID != opts.WorktreeID {
+				continue
+			}
+			v.Record = a.Reconcile(ctx, e.Record)
+			v.LastOutput = a.lastOutput(v.Record)
+			v.Display = a.DisplayStatus(v.Record, v.LastOutput)
+		} else {
+			if opts.WorktreeID != "" {
+				continue
+			}
+			v.Display = "broken"
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// ShowInvocation resolves, reconciles and derives display status.
+func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return nil, err
+	}
+	rec = a.Reconcile(ctx, rec)
+	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
+	v.LastOutput = a.lastOutput(rec)
+	v.Display = a.DisplayStatus(rec, v.LastOutput)
+	return v, nil
+}
+
+func (a *App) lastOutput(r *store.InvocationRecord) time.Time {
+	t := runner.LastOutput(a.Store, r.InvocationID)
+	if r.LastOutputAt != nil {
+		if rt, err := time.Parse(time.RFC3339, *r.LastOutputAt); err == nil && rt.After(t) {
+			t = rt
+		}
+	}
+	return t
+}
+
+// StallThreshold is agency.stallThreshold (default 5m).
+func (a *App) StallThreshold() time.Duration {
+	d, _ := a.Config.Duration("agency.stallThreshold", 5*time.Minute)
+	return d
+}
+
+// DisplayStatus derives what a person should see for an invocation.
+func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) string {
+	if DeriveDisplay != nil {
+		return DeriveDisplay(a, r, lastOutput)
+	}
+	switch store.Deref(r.LandingStatus) {
+	case store.LandingLanded:
+		return "landed"
+	case store.LandingDiscarded:
+		return "discarded"
+	}
+	switch r.Status {
+	case store.StatusStarting:
+		return "starting"
+	case store.StatusRunning:
+		if r.SemanticStatus == "needs_input" {
+			return "needs input"
+		}
+		if !lastOutput.IsZero() && a.Now().Sub(lastOutput) > a.StallThreshold() {
+			return "stalled"
+		}
+		return "active"
+	case store.StatusFailed:
+		return "failed"
+	}
+	return "ready to land"
+}
+
+// DeriveDisplay, when set, replaces the display-status derivation (the
+// stream parser's semantic status plugs in here).
+var DeriveDisplay func(a *App, r *store.InvocationRecord, lastOutput time.Time) string

@@ -1,0 +1,113 @@
+package agency
+
+import (
+	"context"
+	"time"
+
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// startGrace is how long a starting invocation without a recorded
+// supervisor is left alone (its start command is still spawning it).
+const startGrace = 30 * time.Second
+
+// HeadedState, when set by the tmux mode, tells whether a headed
+// invocation's session is still running its program; when it is gone it may
+// return the exit code it could still read.
+var HeadedState func(a *App, r *store.InvocationRecord) (running bool, exitCode *int)
+
+// Reconcile repairs the record of an invocation whose supervisor died (the
+// reaper of the spec): it runs lazily on every read path, is idempotent,
+// and takes the lock only when there is something to repair. Records never
+// stay running forever: a dead supervisor with a gone runner is failed with
+// exit_reason unknown (headless), or finished/exited when the tmux session
+// is gone (headed).
+func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
+	r = a.reconcileLand(ctx, r)
+	if !a.needsReconcile(r) {
+		return r
+	}
+	lock, err := a.Lock()
+	if err != nil {
+		return r // best effort: a busy lock means someone else is at work
+	}
+	defer lock.Unlock()
+	return a.reconcileLocked(ctx, r)
+}
+
+// ReconcileLand, when set by the landing code, detects an interrupted land.
+var ReconcileLand func(a *App, ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord
+
+func (a *App) reconcileLand(ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
+	if ReconcileLand == nil {
+		return r
+	}
+	return ReconcileLand(a, ctx, r)
+}
+
+func (a *App) needsReconcile(r *store.InvocationRecord) bool {
+	if !Active(r) {
+		return false
+	}
+	if runner.AlivePtr(r.SupervisorPID, r.SupervisorStartTime) {
+		return false
+	}
+	if r.SupervisorPID == nil && r.Status == store.StatusStarting {
+		if t, err := time.Parse(time.RFC3339, r.StartedAt); err == nil && a.Now().Sub(t) < startGrace {
+			return false
+		}
+	}
+	return true
+}
+
+// reconcileLocked is Reconcile for a caller holding the lock.
+func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
+	cur, err := a.Store.ReadInvocation(r.InvocationID)
+	if err != nil {
+		return r
+	}
+	if !a.needsReconcile(cur) {
+		return cur
+	}
+	var code *int
+	finished, reason := store.StatusFailed, store.ExitUnknown
+	if cur.Mode == store.ModeHeaded {
+		if HeadedState != nil {
+			running, c := HeadedState(a, cur)
+			if running {
+				return cur
+			}
+			code = c
+		}
+		finished, reason = store.StatusFinished, store.ExitExited
+		if code != nil && *code != 0 {
+			finished = store.StatusFailed
+		}
+	} else if runner.AlivePtr(cur.PID, cur.PIDStartTime) {
+		// The supervisor died but the agent still runs: it is running.
+		return cur
+	}
+	switch cur.StopRequested {
+	case store.ExitKilled, store.ExitStopped:
+		reason = cur.StopRequested
+	}
+	cur.Status = finished
+	cur.ExitReason = store.Str(reason)
+	cur.ExitCode = code
+	cur.FinishedAt = store.Str(a.now())
+	if cur.LandingStatus == nil {
+		cur.LandingStatus = store.Str(store.LandingPending)
+	}
+	if t := runner.LastOutput(a.Store, cur.InvocationID); !t.IsZero() {
+		cur.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
+	}
+	if cur.Error == "" {
+		cur.Error = "the supervisor is gone; the outcome was reconstructed"
+	}
+	if err := a.Store.WriteInvocation(cur); err != nil {
+		return r
+	}
+	a.Store.AppendEvent(cur.InvocationID, "reconciled", map[string]any{"status": cur.Status, "exit_reason": reason})
+	return cur
+}

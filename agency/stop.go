@@ -1,0 +1,142 @@
+package agency
+
+import (
+	"context"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// StopHeaded, when set by the tmux mode, stops (C-c) or kills
+// (kill-session) a headed invocation.
+var StopHeaded func(a *App, r *store.InvocationRecord, kill bool) error
+
+// StopInvocation asks a running invocation to stop (SIGINT to the runner's
+// process group, or C-c in its tmux pane) or kills it (SIGKILL, or
+// kill-session). The request is recorded first so the supervisor records
+// exit_reason stopped or killed. It returns the record as it stands after
+// waiting up to wait for the invocation to end.
+func (a *App) StopInvocation(ctx context.Context, query string, kill bool, wait time.Duration) (*store.InvocationRecord, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return nil, err
+	}
+	return a.Stop(ctx, a.Reconcile(ctx, rec), kill, wait)
+}
+
+// Stop is StopInvocation for a resolved record.
+func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, wait time.Duration) (*store.InvocationRecord, error) {
+	if !Active(rec) {
+		return nil, errs.New(errs.ENotRunning, "see 'git agency agent show "+rec.InvocationID+"'",
+			"invocation %s is not running (status %s)", rec.InvocationID, rec.Status)
+	}
+	reason := store.ExitStopped
+	if kill {
+		reason = store.ExitKilled
+	}
+	rec, err := a.Store.UpdateInvocation(a.LockTimeout, rec.InvocationID, func(r *store.InvocationRecord) error {
+		if r.StopRequested != store.ExitKilled {
+			r.StopRequested = reason
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.Store.AppendEvent(rec.InvocationID, reason+"_requested", nil)
+	if rec.Mode == store.ModeHeaded {
+		if StopHeaded == nil {
+			return nil, errs.New(errs.ETmuxNotFound, "", "headed runs are not supported by this build")
+		}
+		if err := StopHeaded(a, rec, kill); err != nil {
+			return nil, err
+		}
+	} else if err := a.signalRunner(rec, kill); err != nil {
+		return nil, err
+	}
+	return a.WaitDone(ctx, rec.InvocationID, wait), nil
+}
+
+// signalRunner signals a headless runner's process group. A runner that has
+// not started yet sees the recorded request before it starts.
+func (a *App) signalRunner(rec *store.InvocationRecord, kill bool) error {
+	sig := syscall.SIGINT
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if rec.PID != nil {
+			var st uint64
+			if rec.PIDStartTime != nil {
+				st = *rec.PIDStartTime
+			}
+			if err := runner.SignalGroup(*rec.PID, st, sig); err != nil && err != os.ErrProcessDone {
+				return errs.Wrap(errs.EIO, err, "", "cannot signal the agent (pid %d)", *rec.PID)
+			}
+			return nil
+		}
+		if time.Now().After(deadline) || !Active(rec) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+		cur, err := a.Store.ReadInvocation(rec.InvocationID)
+		if err == nil {
+			rec = cur
+		}
+	}
+}
+
+// WaitDone polls the record (a file read) until the invocation is no longer
+// active or the wait is over, and returns the latest record.
+func (a *App) WaitDone(ctx context.Context, inv string, wait time.Duration) *store.InvocationRecord {
+	deadline := time.Now().Add(wait)
+	var rec *store.InvocationRecord
+	for {
+		r, err := a.Store.ReadInvocation(inv)
+		if err == nil {
+			rec = a.Reconcile(ctx, r)
+			if !Active(rec) {
+				return rec
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return rec
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// StopAndWait stops a running invocation, gives it grace, then kills it and
+// waits for the record to be final (for discard and worktree rm --force).
+func (a *App) StopAndWait(ctx context.Context, rec *store.InvocationRecord, grace time.Duration) (*store.InvocationRecord, error) {
+	if !Active(rec) {
+		return rec, nil
+	}
+	r, err := a.Stop(ctx, rec, false, grace)
+	if err != nil && !errs.Is(err, errs.ENotRunning) {
+		return nil, err
+	}
+	if r != nil && !Active(r) {
+		return r, nil
+	}
+	cur, err := a.Store.ReadInvocation(rec.InvocationID)
+	if err != nil {
+		return nil, err
+	}
+	if !Active(cur) {
+		return cur, nil
+	}
+	r, err = a.Stop(ctx, cur, true, 10*time.Second)
+	if err != nil && !errs.Is(err, errs.ENotRunning) {
+		return nil, err
+	}
+	if r == nil {
+		return a.Store.ReadInvocation(rec.InvocationID)
+	}
+	return r, nil
+}

@@ -1,0 +1,483 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// AgentCmd groups `git agency agent …`.
+type AgentCmd struct {
+	Start AgentStartCmd `cmd:"" help:"Start an agent in a new sandbox branched from an integration worktree."`
+	Ls    AgentLsCmd    `cmd:"" aliases:"list" help:"List agent invocations."`
+	Show  AgentShowCmd  `cmd:"" help:"Show one invocation's record."`
+	Stop  AgentStopCmd  `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
+	Kill  AgentKillCmd  `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
+	Logs  AgentLogsCmd  `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
+	Open  AgentOpenCmd  `cmd:"" help:"Open an agent's sandbox in your editor."`
+}
+
+// InvocationArg is the positional invocation id of most agent commands.
+type InvocationArg struct {
+	Invocation string `arg:"" name:"invocation" help:"Invocation id or unique id prefix."`
+}
+
+// AgentStartCmd is `agent start`.
+type AgentStartCmd struct {
+	Worktree           string   `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
+	Runner             string   `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
+	Headless           bool     `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
+	Prompt             string   `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
+	PromptFile         string   `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
+	Detached           bool     `short:"d" help:"Return at once instead of following the agent."`
+	NoIncludeUntracked bool     `help:"Checkpoints snapshot tracked files only."`
+	RunnerArg          []string `help:"Extra argument for the runner (repeatable), before the prompt."`
+}
+
+func (c *AgentStartCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	opts := agency.StartOptions{
+		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
+		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked,
+	}
+	// Check what can be checked before asking for a prompt.
+	if _, _, err := a.PrepareStart(opts); err != nil {
+		return err
+	}
+	switch {
+	case c.Prompt != "":
+		opts.Prompt, opts.PromptSource = c.Prompt, "flag"
+	case c.PromptFile != "":
+		data, err := os.ReadFile(c.PromptFile)
+		if err != nil {
+			return errs.IO("read", c.PromptFile, err)
+		}
+		abs, _ := filepath.Abs(c.PromptFile)
+		opts.Prompt, opts.PromptSource, opts.PromptPath = string(data), "file", abs
+	case c.Headless:
+		p, err := promptFromEditor(env, a)
+		if err != nil {
+			return err
+		}
+		opts.Prompt, opts.PromptSource = p, "editor"
+	}
+	if c.Headless && strings.TrimSpace(opts.Prompt) == "" {
+		return errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
+	}
+	rec, err := a.StartInvocation(env.Ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	if c.Detached {
+		return nil
+	}
+	if rec.Mode == store.ModeHeaded {
+		if AttachHeaded == nil {
+			return nil
+		}
+		return AttachHeaded(env, a, rec)
+	}
+	return followInvocation(env, a, rec.InvocationID, true, true)
+}
+
+// AttachHeaded attaches the terminal to a headed invocation (set by the
+// tmux mode).
+var AttachHeaded func(env *Env, a *agency.App, rec *store.InvocationRecord) error
+
+// promptFromEditor opens $EDITOR on a temp file for the prompt.
+func promptFromEditor(env *Env, a *agency.App) (string, error) {
+	editor, err := a.Editor("")
+	if err != nil {
+		e := errs.As(err)
+		return "", errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file, or set $EDITOR", "no prompt given and %s", e.Msg)
+	}
+	f, err := os.CreateTemp("", "agency-prompt-*.md")
+	if err != nil {
+		return "", errs.IO("create", "prompt file", err)
+	}
+	path := f.Name()
+	f.Close()
+	defer os.Remove(path)
+	if err := runEditor(env, editor, path); err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", errs.IO("read", path, err)
+	}
+	return string(data), nil
+}
+
+// followInvocation streams an invocation's output until it ends, then
+// returns its exit code as an ExitError. Ctrl-C stops the agent (twice:
+// kills it). stopOnInterrupt is false for `logs --follow`, where Ctrl-C
+// just stops following.
+func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool) error {
+	logs := a.Store.SandboxLogsDir(inv)
+	outName := "raw.jsonl"
+	if rec, err := a.Store.ReadInvocation(inv); err == nil && rec.Mode == store.ModeHeaded {
+		outName = "pane.log"
+	}
+	out := &tailer{path: filepath.Join(logs, outName), w: env.Stdout}
+	errT := &tailer{path: filepath.Join(logs, "stderr.log"), w: env.Stderr}
+	var sigs chan os.Signal
+	if stopOnInterrupt {
+		sigs = make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt)
+		defer signal.Stop(sigs)
+	}
+	interrupts := 0
+	for {
+		n := out.poll() + errT.poll()
+		rec, err := a.Store.ReadInvocation(inv)
+		if err != nil {
+			return errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
+		}
+		rec = a.Reconcile(env.Ctx, rec)
+		if !agency.Active(rec) && n == 0 {
+			out.poll()
+			errT.poll()
+			if !exitWithAgent {
+				return nil
+			}
+			return agentExit(rec)
+		}
+		select {
+		case <-sigs:
+			interrupts++
+			kill := interrupts > 1
+			if kill {
+				fmt.Fprintln(env.Stderr, "killing the agent…")
+			} else {
+				fmt.Fprintln(env.Stderr, "stopping the agent… (Ctrl-C again to kill it)")
+			}
+			if _, err := a.Stop(env.Ctx, rec, kill, 0); err != nil && !errs.Is(err, errs.ENotRunning) {
+				return err
+			}
+		case <-env.Ctx.Done():
+			return env.Ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// agentExit turns a final record into the command's exit status.
+func agentExit(rec *store.InvocationRecord) error {
+	if rec.ExitCode != nil {
+		if *rec.ExitCode == 0 {
+			return nil
+		}
+		if *rec.ExitCode > 0 && *rec.ExitCode < 256 {
+			return &ExitError{Code: *rec.ExitCode}
+		}
+		return &ExitError{Code: 1}
+	}
+	if rec.Status == store.StatusFailed {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+// tailer copies what was appended to a file since the last poll.
+type tailer struct {
+	path string
+	w    io.Writer
+	off  int64
+}
+
+func (t *tailer) poll() int {
+	f, err := os.Open(t.path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
+		return 0
+	}
+	n, _ := io.Copy(t.w, f)
+	t.off += n
+	return int(n)
+}
+
+// AgentLsCmd is `agent ls`.
+type AgentLsCmd struct {
+	JSONFlag
+	Worktree string `short:"w" help:"Only this integration worktree's invocations."`
+}
+
+type invocationJSON struct {
+	*store.InvocationRecord
+	DisplayStatus string `json:"display_status"`
+	WorktreeName  string `json:"worktree_name,omitempty"`
+}
+
+type brokenInvocationJSON struct {
+	InvocationID string `json:"invocation_id"`
+	Broken       bool   `json:"broken"`
+	Status       string `json:"status"`
+	RecordDir    string `json:"record_dir"`
+	Error        string `json:"error"`
+}
+
+func (c *AgentLsCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	opts := agency.ListOptions{}
+	if c.Worktree != "" {
+		e, err := a.ResolveWorktree(c.Worktree, true)
+		if err != nil {
+			return err
+		}
+		opts.WorktreeID = e.ID
+	}
+	views, err := a.ListInvocations(env.Ctx, opts)
+	if err != nil {
+		return err
+	}
+	names := worktreeNames(a)
+	if c.JSON {
+		out := []any{}
+		for _, v := range views {
+			if v.Broken {
+				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
+				continue
+			}
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID]})
+		}
+		return printJSON(env.Stdout, out)
+	}
+	t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "STARTED")
+	for _, v := range views {
+		if v.Broken {
+			t.add(v.ID, "-", "-", "-", "broken", "broken", "-")
+			continue
+		}
+		r := v.Record
+		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt))
+	}
+	t.flush()
+	return nil
+}
+
+func worktreeNames(a *agency.App) map[string]string {
+	names := map[string]string{}
+	if list, err := a.Store.ScanWorktrees(); err == nil {
+		for _, e := range list {
+			if e.Record != nil {
+				names[e.ID] = e.Record.Name
+			}
+		}
+	}
+	return names
+}
+
+// AgentShowCmd is `agent show`.
+type AgentShowCmd struct {
+	JSONFlag
+	InvocationArg
+}
+
+func (c *AgentShowCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	v, err := a.ShowInvocation(env.Ctx, c.Invocation)
+	if err != nil {
+		return err
+	}
+	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
+	if c.JSON {
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name})
+	}
+	printInvocation(env.Stdout, v, name, a)
+	return nil
+}
+
+func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *agency.App) {
+	r := v.Record
+	p := func(k, val string) { fmt.Fprintf(w, "%-24s %s\n", k+":", val) }
+	pi := func(k string, n *int) {
+		if n == nil {
+			p(k, "-")
+		} else {
+			p(k, fmt.Sprint(*n))
+		}
+	}
+	p("invocation_id", r.InvocationID)
+	p("state", v.Display)
+	p("status", r.Status)
+	p("integration_worktree_id", r.IntegrationWorktreeID+"  ("+orDash(wtName)+")")
+	p("runner", r.Runner)
+	p("mode", r.Mode)
+	p("command", fmt.Sprintf("%q", r.Command))
+	p("sandbox_path", r.SandboxPath)
+	p("sandbox_branch", r.SandboxBranch)
+	p("base_commit", r.BaseCommit)
+	pi("pid", r.PID)
+	p("tmux_session", orDash(store.Deref(r.TmuxSession)))
+	p("started_at", r.StartedAt)
+	p("finished_at", orDash(store.Deref(r.FinishedAt)))
+	p("exit_reason", orDash(store.Deref(r.ExitReason)))
+	pi("exit_code", r.ExitCode)
+	last := "-"
+	if !v.LastOutput.IsZero() {
+		last = v.LastOutput.UTC().Format(time.RFC3339)
+	}
+	p("last_output_at", last)
+	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if r.PromptSource != "" {
+		p("prompt_source", r.PromptSource)
+	}
+	if r.PromptPath != "" {
+		p("prompt_path", r.PromptPath)
+	}
+	p("include_untracked", fmt.Sprint(r.IncludeUntracked))
+	if r.SetupStatus != "" {
+		p("setup_status", r.SetupStatus)
+	}
+	if r.SemanticStatus != "" {
+		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
+	}
+	if u := r.Usage; u != nil {
+		cost := "-"
+		if u.CostUSD != nil {
+			cost = fmt.Sprintf("$%.4f", *u.CostUSD)
+		}
+		p("usage", fmt.Sprintf("%d turns, %d input / %d output tokens, %s", u.Turns, u.InputTokens, u.OutputTokens, cost))
+	}
+	if r.Error != "" {
+		p("error", r.Error)
+	}
+	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
+}
+
+// AgentStopCmd is `agent stop`.
+type AgentStopCmd struct {
+	InvocationArg
+	Wait time.Duration `default:"10s" help:"How long to wait for the agent to end before returning."`
+}
+
+func (c *AgentStopCmd) Run(env *Env) error { return stopCmd(env, c.Invocation, false, c.Wait) }
+
+// AgentKillCmd is `agent kill`.
+type AgentKillCmd struct {
+	InvocationArg
+}
+
+func (c *AgentKillCmd) Run(env *Env) error { return stopCmd(env, c.Invocation, true, 10*time.Second) }
+
+func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	rec, err := a.StopInvocation(env.Ctx, inv, kill, wait)
+	if err != nil {
+		return err
+	}
+	if agency.Active(rec) {
+		fmt.Fprintf(env.Stdout, "%s: %s requested; still running\n", rec.InvocationID, map[bool]string{false: "stop", true: "kill"}[kill])
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "%s: %s (%s)\n", rec.InvocationID, rec.Status, store.Deref(rec.ExitReason))
+	return nil
+}
+
+// AgentLogsCmd is `agent logs`.
+type AgentLogsCmd struct {
+	InvocationArg
+	Follow bool `short:"f" help:"Keep printing new output until the agent ends."`
+	Stderr bool `help:"Print the runner's stderr (logs/stderr.log) instead."`
+}
+
+func (c *AgentLogsCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	rec, err := a.ResolveInvocation(c.Invocation)
+	if err != nil {
+		return err
+	}
+	name := "raw.jsonl"
+	if rec.Mode == store.ModeHeaded {
+		name = "pane.log"
+	}
+	if c.Stderr {
+		name = "stderr.log"
+	}
+	if c.Follow && !c.Stderr {
+		return followInvocation(env, a, rec.InvocationID, false, false)
+	}
+	t := &tailer{path: filepath.Join(a.Store.SandboxLogsDir(rec.InvocationID), name), w: env.Stdout}
+	t.poll()
+	return nil
+}
+
+// AgentOpenCmd is `agent open`.
+type AgentOpenCmd struct {
+	InvocationArg
+	Editor string `help:"Editor command (default: agency.editor, $VISUAL, $EDITOR)."`
+}
+
+func (c *AgentOpenCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	rec, err := a.ResolveInvocation(c.Invocation)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(rec.SandboxPath); err != nil {
+		return errs.New(errs.ENotFound, "its sandbox was removed when it was landed or discarded", "invocation %s has no sandbox tree", rec.InvocationID)
+	}
+	editor, err := a.Editor(c.Editor)
+	if err != nil {
+		return err
+	}
+	return runEditor(env, editor, rec.SandboxPath)
+}
+
+// SuperviseCmd is the hidden `supervise <inv>`: the supervisor process that
+// `agent start` spawns. Not for people.
+type SuperviseCmd struct {
+	Invocation string `arg:""`
+}
+
+func (c *SuperviseCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	rec, err := a.Store.ReadInvocation(c.Invocation)
+	if err != nil {
+		return errs.StoreCorrupt(a.Store.InvocationMetaPath(c.Invocation), err)
+	}
+	spec, err := runner.Lookup(a.Config, rec.Runner)
+	if err != nil {
+		spec = runner.Spec{Name: rec.Runner}
+	}
+	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: c.Invocation,
+		LockTimeout: a.LockTimeout, Spec: spec, Log: env.Stderr}
+	// The supervisor must not die with the terminal that started it.
+	signal.Ignore(syscall.SIGINT, syscall.SIGPIPE)
+	return s.Run(env.Ctx)
+}

@@ -1,0 +1,140 @@
+// Package runner starts and supervises agents: the runner catalogue
+// (claude, codex, custom runners from git config), the invocation
+// supervisor, headless and tmux modes, log capture, the checkpointer and
+// the stream parser. It may use gitcore and store; it never resolves names
+// or prints.
+package runner
+
+import (
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+)
+
+// Spec is one runner: its program and arguments per mode.
+type Spec struct {
+	Name         string
+	Program      string
+	Args         []string // both modes, after the built-in's own
+	HeadlessArgs []string
+	HeadedArgs   []string
+	// Timeout bounds the whole run (0 = none); IdleTimeout bounds a stretch
+	// without output (0 = none).
+	Timeout     time.Duration
+	IdleTimeout time.Duration
+	// Format is the stdout stream format ("claude", "codex", "" = unknown).
+	Format string
+}
+
+// builtins are the runners that need no configuration.
+var builtins = map[string]Spec{
+	"claude": {Name: "claude", Program: "claude",
+		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude"},
+	"codex": {Name: "codex", Program: "codex",
+		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex"},
+}
+
+// DefaultRunner is used when neither --runner nor agency.defaultRunner is set.
+const DefaultRunner = "claude"
+
+// Lookup builds the spec of runner name from the built-ins and git config:
+// agency.runner.<name>.command overrides the program; .arg (both modes),
+// .headlessArg and .headedArg (per mode) are multi-valued and added after
+// the built-in's own arguments; .timeout (or agency.timeout) and
+// agency.idleTimeout bound the run; .format names the stream format.
+func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
+	if name == "" {
+		name = DefaultRunner
+		if v, ok := cfg.Get("agency.defaultRunner"); ok && v != "" {
+			name = v
+		}
+	}
+	spec, builtin := builtins[name]
+	spec.Name = name
+	spec.Args = append([]string(nil), spec.Args...)
+	spec.HeadlessArgs = append([]string(nil), spec.HeadlessArgs...)
+	spec.HeadedArgs = append([]string(nil), spec.HeadedArgs...)
+	key := "agency.runner." + name + "."
+	if v, ok := cfg.Get(key + "command"); ok && v != "" {
+		spec.Program = v
+	}
+	if spec.Program == "" {
+		if !builtin {
+			return Spec{}, errs.New(errs.ERunnerNotFound,
+				"configure it with 'git config agency.runner."+name+".command <program>', or use claude or codex",
+				"unknown runner %q", name)
+		}
+	}
+	spec.Args = append(spec.Args, cfg.GetAll(key+"arg")...)
+	spec.HeadlessArgs = append(spec.HeadlessArgs, cfg.GetAll(key+"headlessArg")...)
+	spec.HeadedArgs = append(spec.HeadedArgs, cfg.GetAll(key+"headedArg")...)
+	if v, ok := cfg.Get(key + "format"); ok {
+		spec.Format = v
+	}
+	var ok bool
+	if spec.Timeout, ok = cfg.Duration(key+"timeout", 0); !ok {
+		v, _ := cfg.Get(key + "timeout")
+		return Spec{}, errs.Config(key+"timeout", v, "a duration such as 30m")
+	}
+	if spec.Timeout == 0 {
+		if spec.Timeout, ok = cfg.Duration("agency.timeout", 0); !ok {
+			v, _ := cfg.Get("agency.timeout")
+			return Spec{}, errs.Config("agency.timeout", v, "a duration such as 30m")
+		}
+	}
+	if spec.IdleTimeout, ok = cfg.Duration(key+"idleTimeout", 0); !ok {
+		v, _ := cfg.Get(key + "idleTimeout")
+		return Spec{}, errs.Config(key+"idleTimeout", v, "a duration such as 5m")
+	}
+	if spec.IdleTimeout == 0 {
+		if spec.IdleTimeout, ok = cfg.Duration("agency.idleTimeout", 0); !ok {
+			v, _ := cfg.Get("agency.idleTimeout")
+			return Spec{}, errs.Config("agency.idleTimeout", v, "a duration such as 5m")
+		}
+	}
+	return spec, nil
+}
+
+// Names lists the built-in and configured runners.
+func Names(cfg *gitcore.Config) []string {
+	names := []string{"claude", "codex"}
+	for _, n := range cfg.Subsections("agency.runner") {
+		if n != "claude" && n != "codex" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// Argv is the runner's command line for a mode: program, the built-in's and
+// configured arguments, the user's --runner-args, then the prompt as one
+// last argument (omitted when empty). "{sandbox}" is replaced by the
+// sandbox path. Nothing goes through a shell.
+func (s Spec) Argv(headless bool, runnerArgs []string, prompt, sandbox string) []string {
+	argv := []string{s.Program}
+	mode := s.HeadedArgs
+	if headless {
+		mode = s.HeadlessArgs
+	}
+	for _, a := range append(append(append([]string(nil), mode...), s.Args...), runnerArgs...) {
+		argv = append(argv, strings.ReplaceAll(a, "{sandbox}", sandbox))
+	}
+	if prompt != "" {
+		argv = append(argv, prompt)
+	}
+	return argv
+}
+
+// Find resolves the runner's program on PATH (or as a path).
+func (s Spec) Find() (string, error) {
+	p, err := exec.LookPath(s.Program)
+	if err != nil {
+		return "", errs.New(errs.ERunnerNotFound,
+			"install it, put it on PATH, or point git config agency.runner."+s.Name+".command at it",
+			"runner %q: program %q not found", s.Name, s.Program)
+	}
+	return p, nil
+}

@@ -1,0 +1,442 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+// MarkerRel is the integration marker, relative to a tree.
+const MarkerRel = ".agency/INTEGRATION_MARKER"
+
+// StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
+const StopGrace = 5 * time.Second
+
+// Supervisor owns one invocation from its start to its final record.
+type Supervisor struct {
+	Repo        *gitcore.Repo
+	Store       *store.Store
+	Config      *gitcore.Config
+	Invocation  string
+	LockTimeout time.Duration
+	// Spec is the runner (for timeouts and the stream format).
+	Spec Spec
+	// Log is the supervisor's own log (supervisor.log).
+	Log io.Writer
+
+	lastOutput atomic.Int64 // unix nanos of the last chunk
+	timedOut   atomic.Bool
+}
+
+func (s *Supervisor) logf(format string, args ...any) {
+	if s.Log != nil {
+		fmt.Fprintf(s.Log, "%s %s\n", time.Now().UTC().Format(time.RFC3339Nano), fmt.Sprintf(format, args...))
+	}
+}
+
+func (s *Supervisor) update(fn func(*store.InvocationRecord) error) (*store.InvocationRecord, error) {
+	rec, err := s.Store.UpdateInvocation(s.LockTimeout, s.Invocation, fn)
+	if err != nil {
+		s.logf("update record: %v", err)
+	}
+	return rec, err
+}
+
+func (s *Supervisor) event(name string, data map[string]any) {
+	if err := s.Store.AppendEvent(s.Invocation, name, data); err != nil {
+		s.logf("event %s: %v", name, err)
+	}
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339) }
+
+// Run supervises the invocation until its runner has exited and the record
+// is final. It never runs a runner anywhere but the invocation's own
+// sandbox tree, and refuses a tree holding the integration marker.
+func (s *Supervisor) Run(ctx context.Context) error {
+	pid := os.Getpid()
+	st, _ := StartTime(pid)
+	rec, err := s.update(func(r *store.InvocationRecord) error {
+		r.SupervisorPID = &pid
+		r.SupervisorStartTime = &st
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	want := s.Store.SandboxTreePath(s.Invocation)
+	if filepath.Clean(rec.SandboxPath) != filepath.Clean(want) {
+		return s.failEarly(fmt.Sprintf("sandbox path %s is not the invocation's sandbox %s; refusing to run", rec.SandboxPath, want), store.ExitUnknown)
+	}
+	if _, err := os.Lstat(filepath.Join(rec.SandboxPath, MarkerRel)); err == nil {
+		return s.failEarly("the sandbox holds an integration marker; refusing to run a runner in an integration tree", store.ExitUnknown)
+	}
+	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
+		return s.failEarly("the sandbox tree is missing; refusing to run", store.ExitUnknown)
+	}
+	if setup, ok := s.Config.Get("agency.setup"); ok && setup != "" {
+		if !s.runSetup(ctx, rec, setup) {
+			return nil
+		}
+	}
+	if rec.Mode == store.ModeHeaded {
+		if RunHeaded == nil {
+			return s.failEarly("headed runs are not supported by this build", store.ExitUnknown)
+		}
+		return RunHeaded(ctx, s, rec)
+	}
+	return s.runHeadless(ctx, rec)
+}
+
+// RunHeaded runs a headed invocation in tmux (set by the tmux mode).
+var RunHeaded func(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) error
+
+// failEarly ends an invocation whose runner never started.
+func (s *Supervisor) failEarly(msg, reason string) error {
+	s.logf("%s", msg)
+	s.event("start_failed", map[string]any{"reason": msg})
+	_, err := s.update(func(r *store.InvocationRecord) error {
+		r.Status = store.StatusFailed
+		r.Error = msg
+		r.ExitReason = store.Str(reason)
+		r.FinishedAt = store.Str(now())
+		r.LandingStatus = store.Str(store.LandingPending)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return errors.New(msg)
+}
+
+// AgentEnv is the environment of a runner or setup script: the user's,
+// less git's repository-pinning variables, plus AGENCY_*.
+func AgentEnv(rec *store.InvocationRecord) []string {
+	return append(gitcore.StripRepoEnv(os.Environ()),
+		"AGENCY_INVOCATION_ID="+rec.InvocationID,
+		"AGENCY_WORKTREE_ID="+rec.IntegrationWorktreeID,
+		"AGENCY_SANDBOX="+rec.SandboxPath,
+	)
+}
+
+// runSetup runs agency.setup in the sandbox; it reports whether the runner
+// may start. A failure fails the invocation and keeps the sandbox.
+func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, script string) bool {
+	logPath := filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "setup.log")
+	s.update(func(r *store.InvocationRecord) error { r.SetupStatus = "running"; return nil })
+	s.event("setup_started", map[string]any{"command": script})
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	code := -1
+	if err == nil {
+		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+		cmd.Dir = rec.SandboxPath
+		cmd.Env = AgentEnv(rec)
+		cmd.Stdout, cmd.Stderr = f, f
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		err = cmd.Run()
+		f.Close()
+		if cmd.ProcessState != nil {
+			code = cmd.ProcessState.ExitCode()
+		}
+	}
+	if err == nil {
+		s.update(func(r *store.InvocationRecord) error {
+			r.SetupStatus = "succeeded"
+			r.SetupExitCode = store.Int(0)
+			return nil
+		})
+		s.event("setup_finished", map[string]any{"exit_code": 0})
+		return true
+	}
+	msg := fmt.Sprintf("setup failed (exit %d): see %s; the sandbox is kept for inspection", code, logPath)
+	s.logf("%s: %v", msg, err)
+	s.event("setup_failed", map[string]any{"exit_code": code, "log": logPath})
+	s.update(func(r *store.InvocationRecord) error {
+		r.SetupStatus = "failed"
+		r.SetupExitCode = store.Int(code)
+		r.Status = store.StatusFailed
+		r.Error = msg
+		r.ExitReason = store.Str(store.ExitSetupFailed)
+		r.FinishedAt = store.Str(now())
+		r.LandingStatus = store.Str(store.LandingPending)
+		return nil
+	})
+	return false
+}
+
+// OutputHook, when set, receives every stdout chunk of a headless runner
+// after it was written to raw.jsonl (the stream parser plugs in here), and
+// is closed at the end.
+type OutputHook interface {
+	io.Writer
+	Close(rec *store.InvocationRecord)
+}
+
+// NewOutputHook builds the hook for an invocation (set by the stream
+// parser); nil means none.
+var NewOutputHook func(s *Supervisor, rec *store.InvocationRecord) OutputHook
+
+// BackgroundTask runs beside the runner (the checkpointer plugs in here):
+// Start is called once the runner runs; Stop after it exited, before the
+// final record is written.
+type BackgroundTask interface {
+	Start(ctx context.Context)
+	Stop(ctx context.Context)
+}
+
+// NewBackgroundTasks builds the tasks for an invocation.
+var NewBackgroundTasks []func(s *Supervisor, rec *store.InvocationRecord) BackgroundTask
+
+func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord) (stop func()) {
+	var tasks []BackgroundTask
+	for _, mk := range NewBackgroundTasks {
+		if t := mk(s, rec); t != nil {
+			tasks = append(tasks, t)
+		}
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	for _, t := range tasks {
+		t.Start(tctx)
+	}
+	return func() {
+		cancel()
+		for _, t := range tasks {
+			t.Stop(context.Background())
+		}
+	}
+}
+
+// chunkWriter appends every chunk to a file as it arrives (never batched)
+// and notes the time of the last output.
+type chunkWriter struct {
+	f    *os.File
+	s    *Supervisor
+	hook io.Writer
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	w.s.lastOutput.Store(time.Now().UnixNano())
+	if w.hook != nil && n > 0 {
+		w.hook.Write(p[:n])
+	}
+	return n, err
+}
+
+func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecord) error {
+	logs := s.Store.SandboxLogsDir(s.Invocation)
+	if err := os.MkdirAll(logs, 0o700); err != nil {
+		return s.failEarly("cannot create logs: "+err.Error(), store.ExitUnknown)
+	}
+	open := func(name string) (*os.File, error) {
+		return os.OpenFile(filepath.Join(logs, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	}
+	rawF, err := open("raw.jsonl")
+	if err != nil {
+		return s.failEarly("cannot open raw.jsonl: "+err.Error(), store.ExitUnknown)
+	}
+	defer rawF.Close()
+	errF, err := open("stderr.log")
+	if err != nil {
+		return s.failEarly("cannot open stderr.log: "+err.Error(), store.ExitUnknown)
+	}
+	defer errF.Close()
+	if len(rec.Command) == 0 {
+		return s.failEarly("the record has no command", store.ExitUnknown)
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return s.failEarly(err.Error(), store.ExitUnknown)
+	}
+	defer devnull.Close()
+
+	var hook OutputHook
+	if NewOutputHook != nil {
+		hook = NewOutputHook(s, rec)
+	}
+	cmd := exec.Command(rec.Command[0], rec.Command[1:]...)
+	cmd.Dir = rec.SandboxPath
+	cmd.Env = AgentEnv(rec)
+	cmd.Stdin = devnull
+	out := &chunkWriter{f: rawF, s: s}
+	if hook != nil {
+		out.hook = hook
+	}
+	cmd.Stdout = out
+	cmd.Stderr = &chunkWriter{f: errF, s: s}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.lastOutput.Store(time.Now().UnixNano())
+	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
+		return s.failEarly("stopped before the runner started", cur.StopRequested)
+	}
+	if err := cmd.Start(); err != nil {
+		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
+	}
+	rpid := cmd.Process.Pid
+	rstart, _ := StartTime(rpid)
+	s.update(func(r *store.InvocationRecord) error {
+		r.Status = store.StatusRunning
+		r.PID = &rpid
+		r.PIDStartTime = &rstart
+		return nil
+	})
+	s.event("started", map[string]any{"pid": rpid, "command": rec.Command, "mode": store.ModeHeadless})
+	s.logf("runner started: pid %d: %q in %s", rpid, rec.Command, rec.SandboxPath)
+
+	stopTasks := s.startTasks(ctx, rec)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); s.watchdog(rpid, rstart, done) }()
+	// Forward a SIGTERM of the supervisor to the runner group.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		select {
+		case <-sigs:
+			s.logf("supervisor got a signal: stopping the runner")
+			s.stopGroup(rpid, rstart)
+		case <-done:
+		}
+	}()
+	waitErr := cmd.Wait()
+	close(done)
+	wg.Wait()
+	signal.Stop(sigs)
+
+	code, reason := exitStatus(cmd.ProcessState, waitErr)
+	stopTasks()
+	if hook != nil {
+		cur, _ := s.Store.ReadInvocation(s.Invocation)
+		if cur == nil {
+			cur = rec
+		}
+		hook.Close(cur)
+	}
+	return s.finish(code, reason)
+}
+
+// watchdog enforces the wall-clock and idle timeouts.
+func (s *Supervisor) watchdog(pid int, start uint64, done <-chan struct{}) {
+	if s.Spec.Timeout <= 0 && s.Spec.IdleTimeout <= 0 {
+		return
+	}
+	began := time.Now()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		why := ""
+		if s.Spec.Timeout > 0 && time.Since(began) > s.Spec.Timeout {
+			why = "timeout " + s.Spec.Timeout.String()
+		} else if s.Spec.IdleTimeout > 0 && time.Since(time.Unix(0, s.lastOutput.Load())) > s.Spec.IdleTimeout {
+			why = "no output for " + s.Spec.IdleTimeout.String()
+		}
+		if why == "" {
+			continue
+		}
+		s.timedOut.Store(true)
+		s.logf("stopping the runner: %s", why)
+		s.event("timeout", map[string]any{"reason": why})
+		go s.stopGroup(pid, start)
+		<-done
+		return
+	}
+}
+
+// stopGroup sends SIGINT to the runner's group, then SIGKILL after the grace.
+func (s *Supervisor) stopGroup(pid int, start uint64) {
+	if SignalGroup(pid, start, syscall.SIGINT) != nil {
+		return
+	}
+	deadline := time.Now().Add(StopGrace)
+	for time.Now().Before(deadline) {
+		if !Alive(pid, start) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	SignalGroup(pid, start, syscall.SIGKILL)
+}
+
+// exitStatus maps a process state to (exit code, reason). A signal death
+// is 128+signal; SIGKILL is "killed", SIGINT/SIGTERM "stopped".
+func exitStatus(ps *os.ProcessState, err error) (int, string) {
+	if ps == nil {
+		return -1, store.ExitUnknown
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		sig := ws.Signal()
+		reason := store.ExitExited
+		switch sig {
+		case syscall.SIGKILL:
+			reason = store.ExitKilled
+		case syscall.SIGINT, syscall.SIGTERM:
+			reason = store.ExitStopped
+		}
+		return 128 + int(sig), reason
+	}
+	return ps.ExitCode(), store.ExitExited
+}
+
+// Finish writes the final record: status, exit code and reason (a user's
+// stop or kill request, or a timeout, wins over what the exit looked like),
+// finished_at, landing_status = pending, last_output_at.
+func (s *Supervisor) finish(code int, reason string) error {
+	_, err := s.update(func(r *store.InvocationRecord) error {
+		switch {
+		case s.timedOut.Load():
+			reason = store.ExitTimeout
+		case r.StopRequested == store.ExitKilled:
+			reason = store.ExitKilled
+		case r.StopRequested == store.ExitStopped:
+			// Even when the stop had to escalate to SIGKILL.
+			reason = store.ExitStopped
+		}
+		r.Status = store.StatusFinished
+		if code != 0 {
+			r.Status = store.StatusFailed
+		}
+		r.ExitCode = store.Int(code)
+		r.ExitReason = store.Str(reason)
+		r.FinishedAt = store.Str(now())
+		if r.LandingStatus == nil {
+			r.LandingStatus = store.Str(store.LandingPending)
+		}
+		if t := LastOutput(s.Store, s.Invocation); !t.IsZero() {
+			r.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
+		}
+		return nil
+	})
+	s.event("exited", map[string]any{"exit_code": code, "exit_reason": reason})
+	s.logf("runner exited: code %d, reason %s", code, reason)
+	return err
+}
+
+// LastOutput is the newest modification time of an invocation's logs: the
+// freshest last_output_at, without rewriting meta.json per chunk.
+func LastOutput(st *store.Store, inv string) time.Time {
+	var newest time.Time
+	for _, name := range []string{"raw.jsonl", "stderr.log", "pane.log"} {
+		if fi, err := os.Stat(filepath.Join(st.SandboxLogsDir(inv), name)); err == nil && fi.Size() > 0 && fi.ModTime().After(newest) {
+			newest = fi.ModTime()
+		}
+	}
+	return newest
+}
