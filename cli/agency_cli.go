@@ -9,6 +9,8 @@ type AgencyCLI struct {
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
 	Agent    AgentCmd    `cmd:"" help:"Run coding agents in sandboxes and inspect them."`
 
+	Checkpoint CheckpointCmd `cmd:"" help:"List, take and roll back to an invocation's sandbox checkpoints."`
+
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 }
