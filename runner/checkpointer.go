@@ -138,6 +138,12 @@ func (c *Checkpointer) Run(ctx context.Context) {
 		timer.Reset(time.Until(due))
 	}
 
+	// Changes made before the watches were in place raise no event: one
+	// dirty check now catches them.
+	if dirty, err := c.o.Repo.Tree(c.root).IsDirtyQuick(ctx, c.o.IncludeUntracked); err == nil && dirty {
+		schedule(time.Now())
+	}
+
 	for {
 		select {
 		case <-ctx.Done():
