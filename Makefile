@@ -39,3 +39,8 @@ lint:
 
 clean:
 	rm -rf $(BUILD)
+
+# Benchmarks print ratios against plain git; they never fail on a slow result.
+bench: bench-checkpoint
+bench-checkpoint:
+	$(GO) run ./bench/checkpoint

@@ -50,6 +50,22 @@ func (r *Repo) DeleteRefs(ctx context.Context, prefix string) error {
 	return err
 }
 
+// RefsWithTrees lists refs under prefix with their commits' trees.
+func (r *Repo) RefsWithTrees(ctx context.Context, prefix string) ([]Ref, error) {
+	out, err := r.query(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(tree)", "--", prefix)
+	if err != nil {
+		return nil, err
+	}
+	var refs []Ref
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Split(line, "\x00")
+		if len(f) == 3 {
+			refs = append(refs, Ref{Name: f[0], Object: f[1], Tree: f[2]})
+		}
+	}
+	return refs, nil
+}
+
 // TreeOf returns the tree id of a commit (or tree-ish).
 func (r *Repo) TreeOf(ctx context.Context, rev string) (string, error) {
 	out, err := r.query(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{tree}")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -15,10 +16,8 @@ type SnapshotRequest struct {
 	// otherwise only tracked files are updated, like `add -u`.
 	IncludeUntracked bool
 	// Denylist holds glob patterns of untracked files that must never enter
-	// a snapshot. A pattern without '/' matches a file name at any depth
-	// (".env", "*.pem"); one with '/' matches from the tree's root
-	// ("config/secret.yml"); a trailing '/' names a directory. Only checked
-	// when IncludeUntracked is set.
+	// a snapshot (see DenylistMatch). Only checked when IncludeUntracked is
+	// set.
 	Denylist []string
 	// Exclude lists paths (files or directories, relative to the root) that
 	// are never staged, e.g. ".agency".
@@ -29,6 +28,8 @@ type SnapshotRequest struct {
 type Snapshot struct {
 	// Head is the commit HEAD pointed at ("" on an unborn branch).
 	Head string
+	// HeadTree is HEAD's tree ("" on an unborn branch).
+	HeadTree string
 	// Tree is the snapshot tree id; "" when Denied is not empty.
 	Tree string
 	// Denied lists untracked files that match the denylist. When it is not
@@ -36,116 +37,142 @@ type Snapshot struct {
 	Denied []string
 }
 
-// DenylistPathspecs turns denylist globs into git pathspecs (glob magic).
-func DenylistPathspecs(patterns []string) []string {
-	var out []string
-	for _, p := range patterns {
-		p = strings.TrimSpace(p)
-		if p == "" {
+// DenylistMatch reports whether p (relative, '/'-separated) matches one of
+// the denylist globs: a pattern without '/' matches a file name at any depth
+// (".env", "*.pem"); one with '/' matches the whole path from the root
+// ("config/secret.yml", "/top.key"); a trailing '/' names a directory
+// ("secrets/" at any depth, "conf/keys/" from the root). Globs are
+// path.Match patterns.
+func DenylistMatch(patterns []string, p string) bool {
+	parts := strings.Split(p, "/")
+	for _, pat := range patterns {
+		pat = strings.TrimSpace(pat)
+		if pat == "" {
 			continue
 		}
-		dir := strings.HasSuffix(p, "/")
-		p = strings.TrimRight(p, "/")
-		if p == "" {
+		if dir, ok := strings.CutSuffix(pat, "/"); ok {
+			anchored := strings.Contains(dir, "/")
+			dir = strings.Trim(dir, "/")
+			for i := 1; i < len(parts); i++ {
+				cand := parts[i-1]
+				if anchored {
+					cand = strings.Join(parts[:i], "/")
+				}
+				if ok, _ := path.Match(dir, cand); ok {
+					return true
+				}
+			}
 			continue
 		}
-		anchored := strings.HasPrefix(p, "/") || strings.Contains(p, "/")
-		p = strings.TrimLeft(p, "/")
-		if !anchored {
-			p = "**/" + p
+		if strings.Contains(pat, "/") {
+			if ok, _ := path.Match(strings.TrimPrefix(pat, "/"), p); ok {
+				return true
+			}
+			continue
 		}
-		if dir {
-			p += "/**"
+		if ok, _ := path.Match(pat, parts[len(parts)-1]); ok {
+			return true
 		}
-		out = append(out, ":(glob)"+p)
 	}
-	return out
+	return false
 }
 
-// SnapshotTree writes a tree object of the worktree's current state (HEAD
-// plus every uncommitted change) without touching its index, HEAD or files:
-// the worktree's index is copied to a temporary index, `git add -A` (or
-// `-u`) stages into the copy, and `git write-tree` writes it.
+// SnapshotTree writes a tree object of the worktree's current state (HEAD,
+// the index, and every change in the files) without touching its index,
+// HEAD or files. The worktree's index is copied to a temporary index; one
+// `git status --porcelain=v2 -z` on the copy (untracked files listed one by
+// one with IncludeUntracked, not at all otherwise) names every changed and
+// untracked path; untracked ones are checked against the denylist; then
+// exactly those paths are staged into the copy (`git update-index --add
+// --remove`) and `git write-tree` writes it. The result is what `git add -A`
+// (or `-u`) would stage, for the cost of about one `git status`.
 //
-// With IncludeUntracked, untracked files are first checked against the
-// denylist (`git ls-files -o --exclude-standard`); on a hit nothing is
-// staged and Snapshot.Denied names the files. The add itself also excludes
-// the denylisted patterns, so a file that appears between the check and the
-// add can never be hashed into the object store. Tracked files that match
-// the denylist are snapshotted like any other tracked file (their content is
-// already in the repository's history).
+// On a denylist hit nothing is staged and Snapshot.Denied names the files.
+// Since only listed, checked paths are ever staged, a file that appears
+// after the check can never be hashed into the object store. Tracked files
+// that match the denylist are snapshotted like any other tracked file
+// (their content is already in the repository's history).
 func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot, error) {
-	head, err := t.Head(ctx)
+	index, snap, err := t.snapshotStart(ctx)
 	if err != nil {
 		return nil, err
 	}
-	snap := &Snapshot{Head: head}
-	var excludes []string
-	for _, e := range req.Exclude {
-		excludes = append(excludes, ":(exclude,literal)"+strings.Trim(e, "/"))
-	}
-	deny := DenylistPathspecs(req.Denylist)
-	var trackedHits []string
-	if req.IncludeUntracked && len(deny) > 0 {
-		args := append([]string{"ls-files", "-z", "-t", "-c", "-o", "--exclude-standard", "--"}, deny...)
-		out, err := t.Query(ctx, args...)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range strings.Split(string(out), "\x00") {
-			if len(f) < 3 {
-				continue
-			}
-			tag, path := f[0], f[2:]
-			if excluded(path, req.Exclude) {
-				continue
-			}
-			if tag == '?' {
-				snap.Denied = append(snap.Denied, path)
-			} else {
-				trackedHits = append(trackedHits, path)
-			}
-		}
-		if len(snap.Denied) > 0 {
-			return snap, nil
-		}
-	}
-
-	tmp, err := t.tempIndex(ctx)
+	tmp, err := copyIndex(index)
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(tmp)
 	env := []string{"GIT_INDEX_FILE=" + tmp}
+
+	untracked := "--untracked-files=no"
 	if req.IncludeUntracked {
-		args := append([]string{"add", "-A", "--", "."}, excludes...)
-		for _, d := range deny {
-			args = append(args, ":(exclude,"+strings.TrimPrefix(d, ":("))
+		untracked = "--untracked-files=all"
+	}
+	args := []string{"status", "--porcelain=v2", "-z", "--no-renames", untracked, "--", "."}
+	for _, e := range req.Exclude {
+		args = append(args, ":(exclude,literal)"+strings.Trim(e, "/"))
+	}
+	out, err := t.exec(ctx, append(env, "GIT_OPTIONAL_LOCKS=0"), nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := ParseStatusV2(out)
+	if err != nil {
+		return nil, err
+	}
+	var stage []byte
+	for _, e := range entries {
+		p := strings.TrimSuffix(e.Path, "/") // a nested repository: staged as a gitlink
+		if e.Kind == StatusIgnored || excluded(p, req.Exclude) {
+			continue
 		}
-		if _, err := t.RunEnv(ctx, env, nil, args...); err != nil {
-			return nil, err
-		}
-		if len(trackedHits) > 0 {
-			args := []string{"add", "-u", "--"}
-			for _, p := range trackedHits {
-				args = append(args, ":(literal)"+p)
+		if e.Kind == StatusUntracked {
+			if !req.IncludeUntracked {
+				continue
 			}
-			if _, err := t.RunEnv(ctx, env, nil, args...); err != nil {
-				return nil, err
+			if DenylistMatch(req.Denylist, p) {
+				snap.Denied = append(snap.Denied, p)
+				continue
 			}
 		}
-	} else {
-		args := append([]string{"add", "-u", "--", "."}, excludes...)
-		if _, err := t.RunEnv(ctx, env, nil, args...); err != nil {
+		stage = append(append(stage, p...), 0)
+	}
+	if len(snap.Denied) > 0 {
+		return snap, nil
+	}
+	if len(stage) > 0 {
+		if _, err := t.RunEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 			return nil, err
 		}
 	}
-	out, err := t.RunEnv(ctx, env, nil, "write-tree")
+	out, err = t.RunEnv(ctx, env, nil, "write-tree")
 	if err != nil {
 		return nil, err
 	}
 	snap.Tree = strings.TrimSpace(string(out))
 	return snap, nil
+}
+
+// snapshotStart returns the worktree's index path, HEAD and HEAD's tree in
+// one rev-parse (two on an unborn branch).
+func (t *Tree) snapshotStart(ctx context.Context) (string, *Snapshot, error) {
+	snap := &Snapshot{}
+	out, err := t.Query(ctx, "rev-parse", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}")
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if err == nil && len(lines) == 3 {
+		snap.Head, snap.HeadTree = lines[1], lines[2]
+	} else {
+		out, err = t.Query(ctx, "rev-parse", "--git-path", "index")
+		if err != nil {
+			return "", nil, err
+		}
+		lines = []string{strings.TrimRight(string(out), "\n")}
+	}
+	index := lines[0]
+	if !filepath.IsAbs(index) {
+		index = filepath.Join(t.Path, index)
+	}
+	return index, snap, nil
 }
 
 func excluded(path string, excl []string) bool {
@@ -158,19 +185,11 @@ func excluded(path string, excl []string) bool {
 	return false
 }
 
-// tempIndex copies the worktree's index to a new file next to it (the git
+// copyIndex copies an index file to a new file next to it (the git
 // directory: same filesystem, and split-index files stay findable) and
 // returns its path. Without an index, the path of a not-yet-existing file is
 // returned (git starts from an empty index).
-func (t *Tree) tempIndex(ctx context.Context) (string, error) {
-	out, err := t.Query(ctx, "rev-parse", "--git-path", "index")
-	if err != nil {
-		return "", err
-	}
-	index := strings.TrimRight(string(out), "\n")
-	if !filepath.IsAbs(index) {
-		index = filepath.Join(t.Path, index)
-	}
+func copyIndex(index string) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(index), "agency-snapshot-index-*")
 	if err != nil {
 		return "", err

@@ -135,11 +135,18 @@ func TestSnapshotTreeDenylist(t *testing.T) {
 	}
 }
 
-func TestDenylistPathspecs(t *testing.T) {
-	got := DenylistPathspecs([]string{".env", "/top.pem", "a/b.json", "secrets/", " ", "*.key"})
-	want := []string{":(glob)**/.env", ":(glob)top.pem", ":(glob)a/b.json", ":(glob)**/secrets/**", ":(glob)**/*.key"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v want %v", got, want)
+func TestDenylistMatch(t *testing.T) {
+	pats := []string{".env", ".env.*", "*.pem", "/top.key", "conf/*.yml", "secrets/", "deep/keys/"}
+	for p, want := range map[string]bool{
+		".env": true, "a/b/.env": true, ".env.local": true, "x/.env.prod": true, ".envrc": false,
+		"k.pem": true, "a/k.pem": true, "top.key": true, "a/top.key": false,
+		"conf/db.yml": true, "a/conf/db.yml": false, "conf/x/db.yml": false,
+		"secrets/a": true, "x/secrets/y/z": true, "secrets": false,
+		"deep/keys/a": true, "x/deep/keys/a": false, "main.go": false,
+	} {
+		if got := DenylistMatch(pats, p); got != want {
+			t.Errorf("%s: got %v", p, got)
+		}
 	}
 }
 

@@ -124,31 +124,22 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 	if err != nil {
 		return nil, nil, err
 	}
-	refs, err := o.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(o.Invocation))
+	refs, err := o.Repo.RefsWithTrees(ctx, store.SnapshotRefPrefix(o.Invocation))
 	if err != nil {
 		return nil, nil, err
 	}
-	// The previous checkpoint: the highest-numbered ref that exists.
-	prev, prevN := "", 0
+	// The previous checkpoint: the highest-numbered ref that exists; before
+	// the first one, HEAD (a clean tree has nothing to save).
+	compare, prevN := snap.HeadTree, 0
 	var names []string
 	for _, r := range refs {
 		names = append(names, r.Name)
 		if n, ok := store.SnapshotRefNumber(o.Invocation, r.Name); ok && n > prevN {
-			prev, prevN = r.Object, n
+			compare, prevN = r.Tree, n
 		}
 	}
-	compare := snap.Head
-	if prev != "" {
-		compare = prev
-	}
-	if compare != "" {
-		tree, err := o.Repo.TreeOf(ctx, compare)
-		if err != nil {
-			return nil, nil, err
-		}
-		if tree == snap.Tree {
-			return nil, nil, nil
-		}
+	if compare == snap.Tree {
+		return nil, nil, nil
 	}
 
 	n := store.NextCheckpointID(o.Invocation, file, names)

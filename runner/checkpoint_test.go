@@ -304,6 +304,7 @@ func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go c.Run(ctx)
+	time.Sleep(150 * time.Millisecond) // past the dirty check at start
 	writeT(t, o.SandboxPath, "one.txt", "1\n")
 	cps := waitCheckpoints(t, o, 1)
 	if cps[0].Reason != store.CheckpointFallback {
