@@ -9,8 +9,13 @@ endif
 # man finds pages in <dir>/../share/man for every <dir> on PATH.
 MANDIR  ?= $(abspath $(GOBIN)/../share/man/man1)
 BUILD   := build
+# Completion: bash-completion (2.9+) loads completions/git-agency from the
+# share directory next to a bin directory on PATH; zsh needs the
+# site-functions directory on $fpath (see README).
+BASHCOMPDIR ?= $(abspath $(GOBIN)/../share/bash-completion/completions)
+ZSHCOMPDIR  ?= $(abspath $(GOBIN)/../share/zsh/site-functions)
 
-.PHONY: all build install test lint bench demo e2e-real clean man
+.PHONY: all build install test lint bench demo e2e-real clean man completion
 
 all: build
 
@@ -23,11 +28,22 @@ man: build
 	$(BUILD)/git-agency man > $(BUILD)/man/git-agency.1
 	$(BUILD)/git-sandbox man > $(BUILD)/man/git-sandbox.1
 
-install: build man
+completion: build
+	mkdir -p $(BUILD)/completion
+	$(BUILD)/git-agency completion bash > $(BUILD)/completion/git-agency
+	$(BUILD)/git-sandbox completion bash > $(BUILD)/completion/git-sandbox
+	$(BUILD)/git-agency completion zsh > $(BUILD)/completion/_git-agency
+	$(BUILD)/git-sandbox completion zsh > $(BUILD)/completion/_git-sandbox
+
+install: build man completion
 	mkdir -p $(GOBIN) $(MANDIR)
 	install -m 0755 $(BUILD)/git-agency $(BUILD)/git-sandbox $(GOBIN)/
 	install -m 0644 $(BUILD)/man/git-agency.1 $(BUILD)/man/git-sandbox.1 $(MANDIR)/
+	mkdir -p $(BASHCOMPDIR) $(ZSHCOMPDIR)
+	install -m 0644 $(BUILD)/completion/git-agency $(BUILD)/completion/git-sandbox $(BASHCOMPDIR)/
+	install -m 0644 $(BUILD)/completion/_git-agency $(BUILD)/completion/_git-sandbox $(ZSHCOMPDIR)/
 	@echo "installed git-agency and git-sandbox into $(GOBIN), man pages into $(MANDIR)"
+	@echo "completion: bash $(BASHCOMPDIR), zsh $(ZSHCOMPDIR)"
 	@case ":$$PATH:" in *":$(GOBIN):"*) ;; *) echo "note: add $(GOBIN) to your PATH so 'git agency' resolves";; esac
 
 test:
@@ -37,10 +53,23 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# Benchmarks print numbers and ratios against plain git; they never fail.
+# Add a benchmark as bench/<name>.bench.sh (or a Go Benchmark function).
+bench:
+	bash bench/run.sh
+
 clean:
 	rm -rf $(BUILD)
 
-# Benchmarks print ratios against plain git; they never fail on a slow result.
-bench: bench-checkpoint
-bench-checkpoint:
-	$(GO) run ./bench/checkpoint
+# bench runs every benchmark; each area adds its own bench-<area> target.
+bench: bench-watch
+
+# bench-watch: CPU used by `git agency watch` over 30 s with 50 invocations
+# at the default interval, as a share of one core (goal ≤ 3 %).
+bench-watch: build
+	$(GO) run ./bench/watchcpu -bin $(BUILD)/git-agency -d 30s -n 50
+
+# A throwaway repository, three demo agents, landing, cleanup (demo/demo.sh).
+# Touches nothing outside its own temp directory.
+demo:
+	sh demo/demo.sh

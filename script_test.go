@@ -58,6 +58,7 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 		RequireExplicitExec: false,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") != "",
 		Setup:               setupEnv,
+		Condition:           scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"initrepo":   cmdInitrepo,
 			"exitcode":   cmdExitcode,
@@ -193,7 +194,7 @@ func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
 
 func matchValue(want, got string) bool {
 	if strings.HasPrefix(want, "~") {
-		return regexp.MustCompile(want[1:]).MatchString(got)
+		return regexp.MustCompile("(?m)" + want[1:]).MatchString(got)
 	}
 	return want == got
 }
@@ -280,14 +281,14 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 	check := func() (bool, string) {
 		switch args[0] {
 		case "file":
-			_, err := os.Stat(ts.MkAbs(args[1]))
+			_, err := os.Stat(globOne(ts, args[1]))
 			return err == nil, "no " + args[1]
 		case "nofile":
 			_, err := os.Stat(ts.MkAbs(args[1]))
 			return os.IsNotExist(err), args[1] + " exists"
 		case "grep":
-			b, _ := os.ReadFile(ts.MkAbs(args[2]))
-			return regexp.MustCompile(args[1]).Match(b), fmt.Sprintf("%s does not match %q:\n%s", args[2], args[1], b)
+			b, _ := os.ReadFile(globOne(ts, args[2]))
+			return regexp.MustCompile("(?m)" + args[1]).Match(b), fmt.Sprintf("%s does not match %q:\n%s", args[2], args[1], b)
 		case "json":
 			got, err := jsonLookup(ts, args[1], args[2])
 			return err == nil && matchValue(args[3], got), fmt.Sprintf("%s %s = %q (%v)", args[1], args[2], got, err)
@@ -312,7 +313,7 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 			var out bytes.Buffer
 			cmd.Stdout = &out
 			cmd.Run()
-			return regexp.MustCompile(args[1]).Match(out.Bytes()), fmt.Sprintf("%s output does not match %q:\n%s", args[2], args[1], out.String())
+			return regexp.MustCompile("(?m)" + args[1]).Match(out.Bytes()), fmt.Sprintf("%s output does not match %q:\n%s", args[2], args[1], out.String())
 		}
 		ts.Fatalf("waitfor: unknown condition %q", args[0])
 		return false, ""
@@ -330,9 +331,24 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// globOne expands a path pattern to its first match (or the path itself).
+func globOne(ts *testscript.TestScript, pattern string) string {
+	p := ts.MkAbs(pattern)
+	if m, _ := filepath.Glob(p); len(m) > 0 {
+		return m[0]
+	}
+	return p
+}
+
 // stdout2env VAR [JSONPATH]: set VAR to the last command's stdout,
 // trimmed, or to the value at JSONPATH of stdout parsed as JSON.
+// stdout2env -first VAR takes the first line only.
 func cmdStdout2env(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 2 && args[0] == "-first" {
+		first, _, _ := strings.Cut(ts.ReadFile("stdout"), "\n")
+		ts.Setenv(args[1], strings.TrimSpace(first))
+		return
+	}
 	switch len(args) {
 	case 1:
 		ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
@@ -354,4 +370,18 @@ func cmdChmodRO(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		ts.Check(os.Chmod(ts.MkAbs(a), mode))
 	}
+}
+
+// scriptCondition adds [file:PATH] (PATH exists) to testscript's built-in
+// conditions, and [root] (running as root: permissions do not bind), so a script can skip, with a reason, when a system file it
+// needs (git's bash completion, say) is missing.
+func scriptCondition(cond string) (bool, error) {
+	if path, ok := strings.CutPrefix(cond, "file:"); ok {
+		_, err := os.Stat(path)
+		return err == nil, nil
+	}
+	if cond == "root" {
+		return os.Geteuid() == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

@@ -47,7 +47,7 @@ func (a *App) ListCheckpoints(ctx context.Context, query string) (*store.Invocat
 func (a *App) sandboxPresent(rec *store.InvocationRecord) error {
 	o := a.checkpointOptions(rec, "")
 	if fi, err := os.Stat(o.SandboxPath); err != nil || !fi.IsDir() {
-		return errs.SandboxGone(rec.InvocationID)
+		return errs.SandboxGone(rec.InvocationID, o.SandboxPath)
 	}
 	return nil
 }

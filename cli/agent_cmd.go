@@ -25,6 +25,10 @@ type AgentCmd struct {
 	Kill  AgentKillCmd  `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs  AgentLogsCmd  `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
 	Open  AgentOpenCmd  `cmd:"" help:"Open an agent's sandbox in your editor."`
+
+	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, then its uncommitted work."`
+	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first)."`
 }
 
 // InvocationArg is the positional invocation id of most agent commands.
@@ -34,14 +38,14 @@ type InvocationArg struct {
 
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
-	Worktree           string   `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
-	Runner             string   `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
-	Headless           bool     `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
-	Prompt             string   `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
-	PromptFile         string   `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
-	Detached           bool     `short:"d" help:"Return at once instead of following the agent."`
-	NoIncludeUntracked bool     `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          []string `help:"Extra argument for the runner (repeatable), before the prompt."`
+	Worktree           string  `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
+	Runner             string  `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
+	Headless           bool    `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
+	Prompt             string  `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
+	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
+	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
+	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
+	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
 }
 
 func (c *AgentStartCmd) Run(env *Env) error {
@@ -342,6 +346,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if l := r.Land; l != nil {
+		p("land", strings.TrimSpace(l.State+"  "+l.Note))
+	}
 	if r.PromptSource != "" {
 		p("prompt_source", r.PromptSource)
 	}
@@ -477,7 +484,9 @@ func (c *SuperviseCmd) Run(env *Env) error {
 	}
 	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: c.Invocation,
 		LockTimeout: a.LockTimeout, Spec: spec, Log: env.Stderr}
-	// The supervisor must not die with the terminal that started it.
-	signal.Ignore(syscall.SIGINT, syscall.SIGPIPE)
+	// The supervisor is in its own session; a stray SIGINT must not kill
+	// it. Notify, not Ignore: an ignored signal would be inherited by the
+	// runner, which then could not be stopped.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT)
 	return s.Run(env.Ctx)
 }

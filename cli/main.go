@@ -105,6 +105,9 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		kong.Writers(env.Stdout, env.Stderr),
 		kong.Exit(func(c int) { exited = true; panic(exitCode(c)) }),
 		kong.Bind(env),
+		// A flag's value may start with '-' (--runner-arg --verbose), as
+		// with git's own options.
+		kong.WithHyphenPrefixedParameters(true),
 		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + Version},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true, WrapUpperBound: 100}),
 	)
@@ -205,5 +208,19 @@ type JSONFlag struct {
 // AfterApply records --json so errors are printed as JSON too.
 func (j *JSONFlag) AfterApply(env *Env) error {
 	env.JSON = j.JSON
+	return nil
+}
+
+// RawArgs is a repeatable flag whose values are taken verbatim, even when
+// they start with '-' or hold commas (--runner-arg --model=x,y).
+type RawArgs []string
+
+// Decode appends the next token as is.
+func (r *RawArgs) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Pop()
+	if t.IsEOL() {
+		return fmt.Errorf("missing value")
+	}
+	*r = append(*r, fmt.Sprint(t.Value))
 	return nil
 }

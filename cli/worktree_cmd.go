@@ -17,6 +17,7 @@ type WorktreeCmd struct {
 	Open   WorktreeOpenCmd   `cmd:"" help:"Open an integration tree in your editor."`
 	Shell  WorktreeShellCmd  `cmd:"" help:"Start $SHELL -l in an integration tree; exit the shell to come back."`
 	Rm     WorktreeRmCmd     `cmd:"" aliases:"remove" help:"Remove an integration tree and archive its record (its branch is kept)."`
+	Adopt  WorktreeAdoptCmd  `cmd:"" help:"Make an existing linked worktree of this repository an integration worktree (nothing is moved; its branch is kept)."`
 }
 
 // WorktreeCreateCmd is `worktree create`.
@@ -156,8 +157,11 @@ func (c *WorktreeShowCmd) Run(env *Env) error {
 	fmt.Fprintf(w, "worktree_id:   %s\n", r.WorktreeID)
 	fmt.Fprintf(w, "state:         %s\n", r.State)
 	fmt.Fprintf(w, "branch:        %s\n", r.Branch)
-	fmt.Fprintf(w, "parent_branch: %s\n", r.ParentBranch)
+	fmt.Fprintf(w, "parent_branch: %s\n", orDash(r.ParentBranch))
 	fmt.Fprintf(w, "tree_path:     %s\n", r.TreePath)
+	if r.Adopted {
+		fmt.Fprintf(w, "adopted:       true\n")
+	}
 	fmt.Fprintf(w, "created_at:    %s\n", r.CreatedAt)
 	fmt.Fprintf(w, "last_used_at:  %s\n", orDash(r.LastUsedAt))
 	if r.ArchivedAt != "" {

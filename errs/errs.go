@@ -53,6 +53,15 @@ const (
 	EUnsafePath        Code = "E_UNSAFE_PATH"
 	EHasInvocations    Code = "E_HAS_INVOCATIONS"
 	EInternal          Code = "E_INTERNAL"
+	EAlreadyLanded     Code = "E_ALREADY_LANDED"
+	ENotAvailable      Code = "E_NOT_AVAILABLE"
+	// Adopting an existing worktree (`worktree adopt`).
+	ENotAWorktree   Code = "E_NOT_A_WORKTREE"
+	EMainWorktree   Code = "E_MAIN_WORKTREE"
+	EOtherRepo      Code = "E_OTHER_REPO"
+	EAlreadyAdopted Code = "E_ALREADY_ADOPTED"
+	// `doctor` found something wrong.
+	EUnhealthy Code = "E_UNHEALTHY"
 )
 
 // Error is the one error type git-agency shows to users.

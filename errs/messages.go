@@ -133,12 +133,163 @@ func CheckpointApplyRunning(inv string) *Error {
 		"invocation %s is still running; refusing to roll its sandbox back", inv)
 }
 
-func SandboxGone(inv string) *Error {
-	return New(ENotFound, "its snapshot refs are kept: inspect one with 'git show refs/agency/snapshots/"+inv+"/<n>'",
-		"the sandbox of invocation %s no longer exists", inv)
-}
-
 func CheckpointApplyDenylisted(files []string) *Error {
 	return New(EDenylisted, "move the files out of the sandbox or add them to .gitignore, then retry",
 		"cannot save the current state before the rollback: untracked files match the checkpoint denylist, and the rollback would delete them").With(files...)
+}
+
+// Landing (agent diff/land/discard, git sandbox).
+
+func InvocationRunning(inv, verb string) *Error {
+	return New(EInvocationRunning, "wait for it to finish ('git agency agent show "+inv+"'), or stop it with 'git agency agent stop "+inv+"'",
+		"invocation %s is still running; cannot %s it", inv, verb)
+}
+
+func LandDirtyIntegration(name, tree string) *Error {
+	return New(EDirtyWorktree, "commit or stash your changes in "+tree+" first; nothing was touched",
+		"integration worktree %q has uncommitted changes; landing would mix them with the agent's", name)
+}
+
+func BaseMoved(branch, base, head string) *Error {
+	return New(EBaseMoved, "land without --require-base to cherry-pick onto the current HEAD, or rebase by hand",
+		"integration branch %s has moved since the sandbox was created (base %s, now %s)", branch, short(base), short(head))
+}
+
+func LandConflict(inv, commit, subject string, files []string) *Error {
+	what := "its uncommitted changes"
+	if commit != "" {
+		what = "commit " + short(commit) + " (" + subject + ")"
+	}
+	e := New(ELandConflict, "the integration tree and the sandbox are untouched; inspect with 'git agency agent open "+inv+"', resolve there (or on the integration branch) and land again",
+		"landing %s conflicts at %s in %d file(s)", inv, what, len(files))
+	return e.With(files...)
+}
+
+func NothingToLand(inv string) *Error {
+	return New(ENothingToLand, "discard it with 'git agency agent discard "+inv+"'",
+		"nothing to land — sandbox has no commits and no uncommitted changes")
+}
+
+func NothingToLandDiscarded(inv string) *Error {
+	return New(ENothingToLand, "start a new agent with 'git agency agent start'",
+		"nothing to land — invocation %s was discarded", inv)
+}
+
+func AlreadyLanded(inv string) *Error {
+	return New(EAlreadyLanded, "see the result with 'git agency agent show "+inv+"'",
+		"invocation %s was already landed", inv)
+}
+
+func NoCommitsUseApply(inv string) *Error {
+	return New(EUnlandedChanges, "review them with 'git agency agent diff "+inv+"'",
+		"no commits to cherry-pick; use --apply to land working tree changes")
+}
+
+func UnlandedChanges(inv string) *Error {
+	return New(EUnlandedChanges, "rerun with --apply to land them too, commit them in the sandbox, or review them with 'git agency agent diff "+inv+"'",
+		"the sandbox has uncommitted changes besides its commits; landing only the commits would delete them with the sandbox")
+}
+
+func LandDenylisted(inv string, files []string) *Error {
+	return New(EDenylisted, "delete them from the sandbox (or add them to .gitignore there) and land again; see the list with 'git config --get-all agency.checkpoint.denylist'",
+		"the sandbox holds untracked files that are never landed (denylist); landing would lose them").With(files...)
+}
+
+func SandboxBranchMissing(inv, branch string) *Error {
+	return New(EBranchNotFound, "the sandbox branch was deleted; discard the invocation with 'git agency agent discard "+inv+"'",
+		"sandbox branch %s does not exist", branch)
+}
+
+func HasInvocations(name string, invs []string) *Error {
+	return New(EHasInvocations, "wait for them, stop them ('git agency agent stop <id>'), or rerun with --force to stop and discard them",
+		"worktree %q has %d running agent invocation(s)", name, len(invs)).With(invs...)
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// Watch.
+
+func NotAvailable(action, alternative string) *Error {
+	return New(ENotAvailable, alternative, "%s is not available in this build yet", action)
+}
+
+func NotHeaded(short string) *Error {
+	return New(ENotHeaded, "press l for its logs", "invocation %s is headless: there is no terminal to attach to", short)
+}
+
+func SessionGone(short, status string) *Error {
+	return New(ENotRunning, "press l for what it printed", "invocation %s is %s: its tmux session is gone", short, status)
+}
+
+func NoSession(short string) *Error {
+	return New(ENotRunning, "wait for it to start", "invocation %s has no tmux session yet", short)
+}
+
+func TmuxMissing() *Error {
+	return New(ETmuxNotFound, "install tmux", "tmux is not on PATH")
+}
+
+func TreeGone(name, path string) *Error {
+	return New(ENotFound, "remove the record with 'git agency worktree rm --force "+name+"'",
+		"the tree of worktree %q is gone (%s)", name, path)
+}
+
+func SandboxGone(short, path string) *Error {
+	return New(ENotFound, "it was landed or discarded; see 'git agency agent show "+short+"'",
+		"the sandbox of %s is gone (%s)", short, path)
+}
+
+// Adopting an existing worktree.
+
+func NotAWorktree(path string) *Error {
+	return New(ENotAWorktree, "pass the directory of a linked worktree of this repository (see 'git worktree list')",
+		"not a worktree of this repository: %s", path)
+}
+
+func MainWorktree(path string) *Error {
+	return New(EMainWorktree, "adopt a linked worktree ('git worktree add …'), or create one with 'git agency worktree create --name N'",
+		"refusing to adopt the main worktree: %s", path)
+}
+
+func OtherRepo(path, common string) *Error {
+	return New(EOtherRepo, "run 'git agency worktree adopt' from inside that worktree's own repository",
+		"%s belongs to another repository (%s)", path, common)
+}
+
+func AlreadyAdopted(path, name, id string) *Error {
+	return New(EAlreadyAdopted, "it is already an integration worktree: use 'git agency worktree show "+name+"'",
+		"%s is already integration worktree %q (%s)", path, name, id)
+}
+
+func AlreadyIntegrationTree(path string) *Error {
+	return New(EAlreadyAdopted, "it holds .agency/INTEGRATION_MARKER; if no record owns it, delete that file and retry",
+		"%s is already an integration worktree", path)
+}
+
+func ManagedTree(path string) *Error {
+	return New(EAlreadyAdopted, "sandboxes belong to their invocation; land or discard it instead",
+		"%s is a git agency sandbox, not a worktree to adopt", path)
+}
+
+func AdoptDetached(path string) *Error {
+	return New(EDetachedHead, "check out a branch in that worktree first ('git -C <path> switch <branch>')",
+		"the worktree at %s has a detached HEAD; an integration worktree needs a branch", path)
+}
+
+func AdoptNameTaken(name, id string) *Error {
+	return New(ENameTaken, "choose a name with --name",
+		"a worktree named %q already exists (%s)", name, id)
+}
+
+// Health checks.
+
+func Unhealthy(n int) *Error {
+	e := New(EUnhealthy, "each finding above has its own hint; 'git agency gc' removes leftovers",
+		"doctor found %d problem(s)", n)
+	return e
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 )
@@ -16,7 +15,7 @@ type SnapshotRequest struct {
 	// otherwise only tracked files are updated, like `add -u`.
 	IncludeUntracked bool
 	// Denylist holds glob patterns of untracked files that must never enter
-	// a snapshot (see DenylistMatch). Only checked when IncludeUntracked is
+	// a snapshot (see Denied). Only checked when IncludeUntracked is
 	// set.
 	Denylist []string
 	// Exclude lists paths (files or directories, relative to the root) that
@@ -35,46 +34,6 @@ type Snapshot struct {
 	// Denied lists untracked files that match the denylist. When it is not
 	// empty nothing was staged and no object was written.
 	Denied []string
-}
-
-// DenylistMatch reports whether p (relative, '/'-separated) matches one of
-// the denylist globs: a pattern without '/' matches a file name at any depth
-// (".env", "*.pem"); one with '/' matches the whole path from the root
-// ("config/secret.yml", "/top.key"); a trailing '/' names a directory
-// ("secrets/" at any depth, "conf/keys/" from the root). Globs are
-// path.Match patterns.
-func DenylistMatch(patterns []string, p string) bool {
-	parts := strings.Split(p, "/")
-	for _, pat := range patterns {
-		pat = strings.TrimSpace(pat)
-		if pat == "" {
-			continue
-		}
-		if dir, ok := strings.CutSuffix(pat, "/"); ok {
-			anchored := strings.Contains(dir, "/")
-			dir = strings.Trim(dir, "/")
-			for i := 1; i < len(parts); i++ {
-				cand := parts[i-1]
-				if anchored {
-					cand = strings.Join(parts[:i], "/")
-				}
-				if ok, _ := path.Match(dir, cand); ok {
-					return true
-				}
-			}
-			continue
-		}
-		if strings.Contains(pat, "/") {
-			if ok, _ := path.Match(strings.TrimPrefix(pat, "/"), p); ok {
-				return true
-			}
-			continue
-		}
-		if ok, _ := path.Match(pat, parts[len(parts)-1]); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // SnapshotTree writes a tree object of the worktree's current state (HEAD,
@@ -130,7 +89,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 			if !req.IncludeUntracked {
 				continue
 			}
-			if DenylistMatch(req.Denylist, p) {
+			if Denied(p, req.Denylist) {
 				snap.Denied = append(snap.Denied, p)
 				continue
 			}

@@ -135,7 +135,7 @@ func TestSnapshotTreeDenylist(t *testing.T) {
 	}
 }
 
-func TestDenylistMatch(t *testing.T) {
+func TestDeniedPatterns(t *testing.T) {
 	pats := []string{".env", ".env.*", "*.pem", "/top.key", "conf/*.yml", "secrets/", "deep/keys/"}
 	for p, want := range map[string]bool{
 		".env": true, "a/b/.env": true, ".env.local": true, "x/.env.prod": true, ".envrc": false,
@@ -144,7 +144,7 @@ func TestDenylistMatch(t *testing.T) {
 		"secrets/a": true, "x/secrets/y/z": true, "secrets": false,
 		"deep/keys/a": true, "x/deep/keys/a": false, "main.go": false,
 	} {
-		if got := DenylistMatch(pats, p); got != want {
+		if got := Denied(p, pats); got != want {
 			t.Errorf("%s: got %v", p, got)
 		}
 	}

@@ -12,10 +12,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// DefaultDenylist is the spec's built-in list of untracked files that never
-// enter a snapshot; agency.checkpoint.denylist adds to it.
-var DefaultDenylist = []string{".env", ".env.*", "*.key", "*.pem", "credentials.json", "secrets.json"}
-
 // AgencyDir is the agency directory inside every tree; never snapshotted.
 const AgencyDir = ".agency"
 
@@ -41,7 +37,7 @@ func DenylistFromConfig(cfg *gitcore.Config) []string {
 // match the denylist, Snapshot.Denied lists them and no object was written.
 // Checkpoints and `land --apply` both build their trees with it.
 func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string) (*gitcore.Snapshot, error) {
-	deny := append(append([]string(nil), DefaultDenylist...), extraDenylist...)
+	deny := append(append([]string(nil), gitcore.DefaultDenylist...), extraDenylist...)
 	return repo.Tree(treePath).SnapshotTree(ctx, gitcore.SnapshotRequest{
 		IncludeUntracked: includeUntracked,
 		Denylist:         deny,

@@ -1,0 +1,227 @@
+package agency
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+// AdoptWorktreeOptions are the inputs of `worktree adopt`.
+type AdoptWorktreeOptions struct {
+	Path string // the existing linked worktree (or a directory inside it)
+	Name string // "" = derived from the branch, else the directory name
+}
+
+// FPAdoptAfterMarker fails an adopt after the marker is written.
+const FPAdoptAfterMarker = "worktree-adopt:after-marker"
+
+// AdoptWorktree turns an existing linked worktree of this repository into
+// an integration worktree: a record whose tree_path is the existing
+// directory (nothing is moved), adopted = true, the marker and an ignored
+// .agency/ written into it, its branch kept as it is. It refuses the main
+// worktree, another repository's worktree, a directory that is not a
+// worktree, a detached HEAD, a sandbox and a tree that is already an
+// integration worktree.
+func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*store.WorktreeRecord, error) {
+	if opts.Name != "" && !store.ValidName(opts.Name) {
+		return nil, errs.InvalidName(opts.Name)
+	}
+	abs, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return nil, errs.NotAWorktree(opts.Path)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, errs.NotAWorktree(abs)
+	}
+	loc, ok, err := gitcore.Locate(ctx, a.Repo.Runner(), abs)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	if !ok || loc.Bare {
+		return nil, errs.NotAWorktree(abs)
+	}
+	if loc.CommonDir != a.Repo.CommonDir {
+		return nil, errs.OtherRepo(abs, loc.CommonDir)
+	}
+	tree := canonical(loc.Toplevel)
+	if canonical(abs) != tree {
+		return nil, errs.NotAWorktree(abs).With("it is a directory inside the worktree at " + tree)
+	}
+	list, err := a.Repo.Worktrees(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	var wt *gitcore.Worktree
+	for i := range list {
+		if canonical(list[i].Path) == tree {
+			if i == 0 {
+				// git lists the main worktree first.
+				return nil, errs.MainWorktree(tree)
+			}
+			wt = &list[i]
+			break
+		}
+	}
+	if wt == nil {
+		return nil, errs.NotAWorktree(abs)
+	}
+	if inside(a.Store.SandboxesDir(), tree) {
+		return nil, errs.ManagedTree(tree)
+	}
+	if wt.Detached || wt.Branch == "" {
+		return nil, errs.AdoptDetached(tree)
+	}
+	branch := strings.TrimPrefix(wt.Branch, "refs/heads/")
+	name := opts.Name
+	if name == "" {
+		name = SanitizeName(branch)
+		if !store.ValidName(name) {
+			name = SanitizeName(filepath.Base(tree))
+		}
+		if !store.ValidName(name) {
+			name = "adopted"
+		}
+	}
+
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+
+	entries, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+	}
+	for _, e := range entries {
+		if e.Record == nil || e.Record.State != store.StatePresent {
+			continue
+		}
+		if canonical(e.Record.TreePath) == tree {
+			return nil, errs.AlreadyAdopted(tree, e.Record.Name, e.ID)
+		}
+	}
+	if HasMarker(tree) || inside(a.Store.IntegrationWorktreesDir(), tree) {
+		return nil, errs.AlreadyIntegrationTree(tree)
+	}
+	for _, e := range entries {
+		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.Name == name {
+			if opts.Name == "" {
+				return nil, errs.AdoptNameTaken(name, e.ID)
+			}
+			return nil, errs.NameTaken(name, e.ID)
+		}
+	}
+
+	if err := os.MkdirAll(a.Store.IntegrationWorktreesDir(), 0o700); err != nil {
+		return nil, errs.IO("create", a.Store.IntegrationWorktreesDir(), err)
+	}
+	var id string
+	for attempt := 0; ; attempt++ {
+		id = store.NewID(a.Now())
+		err := os.Mkdir(a.Store.IntegrationWorktreeDir(id), 0o700)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) || attempt == 5 {
+			return nil, errs.IO("create", a.Store.IntegrationWorktreeDir(id), err)
+		}
+	}
+	recordDir := a.Store.IntegrationWorktreeDir(id)
+	undoMarker := markerUndo(tree)
+	cleanup := func() {
+		undoMarker()
+		store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir)
+	}
+	if err := WriteMarker(tree); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := a.fail(FPAdoptAfterMarker); err != nil {
+		cleanup()
+		return nil, err
+	}
+	rec := &store.WorktreeRecord{
+		SchemaVersion: store.SchemaVersion,
+		WorktreeID:    id,
+		Name:          name,
+		RepoID:        a.Store.RepoID,
+		Branch:        branch,
+		TreePath:      tree,
+		CreatedAt:     a.now(),
+		LastUsedAt:    a.now(),
+		State:         store.StatePresent,
+		Adopted:       true,
+	}
+	if err := a.Store.WriteWorktree(rec); err != nil {
+		cleanup()
+		return nil, err
+	}
+	return rec, nil
+}
+
+// markerUndo returns a function that removes what WriteMarker adds to tree,
+// and only that: files that were not there before, then .agency/ if we
+// created it and it is empty. Nothing recursive: the tree is the user's.
+func markerUndo(tree string) func() {
+	dir := filepath.Join(tree, MarkerDir)
+	_, dirErr := os.Lstat(dir)
+	ignore := filepath.Join(dir, ".gitignore")
+	_, ignErr := os.Lstat(ignore)
+	return func() {
+		os.Remove(MarkerPath(tree))
+		if os.IsNotExist(ignErr) {
+			os.Remove(ignore)
+		}
+		if os.IsNotExist(dirErr) {
+			os.Remove(dir)
+		}
+	}
+}
+
+var (
+	nonNameRE = regexp.MustCompile(`[^a-z0-9]+`)
+	dashesRE  = regexp.MustCompile(`-+`)
+)
+
+// SanitizeName derives an integration worktree name from a branch or
+// directory name, after Automaker's branch-name sanitisation, narrowed to
+// our name rules: lower case; every run of characters other than a-z and
+// 0-9 (slashes, spaces, dots, colons, …) becomes one '-'; no leading or
+// trailing '-'; at most 40 characters. The result may still be invalid
+// (too short); the caller checks.
+func SanitizeName(s string) string {
+	s = strings.ToLower(s)
+	s = nonNameRE.ReplaceAllString(s, "-")
+	s = dashesRE.ReplaceAllString(s, "-")
+	s = strings.Trim(s, "-")
+	if len(s) > 40 {
+		s = strings.TrimRight(s[:40], "-")
+	}
+	return s
+}
+
+// canonical is path absolute, cleaned, symlinks resolved where possible.
+func canonical(path string) string {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		p = path
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Clean(p)
+}
+
+// inside reports whether path lies at or below root (both canonical).
+func inside(root, path string) bool {
+	r, p := canonical(root), canonical(path)
+	rel, err := filepath.Rel(r, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}

@@ -1,0 +1,294 @@
+package agency
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// Finding levels.
+const (
+	LevelOK      = "ok"
+	LevelWarn    = "warn"    // worth knowing; not a failure
+	LevelProblem = "problem" // something is wrong: doctor exits 1
+)
+
+// Finding is one result of `doctor`.
+type Finding struct {
+	Check   string `json:"check"` // git, tmux, runner, data_dir, records, sandboxes, worktrees, tmux_sessions, branches
+	Level   string `json:"level"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+	Path    string `json:"path,omitempty"`
+}
+
+// MinGitVersion is the oldest git we support (merge-tree --write-tree).
+const MinGitVersion = "2.38"
+
+// Doctor checks the environment and this repository's records. It changes
+// nothing (beyond the lazy reconcile every read path runs).
+func (a *App) Doctor(ctx context.Context) []Finding {
+	var out []Finding
+	add := func(check, level, hint, path, format string, args ...any) {
+		out = append(out, Finding{Check: check, Level: level, Message: fmt.Sprintf(format, args...), Hint: hint, Path: path})
+	}
+
+	// git
+	if v, err := a.Repo.GitVersion(ctx); err != nil {
+		add("git", LevelProblem, "install git 2.38 or later", "", "cannot run git: %v", err)
+	} else if versionLess(v, MinGitVersion) {
+		add("git", LevelProblem, "upgrade git to "+MinGitVersion+" or later", "", "git %s is too old: landing checks need merge-tree --write-tree (git %s)", v, MinGitVersion)
+	} else {
+		add("git", LevelOK, "", "", "git %s (worktrees, merge-tree --write-tree)", v)
+	}
+
+	// tmux
+	if p, err := exec.LookPath("tmux"); err != nil {
+		add("tmux", LevelWarn, "install tmux 3.2+ for headed agents; headless agents (--headless) do not need it", "", "tmux not found: only headless agents can run")
+	} else {
+		add("tmux", LevelOK, "", p, "%s", programVersion(ctx, p, "-V"))
+	}
+
+	// runners
+	def := runner.DefaultRunner
+	if v, ok := a.Config.Get("agency.defaultRunner"); ok && v != "" {
+		def = v
+	}
+	for _, name := range runner.Names(a.Config) {
+		spec, err := runner.Lookup(a.Config, name)
+		if err != nil {
+			add("runner", LevelProblem, "fix git config agency.runner."+name+".*", "", "runner %s: %v", name, err)
+			continue
+		}
+		p, err := spec.Find()
+		_, configured := a.Config.Get("agency.runner." + name + ".command")
+		switch {
+		case err == nil:
+			add("runner", LevelOK, "", p, "runner %s: %s", name, programVersion(ctx, p, "--version"))
+		case configured:
+			add("runner", LevelProblem, "point git config agency.runner."+name+".command at an installed program", "", "runner %s: program %q not found", name, spec.Program)
+		case name == def:
+			add("runner", LevelWarn, "install it, or choose another with git config agency.defaultRunner <name>", "", "default runner %s: program %q not found", name, spec.Program)
+		default:
+			add("runner", LevelOK, "", "", "runner %s: not installed (optional)", name)
+		}
+	}
+
+	// data dir
+	a.checkDataDir(add)
+
+	// records
+	wts, err := a.Store.ScanWorktrees()
+	if err != nil {
+		add("records", LevelProblem, "check the data directory's permissions", a.Store.IntegrationWorktreesDir(), "cannot scan worktree records: %v", err)
+	}
+	for _, e := range wts {
+		if e.Broken {
+			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "worktree record %s is broken: %v", e.ID, e.Err)
+			continue
+		}
+		r := e.Record
+		if r.State != store.StatePresent {
+			continue
+		}
+		if _, err := os.Stat(r.TreePath); err != nil {
+			add("worktrees", LevelProblem, "'git agency worktree rm "+r.Name+"' archives the record and prunes git's registration", r.TreePath,
+				"worktree %q: its directory is gone", r.Name)
+		} else if !HasMarker(r.TreePath) {
+			add("worktrees", LevelWarn, "agents refuse a worktree without its marker; recreate it, or adopt the directory again", r.TreePath,
+				"worktree %q has no integration marker", r.Name)
+		}
+	}
+	invs, err := a.Store.ScanInvocations()
+	if err != nil {
+		add("records", LevelProblem, "check the data directory's permissions", a.Store.InvocationsDir(), "cannot scan invocation records: %v", err)
+	}
+	records := map[string]*store.InvocationRecord{}
+	for _, e := range invs {
+		if e.Broken {
+			records[e.ID] = nil
+			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "invocation record %s is broken: %v", e.ID, e.Err)
+			continue
+		}
+		r := a.Reconcile(ctx, e.Record)
+		records[e.ID] = r
+		if Active(r) {
+			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err != nil {
+				add("sandboxes", LevelProblem, "stop it with 'git agency agent kill "+r.InvocationID+"'", a.Store.SandboxTreePath(r.InvocationID),
+					"invocation %s is running but its sandbox is gone", r.InvocationID)
+			}
+		}
+	}
+	// sandboxes whose invocation is gone
+	sbs, _ := readDirNames(a.Store.SandboxesDir())
+	for _, id := range sbs {
+		if _, ok := records[id]; !ok {
+			add("sandboxes", LevelProblem, "'git agency gc' removes it (it keeps trees with uncommitted work unless --force)", a.Store.SandboxDir(id),
+				"sandbox %s has no invocation record", id)
+		}
+	}
+	// registered worktrees (ours) whose directory vanished
+	if regs, err := a.Repo.AdminWorktrees(); err == nil {
+		for _, w := range regs {
+			if !inside(a.Store.RepoDir(), w.Path) {
+				continue
+			}
+			if _, err := os.Stat(w.Path); os.IsNotExist(err) {
+				add("worktrees", LevelProblem, "'git agency gc' prunes git's registration", w.Path,
+					"git still registers a worktree whose directory is gone: %s", w.Path)
+			}
+		}
+	}
+	// tmux sessions without a running record
+	for _, s := range tmuxSessions(ctx) {
+		id := strings.TrimPrefix(s, "agency-")
+		r, ok := records[id]
+		if ok && r != nil && Active(r) {
+			continue
+		}
+		if !ok && !store.ValidID(id) {
+			continue
+		}
+		if !ok && !a.sessionIsOurs(ctx, s) {
+			continue // another repository's agent
+		}
+		add("tmux_sessions", LevelProblem, "'git agency gc' kills it; or 'tmux kill-session -t "+s+"'", "",
+			"tmux session %s has no running invocation", s)
+	}
+	// sandbox branches without a record
+	if refs, err := a.Repo.ForEachRef(ctx, "refs/heads/agency/sandbox-"); err == nil {
+		for _, ref := range refs {
+			id := strings.TrimPrefix(ref.Name, "refs/heads/agency/sandbox-")
+			if _, ok := records[id]; !ok {
+				add("branches", LevelWarn, "delete it with 'git branch -D agency/sandbox-"+id+"' once you no longer need its commits", "",
+					"branch agency/sandbox-%s has no invocation record", id)
+			}
+		}
+	}
+	problems := 0
+	for _, f := range out {
+		if f.Level == LevelProblem {
+			problems++
+		}
+	}
+	if problems == 0 {
+		add("records", LevelOK, "", a.Store.RepoDir(), "%d worktree(s), %d invocation(s), no leftovers", len(wts), len(invs))
+	}
+	return out
+}
+
+func (a *App) checkDataDir(add func(check, level, hint, path, format string, args ...any)) {
+	dir := a.Store.RepoDir()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		add("data_dir", LevelProblem, "set AGENCY_DATA_DIR or git config agency.dataDir to a writable directory", dir, "data directory: %v", err)
+		return
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		add("data_dir", LevelProblem, "make it writable (chmod u+w), or set AGENCY_DATA_DIR", dir, "data directory is not writable: %v", err)
+		return
+	}
+	f.Close()
+	os.Remove(f.Name())
+	if fi.Mode().Perm()&0o077 != 0 {
+		add("data_dir", LevelWarn, "logs and prompts live here: chmod 700 "+dir, dir, "data directory is readable by others (%o)", fi.Mode().Perm())
+		return
+	}
+	add("data_dir", LevelOK, "", dir, "data directory %s (writable, private)", a.Store.DataDir)
+}
+
+// sessionIsOurs tells whether a tmux session's pane runs in this
+// repository's sandboxes.
+func (a *App) sessionIsOurs(ctx context.Context, session string) bool {
+	out, err := tmuxOutput(ctx, "display-message", "-p", "-t", session, "#{pane_current_path}")
+	if err != nil {
+		return false
+	}
+	return inside(a.Store.SandboxesDir(), strings.TrimSpace(out))
+}
+
+// tmuxSessions lists the sessions named agency-* on the user's tmux server
+// (none when tmux or its server is absent).
+func tmuxSessions(ctx context.Context) []string {
+	out, err := tmuxOutput(ctx, "list-sessions", "-F", "#{session_name}")
+	if err != nil {
+		return nil
+	}
+	var list []string
+	for _, s := range strings.Split(out, "\n") {
+		if strings.HasPrefix(s, "agency-") {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+func tmuxOutput(ctx context.Context, args ...string) (string, error) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", args...)
+	cmd.Env = os.Environ()
+	b, err := cmd.Output()
+	return string(b), err
+}
+
+// programVersion is the first line of `prog flag` (bounded in time), or
+// "version unknown".
+func programVersion(ctx context.Context, prog, flag string) string {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, flag)
+	cmd.Stdin = nil
+	b, err := cmd.Output()
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if err != nil || line == "" {
+		return filepath.Base(prog) + " (version unknown)"
+	}
+	return line
+}
+
+// versionLess compares dotted versions numerically ("2.39.5" < "2.40").
+func versionLess(v, min string) bool {
+	pv, pm := strings.Split(v, "."), strings.Split(min, ".")
+	for i := 0; i < len(pm); i++ {
+		var a, b int
+		if i < len(pv) {
+			a, _ = strconv.Atoi(strings.TrimLeft(pv[i], "v"))
+		}
+		b, _ = strconv.Atoi(pm[i])
+		if a != b {
+			return a < b
+		}
+	}
+	return false
+}
+
+// readDirNames lists subdirectory names (dot entries skipped).
+func readDirNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}

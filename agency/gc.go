@@ -1,0 +1,379 @@
+package agency
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
+)
+
+// GCOptions are the inputs of `gc`.
+type GCOptions struct {
+	DryRun bool
+	// OlderThan: branches and snapshot refs of invocations landed or
+	// discarded longer ago than this are deleted (when safe).
+	OlderThan time.Duration
+	// IncludePending also removes the sandbox trees of finished invocations
+	// that were never landed or discarded (their branches are kept).
+	IncludePending bool
+	// Force removes trees with uncommitted work and refs whose commits are
+	// on no other branch.
+	Force bool
+}
+
+// GC item kinds.
+const (
+	GCSandboxTree  = "sandbox_tree"   // the tree of a known invocation
+	GCOrphanDir    = "orphan_sandbox" // sandboxes/<id> without a record
+	GCRegistration = "registration"   // a git worktree registration whose directory is gone
+	GCTmuxSession  = "tmux_session"
+	GCBranch       = "branch"
+	GCSnapshotRef  = "snapshot_ref"
+)
+
+// GCItem is one thing gc removes, or keeps and says why.
+type GCItem struct {
+	Kind       string `json:"kind"`
+	Invocation string `json:"invocation_id,omitempty"`
+	Target     string `json:"target"` // a path, a ref or a session name
+	Bytes      int64  `json:"bytes"`
+	Reason     string `json:"reason"`
+	// Kept is set (with why) when gc leaves the item alone.
+	Kept     bool   `json:"kept,omitempty"`
+	KeptWhy  string `json:"kept_why,omitempty"`
+	Removed  bool   `json:"removed"`
+	Error    string `json:"error,omitempty"`
+	admin    string // admin dir of a registration
+	refCount int
+}
+
+// GCResult is gc's report.
+type GCResult struct {
+	DryRun     bool     `json:"dry_run"`
+	Items      []GCItem `json:"items"`
+	BytesFreed int64    `json:"bytes_freed"`
+}
+
+// GCPlan finds what gc would remove (and what it keeps, and why). It
+// changes nothing.
+func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
+	res := &GCResult{DryRun: true}
+	invs, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
+	}
+	records := map[string]*store.InvocationRecord{}
+	broken := map[string]bool{}
+	for _, e := range invs {
+		if e.Broken {
+			broken[e.ID] = true
+			continue
+		}
+		records[e.ID] = a.Reconcile(ctx, e.Record)
+	}
+	add := func(it GCItem) { res.Items = append(res.Items, it) }
+	// treeGoes[id]: the sandbox tree of id is gone or will be removed (its
+	// branch cannot be deleted while a tree has it checked out).
+	treeGoes := map[string]bool{}
+
+	// Sandbox trees of known invocations, and orphaned sandbox directories.
+	sbs, _ := readDirNames(a.Store.SandboxesDir())
+	for _, id := range sbs {
+		tree := a.Store.SandboxTreePath(id)
+		if broken[id] {
+			continue // doctor reports it; its record needs a person
+		}
+		r := records[id]
+		if r == nil {
+			it := GCItem{Kind: GCOrphanDir, Invocation: id, Target: a.Store.SandboxDir(id), Bytes: store.DirSize(a.Store.SandboxDir(id)),
+				Reason: "no invocation record"}
+			a.keepIfDirty(ctx, &it, tree, opts.Force)
+			add(it)
+			continue
+		}
+		if _, err := os.Stat(tree); err != nil {
+			treeGoes[id] = true
+			continue
+		}
+		if Active(r) {
+			continue
+		}
+		landing := store.Deref(r.LandingStatus)
+		it := GCItem{Kind: GCSandboxTree, Invocation: id, Target: tree, Bytes: store.DirSize(tree)}
+		switch landing {
+		case store.LandingLanded, store.LandingDiscarded:
+			it.Reason = landing + "; its tree was left behind"
+		default:
+			if !opts.IncludePending {
+				continue
+			}
+			it.Reason = "finished, not landed (--include-pending; branch " + store.SandboxBranch(id) + " is kept)"
+		}
+		a.keepIfDirty(ctx, &it, tree, opts.Force)
+		treeGoes[id] = !it.Kept
+		add(it)
+	}
+
+	// Stale git worktree registrations inside our data directory.
+	if regs, err := a.Repo.AdminWorktrees(); err == nil {
+		for _, w := range regs {
+			if !inside(a.Store.RepoDir(), w.Path) {
+				continue
+			}
+			if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
+				continue
+			}
+			it := GCItem{Kind: GCRegistration, Target: w.Path, Reason: "its directory is gone", admin: w.AdminDir}
+			if w.Locked {
+				it.Kept, it.KeptWhy = true, "locked ('git worktree unlock' it first)"
+			}
+			add(it)
+		}
+	}
+
+	// tmux sessions without a running record.
+	for _, s := range tmuxSessions(ctx) {
+		id := strings.TrimPrefix(s, "agency-")
+		r, ok := records[id]
+		if ok && Active(r) {
+			continue
+		}
+		if !ok && (broken[id] || !a.sessionIsOurs(ctx, s)) {
+			continue
+		}
+		add(GCItem{Kind: GCTmuxSession, Invocation: id, Target: s, Reason: "no running invocation"})
+	}
+
+	// Branches and snapshot refs of old landed or discarded invocations.
+	cutoff := a.Now().Add(-opts.OlderThan)
+	for _, e := range invs {
+		r := records[e.ID]
+		if r == nil || Active(r) {
+			continue
+		}
+		landing := store.Deref(r.LandingStatus)
+		if landing != store.LandingLanded && landing != store.LandingDiscarded {
+			continue
+		}
+		when := firstTime(r.LandedAt, r.DiscardedAt, r.FinishedAt, &r.StartedAt)
+		if when.IsZero() || when.After(cutoff) {
+			continue
+		}
+		branch := store.SandboxBranch(r.InvocationID)
+		branchRef := "refs/heads/" + branch
+		if ok, _ := a.Repo.BranchExists(ctx, branch); ok {
+			it := GCItem{Kind: GCBranch, Invocation: r.InvocationID, Target: branch,
+				Reason: fmt.Sprintf("%s %s ago", landing, roundAge(a.Now().Sub(when)))}
+			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err == nil && !treeGoes[r.InvocationID] {
+				it.Kept, it.KeptWhy = true, "its sandbox tree still has it checked out"
+			} else if safe, why := a.branchWorkElsewhere(ctx, r, branchRef); !safe && !opts.Force {
+				it.Kept, it.KeptWhy = true, why+" (--force deletes it)"
+			}
+			add(it)
+		}
+		refs, _ := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(r.InvocationID))
+		for _, ref := range refs {
+			it := GCItem{Kind: GCSnapshotRef, Invocation: r.InvocationID, Target: ref.Name,
+				Reason: fmt.Sprintf("%s %s ago", landing, roundAge(a.Now().Sub(when)))}
+			if ok, err := a.Repo.ReachableFromOtherBranch(ctx, ref.Object, branchRef); (err != nil || !ok) && !opts.Force {
+				it.Kept, it.KeptWhy = true, "its commit is on no branch (--force deletes it)"
+			}
+			add(it)
+		}
+	}
+	return res, nil
+}
+
+// branchWorkElsewhere tells whether every commit of a sandbox branch is on
+// another branch, or was cherry-picked onto its integration branch.
+func (a *App) branchWorkElsewhere(ctx context.Context, r *store.InvocationRecord, branchRef string) (bool, string) {
+	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, branchRef, branchRef); err == nil && ok {
+		return true, ""
+	}
+	if wt, err := a.Store.ReadWorktree(r.IntegrationWorktreeID); err == nil && wt.Branch != "" {
+		if ok, _ := a.Repo.BranchExists(ctx, wt.Branch); ok {
+			if n, err := a.Repo.UnpickedCommits(ctx, "refs/heads/"+wt.Branch, branchRef); err == nil && n == 0 {
+				return true, ""
+			} else if err == nil {
+				return false, fmt.Sprintf("%d commit(s) are on no other branch", n)
+			}
+		}
+	}
+	return false, "its commits are on no other branch"
+}
+
+// keepIfDirty marks an item kept when its tree holds uncommitted work.
+func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bool) {
+	if force {
+		return
+	}
+	if _, err := os.Stat(tree); err != nil {
+		return
+	}
+	dirty, err := a.Repo.Tree(tree).IsDirty(ctx)
+	if err != nil {
+		// Not a working git tree: its files may still be someone's work.
+		if hasFiles(tree) {
+			it.Kept, it.KeptWhy = true, "its tree is not a readable git worktree (--force removes it)"
+		}
+		return
+	}
+	if dirty {
+		it.Kept, it.KeptWhy = true, "its tree has uncommitted changes (--force removes it)"
+	}
+}
+
+func hasFiles(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.Name() != ".git" && e.Name() != MarkerDir {
+			return true
+		}
+	}
+	return false
+}
+
+// GC removes what plan lists (the items not kept), each under the repo
+// lock, every directory through store.RemoveAllInside.
+func (a *App) GC(ctx context.Context, plan *GCResult) *GCResult {
+	plan.DryRun = false
+	for i := range plan.Items {
+		it := &plan.Items[i]
+		if it.Kept {
+			continue
+		}
+		if err := a.gcOne(ctx, it); err != nil {
+			it.Error = errs.As(err).Msg
+			continue
+		}
+		it.Removed = true
+		plan.BytesFreed += it.Bytes
+	}
+	return plan
+}
+
+func (a *App) gcOne(ctx context.Context, it *GCItem) error {
+	lock, err := a.Lock()
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	switch it.Kind {
+	case GCSandboxTree:
+		r, err := a.Store.ReadInvocation(it.Invocation)
+		if err != nil {
+			return errs.StoreCorrupt(a.Store.InvocationMetaPath(it.Invocation), err)
+		}
+		if Active(r) {
+			return errs.New(errs.EInvocationRunning, "", "invocation %s started running again", it.Invocation)
+		}
+		tree := a.Store.SandboxTreePath(it.Invocation)
+		if err := store.CheckInside(a.Store.SandboxesDir(), tree); err != nil {
+			return err
+		}
+		if err := a.Repo.WorktreeRemove(ctx, tree, true); err != nil {
+			// Not a registered worktree any more: remove the directory.
+			if err := store.RemoveAllInside(a.Store.SandboxesDir(), tree); err != nil {
+				return err
+			}
+		}
+		if err := a.pruneOurs(ctx); err != nil {
+			return err
+		}
+		a.Store.AppendEvent(it.Invocation, "gc", map[string]any{"removed": "sandbox_tree"})
+		return nil
+	case GCOrphanDir:
+		if _, err := os.Stat(a.Store.InvocationMetaPath(it.Invocation)); err == nil {
+			return errs.New(errs.EInternal, "", "invocation %s has a record now; left alone", it.Invocation)
+		}
+		tree := a.Store.SandboxTreePath(it.Invocation)
+		if err := store.CheckInside(a.Store.SandboxesDir(), tree); err != nil {
+			return err
+		}
+		if _, err := os.Stat(tree); err == nil {
+			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
+		}
+		if err := store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(it.Invocation)); err != nil {
+			return err
+		}
+		return a.pruneOurs(ctx)
+	case GCRegistration:
+		return a.pruneOurs(ctx)
+	case GCTmuxSession:
+		cmd := exec.CommandContext(ctx, "tmux", "kill-session", "-t", "="+it.Target)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return errs.New(errs.EIO, "", "tmux kill-session %s: %s", it.Target, strings.TrimSpace(string(out)))
+		}
+		return nil
+	case GCBranch:
+		return gitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
+	case GCSnapshotRef:
+		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
+	}
+	return nil
+}
+
+// pruneOurs removes git's registrations of worktrees inside our data
+// directory whose directory is gone, and only those (never the user's
+// other stale worktrees, never a locked one).
+func (a *App) pruneOurs(ctx context.Context) error {
+	regs, err := a.Repo.AdminWorktrees()
+	if err != nil {
+		return errs.IO("read", filepath.Join(a.Repo.CommonDir, "worktrees"), err)
+	}
+	for _, w := range regs {
+		if w.Locked || !inside(a.Store.RepoDir(), w.Path) {
+			continue
+		}
+		if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
+			continue
+		}
+		if err := store.RemoveAllInside(filepath.Join(a.Repo.CommonDir, "worktrees"), w.AdminDir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func firstTime(ps ...*string) time.Time {
+	for _, p := range ps {
+		if p == nil || *p == "" {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339, *p); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+func roundAge(d time.Duration) string {
+	if d >= 48*time.Hour {
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+	if d >= time.Hour {
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dm", int(d.Minutes()))
+}
+
+// ParseAge parses a --older-than value: a Go duration or a number of days
+// ("30d").
+func ParseAge(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(d, "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == d {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
+	return time.ParseDuration(s)
+}

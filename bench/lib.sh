@@ -1,0 +1,48 @@
+# Shared helpers for the benchmark scripts (sourced). Benchmarks print
+# numbers and ratios; they never fail a build.
+set -u
+
+# bench_setup: a private data dir, HOME and PATH with freshly built binaries.
+bench_setup() {
+	BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/agency-bench.XXXXXX")
+	# Keep Go's caches where they are when HOME moves.
+	export GOPATH=$(go env GOPATH) GOMODCACHE=$(go env GOMODCACHE) GOCACHE=$(go env GOCACHE)
+	trap 'bench_cleanup' EXIT
+	export HOME="$BENCH_TMP/home" AGENCY_DATA_DIR="$BENCH_TMP/data" GIT_CONFIG_NOSYSTEM=1
+	mkdir -p "$HOME" "$BENCH_TMP/bin"
+	git config --global user.name bench
+	git config --global user.email bench@example.com
+	git config --global init.defaultBranch main
+	(cd "$BENCH_ROOT" && go build -o "$BENCH_TMP/bin/" ./cmd/git-agency ./cmd/git-sandbox) || exit 1
+	export PATH="$BENCH_TMP/bin:$PATH"
+}
+
+bench_cleanup() {
+	pkill -f "$BENCH_TMP" 2>/dev/null
+	rm -rf "$BENCH_TMP"
+}
+
+# make_repo DIR NFILES: a repository with NFILES files in nested dirs.
+make_repo() {
+	local dir=$1 n=$2
+	git init -q "$dir"
+	(cd "$dir" && python3 - "$n" <<'PY'
+import os, sys
+n = int(sys.argv[1])
+for i in range(n):
+    d = "src/d%03d/e%02d" % (i % 200, (i // 200) % 50)
+    os.makedirs(d, exist_ok=True)
+    with open("%s/f%05d.txt" % (d, i), "w") as f:
+        f.write("file %d\n" % i * 3)
+PY
+	git add -A && git commit -qm "generated $n files")
+}
+
+# now_ns: monotonic-enough wall clock in nanoseconds.
+now_ns() { date +%s%N; }
+
+# ratio A B: A/B with two decimals.
+ratio() { python3 -c "print('%.2f' % ($1 / max($2, 1)))"; }
+
+# ms NS: nanoseconds as milliseconds.
+ms() { python3 -c "print('%.1f' % ($1 / 1e6))"; }

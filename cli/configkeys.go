@@ -1,0 +1,27 @@
+package cli
+
+// configKey documents one `git config agency.*` setting for the man page.
+type configKey struct{ Key, Meaning, Default string }
+
+// configKeys are the settings git-agency reads (README.md has the same
+// table). Add a line when you add a setting.
+var configKeys = []configKey{
+	{"agency.dataDir", "where records and trees live ($AGENCY_DATA_DIR wins over it)", "$XDG_DATA_HOME/agency, else ~/.local/share/agency"},
+	{"agency.editor", "editor for open and --open", "$VISUAL, $EDITOR"},
+	{"agency.lockTimeout", "how long a command waits for the repository lock (Go duration)", "30s"},
+	{"agency.defaultRunner", "the runner agent start uses without --runner", "claude"},
+	{"agency.runner.<name>.command", "the runner's program (overrides a built-in's)", "built-ins: claude, codex"},
+	{"agency.runner.<name>.arg", "extra argument in both modes (multi-valued)", ""},
+	{"agency.runner.<name>.headlessArg, .headedArg", "extra argument for one mode (multi-valued)", ""},
+	{"agency.runner.<name>.timeout, agency.timeout", "wall-clock limit of a run", "none"},
+	{"agency.runner.<name>.idleTimeout, agency.idleTimeout", "limit on a stretch without output", "none"},
+	{"agency.maxActive", "how many agents may run at once in this repository", "unlimited"},
+	{"agency.setup", "a script run in every new sandbox before the runner", ""},
+	{"agency.stallThreshold", "how long without output before an agent shows as stalled", "5m"},
+	{"agency.checkpoint.debounce", "quiet time before a checkpoint is taken", ""},
+	{"agency.checkpoint.rateLimit", "least time between two checkpoints", ""},
+	{"agency.checkpoint.fallbackInterval", "period of the dirty-check fallback", ""},
+	{"agency.checkpoint.denylist", "more paths that never enter a checkpoint or a land (multi-valued)", ""},
+	{"agency.watch.interval", "how often watch refreshes", ""},
+	{"agency.gc.olderThan", "gc's default --older-than", "30d"},
+}

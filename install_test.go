@@ -1,0 +1,84 @@
+package gitagency_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMakeInstall runs 'make install' into a temporary GOBIN and checks
+// that man finds the pages through PATH alone (MANPATH unset) and that the
+// completion scripts are where bash-completion and zsh look.
+func TestMakeInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries: skipped with -short")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	root := t.TempDir()
+	gobin := filepath.Join(root, "bin")
+	cmd := exec.Command("make", "install", "GOBIN="+gobin, "BUILD="+filepath.Join(root, "build"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	for _, f := range []string{
+		"bin/git-agency", "bin/git-sandbox",
+		"share/man/man1/git-agency.1", "share/man/man1/git-sandbox.1",
+		"share/bash-completion/completions/git-agency", "share/bash-completion/completions/git-sandbox",
+		"share/zsh/site-functions/_git-agency", "share/zsh/site-functions/_git-sandbox",
+	} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("make install did not install %s", f)
+		}
+	}
+	if _, err := exec.LookPath("man"); err != nil {
+		t.Skip("man is not installed: cannot check that it finds the pages")
+	}
+	man := exec.Command("man", "-w", "git-agency")
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MANPATH=") && !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	man.Env = append(env, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := man.Output()
+	if err != nil {
+		t.Fatalf("man -w git-agency: %v", err)
+	}
+	if got, want := strings.TrimSpace(string(out)), filepath.Join(root, "share/man/man1/git-agency.1"); got != want {
+		t.Errorf("man -w git-agency = %q, want %q", got, want)
+	}
+}
+
+// TestDemo runs 'make demo' (demo/demo.sh) with its temp directory under a
+// test directory, and checks that it ran the agents and left nothing.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binaries: skipped with -short")
+	}
+	for _, p := range []string{"make", "sh"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip(p + " is not installed")
+		}
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command("make", "-s", "demo")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "DEMO_DELAY=20ms", "AGENCY_DATA_DIR="+filepath.Join(tmp, "must-not-be-used"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make demo: %v\n%s", err, out)
+	}
+	for _, want := range []string{"ready to land", "Welcome to the shop!", "the integration log", "removing "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	ents, _ := os.ReadDir(tmp)
+	if len(ents) != 0 {
+		t.Errorf("demo left %d entries in its TMPDIR (first: %s)", len(ents), ents[0].Name())
+	}
+}

@@ -1,0 +1,260 @@
+package mockllm
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func start(t *testing.T) *Server {
+	t.Helper()
+	s, err := Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var client = &http.Client{Timeout: 10 * time.Second}
+
+func post(t *testing.T, url string, body any) *http.Response {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := client.Post(url, "application/json", strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// events reads a whole SSE body into its data objects.
+func events(t *testing.T, r io.Reader) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(d), &m); err != nil {
+				t.Fatalf("bad SSE data %q: %v", d, err)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestRefusesNonLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0"} {
+		if s, err := Start(addr); err == nil {
+			s.Close()
+			t.Errorf("Start(%q) accepted", addr)
+		}
+	}
+}
+
+func TestAnthropicLoop(t *testing.T) {
+	s := start(t)
+	tools := []any{map[string]any{"name": "Bash"}, map[string]any{"name": "Write"}}
+	first := map[string]any{"model": "claude-x", "stream": true, "tools": tools,
+		"system":   []any{map[string]any{"type": "text", "text": "Primary working directory: /work/sb\nIs a git repo: yes"}},
+		"messages": []any{map[string]any{"role": "user", "content": "Create hello.txt"}}}
+	resp := post(t, s.URL()+"/v1/messages?beta=true", first)
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("status %d, content type %q", resp.StatusCode, ct)
+	}
+	evs := events(t, resp.Body)
+	var types []string
+	var input string
+	for _, e := range evs {
+		types = append(types, e["type"].(string))
+		if d, ok := e["delta"].(map[string]any); ok && d["type"] == "input_json_delta" {
+			input = d["partial_json"].(string)
+		}
+	}
+	want := "message_start content_block_start content_block_delta content_block_stop message_delta message_stop"
+	if got := strings.Join(types, " "); got != want {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+	var in map[string]string
+	if err := json.Unmarshal([]byte(input), &in); err != nil || in["file_path"] != "/work/sb/hello.txt" || in["content"] != "hello from mock\n" {
+		t.Fatalf("tool input %q: %v", input, err)
+	}
+	if block := evs[1]["content_block"].(map[string]any); block["name"] != "Write" || evs[4]["delta"].(map[string]any)["stop_reason"] != "tool_use" {
+		t.Fatalf("not a Write tool call: %v", evs)
+	}
+
+	// After the tool result: the final text, here without streaming.
+	second := map[string]any{"model": "claude-x", "tools": tools, "messages": []any{
+		map[string]any{"role": "user", "content": "Create hello.txt"},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "x", "content": "ok"}}}}}
+	var msg struct {
+		Content []struct{ Type, Text string }
+		Stop    string `json:"stop_reason"`
+	}
+	if err := json.NewDecoder(post(t, s.URL()+"/v1/messages", second).Body).Decode(&msg); err != nil {
+		t.Fatal(err)
+	}
+	if len(msg.Content) != 1 || msg.Content[0].Text != "Done: wrote the file." || msg.Stop != "end_turn" {
+		t.Fatalf("final reply %+v", msg)
+	}
+
+	// Side requests (no tools) and count_tokens.
+	side := events(t, post(t, s.URL()+"/v1/messages", map[string]any{"stream": true, "messages": []any{}}).Body)
+	if d := side[2]["delta"].(map[string]any); d["text"] != "Mock side reply" {
+		t.Fatalf("side reply %v", side)
+	}
+	var ct map[string]int
+	json.NewDecoder(post(t, s.URL()+"/v1/messages/count_tokens", map[string]any{}).Body).Decode(&ct)
+	if ct["input_tokens"] != 42 {
+		t.Fatalf("count_tokens %v", ct)
+	}
+	var replies []string
+	for _, r := range s.Requests() {
+		replies = append(replies, r.Reply)
+	}
+	if got := strings.Join(replies, ","); got != "tool_call Write,text,text,count_tokens" {
+		t.Fatalf("request log %q", got)
+	}
+}
+
+func TestResponsesLoop(t *testing.T) {
+	s := start(t)
+	tests := []struct {
+		name  string
+		tools []any
+		check func(item map[string]any) bool
+	}{
+		{"apply_patch function", []any{map[string]any{"type": "function", "name": "apply_patch"}, map[string]any{"type": "function", "name": "shell"}},
+			func(it map[string]any) bool {
+				return it["type"] == "function_call" && it["name"] == "apply_patch" &&
+					strings.Contains(it["arguments"].(string), `*** Add File: hello.txt\n+hello from mock\n*** End Patch`)
+			}},
+		{"apply_patch freeform", []any{map[string]any{"type": "custom", "name": "apply_patch"}},
+			func(it map[string]any) bool {
+				return it["type"] == "custom_tool_call" && strings.HasPrefix(it["input"].(string), "*** Begin Patch\n")
+			}},
+		{"exec_command", []any{map[string]any{"type": "function", "name": "exec_command"}},
+			func(it map[string]any) bool {
+				var args map[string]string
+				json.Unmarshal([]byte(it["arguments"].(string)), &args)
+				return it["name"] == "exec_command" && args["cmd"] == "printf '%s' 'hello from mock\n' > 'hello.txt'"
+			}},
+		{"chat-style function", []any{map[string]any{"type": "function", "function": map[string]any{"name": "shell"}}},
+			func(it map[string]any) bool { return it["name"] == "shell" }},
+		{"no tools", nil,
+			func(it map[string]any) bool { return it["type"] == "message" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := events(t, post(t, s.URL()+"/v1/responses", map[string]any{"model": "gpt-x", "stream": true,
+				"tools": tt.tools, "input": []any{map[string]any{"type": "message", "role": "user", "content": "go"}}}).Body)
+			if len(evs) < 4 || evs[0]["type"] != "response.created" || evs[len(evs)-1]["type"] != "response.completed" {
+				t.Fatalf("events %v", evs)
+			}
+			item := evs[len(evs)-2]["item"].(map[string]any)
+			if !tt.check(item) {
+				t.Fatalf("item %v", item)
+			}
+			usage := evs[len(evs)-1]["response"].(map[string]any)["usage"].(map[string]any)
+			if usage["total_tokens"] != 15.0 {
+				t.Fatalf("usage %v", usage)
+			}
+		})
+	}
+	// After a tool output: the final message.
+	evs := events(t, post(t, s.URL()+"/v1/responses", map[string]any{"stream": true,
+		"tools": []any{map[string]any{"type": "function", "name": "shell"}},
+		"input": []any{map[string]any{"type": "function_call_output", "call_id": "c", "output": "ok"}}}).Body)
+	item := evs[len(evs)-2]["item"].(map[string]any)
+	text := item["content"].([]any)[0].(map[string]any)["text"]
+	if item["type"] != "message" || text != "Done: wrote the file." {
+		t.Fatalf("final item %v", item)
+	}
+}
+
+func TestFailures(t *testing.T) {
+	s := start(t)
+	resp := post(t, s.URL()+"/fail503/v1/messages", map[string]any{"stream": true})
+	var body struct {
+		Error struct{ Type, Message string }
+	}
+	json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != 503 || body.Error.Message != "mock: forced HTTP 503" {
+		t.Fatalf("fail503: %d %+v", resp.StatusCode, body)
+	}
+	if resp := post(t, s.URL()+"/fail429/v1/responses", map[string]any{}); resp.StatusCode != 429 {
+		t.Fatalf("fail429: %d", resp.StatusCode)
+	}
+	resp, err := client.Get(s.URL() + "/v1/models")
+	if err != nil || resp.StatusCode != 404 {
+		t.Fatalf("GET: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	// /hang/ never answers: the client's own deadline ends the request.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL()+"/hang/v1/messages", strings.NewReader("{}"))
+	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("hang: %v", err)
+	}
+}
+
+func TestStallReleasedByClose(t *testing.T) {
+	s, err := Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, path := range []string{"/stall/v1/messages", "/stall/v1/responses"} {
+		resp := post(t, s.URL()+path, map[string]any{"stream": true})
+		r := bufio.NewReader(resp.Body)
+		first, err := r.ReadString('\n') // the first event arrives at once
+		if err != nil || !strings.HasPrefix(first, "event: ") {
+			t.Fatalf("%s: first line %q, %v", path, first, err)
+		}
+		if !strings.Contains(first, "message_start") && !strings.Contains(first, "response.created") {
+			t.Fatalf("%s: first event %q", path, first)
+		}
+	}
+	// A hanging request must not keep Close (or the test) waiting.
+	hung := make(chan error, 1)
+	go func() {
+		resp, err := http.Post(s.URL()+"/hang/v1/responses", "application/json", strings.NewReader("{}"))
+		if err == nil {
+			resp.Body.Close()
+		}
+		hung <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.Requests()) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("hang request never arrived")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close blocked")
+	}
+	select {
+	case err := <-hung:
+		if err == nil {
+			t.Fatal("hang request got an answer")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("hang request not released by Close")
+	}
+}

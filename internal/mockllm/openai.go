@@ -1,0 +1,96 @@
+package mockllm
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+)
+
+func responsesHasToolOutput(body map[string]any) bool {
+	input, _ := body["input"].([]any)
+	for _, i := range input {
+		m, _ := i.(map[string]any)
+		switch str(m["type"]) {
+		case "function_call_output", "custom_tool_call_output":
+			return true
+		}
+	}
+	return false
+}
+
+// responsesToolCall builds a call of the first usable tool codex offers:
+// apply_patch (to add the file), else a shell tool. nil if there is none.
+func (s *Server) responsesToolCall(body map[string]any) map[string]any {
+	tools := toolNames(body)
+	callID := s.id("call_")
+	fc := func(name string, args any) map[string]any {
+		a, _ := json.Marshal(args)
+		return map[string]any{"type": "function_call", "id": "fc_" + callID[5:], "status": "completed",
+			"name": name, "arguments": string(a), "call_id": callID}
+	}
+	// A prompt that mentions MOCK_SHELL asks for a shell command instead.
+	shell := strings.Contains(flatten(body["input"]), "MOCK_SHELL")
+	if t, ok := tools["apply_patch"]; ok && !shell {
+		var b strings.Builder
+		b.WriteString("*** Begin Patch\n*** Add File: " + s.cfg.File + "\n")
+		for _, l := range strings.Split(strings.TrimSuffix(s.cfg.Content, "\n"), "\n") {
+			b.WriteString("+" + l + "\n")
+		}
+		b.WriteString("*** End Patch\n")
+		if str(t["type"]) == "custom" { // freeform tool: the patch is the input
+			return map[string]any{"type": "custom_tool_call", "id": "ctc_" + callID[5:], "status": "completed",
+				"name": "apply_patch", "input": b.String(), "call_id": callID}
+		}
+		return fc("apply_patch", map[string]any{"input": b.String()})
+	}
+	script := s.shellScript()
+	switch {
+	case tools["exec_command"] != nil:
+		return fc("exec_command", map[string]any{"cmd": script})
+	case tools["shell_command"] != nil:
+		return fc("shell_command", map[string]any{"command": script})
+	case tools["shell"] != nil:
+		return fc("shell", map[string]any{"command": []string{"bash", "-lc", script}})
+	}
+	return nil
+}
+
+// responses answers POST …/responses (always streamed, as codex asks) and
+// returns a note for the request log.
+func (s *Server) responses(w http.ResponseWriter, body map[string]any) string {
+	var item map[string]any
+	if !responsesHasToolOutput(body) {
+		item = s.responsesToolCall(body)
+	}
+	reply := "text"
+	if item == nil {
+		item = map[string]any{"type": "message", "id": s.id("msg_"), "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": s.cfg.Final, "annotations": []any{}}}}
+	} else {
+		reply = "tool_call " + str(item["name"])
+	}
+	model := str(body["model"])
+	if model == "" {
+		model = "mock-model"
+	}
+	resp := map[string]any{"id": s.id("resp_"), "object": "response", "created_at": time.Now().Unix(),
+		"status": "in_progress", "model": model, "output": []any{}}
+	sw := startSSE(w)
+	sw.event("response.created", map[string]any{"type": "response.created", "response": resp})
+	sw.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+	if item["type"] == "message" {
+		sw.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta",
+			"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": s.cfg.Final})
+	}
+	sw.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	done := map[string]any{}
+	for k, v := range resp {
+		done[k] = v
+	}
+	done["status"], done["output"] = "completed", []any{item}
+	done["usage"] = map[string]any{"input_tokens": 10, "input_tokens_details": map[string]any{"cached_tokens": 0},
+		"output_tokens": 5, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 15}
+	sw.event("response.completed", map[string]any{"type": "response.completed", "response": done})
+	return reply
+}

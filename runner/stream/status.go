@@ -1,0 +1,166 @@
+package stream
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Lifecycle and landing values of an invocation record (spec "Status Model").
+const (
+	LifecycleStarting = "starting"
+	LifecycleRunning  = "running"
+	LifecycleFinished = "finished"
+	LifecycleFailed   = "failed"
+
+	LandingPending   = "pending"
+	LandingLanded    = "landed"
+	LandingDiscarded = "discarded"
+)
+
+// Derived display statuses returned by DeriveStatus.
+const (
+	StatusLanded         = "landed"
+	StatusDiscarded      = "discarded"
+	StatusFailed         = "failed"
+	StatusReadyToLand    = "ready to land"
+	StatusStarting       = "starting"
+	StatusWorking        = "working"          // runner_status.json
+	StatusNeedsInput     = "needs_input"      // runner_status.json or stream
+	StatusBlocked        = "blocked"          // runner_status.json
+	StatusReadyForReview = "ready_for_review" // runner_status.json
+	StatusError          = "error"            // stream: failed result or turn
+	StatusStalled        = "stalled"
+	StatusActive         = "active"
+	StatusUnknown        = "unknown"
+)
+
+// RunnerStatusPath is where a cooperating runner reports its own status,
+// relative to the sandbox tree.
+var RunnerStatusPath = filepath.Join(".agency", "state", "runner_status.json")
+
+// RunnerStatus is the content of runner_status.json.
+type RunnerStatus struct {
+	Status  string `json:"status"` // working, needs_input, blocked, ready_for_review
+	Summary string `json:"summary,omitempty"`
+}
+
+// Valid reports whether Status is one of the four the spec defines.
+func (r *RunnerStatus) Valid() bool {
+	switch r.Status {
+	case StatusWorking, StatusNeedsInput, StatusBlocked, StatusReadyForReview:
+		return true
+	}
+	return false
+}
+
+// ReadRunnerStatus reads <sandboxTree>/.agency/state/runner_status.json. A
+// missing file gives nil, nil; an unreadable, malformed or invalid one an
+// error (callers then derive status without it).
+func ReadRunnerStatus(sandboxTree string) (*RunnerStatus, error) {
+	f, err := os.Open(filepath.Join(sandboxTree, RunnerStatusPath))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return nil, err
+	}
+	var rs RunnerStatus
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return nil, fmt.Errorf("%s: %w", RunnerStatusPath, err)
+	}
+	if !rs.Valid() {
+		return nil, fmt.Errorf("%s: unknown status %q", RunnerStatusPath, rs.Status)
+	}
+	rs.Summary = cut(oneLine(rs.Summary), SummaryRunes)
+	return &rs, nil
+}
+
+// StatusInput is everything DeriveStatus looks at.
+type StatusInput struct {
+	Lifecycle     string // starting, running, finished, failed
+	LandingStatus string // pending (or ""), landed, discarded
+	ExitReason    string // exited, stopped, killed, unknown, …
+	ExitCode      *int
+	Runner        *RunnerStatus // runner_status.json, if any
+	Stream        StreamState   // zero if there is no stream (headed, custom)
+	// LastOutputAt is the newest output time (record or log mtimes).
+	LastOutputAt   time.Time
+	Now            time.Time
+	StallThreshold time.Duration // <= 0 disables the stall detector
+}
+
+// DeriveStatus computes an invocation's display status and a one-line
+// summary. The first rule that matches wins:
+//
+//  1. landing_status landed            → "landed", "landed"
+//  2. landing_status discarded         → "discarded", "discarded"
+//  3. lifecycle failed                 → "failed", "exit_reason <r>[, exit <code>][: <stream error>]"
+//  4. lifecycle finished               → "ready to land", the last message (else last summary, else "finished")
+//  5. lifecycle starting               → "starting", "starting"
+//  6. lifecycle other than running     → "unknown", "lifecycle <value>"
+//  7. a valid runner_status.json       → its status (working, needs_input, blocked,
+//     ready_for_review), its summary (else the last stream summary)
+//  8. stream result is_error or turn.failed → "error", the last error
+//  9. stream waiting for the user      → "needs_input", the last summary
+//  10. no output for > StallThreshold  → "stalled", "no output for <duration>"
+//  11. otherwise                       → "active", the last summary (else "running")
+func DeriveStatus(in StatusInput) (status, summary string) {
+	st := in.Stream
+	switch in.LandingStatus {
+	case LandingLanded:
+		return StatusLanded, "landed"
+	case LandingDiscarded:
+		return StatusDiscarded, "discarded"
+	}
+	switch in.Lifecycle {
+	case LifecycleFailed:
+		s := "exit_reason " + orDefault(in.ExitReason, "unknown")
+		if in.ExitCode != nil {
+			s += fmt.Sprintf(", exit %d", *in.ExitCode)
+		}
+		if st.LastError != "" {
+			s += ": " + st.LastError
+		}
+		return StatusFailed, s
+	case LifecycleFinished:
+		return StatusReadyToLand, orDefault(st.LastMessage, orDefault(st.LastSummary, "finished"))
+	case LifecycleStarting:
+		return StatusStarting, "starting"
+	case LifecycleRunning:
+	default:
+		return StatusUnknown, "lifecycle " + orDefault(in.Lifecycle, "missing")
+	}
+	if in.Runner != nil && in.Runner.Valid() {
+		return in.Runner.Status, orDefault(in.Runner.Summary, st.LastSummary)
+	}
+	if st.ResultIsError || st.TurnFailed {
+		return StatusError, orDefault(st.LastError, "the agent reported an error")
+	}
+	if st.WaitingForUser {
+		return StatusNeedsInput, st.LastSummary
+	}
+	if in.StallThreshold > 0 && !in.LastOutputAt.IsZero() {
+		if idle := in.Now.Sub(in.LastOutputAt); idle > in.StallThreshold {
+			return StatusStalled, "no output for " + idle.Truncate(time.Second).String()
+		}
+	}
+	return StatusActive, orDefault(st.LastSummary, "running")
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

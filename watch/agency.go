@@ -1,0 +1,367 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
+)
+
+// StatusStarting is the display status of an invocation still starting.
+const StatusStarting = "starting"
+
+// NewLoader reads snapshots of a's repository: worktree records, invocation
+// records (reconciled, with their derived display status). It reads files
+// only: reconcile looks at /proc and, for headed runs whose supervisor is
+// gone, tmux; nothing runs git. all includes archived worktrees.
+func NewLoader(a *agency.App, all bool) Loader {
+	return func(ctx context.Context) (Snapshot, error) {
+		return Load(ctx, a, all)
+	}
+}
+
+// Load is one snapshot (see NewLoader).
+func Load(ctx context.Context, a *agency.App, all bool) (Snapshot, error) {
+	snap := Snapshot{Taken: a.Now()}
+	wts, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return snap, err
+	}
+	invs, err := a.ListInvocations(ctx, agency.ListOptions{})
+	if err != nil {
+		return snap, err
+	}
+	index := map[string]int{}
+	hidden := map[string]bool{}
+	for _, e := range wts {
+		row := WorktreeRow{ID: e.ID, State: "broken"}
+		if r := e.Record; r != nil {
+			if r.State == store.StateArchived && !all {
+				hidden[e.ID] = true
+				continue
+			}
+			row.Name, row.Branch, row.State, row.Path = r.Name, r.Branch, r.State, r.TreePath
+			if r.State == store.StatePresent {
+				if _, err := os.Stat(r.TreePath); os.IsNotExist(err) {
+					row.State = "missing"
+				}
+			}
+		}
+		index[e.ID] = len(snap.Worktrees)
+		snap.Worktrees = append(snap.Worktrees, row)
+	}
+	orphans := WorktreeRow{State: "orphaned"}
+	for _, v := range invs {
+		row := invocationRow(v)
+		if v.Record == nil {
+			orphans.Invocations = append(orphans.Invocations, row)
+			continue
+		}
+		if hidden[row.WorktreeID] {
+			continue
+		}
+		i, ok := index[row.WorktreeID]
+		if !ok {
+			orphans.Invocations = append(orphans.Invocations, row)
+			continue
+		}
+		snap.Worktrees[i].Invocations = append(snap.Worktrees[i].Invocations, row)
+	}
+	if len(orphans.Invocations) > 0 {
+		snap.Worktrees = append(snap.Worktrees, orphans)
+	}
+	for i := range snap.Worktrees {
+		list := snap.Worktrees[i].Invocations
+		// Newest first: ids begin with their start time.
+		sort.SliceStable(list, func(x, y int) bool { return list[x].ID > list[y].ID })
+	}
+	return snap, nil
+}
+
+func invocationRow(v agency.InvocationView) InvocationRow {
+	row := InvocationRow{ID: v.ID, ShortID: store.ShortID(v.ID), Display: v.Display}
+	r := v.Record
+	if r == nil {
+		row.Display = StatusBroken
+		if v.Err != nil {
+			row.Summary = strings.Join(strings.Fields(v.Err.Error()), " ")
+		}
+		return row
+	}
+	row.WorktreeID = r.IntegrationWorktreeID
+	row.Runner, row.Mode, row.Status = r.Runner, r.Mode, r.Status
+	row.StartedAt = parseTime(r.StartedAt)
+	row.FinishedAt = parseTime(store.Deref(r.FinishedAt))
+	row.SandboxPath = r.SandboxPath
+	row.TmuxSession = store.Deref(r.TmuxSession)
+	switch {
+	case r.Status == store.StatusFailed && r.ExitCode != nil:
+		row.Summary = fmt.Sprintf("exit %d", *r.ExitCode)
+	case r.Status == store.StatusFailed || r.Status == store.StatusFinished:
+		if reason := store.Deref(r.ExitReason); reason != "" && reason != store.ExitExited {
+			row.Summary = reason
+		}
+	}
+	if r.SemanticSummary != "" {
+		row.Summary = strings.TrimSpace(row.Summary + " " + r.SemanticSummary)
+	}
+	return row
+}
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// AgencyActions are the keys' actions on a's repository.
+type AgencyActions struct {
+	App *agency.App
+	// StopWait bounds how long stop and kill wait for the agent to end
+	// before reporting.
+	StopWait time.Duration
+}
+
+// Land and Discard come with the landing workflow: until it sets these,
+// the keys say so in the status line.
+var (
+	LandFunc    func(ctx context.Context, a *agency.App, inv string) (string, error)
+	DiscardFunc func(ctx context.Context, a *agency.App, inv string) (string, error)
+	// DiffFunc, when set, replaces the built-in diff (git diff from the
+	// base commit in the sandbox tree, plus untracked files).
+	DiffFunc func(ctx context.Context, a *agency.App, inv string) (string, error)
+	// AttachCmd builds the command that attaches the terminal to a headed
+	// invocation's tmux session (default: tmux attach-session).
+	AttachCmd func(a *agency.App, rec *store.InvocationRecord) (*exec.Cmd, error)
+)
+
+func (x *AgencyActions) record(inv InvocationRow) (*store.InvocationRecord, error) {
+	rec, err := x.App.Store.ReadInvocation(inv.ID)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, errs.NotFound("invocation", inv.ID)
+		}
+		return nil, errs.StoreCorrupt(x.App.Store.InvocationMetaPath(inv.ID), err)
+	}
+	return rec, nil
+}
+
+// Attach implements Actions.
+func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*exec.Cmd, error) {
+	rec, err := x.record(inv)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Mode != store.ModeHeaded {
+		return nil, errs.NotHeaded(inv.ShortID)
+	}
+	if !agency.Active(rec) {
+		return nil, errs.SessionGone(inv.ShortID, rec.Status)
+	}
+	if AttachCmd != nil {
+		return AttachCmd(x.App, rec)
+	}
+	session := store.Deref(rec.TmuxSession)
+	if session == "" {
+		return nil, errs.NoSession(inv.ShortID)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return nil, errs.TmuxMissing()
+	}
+	cmd := exec.Command("tmux", "attach-session", "-t", "="+session)
+	// Inside tmux, attach nests a client rather than refusing.
+	cmd.Env = append(os.Environ(), "TMUX=")
+	return cmd, nil
+}
+
+func (x *AgencyActions) worktreeDir(wt WorktreeRow) (string, error) {
+	if wt.Path == "" {
+		return "", errs.NotFound("worktree", wt.ID)
+	}
+	if _, err := os.Stat(wt.Path); err != nil {
+		return "", errs.TreeGone(wt.Name, wt.Path)
+	}
+	return wt.Path, nil
+}
+
+// Open implements Actions.
+func (x *AgencyActions) Open(ctx context.Context, wt WorktreeRow) (*exec.Cmd, error) {
+	dir, err := x.worktreeDir(wt)
+	if err != nil {
+		return nil, err
+	}
+	editor, err := x.App.Editor("")
+	if err != nil {
+		return nil, err
+	}
+	return agency.EditorCmd(editor, dir), nil
+}
+
+// Shell implements Actions.
+func (x *AgencyActions) Shell(ctx context.Context, wt WorktreeRow) (*exec.Cmd, error) {
+	dir, err := x.worktreeDir(wt)
+	if err != nil {
+		return nil, err
+	}
+	return agency.ShellCmd(x.App.Getenv, dir), nil
+}
+
+// Diff implements Actions: the sandbox against the commit it started from.
+func (x *AgencyActions) Diff(ctx context.Context, inv InvocationRow) (string, error) {
+	if DiffFunc != nil {
+		return DiffFunc(ctx, x.App, inv.ID)
+	}
+	rec, err := x.record(inv)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(rec.SandboxPath); err != nil {
+		return "", errs.SandboxGone(inv.ShortID, rec.SandboxPath)
+	}
+	t := x.App.Repo.Tree(rec.SandboxPath)
+	out, err := t.Query(ctx, "diff", "--no-color", "--no-ext-diff", "--stat", "--patch", rec.BaseCommit, "--")
+	if err != nil {
+		return "", err
+	}
+	text := string(out)
+	if st, err := t.Status(ctx); err == nil {
+		var untracked []string
+		for _, e := range st {
+			if e.XY == "??" {
+				untracked = append(untracked, "  "+e.Path)
+			}
+		}
+		if len(untracked) > 0 {
+			text += "\nuntracked files:\n" + strings.Join(untracked, "\n") + "\n"
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		text = "no changes since " + short(rec.BaseCommit)
+	}
+	return text, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// logTail is how much of each log the logs view reads.
+const logTail = 256 << 10
+
+// Logs implements Actions: the tail of the runner's output and stderr.
+func (x *AgencyActions) Logs(ctx context.Context, inv InvocationRow) (string, error) {
+	dir := x.App.Store.SandboxLogsDir(inv.ID)
+	var b strings.Builder
+	for _, name := range []string{"raw.jsonl", "pane.log", "stderr.log"} {
+		data, err := tail(filepath.Join(dir, name), logTail)
+		if err != nil || len(data) == 0 {
+			continue
+		}
+		if b.Len() > 0 || name == "stderr.log" {
+			b.WriteString("── " + name + " ──\n")
+		}
+		b.WriteString(ansi.Strip(strings.ReplaceAll(string(data), "\r", "")))
+		if !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	if b.Len() == 0 {
+		return "(no output yet)", nil
+	}
+	return b.String(), nil
+}
+
+// tail reads at most n bytes from the end of path, from a line start.
+func tail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := int64(0)
+	if fi.Size() > n {
+		off = fi.Size() - n
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, n))
+	if err != nil {
+		return nil, err
+	}
+	if off > 0 {
+		if i := strings.IndexByte(string(data), '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return data, nil
+}
+
+// Land implements Actions.
+func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, error) {
+	if LandFunc == nil {
+		return "", errs.NotAvailable("land", "the landing workflow is still to come")
+	}
+	return LandFunc(ctx, x.App, inv.ID)
+}
+
+// Discard implements Actions.
+func (x *AgencyActions) Discard(ctx context.Context, inv InvocationRow) (string, error) {
+	if DiscardFunc == nil {
+		return "", errs.NotAvailable("discard", "the landing workflow is still to come")
+	}
+	return DiscardFunc(ctx, x.App, inv.ID)
+}
+
+// Stop implements Actions.
+func (x *AgencyActions) Stop(ctx context.Context, inv InvocationRow) (string, error) {
+	return x.stop(ctx, inv, false)
+}
+
+// Kill implements Actions.
+func (x *AgencyActions) Kill(ctx context.Context, inv InvocationRow) (string, error) {
+	return x.stop(ctx, inv, true)
+}
+
+func (x *AgencyActions) stop(ctx context.Context, inv InvocationRow, kill bool) (string, error) {
+	rec, err := x.record(inv)
+	if err != nil {
+		return "", err
+	}
+	wait := x.StopWait
+	if wait == 0 {
+		wait = 3 * time.Second
+	}
+	rec, err = x.App.Stop(ctx, x.App.Reconcile(ctx, rec), kill, wait)
+	if err != nil {
+		return "", err
+	}
+	verb, done := "stop", "stopped"
+	if kill {
+		verb, done = "kill", "killed"
+	}
+	if rec != nil && agency.Active(rec) {
+		return fmt.Sprintf("%s requested for %s; it is still %s", verb, inv.ShortID, rec.Status), nil
+	}
+	return done + " " + inv.ShortID, nil
+}

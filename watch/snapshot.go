@@ -1,0 +1,113 @@
+// Package watch is `git agency watch`: a bubbletea view of the integration
+// worktrees of one repository with their invocations nested under them.
+//
+// The model is plain data. Everything slow (reading records, reconcile, git,
+// tmux) happens in a Loader or an Actions method, both run inside tea.Cmds;
+// View and Update never do I/O.
+package watch
+
+import (
+	"context"
+	"os/exec"
+	"time"
+)
+
+// Display statuses of an invocation (spec: "Derived Display Status").
+const (
+	StatusActive     = "active"
+	StatusStalled    = "stalled"
+	StatusNeedsInput = "needs input"
+	StatusReady      = "ready to land"
+	StatusLanded     = "landed"
+	StatusDiscarded  = "discarded"
+	StatusFailed     = "failed"
+	StatusBroken     = "broken"
+)
+
+// Snapshot is everything the view shows, read in one go.
+type Snapshot struct {
+	Worktrees []WorktreeRow
+	// Taken is when the snapshot was read (ages are relative to it).
+	Taken time.Time
+	// Warning is a non-fatal problem of the load (shown in the status line).
+	Warning string
+}
+
+// WorktreeRow is one integration worktree and its invocations.
+type WorktreeRow struct {
+	ID     string
+	Name   string // "" for a broken record
+	Branch string
+	// State is "present", "archived", "missing" (tree directory gone),
+	// "broken" (unreadable record) or "orphaned" (the group of invocations
+	// whose worktree record is unknown).
+	State       string
+	Path        string
+	Invocations []InvocationRow
+}
+
+// InvocationRow is one invocation as displayed.
+type InvocationRow struct {
+	ID         string
+	ShortID    string
+	WorktreeID string
+	Runner     string
+	Mode       string // headed, headless
+	Status     string // lifecycle: starting, running, finished, failed ("" when broken)
+	StartedAt  time.Time
+	FinishedAt time.Time
+	// Display is the derived display status (Status* constants).
+	Display string
+	// Summary is a one-line note (semantic summary, exit reason, error).
+	Summary     string
+	SandboxPath string
+	TmuxSession string
+}
+
+// Age is the time the age column counts from: finish if finished, else start.
+func (r InvocationRow) Age() time.Time {
+	if !r.FinishedAt.IsZero() {
+		return r.FinishedAt
+	}
+	return r.StartedAt
+}
+
+// Counts summarises a worktree's invocations.
+type Counts struct{ Active, Ready, NeedsInput int }
+
+// Counts of a worktree: active (starting, active or stalled), ready to land, needing
+// input.
+func (w WorktreeRow) Counts() Counts {
+	var c Counts
+	for _, inv := range w.Invocations {
+		switch inv.Display {
+		case StatusActive, StatusStalled, StatusStarting:
+			c.Active++
+		case StatusReady:
+			c.Ready++
+		case StatusNeedsInput:
+			c.NeedsInput++
+		}
+	}
+	return c
+}
+
+// Loader reads a fresh snapshot: records, reconcile, derived status. It runs
+// in a tea.Cmd, never in Update or View.
+type Loader func(ctx context.Context) (Snapshot, error)
+
+// Actions are what the keys do. The model calls them from tea.Cmds. The
+// exec-style ones return a command that the TUI runs with tea.ExecProcess
+// (suspending itself until it exits); the others return a one-line result
+// for the status line, or an error shown there.
+type Actions interface {
+	Attach(ctx context.Context, inv InvocationRow) (*exec.Cmd, error)
+	Open(ctx context.Context, wt WorktreeRow) (*exec.Cmd, error)
+	Shell(ctx context.Context, wt WorktreeRow) (*exec.Cmd, error)
+	Diff(ctx context.Context, inv InvocationRow) (string, error)
+	Logs(ctx context.Context, inv InvocationRow) (string, error)
+	Land(ctx context.Context, inv InvocationRow) (string, error)
+	Discard(ctx context.Context, inv InvocationRow) (string, error)
+	Stop(ctx context.Context, inv InvocationRow) (string, error)
+	Kill(ctx context.Context, inv InvocationRow) (string, error)
+}

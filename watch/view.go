@@ -1,0 +1,364 @@
+package watch
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Styles of the view. Built from a lipgloss renderer, so the colour profile
+// (and NO_COLOR) is the renderer's.
+type Styles struct {
+	Title, Dim, Worktree, Selected lipgloss.Style
+	Status                         map[string]lipgloss.Style
+	StatusLine, StatusErr, Prompt  lipgloss.Style
+	HelpKey, HelpDesc              lipgloss.Style
+}
+
+// DefaultStyles are the styles on lipgloss's default renderer.
+func DefaultStyles() Styles { return NewStyles(lipgloss.DefaultRenderer()) }
+
+// NewStyles builds the styles on renderer r.
+func NewStyles(r *lipgloss.Renderer) Styles {
+	c := func(s string) lipgloss.Style { return r.NewStyle().Foreground(lipgloss.Color(s)) }
+	return Styles{
+		Title:    r.NewStyle().Bold(true),
+		Dim:      c("8"),
+		Worktree: r.NewStyle().Bold(true),
+		Selected: r.NewStyle().Reverse(true),
+		Status: map[string]lipgloss.Style{
+			StatusActive:     c("2"),
+			StatusStarting:   c("2"),
+			StatusStalled:    c("3"),
+			StatusNeedsInput: c("5").Bold(true),
+			StatusReady:      c("6").Bold(true),
+			StatusLanded:     c("8"),
+			StatusDiscarded:  c("8"),
+			StatusFailed:     c("1"),
+			StatusBroken:     c("1").Bold(true),
+		},
+		StatusLine: c("8"),
+		StatusErr:  c("1"),
+		Prompt:     c("3").Bold(true),
+		HelpKey:    c("7"),
+		HelpDesc:   c("8"),
+	}
+}
+
+// View renders the screen.
+func (m Model) View() string {
+	if m.mode == modePager {
+		return m.pagerView()
+	}
+	var b strings.Builder
+	b.WriteString(m.titleLine())
+	b.WriteByte('\n')
+
+	helpView := m.help.View(m)
+	listH := m.listHeight()
+	lines := m.listLines()
+	for i := 0; i < listH; i++ {
+		if n := m.offset + i; n < len(lines) {
+			b.WriteString(lines[n])
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(m.statusLine())
+	b.WriteByte('\n')
+	hl := strings.Split(helpView, "\n")
+	for i := range hl {
+		hl[i] = truncate(hl[i], m.width)
+	}
+	b.WriteString(strings.Join(hl, "\n"))
+	return b.String()
+}
+
+// listHeight is the number of lines left for the tree.
+func (m Model) listHeight() int {
+	h := m.height - 1 - lipgloss.Height(m.statusLine()) - lipgloss.Height(m.help.View(m))
+	if h < 1 {
+		h = 1
+	}
+	return h
+}
+
+func (m Model) titleLine() string {
+	var active, ready, needs int
+	for _, wt := range m.snap.Worktrees {
+		c := wt.Counts()
+		active += c.Active
+		ready += c.Ready
+		needs += c.NeedsInput
+	}
+	title := "git agency watch"
+	if m.title != "" {
+		title += " · " + m.title
+	}
+	summary := fmt.Sprintf("%s · %d active · %d ready · %d needs input",
+		plural(len(m.snap.Worktrees), "worktree"), active, ready, needs)
+	gap := m.width - lipgloss.Width(title) - lipgloss.Width(summary)
+	if gap < 2 {
+		return truncate(m.styles.Title.Render(title)+"  "+m.styles.Dim.Render(summary), m.width)
+	}
+	return m.styles.Title.Render(title) + strings.Repeat(" ", gap) + m.styles.Dim.Render(summary)
+}
+
+func (m Model) statusLine() string {
+	var s string
+	switch {
+	case m.confirm != nil:
+		s = m.styles.Prompt.Render(m.confirm.prompt)
+	case m.status != "" && m.statusErr:
+		s = m.styles.StatusErr.Render(m.status)
+	case m.status != "":
+		s = m.styles.StatusLine.Render(m.status)
+	case m.loadErr != nil:
+		s = m.styles.StatusErr.Render("refresh failed: " + errText(m.loadErr))
+	case m.snap.Warning != "":
+		s = m.styles.StatusErr.Render(m.snap.Warning)
+	case !m.loaded:
+		s = m.styles.StatusLine.Render("loading…")
+	default:
+		s = m.styles.StatusLine.Render("every " + m.interval.String() + " · ? for help")
+	}
+	return m.wrap2(s)
+}
+
+// wrap2 fits a status message in at most two lines of the screen's width.
+func (m Model) wrap2(s string) string {
+	if m.width <= 0 || ansi.StringWidth(s) <= m.width {
+		return s
+	}
+	lines := strings.Split(ansi.Wrap(s, m.width, " "), "\n")
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = truncate(lines[1]+" …", m.width)
+	}
+	for i := range lines {
+		lines[i] = truncate(strings.TrimRight(lines[i], " "), m.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// listLines renders the tree, one string per line, the selection marked.
+func (m Model) listLines() []string {
+	if !m.loaded {
+		return nil
+	}
+	if len(m.snap.Worktrees) == 0 {
+		return []string{
+			"",
+			"  No integration worktrees yet.",
+			"",
+			"  Create one with: git agency worktree create --name <name>",
+			"  then start an agent on it: git agency agent start --worktree <name>",
+		}
+	}
+	now := m.snap.Taken
+	if now.IsZero() {
+		now = m.now()
+	}
+	cols := columnWidths(m.snap)
+	lines := make([]string, m.totalLines())
+	for i, it := range m.items {
+		wt := m.snap.Worktrees[it.wt]
+		sel := i == m.cursor
+		var text string
+		if it.kind == itemWorktree {
+			text = worktreeText(wt, m.styles)
+		} else {
+			last := it.inv == len(wt.Invocations)-1
+			text = invocationText(wt.Invocations[it.inv], last, cols, now, m.styles)
+		}
+		gutter := "  "
+		if sel {
+			gutter = "> "
+		}
+		line := truncate(gutter+text, m.width)
+		if sel {
+			line = m.styles.Selected.Render(ansi.Strip(line))
+		}
+		lines[it.line] = line
+	}
+	return lines
+}
+
+type widths struct{ runner, mode, status, age int }
+
+func columnWidths(s Snapshot) widths {
+	w := widths{runner: 6, mode: 8, status: 8}
+	for _, wt := range s.Worktrees {
+		for _, inv := range wt.Invocations {
+			w.runner = max(w.runner, len(inv.Runner))
+			w.mode = max(w.mode, len(inv.Mode))
+			w.status = max(w.status, len(inv.Status))
+		}
+	}
+	w.runner = min(w.runner, 12)
+	return w
+}
+
+func worktreeText(wt WorktreeRow, st *Styles) string {
+	var head string
+	switch wt.State {
+	case "broken":
+		return st.Status[StatusBroken].Render(fmt.Sprintf("%s [broken record]", wt.ID))
+	case "orphaned":
+		return st.Dim.Render("(invocations without a worktree record)")
+	default:
+		head = st.Worktree.Render(wt.Name) + " (" + wt.Branch + ") [" + wt.State + "]"
+	}
+	c := wt.Counts()
+	var parts []string
+	if c.Active > 0 {
+		parts = append(parts, fmt.Sprintf("%d active", c.Active))
+	}
+	if c.Ready > 0 {
+		parts = append(parts, fmt.Sprintf("%d ready to land", c.Ready))
+	}
+	if c.NeedsInput > 0 {
+		parts = append(parts, fmt.Sprintf("%d needs input", c.NeedsInput))
+	}
+	if len(parts) > 0 {
+		head += "  " + st.Dim.Render(strings.Join(parts, " · "))
+	}
+	return head
+}
+
+func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *Styles) string {
+	branch := "├── "
+	if last {
+		branch = "└── "
+	}
+	age := "-"
+	if t := inv.Age(); !t.IsZero() {
+		age = Ago(now.Sub(t))
+	}
+	status := inv.Status
+	if status == "" {
+		status = "-"
+	}
+	s := fmt.Sprintf("%s%-4s  %-*s  %-*s  %-*s  %7s  ", branch, inv.ShortID,
+		w.runner, clip(orDash(inv.Runner), w.runner), w.mode, orDash(inv.Mode), w.status, status, age)
+	disp := "[" + inv.Display + "]"
+	if style, ok := st.Status[inv.Display]; ok {
+		disp = style.Render(disp)
+	}
+	s += disp
+	if inv.Summary != "" {
+		s += "  " + st.Dim.Render(inv.Summary)
+	}
+	return s
+}
+
+func (m Model) pagerView() string {
+	p := m.pager
+	title := fmt.Sprintf("%s · %s (%s %s)", p.kind, p.inv.ShortID, p.inv.Runner, p.inv.Mode)
+	pos := fmt.Sprintf("%3.0f%%", p.vp.ScrollPercent()*100)
+	gap := m.width - lipgloss.Width(title) - lipgloss.Width(pos)
+	head := m.styles.Title.Render(title)
+	if gap > 0 {
+		head += strings.Repeat(" ", gap) + m.styles.Dim.Render(pos)
+	}
+	foot := m.statusLine()
+	if m.status == "" && m.confirm == nil {
+		foot = m.styles.StatusLine.Render("↑/↓ pgup/pgdn scroll · esc back · q quit")
+	}
+	return truncate(head, m.width) + "\n" + p.vp.View() + "\n" + truncate(foot, m.width)
+}
+
+// ShortHelp and FullHelp make Model a help.KeyMap. The short help follows
+// the selection: invocation keys on an invocation, worktree keys otherwise.
+func (m Model) ShortHelp() []keyBinding {
+	k := m.keys
+	if _, inv := m.selection(); inv != nil {
+		return []keyBinding{k.Attach, k.Diff, k.Logs, k.Land, k.Discard, k.Stop, k.Kill, k.Help, k.Quit}
+	}
+	return []keyBinding{k.Up, k.Down, k.Open, k.Shell, k.Help, k.Quit}
+}
+
+// FullHelp lists every key in columns.
+func (m Model) FullHelp() [][]keyBinding {
+	k := m.keys
+	return [][]keyBinding{
+		{k.Up, k.Down, k.Top, k.Bottom},
+		{k.Attach, k.Diff, k.Logs, k.Back},
+		{k.Land, k.Discard, k.Stop, k.Kill},
+		{k.Open, k.Shell, k.Help, k.Quit},
+	}
+}
+
+// Ago renders a duration as "3m ago".
+func Ago(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// truncate cuts a (possibly styled) line to width cells.
+func truncate(s string, width int) string {
+	if width <= 0 || ansi.StringWidth(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// Plain renders a snapshot as plain text (no colour, no selection): what
+// `watch` prints when stdout is not a terminal.
+func Plain(s Snapshot, now time.Time) string {
+	st := DefaultStyles() // stripped below
+	if len(s.Worktrees) == 0 {
+		return "no integration worktrees\n"
+	}
+	cols := columnWidths(s)
+	var b strings.Builder
+	for i, wt := range s.Worktrees {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(ansi.Strip(worktreeText(wt, &st)))
+		b.WriteByte('\n')
+		for j, inv := range wt.Invocations {
+			b.WriteString(strings.TrimRight(ansi.Strip(invocationText(inv, j == len(wt.Invocations)-1, cols, now, &st)), " "))
+			b.WriteByte('\n')
+		}
+	}
+	if s.Warning != "" {
+		b.WriteString("\nwarning: " + s.Warning + "\n")
+	}
+	return b.String()
+}
