@@ -13,6 +13,8 @@ type AgencyCLI struct {
 	Doctor   DoctorCmd   `cmd:"" help:"Check git, tmux, runners, the data directory and this repository's records; exit 1 on a problem."`
 	GC       GCCmd       `cmd:"" name:"gc" help:"Remove what crashes and outside deletions left behind (a dry run unless on a terminal or --yes)."`
 
+	Checkpoint CheckpointCmd `cmd:"" help:"List, take and roll back to an invocation's sandbox checkpoints."`
+
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 

@@ -112,6 +112,32 @@ func Internal(format string, args ...any) *Error {
 	return New(EInternal, "this is a bug in git agency; please report it", format, args...)
 }
 
+// Checkpoints.
+
+func CheckpointDenylisted(files []string) *Error {
+	return New(EDenylisted, "move the files out of the sandbox or add them to .gitignore; 'git config --add agency.checkpoint.denylist <glob>' adds patterns",
+		"checkpoint skipped: untracked files match the checkpoint denylist").With(files...)
+}
+
+func CheckpointFailed(inv string, err error) *Error {
+	return Wrap(ECheckpointFailed, err, "", "checkpoint of invocation %s failed", inv)
+}
+
+func CheckpointNotFound(inv string, id string) *Error {
+	return New(ENotFound, "list them with 'git agency checkpoint ls --invocation "+inv+"'",
+		"invocation %s has no checkpoint %s", inv, id)
+}
+
+func CheckpointApplyRunning(inv string) *Error {
+	return New(EInvocationRunning, "stop it first with 'git agency agent stop "+inv+"'",
+		"invocation %s is still running; refusing to roll its sandbox back", inv)
+}
+
+func CheckpointApplyDenylisted(files []string) *Error {
+	return New(EDenylisted, "move the files out of the sandbox or add them to .gitignore, then retry",
+		"cannot save the current state before the rollback: untracked files match the checkpoint denylist, and the rollback would delete them").With(files...)
+}
+
 // Landing (agent diff/land/discard, git sandbox).
 
 func InvocationRunning(inv, verb string) *Error {
