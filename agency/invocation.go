@@ -70,6 +70,10 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if _, err := spec.Find(); err != nil {
 		return nil, runner.Spec{}, err
 	}
+	// A bad checkpoint setting is an error now, not a surprise later.
+	if _, err := runner.CheckpointTimingFromConfig(a.Config); err != nil {
+		return nil, runner.Spec{}, err
+	}
 	if !opts.Headless {
 		if _, err := tmux.Available(); err != nil {
 			return nil, runner.Spec{}, TmuxNotFound()

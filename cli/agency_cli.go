@@ -38,6 +38,9 @@ type SandboxCLI struct {
 	Kill    AgentKillCmd    `cmd:"" help:"Kill the agent."`
 	Attach  AgentAttachCmd  `cmd:"" help:"Attach to a headed agent's tmux session."`
 
+	Checkpoints SandboxCheckpointsCmd `cmd:"" help:"List the sandbox's checkpoints."`
+	Rollback    SandboxRollbackCmd    `cmd:"" help:"Roll the sandbox back to a checkpoint (saving the current state as a checkpoint first)."`
+
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 

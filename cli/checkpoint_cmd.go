@@ -138,3 +138,25 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 	}
 	return nil
 }
+
+// SandboxCheckpointsCmd is `git sandbox checkpoints <id>`: checkpoint ls
+// with the invocation as an argument.
+type SandboxCheckpointsCmd struct {
+	JSONFlag
+	InvocationArg
+}
+
+func (c *SandboxCheckpointsCmd) Run(env *Env) error {
+	return (&CheckpointLsCmd{InvocationFlag: InvocationFlag{Invocation: c.Invocation}, JSONFlag: c.JSONFlag}).Run(env)
+}
+
+// SandboxRollbackCmd is `git sandbox rollback <id> <n>`: checkpoint apply.
+type SandboxRollbackCmd struct {
+	JSONFlag
+	InvocationArg
+	Checkpoint string `arg:"" name:"checkpoint" help:"Checkpoint id (see 'git sandbox checkpoints')."`
+}
+
+func (c *SandboxRollbackCmd) Run(env *Env) error {
+	return (&CheckpointApplyCmd{InvocationFlag: InvocationFlag{Invocation: c.Invocation}, JSONFlag: c.JSONFlag, Checkpoint: c.Checkpoint}).Run(env)
+}
