@@ -126,6 +126,7 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 	h := &streamHook{s: s, format: s.Spec.Format, f: f, p: stream.NewParser(format, f),
 		stop: make(chan struct{}), done: make(chan struct{}), wrote: -1}
 	h.writeStatus() // an empty status.json: readers know a stream is coming
+	h.p.SetDir(rec.SandboxPath)
 	go h.loop()
 	return h
 }
