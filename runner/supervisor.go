@@ -434,7 +434,9 @@ func (s *Supervisor) finish(code int, reason string) error {
 			reason = store.ExitStopped
 		}
 		r.Status = store.StatusFinished
-		if code != 0 {
+		// A timed-out run did not complete, whatever its exit code (claude
+		// exits 0 on SIGINT).
+		if code != 0 || reason == store.ExitTimeout {
 			r.Status = store.StatusFailed
 		}
 		r.ExitCode = store.Int(code)
