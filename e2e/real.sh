@@ -138,6 +138,16 @@ run_ok() { # RUNNER RAWTYPE STREAMKIND LOGLINE
   expect "agent show: usage line" grep -Eq '^usage: +[1-9][0-9]* turns, [1-9][0-9]* input / [1-9][0-9]* output tokens' "$work/$r.show"
 }
 
+run_tty() { # RUNNER: on a terminal, agent start follows readable events
+  local r=$1
+  command -v script >/dev/null || { echo "  skip (no script(1) for a terminal)"; return; }
+  echo "== $r: following on a terminal"
+  script -qec "git agency agent start -w feat --runner $r --headless --prompt 'Create hello.txt' </dev/null" \
+    /dev/null >"$work/$r.tty" 2>&1
+  expect "readable events, not JSON" grep -Eq "^[0-9:]{8} session_start " "$work/$r.tty"
+  expect "no raw JSONL" sh -c "! grep -q '\"type\":' '$work/$r.tty'"
+}
+
 run_hang() { # RUNNER [RUNNER-ARGS...]
   local r=$1; shift
   echo "== $r: a model server that never answers"
@@ -155,11 +165,13 @@ run_hang() { # RUNNER [RUNNER-ARGS...]
 
 case ${AGENCY_E2E_ONLY:-claude} in claude)
   run_ok claude result tool_call "tool_call Write hello.txt"
+  run_tty claude
   (export ANTHROPIC_BASE_URL="http://127.0.0.1:$port/hang"; run_hang claude) | tee "$work/hang.out"
   fails=$((fails + $(grep -c '  FAIL' "$work/hang.out")));;
 esac
 case ${AGENCY_E2E_ONLY:-codex} in codex)
   run_ok codex turn.completed file_change "file_change add hello.txt"
+  run_tty codex
   run_hang codex --runner-arg=-c --runner-arg="model_providers.mock.base_url=\"http://127.0.0.1:$port/hang/v1\"";;
 esac
 
