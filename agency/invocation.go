@@ -11,6 +11,7 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
+	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -24,6 +25,8 @@ type StartOptions struct {
 	PromptPath         string
 	RunnerArgs         []string
 	NoIncludeUntracked bool
+	// WindowWidth/Height size a headed session (0: tmux's default).
+	WindowWidth, WindowHeight int
 }
 
 // Failpoints of StartInvocation.
@@ -68,8 +71,10 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if _, err := spec.Find(); err != nil {
 		return nil, runner.Spec{}, err
 	}
-	if !opts.Headless && runner.RunHeaded == nil {
-		return nil, runner.Spec{}, errs.New(errs.ETmuxNotFound, "use --headless", "headed runs need tmux support, which this build lacks")
+	if !opts.Headless {
+		if _, err := tmux.Available(); err != nil {
+			return nil, runner.Spec{}, TmuxNotFound()
+		}
 	}
 	return wt, spec, nil
 }
@@ -158,7 +163,8 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		IncludeUntracked:      !opts.NoIncludeUntracked,
 	}
 	if mode == store.ModeHeaded {
-		rec.TmuxSession = store.Str("agency-" + inv)
+		rec.TmuxSession = store.Str(runner.SessionName(inv))
+		rec.WindowWidth, rec.WindowHeight = opts.WindowWidth, opts.WindowHeight
 	}
 	if err := a.fail(FPStartAfterSandbox); err != nil {
 		cleanup()

@@ -140,3 +140,5 @@ func (a *App) StopAndWait(ctx context.Context, rec *store.InvocationRecord, grac
 	}
 	return r, nil
 }
+
+func sleep50ms() { time.Sleep(50 * time.Millisecond) }

@@ -18,13 +18,18 @@ import (
 
 // AgentCmd groups `git agency agent …`.
 type AgentCmd struct {
-	Start AgentStartCmd `cmd:"" help:"Start an agent in a new sandbox branched from an integration worktree."`
-	Ls    AgentLsCmd    `cmd:"" aliases:"list" help:"List agent invocations."`
-	Show  AgentShowCmd  `cmd:"" help:"Show one invocation's record."`
-	Stop  AgentStopCmd  `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
-	Kill  AgentKillCmd  `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
-	Logs  AgentLogsCmd  `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
-	Open  AgentOpenCmd  `cmd:"" help:"Open an agent's sandbox in your editor."`
+	Start  AgentStartCmd  `cmd:"" help:"Start an agent in a new sandbox branched from an integration worktree."`
+	Ls     AgentLsCmd     `cmd:"" aliases:"list" help:"List agent invocations."`
+	Show   AgentShowCmd   `cmd:"" help:"Show one invocation's record."`
+	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
+	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
+	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
+	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session (detach with the tmux prefix, then d)."`
+	Open   AgentOpenCmd   `cmd:"" help:"Open an agent's sandbox in your editor."`
+
+	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, then its uncommitted work."`
+	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first)."`
 }
 
 // InvocationArg is the positional invocation id of most agent commands.
@@ -52,6 +57,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
 		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked,
+	}
+	if !c.Headless {
+		opts.WindowWidth, opts.WindowHeight = terminalSize()
 	}
 	// Check what can be checked before asking for a prompt.
 	if _, _, err := a.PrepareStart(opts); err != nil {
@@ -357,6 +365,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if l := r.Land; l != nil {
+		p("land", strings.TrimSpace(l.State+"  "+l.Note))
+	}
 	if r.PromptSource != "" {
 		p("prompt_source", r.PromptSource)
 	}

@@ -51,6 +51,7 @@ func (c *CompleteCmd) Run(env *Env) error {
 				out = append(out, e.Record.Name)
 			}
 		}
+		sort.Strings(out) // names, alphabetically (creation order is not total)
 	case "invocations":
 		list, _ := a.Store.ScanInvocations()
 		for i := len(list) - 1; i >= 0; i-- { // newest first

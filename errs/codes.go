@@ -45,5 +45,6 @@ var Meaning = map[Code]string{
 	EOtherRepo:         "the worktree belongs to another repository",
 	EAlreadyAdopted:    "the tree is already an integration worktree (or a sandbox)",
 	EUnhealthy:         "doctor found problems; each is listed with a hint",
+	EAlreadyLanded:     "the invocation was landed already",
 	ENotAvailable:      "a watch key whose feature this build does not have yet",
 }

@@ -53,6 +53,7 @@ const (
 	EUnsafePath        Code = "E_UNSAFE_PATH"
 	EHasInvocations    Code = "E_HAS_INVOCATIONS"
 	EInternal          Code = "E_INTERNAL"
+	EAlreadyLanded     Code = "E_ALREADY_LANDED"
 	ENotAvailable      Code = "E_NOT_AVAILABLE"
 	// Adopting an existing worktree (`worktree adopt`).
 	ENotAWorktree   Code = "E_NOT_A_WORKTREE"

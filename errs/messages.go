@@ -112,6 +112,106 @@ func Internal(format string, args ...any) *Error {
 	return New(EInternal, "this is a bug in git agency; please report it", format, args...)
 }
 
+// Checkpoints.
+
+func CheckpointDenylisted(files []string) *Error {
+	return New(EDenylisted, "move the files out of the sandbox or add them to .gitignore; 'git config --add agency.checkpoint.denylist <glob>' adds patterns",
+		"checkpoint skipped: untracked files match the checkpoint denylist").With(files...)
+}
+
+func CheckpointFailed(inv string, err error) *Error {
+	return Wrap(ECheckpointFailed, err, "", "checkpoint of invocation %s failed", inv)
+}
+
+func CheckpointNotFound(inv string, id string) *Error {
+	return New(ENotFound, "list them with 'git agency checkpoint ls --invocation "+inv+"'",
+		"invocation %s has no checkpoint %s", inv, id)
+}
+
+func CheckpointApplyRunning(inv string) *Error {
+	return New(EInvocationRunning, "stop it first with 'git agency agent stop "+inv+"'",
+		"invocation %s is still running; refusing to roll its sandbox back", inv)
+}
+
+func CheckpointApplyDenylisted(files []string) *Error {
+	return New(EDenylisted, "move the files out of the sandbox or add them to .gitignore, then retry",
+		"cannot save the current state before the rollback: untracked files match the checkpoint denylist, and the rollback would delete them").With(files...)
+}
+
+// Landing (agent diff/land/discard, git sandbox).
+
+func InvocationRunning(inv, verb string) *Error {
+	return New(EInvocationRunning, "wait for it to finish ('git agency agent show "+inv+"'), or stop it with 'git agency agent stop "+inv+"'",
+		"invocation %s is still running; cannot %s it", inv, verb)
+}
+
+func LandDirtyIntegration(name, tree string) *Error {
+	return New(EDirtyWorktree, "commit or stash your changes in "+tree+" first; nothing was touched",
+		"integration worktree %q has uncommitted changes; landing would mix them with the agent's", name)
+}
+
+func BaseMoved(branch, base, head string) *Error {
+	return New(EBaseMoved, "land without --require-base to cherry-pick onto the current HEAD, or rebase by hand",
+		"integration branch %s has moved since the sandbox was created (base %s, now %s)", branch, short(base), short(head))
+}
+
+func LandConflict(inv, commit, subject string, files []string) *Error {
+	what := "its uncommitted changes"
+	if commit != "" {
+		what = "commit " + short(commit) + " (" + subject + ")"
+	}
+	e := New(ELandConflict, "the integration tree and the sandbox are untouched; inspect with 'git agency agent open "+inv+"', resolve there (or on the integration branch) and land again",
+		"landing %s conflicts at %s in %d file(s)", inv, what, len(files))
+	return e.With(files...)
+}
+
+func NothingToLand(inv string) *Error {
+	return New(ENothingToLand, "discard it with 'git agency agent discard "+inv+"'",
+		"nothing to land — sandbox has no commits and no uncommitted changes")
+}
+
+func NothingToLandDiscarded(inv string) *Error {
+	return New(ENothingToLand, "start a new agent with 'git agency agent start'",
+		"nothing to land — invocation %s was discarded", inv)
+}
+
+func AlreadyLanded(inv string) *Error {
+	return New(EAlreadyLanded, "see the result with 'git agency agent show "+inv+"'",
+		"invocation %s was already landed", inv)
+}
+
+func NoCommitsUseApply(inv string) *Error {
+	return New(EUnlandedChanges, "review them with 'git agency agent diff "+inv+"'",
+		"no commits to cherry-pick; use --apply to land working tree changes")
+}
+
+func UnlandedChanges(inv string) *Error {
+	return New(EUnlandedChanges, "rerun with --apply to land them too, commit them in the sandbox, or review them with 'git agency agent diff "+inv+"'",
+		"the sandbox has uncommitted changes besides its commits; landing only the commits would delete them with the sandbox")
+}
+
+func LandDenylisted(inv string, files []string) *Error {
+	return New(EDenylisted, "delete them from the sandbox (or add them to .gitignore there) and land again; see the list with 'git config --get-all agency.checkpoint.denylist'",
+		"the sandbox holds untracked files that are never landed (denylist); landing would lose them").With(files...)
+}
+
+func SandboxBranchMissing(inv, branch string) *Error {
+	return New(EBranchNotFound, "the sandbox branch was deleted; discard the invocation with 'git agency agent discard "+inv+"'",
+		"sandbox branch %s does not exist", branch)
+}
+
+func HasInvocations(name string, invs []string) *Error {
+	return New(EHasInvocations, "wait for them, stop them ('git agency agent stop <id>'), or rerun with --force to stop and discard them",
+		"worktree %q has %d running agent invocation(s)", name, len(invs)).With(invs...)
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
 // Watch.
 
 func NotAvailable(action, alternative string) *Error {

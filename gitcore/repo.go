@@ -275,6 +275,8 @@ func (r *Repo) DeleteRef(ctx context.Context, ref string) error {
 type Ref struct {
 	Name   string
 	Object string
+	// Tree is the commit's tree (RefsWithTrees only).
+	Tree string
 }
 
 // ForEachRef lists refs under prefix.

@@ -19,9 +19,14 @@ type Lock struct {
 
 // Lock takes the repo lock, waiting up to timeout.
 func (s *Store) Lock(timeout time.Duration) (*Lock, error) {
-	f, err := os.OpenFile(s.LockPath(), os.O_CREATE|os.O_RDWR, 0o600)
+	return lockFile(s.LockPath(), timeout)
+}
+
+// lockFile takes an flock on path, waiting up to timeout.
+func lockFile(path string, timeout time.Duration) (*Lock, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return nil, errs.IO("open lock", s.LockPath(), err)
+		return nil, errs.IO("open lock", path, err)
 	}
 	deadline := time.Now().Add(timeout)
 	wait := 5 * time.Millisecond
@@ -32,11 +37,11 @@ func (s *Store) Lock(timeout time.Duration) (*Lock, error) {
 		}
 		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
 			f.Close()
-			return nil, errs.IO("lock", s.LockPath(), err)
+			return nil, errs.IO("lock", path, err)
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, errs.Locked(s.LockPath(), timeout.String())
+			return nil, errs.Locked(path, timeout.String())
 		}
 		time.Sleep(wait)
 		if wait < 100*time.Millisecond {

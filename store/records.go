@@ -93,19 +93,23 @@ type InvocationRecord struct {
 	SupervisorPID         *int     `json:"supervisor_pid,omitempty"`
 	SupervisorStartTime   *uint64  `json:"supervisor_start_time,omitempty"`
 	TmuxSession           *string  `json:"tmux_session"`
-	StartedAt             string   `json:"started_at"`
-	FinishedAt            *string  `json:"finished_at"`
-	Status                string   `json:"status"`
-	ExitReason            *string  `json:"exit_reason"`
-	ExitCode              *int     `json:"exit_code"`
-	LastOutputAt          *string  `json:"last_output_at"`
-	LandingStatus         *string  `json:"landing_status"`
-	PromptSource          string   `json:"prompt_source,omitempty"`
-	PromptPath            string   `json:"prompt_path,omitempty"`
-	IncludeUntracked      bool     `json:"include_untracked"`
-	SetupStatus           string   `json:"setup_status,omitempty"` // "", running, succeeded, failed
-	SetupExitCode         *int     `json:"setup_exit_code,omitempty"`
-	Error                 string   `json:"error,omitempty"`
+	// WindowWidth/Height: the headed session's initial size (the starting
+	// terminal's, when there was one).
+	WindowWidth      int     `json:"window_width,omitempty"`
+	WindowHeight     int     `json:"window_height,omitempty"`
+	StartedAt        string  `json:"started_at"`
+	FinishedAt       *string `json:"finished_at"`
+	Status           string  `json:"status"`
+	ExitReason       *string `json:"exit_reason"`
+	ExitCode         *int    `json:"exit_code"`
+	LastOutputAt     *string `json:"last_output_at"`
+	LandingStatus    *string `json:"landing_status"`
+	PromptSource     string  `json:"prompt_source,omitempty"`
+	PromptPath       string  `json:"prompt_path,omitempty"`
+	IncludeUntracked bool    `json:"include_untracked"`
+	SetupStatus      string  `json:"setup_status,omitempty"` // "", running, succeeded, failed
+	SetupExitCode    *int    `json:"setup_exit_code,omitempty"`
+	Error            string  `json:"error,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
 	StopRequested   string        `json:"stop_requested,omitempty"`

@@ -270,3 +270,43 @@ func TestDataDir(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckpointsFile(t *testing.T) {
+	s := &Store{DataDir: t.TempDir(), RepoID: "r"}
+	inv := "20260128120500-b7c9"
+	if err := os.MkdirAll(s.SandboxDir(inv), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.ReadCheckpoints(inv)
+	if err != nil || len(f.Checkpoints) != 0 {
+		t.Fatalf("missing file: %v %v", f, err)
+	}
+	if n := NextCheckpointID(inv, f, nil); n != 1 {
+		t.Errorf("first id %d", n)
+	}
+	for _, id := range []int{2, 1} {
+		if err := s.AppendCheckpoint(inv, Checkpoint{ID: id, SnapshotRef: SnapshotRef(inv, id)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ = s.ReadCheckpoints(inv)
+	if len(f.Checkpoints) != 2 || f.Checkpoints[0].ID != 1 || f.Checkpoints[1].SnapshotRef != "refs/agency/snapshots/"+inv+"/2" {
+		t.Fatalf("read back %+v", f)
+	}
+	refs := []string{SnapshotRef(inv, 7), SnapshotRefPrefix(inv) + "x", SnapshotRefPrefix(inv) + "07", "refs/agency/snapshots/other/9"}
+	if n := NextCheckpointID(inv, f, refs); n != 8 {
+		t.Errorf("next id with a ref ahead of the json: %d", n)
+	}
+	os.WriteFile(s.CheckpointsPath(inv), []byte("{"), 0o600)
+	if _, err := s.ReadCheckpoints(inv); !errs.Is(err, errs.EStoreCorrupt) {
+		t.Errorf("corrupt file: %v", err)
+	}
+	l, err := s.LockCheckpoints(inv, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LockCheckpoints(inv, 20*time.Millisecond); !errs.Is(err, errs.ELocked) {
+		t.Errorf("second lock: %v", err)
+	}
+	l.Unlock()
+}

@@ -1,0 +1,122 @@
+package agency
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/runner/tmux"
+	"github.com/git-agency/git-agency/store"
+)
+
+func init() {
+	HeadedState = headedState
+	StopHeaded = stopHeaded
+}
+
+// TmuxClient is the client headed commands use (the user's default server).
+func TmuxClient() *tmux.Client { return &tmux.Client{} }
+
+func sessionOf(r *store.InvocationRecord) string {
+	if r.TmuxSession != nil && *r.TmuxSession != "" {
+		return *r.TmuxSession
+	}
+	return runner.SessionName(r.InvocationID)
+}
+
+// headedState is reconcile's view of a headed invocation whose supervisor is
+// gone: a live pane is running; a dead pane gives its status (the screen is
+// captured and the session removed); a vanished session is finished.
+func headedState(a *App, r *store.InvocationRecord) (bool, *int) {
+	client := TmuxClient()
+	ctx := context.Background()
+	name := sessionOf(r)
+	st, err := client.PaneState(ctx, tmux.PaneTarget(name))
+	if err != nil {
+		if errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrNoServer) {
+			return false, nil
+		}
+		if _, lerr := tmux.Available(); lerr != nil {
+			return false, nil // tmux uninstalled: the session is gone for us
+		}
+		return true, nil // unsure: keep it running, look again next time
+	}
+	if !st.Dead {
+		return true, nil
+	}
+	runner.CaptureScreen(ctx, client, st.PaneID, filepath.Join(a.Store.SandboxLogsDir(r.InvocationID), runner.ScreenLog))
+	client.KillSession(ctx, name)
+	code, _ := runner.DeadStatus(st)
+	return false, code
+}
+
+// stopHeaded sends C-c to the pane (stop) or kills the session (kill).
+func stopHeaded(a *App, r *store.InvocationRecord, kill bool) error {
+	client := TmuxClient()
+	ctx := context.Background()
+	name := sessionOf(r)
+	var err error
+	if kill {
+		err = client.KillSession(ctx, name)
+	} else {
+		err = client.SendCtrlC(ctx, tmux.PaneTarget(name))
+	}
+	if err != nil && !errors.Is(err, tmux.ErrNotFound) && !errors.Is(err, tmux.ErrNoServer) {
+		return errs.Wrap(errs.EIO, err, "", "tmux")
+	}
+	return nil
+}
+
+// AttachCmd returns the command that attaches this terminal to a running
+// headed invocation (switch-client when already inside the same tmux).
+func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRecord, *exec.Cmd, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec = a.Reconcile(ctx, rec)
+	if rec.Mode != store.ModeHeaded {
+		return nil, nil, errs.New(errs.ENotHeaded, "see its output with 'git agency agent logs "+rec.InvocationID+" --follow'",
+			"invocation %s is headless: there is no terminal to attach to", rec.InvocationID)
+	}
+	if !Active(rec) {
+		return nil, nil, errs.New(errs.ENotRunning, "its last screen is in 'git agency agent logs "+rec.InvocationID+"'",
+			"invocation %s has ended (status %s)", rec.InvocationID, rec.Status)
+	}
+	if _, err := tmux.Available(); err != nil {
+		return nil, nil, TmuxNotFound()
+	}
+	cmd, err := TmuxClient().AttachOrSwitchCmd(ctx, sessionOf(rec))
+	if err != nil {
+		return nil, nil, errs.Wrap(errs.EIO, err, "", "tmux")
+	}
+	return rec, cmd, nil
+}
+
+// TmuxNotFound is the error for a headed run without tmux.
+func TmuxNotFound() error {
+	return errs.New(errs.ETmuxNotFound, "install tmux, or run the agent with --headless",
+		"headed agents run in tmux, which is not installed (not on PATH)")
+}
+
+// WaitRunning waits (up to 10s) until a starting invocation runs or ends.
+func (a *App) WaitRunning(ctx context.Context, inv string) *store.InvocationRecord {
+	var rec *store.InvocationRecord
+	for i := 0; i < 200; i++ {
+		r, err := a.Store.ReadInvocation(inv)
+		if err == nil {
+			rec = r
+			if r.Status != store.StatusStarting {
+				return r
+			}
+		}
+		if ctx.Err() != nil {
+			return rec
+		}
+		sleep50ms()
+	}
+	return rec
+}

@@ -1,0 +1,631 @@
+package agency
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+// Land progress states (store.LandProgress.State).
+const (
+	LandInProgress  = "in_progress"
+	LandDone        = "done"
+	LandInterrupted = "interrupted"
+)
+
+// Failpoints of Land, in order.
+const (
+	FPLandBeforeUpdate = "land:before-update"
+	FPLandAfterUpdate  = "land:after-update"
+	FPLandAfterRemove  = "land:after-remove"
+)
+
+// Denylist is the built-in denylist plus agency.checkpoint.denylist.
+func (a *App) Denylist() []string {
+	return append(append([]string(nil), gitcore.DefaultDenylist...), a.Config.GetAll("agency.checkpoint.denylist")...)
+}
+
+// snapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
+// untracked files included, denylist applied (checked before staging),
+// .agency/ and exclude left out. The same snapshot as checkpoints take.
+func (a *App) snapshotSandbox(ctx context.Context, tree string, exclude []string) (*gitcore.Snapshot, error) {
+	snap, err := a.Repo.Tree(tree).SnapshotTree(ctx, gitcore.SnapshotRequest{IncludeUntracked: true,
+		Denylist: a.Denylist(), Exclude: append([]string{MarkerDir}, exclude...)})
+	return snap, gitErr(err)
+}
+
+// sandboxTree returns the invocation's sandbox tree path when it exists.
+func (a *App) sandboxTree(rec *store.InvocationRecord) string {
+	tree := a.Store.SandboxTreePath(rec.InvocationID)
+	if _, err := os.Stat(tree); err != nil {
+		return ""
+	}
+	return tree
+}
+
+// DiffResult is `agent diff`: the committed part (base..sandbox branch) and
+// the sandbox's uncommitted part (tracked and untracked files).
+type DiffResult struct {
+	Invocation *store.InvocationRecord `json:"-"`
+	Commits    []gitcore.Commit        `json:"-"`
+	Log        []byte                  `json:"-"`
+	Patch      []byte                  `json:"-"`
+	// SandboxPresent is false once the sandbox tree was removed.
+	SandboxPresent bool
+	Uncommitted    []byte
+	// UncommittedFiles are the paths that differ between the sandbox HEAD
+	// and its working files.
+	UncommittedFiles []string
+	// Denied are untracked denylisted files, left out of Uncommitted.
+	Denied []string
+}
+
+// Diff computes `agent diff`.
+func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*DiffResult, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return nil, err
+	}
+	rec = a.Reconcile(ctx, rec)
+	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
+	if err != nil {
+		return nil, SandboxBranchMissingErr(rec)
+	}
+	res := &DiffResult{Invocation: rec}
+	if res.Commits, err = a.Repo.Commits(ctx, rec.BaseCommit, tip); err != nil {
+		return nil, gitErr(err)
+	}
+	if res.Log, err = a.Repo.LogOneline(ctx, rec.BaseCommit, tip, o.Color); err != nil {
+		return nil, gitErr(err)
+	}
+	if res.Patch, err = a.Repo.Diff(ctx, rec.BaseCommit, tip, o); err != nil {
+		return nil, gitErr(err)
+	}
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return res, nil
+	}
+	res.SandboxPresent = true
+	snap, err := a.snapshotSandbox(ctx, tree, nil)
+	if err != nil {
+		return nil, err
+	}
+	if res.Denied = snap.Denied; len(snap.Denied) > 0 {
+		// Show the rest: the same snapshot without the denylisted files.
+		if snap, err = a.snapshotSandbox(ctx, tree, snap.Denied); err != nil {
+			return nil, err
+		}
+	}
+	if snap.Head == "" {
+		return res, nil
+	}
+	if res.UncommittedFiles, err = a.Repo.DiffNames(ctx, snap.Head, snap.Tree); err != nil {
+		return nil, gitErr(err)
+	}
+	if len(res.UncommittedFiles) > 0 {
+		if res.Uncommitted, err = a.Repo.Diff(ctx, snap.Head, snap.Tree, o); err != nil {
+			return nil, gitErr(err)
+		}
+	}
+	return res, nil
+}
+
+// SandboxBranchMissingErr is the error for a deleted sandbox branch.
+func SandboxBranchMissingErr(rec *store.InvocationRecord) error {
+	return errs.SandboxBranchMissing(rec.InvocationID, rec.SandboxBranch)
+}
+
+// LandOptions are the inputs of `agent land`.
+type LandOptions struct {
+	Query       string
+	Apply       bool
+	RequireBase bool
+}
+
+// LandResult is what a land did, or (CheckLand) would do.
+type LandResult struct {
+	InvocationID string `json:"invocation_id"`
+	WorktreeID   string `json:"worktree_id"`
+	WorktreeName string `json:"worktree_name"`
+	Branch       string `json:"branch"`
+	// TargetHead is the integration HEAD the land starts from; ResultHead
+	// the new HEAD ("" when the land conflicts).
+	TargetHead string `json:"target_head"`
+	ResultHead string `json:"result_head,omitempty"`
+	// Commits are the sandbox commits landed; Written the new commits on the
+	// integration branch; Skipped the commits already present there.
+	Commits []string `json:"commits"`
+	Written []string `json:"written"`
+	Skipped []string `json:"skipped,omitempty"`
+	// Applied is true when the sandbox's uncommitted changes are included.
+	Applied bool `json:"applied"`
+	// Clean is false when the land conflicts; ConflictCommit ("" for the
+	// uncommitted part) and Conflicts say where.
+	Clean          bool     `json:"clean"`
+	ConflictCommit string   `json:"conflict_commit,omitempty"`
+	ConflictWhat   string   `json:"conflict_subject,omitempty"`
+	Conflicts      []string `json:"conflicts,omitempty"`
+	// IntegrationDirty (CheckLand only): land would refuse until the
+	// integration tree's changes are committed or stashed.
+	IntegrationDirty bool `json:"integration_dirty,omitempty"`
+	// Recovered notes an interrupted earlier land that this one finished.
+	Note string `json:"note,omitempty"`
+}
+
+// landPlan computes a land in the object database: preconditions, the
+// commits, the uncommitted snapshot and the replay. Nothing is touched.
+func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts LandOptions, check bool) (*LandResult, *store.WorktreeRecord, error) {
+	inv := rec.InvocationID
+	switch store.Deref(rec.LandingStatus) {
+	case store.LandingLanded:
+		return nil, nil, errs.AlreadyLanded(inv)
+	case store.LandingDiscarded:
+		return nil, nil, errs.NothingToLandDiscarded(inv)
+	}
+	if Active(rec) {
+		return nil, nil, errs.InvocationRunning(inv, "land")
+	}
+	wt, err := a.WorktreeByID(rec.IntegrationWorktreeID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if wt.State != store.StatePresent {
+		return nil, nil, errs.Archived(wt.Name, wt.WorktreeID)
+	}
+	res := &LandResult{InvocationID: inv, WorktreeID: wt.WorktreeID, WorktreeName: wt.Name, Branch: wt.Branch}
+	integ := a.Repo.Tree(wt.TreePath)
+	dirty, err := integ.HasTrackedChanges(ctx)
+	if err != nil {
+		return nil, nil, gitErr(err)
+	}
+	if dirty {
+		if !check {
+			return nil, nil, errs.LandDirtyIntegration(wt.Name, wt.TreePath)
+		}
+		res.IntegrationDirty = true
+	}
+	head, err := integ.Head(ctx)
+	if err != nil {
+		return nil, nil, gitErr(err)
+	}
+	res.TargetHead = head
+	if opts.RequireBase && head != rec.BaseCommit {
+		return nil, nil, errs.BaseMoved(wt.Branch, rec.BaseCommit, head)
+	}
+	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
+	if err != nil {
+		return nil, nil, SandboxBranchMissingErr(rec)
+	}
+	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, tip)
+	if err != nil {
+		return nil, nil, gitErr(err)
+	}
+	for _, c := range commits {
+		res.Commits = append(res.Commits, c.ID)
+	}
+	sandboxDirty := false
+	tree := a.sandboxTree(rec)
+	if tree != "" {
+		if sandboxDirty, err = a.Repo.Tree(tree).IsDirty(ctx); err != nil {
+			return nil, nil, gitErr(err)
+		}
+	}
+	if sandboxDirty && opts.Apply {
+		snap, err := a.snapshotSandbox(ctx, tree, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(snap.Denied) > 0 {
+			return nil, nil, errs.LandDenylisted(inv, snap.Denied)
+		}
+		changed, err := a.Repo.DiffNames(ctx, snap.Head, snap.Tree)
+		if err != nil {
+			return nil, nil, gitErr(err)
+		}
+		if len(changed) == 0 {
+			sandboxDirty = false // only stat or ignored noise
+		} else {
+			msg := "agency: land invocation " + inv + "\n"
+			u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil)
+			if err != nil {
+				return nil, nil, gitErr(err)
+			}
+			commits = append(commits, gitcore.Commit{ID: u, Parents: []string{snap.Head}, Tree: snap.Tree,
+				Subject: strings.TrimSpace(msg), Message: msg})
+			res.Applied = true
+		}
+	}
+	switch {
+	case len(res.Commits) == 0 && !sandboxDirty:
+		return nil, nil, errs.NothingToLand(inv)
+	case len(res.Commits) == 0 && !opts.Apply:
+		return nil, nil, errs.NoCommitsUseApply(inv)
+	case sandboxDirty && !opts.Apply:
+		return nil, nil, errs.UnlandedChanges(inv)
+	}
+	rp, err := a.Repo.Replay(ctx, head, commits)
+	if err != nil {
+		return nil, nil, gitErr(err)
+	}
+	if rp.Conflict != nil {
+		res.Conflicts = rp.Conflict.Files
+		if !(res.Applied && rp.Conflict.Commit.ID == commits[len(commits)-1].ID) {
+			res.ConflictCommit = rp.Conflict.Commit.ID
+			res.ConflictWhat = rp.Conflict.Commit.Subject
+		}
+		return res, wt, nil
+	}
+	res.Clean = true
+	res.ResultHead = rp.Tip
+	res.Written = rp.Written
+	res.Skipped = rp.Skipped
+	return res, wt, nil
+}
+
+// CheckLand is `land --check`: whether the land would apply cleanly onto the
+// current integration HEAD, and which files would conflict. It writes no
+// tree, index, ref or record (only unreferenced objects).
+func (a *App) CheckLand(ctx context.Context, opts LandOptions) (*LandResult, error) {
+	rec, err := a.ResolveInvocation(opts.Query)
+	if err != nil {
+		return nil, err
+	}
+	rec = a.Reconcile(ctx, rec)
+	res, _, err := a.landPlan(ctx, rec, opts, true)
+	return res, err
+}
+
+// Land is `agent land`: under the repo lock, replay the sandbox's commits
+// (and with Apply its uncommitted work, untracked files included) onto the
+// integration tree's current HEAD, then fast-forward the integration tree
+// in one step. A conflict touches nothing and fails with E_LAND_CONFLICT.
+// Progress is recorded in the record's `land` so an interrupted land is
+// finished or reported on the next read and never applied twice.
+func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
+	found, err := a.ResolveInvocation(opts.Query)
+	if err != nil {
+		return nil, err
+	}
+	// Repair a record whose supervisor died before judging it running.
+	found = a.Reconcile(ctx, found)
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	rec, err := a.Store.ReadInvocation(found.InvocationID)
+	if err != nil {
+		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(found.InvocationID), err)
+	}
+	inv := rec.InvocationID
+	var note string
+	if rec.Land != nil && rec.Land.State == LandInProgress {
+		if rec, err = a.recoverLandLocked(ctx, rec); err != nil {
+			return nil, err
+		}
+		if rec.Land != nil {
+			note = rec.Land.Note
+		}
+		if store.Deref(rec.LandingStatus) == store.LandingLanded {
+			res := &LandResult{InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID, Clean: true, Note: note}
+			if p := rec.Land; p != nil {
+				res.TargetHead, res.ResultHead, res.Commits, res.Applied = p.TargetHead, p.ResultHead, p.Commits, p.Applied
+			}
+			if wt, err := a.WorktreeByID(rec.IntegrationWorktreeID); err == nil {
+				res.WorktreeName, res.Branch = wt.Name, wt.Branch
+			}
+			return res, nil
+		}
+	}
+	res, wt, err := a.landPlan(ctx, rec, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	res.Note = note
+	if !res.Clean {
+		a.Store.AppendEvent(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
+		return res, errs.LandConflict(inv, res.ConflictCommit, res.ConflictWhat, res.Conflicts)
+	}
+	progress := &store.LandProgress{State: LandInProgress, StartedAt: a.now(), TargetHead: res.TargetHead,
+		Commits: res.Commits, Applied: res.Applied, ResultHead: res.ResultHead}
+	if rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
+		r.Land = progress
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := a.fail(FPLandBeforeUpdate); err != nil {
+		return nil, err
+	}
+	integ := a.Repo.Tree(wt.TreePath)
+	if err := integ.FastForward(ctx, res.TargetHead, res.ResultHead, "agency: land invocation "+inv); err != nil {
+		// Nothing applied (git refused up front): forget the attempt.
+		// Otherwise record what state the tree was left in. Then report.
+		head, _ := integ.Head(ctx)
+		same, _ := integ.IndexMatches(ctx, res.TargetHead)
+		dirty, derr := integ.HasTrackedChanges(ctx)
+		if head == res.TargetHead && same && derr == nil && !dirty {
+			a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error { r.Land = nil; return nil })
+		} else {
+			a.recoverLandLocked(ctx, rec)
+		}
+		if strings.Contains(gitStderr(err), "would be overwritten") || strings.Contains(gitStderr(err), "not uptodate") {
+			return nil, errs.Wrap(errs.EDirtyWorktree, gitErr(err), "move those files out of the way in "+wt.TreePath+" and land again; nothing was applied",
+				"landing %s would overwrite files in the integration tree", inv)
+		}
+		return nil, gitErr(err)
+	}
+	if err := a.fail(FPLandAfterUpdate); err != nil {
+		return nil, err
+	}
+	if _, err := a.finishLandLocked(ctx, rec, ""); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// finishLandLocked does the post-land steps once the integration branch
+// holds the landed commits: remove the sandbox tree (its branch and
+// checkpoint refs are kept), mark the record landed, touch the worktree's
+// last_used_at, write an event. Every step is idempotent.
+func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord, note string) (*store.InvocationRecord, error) {
+	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
+		return nil, err
+	}
+	if err := a.fail(FPLandAfterRemove); err != nil {
+		return nil, err
+	}
+	rec, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
+		r.LandingStatus = store.Str(store.LandingLanded)
+		r.LandedAt = store.Str(a.now())
+		if r.Land != nil {
+			r.Land.State = LandDone
+			r.Land.Note = note
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
+		wt.LastUsedAt = a.now()
+		if err := a.Store.WriteWorktree(wt); err != nil {
+			return nil, err
+		}
+	}
+	data := map[string]any{"worktree_id": rec.IntegrationWorktreeID}
+	if rec.Land != nil {
+		data["target_head"], data["result_head"], data["commits"], data["applied"] = rec.Land.TargetHead, rec.Land.ResultHead, rec.Land.Commits, rec.Land.Applied
+	}
+	if note != "" {
+		data["note"] = note
+	}
+	a.Store.AppendEvent(rec.InvocationID, "landed", data)
+	return rec, nil
+}
+
+// RecoverLand is for readers: when rec shows a land in progress and no
+// command holds the repo lock (so the land was interrupted), it finishes or
+// records the interrupted land and returns the updated record. Otherwise
+// (or on any failure) it returns rec unchanged.
+func (a *App) RecoverLand(ctx context.Context, rec *store.InvocationRecord) *store.InvocationRecord {
+	if rec == nil || rec.Land == nil || rec.Land.State != LandInProgress {
+		return rec
+	}
+	lock, err := a.Store.Lock(0)
+	if err != nil {
+		return rec // a land (or another command) is at work
+	}
+	defer lock.Unlock()
+	cur, err := a.Store.ReadInvocation(rec.InvocationID)
+	if err != nil {
+		return rec
+	}
+	if out, err := a.recoverLandLocked(ctx, cur); err == nil {
+		return out
+	}
+	return cur
+}
+
+// recoverLandLocked looks at an integration tree after a land that was
+// interrupted (the record still says in_progress but the caller holds the
+// lock, so no land runs) and either finishes it (the integration branch
+// already holds the result) or marks it interrupted, saying what state the
+// tree is in. A land is never applied twice: the result is recognised by
+// the recorded result_head being in the branch's history.
+func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord) (*store.InvocationRecord, error) {
+	p := rec.Land
+	wt, err := a.WorktreeByID(rec.IntegrationWorktreeID)
+	if err != nil {
+		return rec, err
+	}
+	integ := a.Repo.Tree(wt.TreePath)
+	head, err := integ.Head(ctx)
+	if err != nil {
+		return rec, gitErr(err)
+	}
+	interrupted := func(note string) (*store.InvocationRecord, error) {
+		out, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
+			if r.Land != nil {
+				r.Land.State = LandInterrupted
+				r.Land.Note = note
+			}
+			return nil
+		})
+		if err != nil {
+			return rec, err
+		}
+		a.Store.AppendEvent(rec.InvocationID, "land_interrupted", map[string]any{"note": note})
+		return out, nil
+	}
+	if p.ResultHead != "" && head != "" {
+		if ok, _ := a.Repo.IsAncestor(ctx, p.ResultHead, head); ok {
+			return a.finishLandLocked(ctx, rec, "an interrupted land was found complete and finished")
+		}
+	}
+	if head != p.TargetHead {
+		return interrupted("interrupted; the integration branch has since moved and does not hold this land; nothing of it was applied; land again")
+	}
+	if p.ResultHead != "" {
+		if ok, _ := integ.IndexMatches(ctx, p.ResultHead); ok {
+			// Files and index were updated, the branch was not: finish it.
+			if _, err := integ.Run(ctx, "update-ref", "-m", "agency: land invocation "+rec.InvocationID, "HEAD", p.ResultHead, p.TargetHead); err == nil {
+				return a.finishLandLocked(ctx, rec, "an interrupted land was found half-done and finished")
+			}
+		}
+	}
+	dirty, err := integ.HasTrackedChanges(ctx)
+	if err == nil && !dirty {
+		return interrupted("interrupted before the integration tree was updated; nothing was applied; land again")
+	}
+	return interrupted("interrupted while updating the integration tree " + wt.TreePath +
+		": its branch is unchanged but some files may be updated; check 'git status' there, restore them, then land again")
+}
+
+// StopGrace is how long a stopped invocation gets before it is killed
+// (discard, worktree rm --force).
+var StopGrace = 5 * time.Second
+
+// DiscardResult is what a discard did.
+type DiscardResult struct {
+	Invocation       *store.InvocationRecord
+	Stopped          bool // it was running and was stopped (or killed)
+	AlreadyDiscarded bool
+	RefsRemoved      int
+}
+
+// Discard is `agent discard`: a running invocation is stopped (5 s grace,
+// then killed); the record says discarded; the sandbox tree and the
+// invocation's snapshot refs are removed (its branch is kept).
+func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return nil, err
+	}
+	rec = a.Reconcile(ctx, rec)
+	if store.Deref(rec.LandingStatus) == store.LandingLanded {
+		return nil, errs.AlreadyLanded(rec.InvocationID)
+	}
+	out := &DiscardResult{}
+	if Active(rec) {
+		out.Stopped = true
+		if rec, err = a.StopAndWait(ctx, rec, StopGrace); err != nil {
+			return nil, err
+		}
+	}
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if rec, err = a.discardLocked(ctx, rec.InvocationID, out); err != nil {
+		return nil, err
+	}
+	out.Invocation = rec
+	return out, nil
+}
+
+func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult) (*store.InvocationRecord, error) {
+	rec, err := a.Store.ReadInvocation(inv)
+	if err != nil {
+		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
+	}
+	if rec.Land != nil && rec.Land.State == LandInProgress {
+		if rec, err = a.recoverLandLocked(ctx, rec); err != nil {
+			return nil, err
+		}
+	}
+	if store.Deref(rec.LandingStatus) == store.LandingLanded {
+		return nil, errs.AlreadyLanded(inv)
+	}
+	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
+	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
+		return nil, err
+	}
+	refs, err := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(inv))
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	for _, r := range refs {
+		if err := a.Repo.DeleteRef(ctx, r.Name); err != nil {
+			return nil, gitErr(err)
+		}
+	}
+	out.RefsRemoved = len(refs)
+	if out.AlreadyDiscarded {
+		return rec, nil
+	}
+	rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
+		r.LandingStatus = store.Str(store.LandingDiscarded)
+		r.DiscardedAt = store.Str(a.now())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.Store.AppendEvent(inv, "discarded", map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)})
+	return rec, nil
+}
+
+func init() {
+	beforeWorktreeRemoveHook = beforeWorktreeRemoveInvocations
+	ReconcileLand = func(a *App, ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
+		return a.RecoverLand(ctx, r)
+	}
+}
+
+// beforeWorktreeRemoveInvocations is `worktree rm`'s check: it refuses
+// while the worktree has running invocations; with force it stops them (5 s
+// grace, then kill) and discards every sandbox of the worktree that was not
+// landed, before the integration tree is removed.
+func beforeWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.WorktreeRecord, force bool) error {
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return errs.IO("scan", a.Store.InvocationsDir(), err)
+	}
+	var mine []*store.InvocationRecord
+	var running []string
+	for _, e := range list {
+		if e.Record == nil || e.Record.IntegrationWorktreeID != wt.WorktreeID {
+			continue
+		}
+		rec := a.Reconcile(ctx, e.Record)
+		mine = append(mine, rec)
+		if Active(rec) {
+			running = append(running, rec.InvocationID)
+		}
+	}
+	if len(running) > 0 && !force {
+		return errs.HasInvocations(wt.Name, running)
+	}
+	if !force {
+		return nil
+	}
+	for _, rec := range mine {
+		if Active(rec) {
+			if _, err := a.StopAndWait(ctx, rec, StopGrace); err != nil {
+				return err
+			}
+		}
+	}
+	lock, err := a.Lock()
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	for _, rec := range mine {
+		switch store.Deref(rec.LandingStatus) {
+		case store.LandingLanded, store.LandingDiscarded:
+			continue
+		}
+		if _, err := a.discardLocked(ctx, rec.InvocationID, &DiscardResult{Stopped: Active(rec)}); err != nil && !errs.Is(err, errs.EAlreadyLanded) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# A checkpoint of a one-file change in a generated 20k-file sandbox against
+# `git status --porcelain` in the same tree, as a ratio (goal ≤ 2).
+cd "${BENCH_ROOT:-$(dirname "$0")/..}" && go run ./bench/checkpoint

@@ -1,0 +1,303 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/watch"
+)
+
+// AgentDiffCmd is `agent diff` (and `git sandbox diff`).
+type AgentDiffCmd struct {
+	JSONFlag
+	InvocationArg
+	Stat    bool `help:"Show a diffstat instead of the full patch."`
+	NoPager bool `help:"Do not page the output on a terminal."`
+}
+
+type diffJSON struct {
+	InvocationID     string   `json:"invocation_id"`
+	BaseCommit       string   `json:"base_commit"`
+	SandboxBranch    string   `json:"sandbox_branch"`
+	Commits          []string `json:"commits"`
+	Subjects         []string `json:"subjects"`
+	Patch            string   `json:"patch"`
+	SandboxPresent   bool     `json:"sandbox_present"`
+	UncommittedFiles []string `json:"uncommitted_files"`
+	UncommittedPatch string   `json:"uncommitted_patch"`
+	Denylisted       []string `json:"denylisted,omitempty"`
+}
+
+func (c *AgentDiffCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	color := env.Color()
+	d, err := a.Diff(env.Ctx, c.Invocation, gitcore.DiffOptions{Color: color && !c.JSON, Stat: c.Stat})
+	if err != nil {
+		return err
+	}
+	r := d.Invocation
+	if c.JSON {
+		out := diffJSON{InvocationID: r.InvocationID, BaseCommit: r.BaseCommit, SandboxBranch: r.SandboxBranch,
+			Commits: []string{}, Subjects: []string{}, Patch: string(d.Patch), SandboxPresent: d.SandboxPresent,
+			UncommittedFiles: append([]string{}, d.UncommittedFiles...), UncommittedPatch: string(d.Uncommitted), Denylisted: d.Denied}
+		for _, cm := range d.Commits {
+			out.Commits = append(out.Commits, cm.ID)
+			out.Subjects = append(out.Subjects, cm.Subject)
+		}
+		return printJSON(env.Stdout, out)
+	}
+	var b bytes.Buffer
+	head := func(s string) {
+		if color {
+			s = "\x1b[1;33m" + s + "\x1b[m"
+		}
+		fmt.Fprintln(&b, s)
+	}
+	short := r.BaseCommit
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	head(fmt.Sprintf("## commits: %d (%s..%s)", len(d.Commits), short, r.SandboxBranch))
+	b.Write(d.Log)
+	if len(d.Patch) > 0 {
+		b.WriteString("\n")
+		b.Write(d.Patch)
+	}
+	b.WriteString("\n")
+	switch {
+	case !d.SandboxPresent:
+		head("## uncommitted changes: none (the sandbox tree was removed)")
+	case len(d.UncommittedFiles) == 0:
+		head("## uncommitted changes: none")
+	default:
+		head(fmt.Sprintf("## uncommitted changes in the sandbox: %d file(s), tracked and untracked (land them with --apply)", len(d.UncommittedFiles)))
+		b.Write(d.Uncommitted)
+	}
+	if len(d.Denied) > 0 {
+		head("## left out, denylisted untracked files (never landed): " + strings.Join(d.Denied, " "))
+	}
+	return page(env, a, &b, c.NoPager)
+}
+
+// page writes text to stdout, through git's pager on a terminal, as git
+// does (LESS=FRX, LV=-c unless set).
+func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
+	pager := ""
+	if env.StdoutTTY && !noPager {
+		pager = a.Repo.Pager(env.Ctx)
+	}
+	if pager == "" {
+		_, err := io.Copy(env.Stdout, text)
+		return err
+	}
+	cmd := exec.Command("/bin/sh", "-c", pager)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = text, env.Stdout, env.Stderr
+	cmd.Env = os.Environ()
+	if os.Getenv("LESS") == "" {
+		cmd.Env = append(cmd.Env, "LESS=FRX")
+	}
+	if os.Getenv("LV") == "" {
+		cmd.Env = append(cmd.Env, "LV=-c")
+	}
+	if err := cmd.Run(); err != nil {
+		// A pager that cannot run: print plainly, as git falls back.
+		if _, ok := err.(*exec.ExitError); !ok {
+			_, err = io.Copy(env.Stdout, text)
+			return err
+		}
+	}
+	return nil
+}
+
+// AgentLandCmd is `agent land` (and `git sandbox land`).
+type AgentLandCmd struct {
+	JSONFlag
+	InvocationArg
+	Apply       bool `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit 'agency: land invocation <id>'."`
+	RequireBase bool `help:"Refuse when the integration HEAD is no longer the invocation's base commit."`
+	Check       bool `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict)."`
+}
+
+func (c *AgentLandCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	opts := agency.LandOptions{Query: c.Invocation, Apply: c.Apply, RequireBase: c.RequireBase}
+	if c.Check {
+		res, err := a.CheckLand(env.Ctx, opts)
+		if err != nil {
+			return err
+		}
+		if c.JSON {
+			if err := printJSON(env.Stdout, res); err != nil {
+				return err
+			}
+		} else {
+			printCheck(env.Stdout, res)
+		}
+		if !res.Clean {
+			return &ExitError{Code: 1}
+		}
+		return nil
+	}
+	res, err := a.Land(env.Ctx, opts)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(env.Stdout, res)
+	}
+	what := plural(len(res.Commits), "commit")
+	if res.Applied {
+		what += " and the uncommitted changes"
+	}
+	fmt.Fprintf(env.Stdout, "landed %s: %s onto %s (worktree %q)\n", res.InvocationID, what, res.Branch, res.WorktreeName)
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(env.Stdout, "skipped %s already on the branch\n", plural(len(res.Skipped), "commit"))
+	}
+	fmt.Fprintf(env.Stdout, "HEAD is now %s; the sandbox tree was removed (branch %s kept)\n", shortID(res.ResultHead), store.SandboxBranch(res.InvocationID))
+	if res.Note != "" {
+		fmt.Fprintf(env.Stdout, "note: %s\n", res.Note)
+	}
+	return nil
+}
+
+func printCheck(w io.Writer, res *agency.LandResult) {
+	what := plural(len(res.Commits), "commit")
+	if res.Applied {
+		what += " and the uncommitted changes"
+	}
+	if res.Clean {
+		fmt.Fprintf(w, "%s would land cleanly: %s onto %s at %s\n", res.InvocationID, what, res.Branch, shortID(res.TargetHead))
+	} else {
+		at := "its uncommitted changes"
+		if res.ConflictCommit != "" {
+			at = "commit " + shortID(res.ConflictCommit) + " (" + res.ConflictWhat + ")"
+		}
+		fmt.Fprintf(w, "%s would conflict at %s onto %s at %s, in:\n", res.InvocationID, at, res.Branch, shortID(res.TargetHead))
+		for _, f := range res.Conflicts {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	if res.IntegrationDirty {
+		fmt.Fprintf(w, "note: the integration tree has uncommitted changes; land refuses until they are committed or stashed\n")
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// AgentDiscardCmd is `agent discard` (and `git sandbox discard`).
+type AgentDiscardCmd struct {
+	JSONFlag
+	InvocationArg
+}
+
+func (c *AgentDiscardCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	res, err := a.Discard(env.Ctx, c.Invocation)
+	if err != nil {
+		return err
+	}
+	r := res.Invocation
+	if c.JSON {
+		return printJSON(env.Stdout, r)
+	}
+	switch {
+	case res.AlreadyDiscarded:
+		fmt.Fprintf(env.Stdout, "%s was already discarded\n", r.InvocationID)
+	case res.Stopped:
+		fmt.Fprintf(env.Stdout, "discarded %s (stopped first: %s, %s)\n", r.InvocationID, r.Status, orDash(store.Deref(r.ExitReason)))
+	default:
+		fmt.Fprintf(env.Stdout, "discarded %s\n", r.InvocationID)
+	}
+	fmt.Fprintf(env.Stdout, "sandbox tree removed, %s removed; branch %s kept\n", plural(res.RefsRemoved, "snapshot ref"), r.SandboxBranch)
+	return nil
+}
+
+// RunCmd is `git agency run`: `worktree create --name N --open`, then
+// `agent start --worktree N` with the same start flags.
+type RunCmd struct {
+	Name   string `required:"" help:"Name of the new integration worktree."`
+	Parent string `help:"Branch to start from (default: the current branch)."`
+	NoOpen bool   `help:"Do not open the new worktree in your editor."`
+	Editor string `help:"Editor (default: agency.editor, $VISUAL, $EDITOR)."`
+
+	// The flags of agent start (without --worktree), passed through.
+	Runner             string   `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command."`
+	Headless           bool     `help:"Run without a terminal instead of in tmux."`
+	Prompt             string   `xor:"prompt" help:"The prompt."`
+	PromptFile         string   `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
+	Detached           bool     `short:"d" help:"Return at once instead of following the agent."`
+	NoIncludeUntracked bool     `help:"Checkpoints snapshot tracked files only."`
+	RunnerArg          []string `help:"Extra argument for the runner (repeatable)."`
+}
+
+func (c *RunCmd) Run(env *Env) error {
+	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor}
+	if err := create.Run(env); err != nil {
+		return err
+	}
+	start := AgentStartCmd{Worktree: c.Name, Runner: c.Runner, Headless: c.Headless, Prompt: c.Prompt,
+		PromptFile: c.PromptFile, Detached: c.Detached, NoIncludeUntracked: c.NoIncludeUntracked, RunnerArg: c.RunnerArg}
+	return start.Run(env)
+}
+
+// The watch view's L, D and diff keys run the same use cases.
+func init() {
+	watch.LandFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
+		res, err := a.Land(ctx, agency.LandOptions{Query: inv})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("landed %s: %s onto %s, HEAD %s", res.InvocationID, plural(len(res.Commits), "commit"), res.Branch, shortID(res.ResultHead)), nil
+	}
+	watch.DiscardFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
+		res, err := a.Discard(ctx, inv)
+		if err != nil {
+			return "", err
+		}
+		return "discarded " + res.Invocation.InvocationID, nil
+	}
+	watch.DiffFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
+		d, err := a.Diff(ctx, inv, gitcore.DiffOptions{})
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "## commits: %d\n%s\n%s\n", len(d.Commits), d.Log, d.Patch)
+		if len(d.UncommittedFiles) > 0 {
+			fmt.Fprintf(&b, "## uncommitted changes in the sandbox: %d file(s)\n%s", len(d.UncommittedFiles), d.Uncommitted)
+		}
+		if len(d.Denied) > 0 {
+			fmt.Fprintf(&b, "## left out, denylisted untracked files: %s\n", strings.Join(d.Denied, " "))
+		}
+		return b.String(), nil
+	}
+}

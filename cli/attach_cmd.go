@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
+)
+
+func init() { AttachHeaded = attachHeaded }
+
+// AgentAttachCmd is `agent attach`.
+type AgentAttachCmd struct {
+	InvocationArg
+}
+
+func (c *AgentAttachCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	rec, cmd, err := a.AttachCmd(env.Ctx, c.Invocation)
+	if err != nil {
+		return err
+	}
+	if !env.StdinTTY || !env.StdoutTTY {
+		return errs.New(errs.EUsage, "run it from a terminal, or use 'tmux attach -t "+store.Deref(rec.TmuxSession)+"'", "attach needs a terminal")
+	}
+	return runAttach(env, cmd)
+}
+
+// attachHeaded follows a headed start: attach when there is a terminal,
+// else behave as --detached and say how to attach.
+func attachHeaded(env *Env, a *agency.App, rec *store.InvocationRecord) error {
+	if !env.StdinTTY || !env.StdoutTTY {
+		fmt.Fprintf(env.Stderr, "no terminal: started detached; attach with 'git agency agent attach %s' (or 'tmux attach -t %s')\n",
+			rec.InvocationID, store.Deref(rec.TmuxSession))
+		return nil
+	}
+	// The supervisor creates the session; wait until it is running.
+	cur := a.WaitRunning(env.Ctx, rec.InvocationID)
+	if cur != nil && !agency.Active(cur) {
+		return agentExit(cur)
+	}
+	_, cmd, err := a.AttachCmd(env.Ctx, rec.InvocationID)
+	if err != nil {
+		return err
+	}
+	return runAttach(env, cmd)
+}
+
+func runAttach(env *Env, cmd interface{ Run() error }) error {
+	if err := cmd.Run(); err != nil {
+		return errs.Wrap(errs.EIO, err, "", "tmux attach failed")
+	}
+	return nil
+}
+
+// terminalSize is the size of this process's terminal, if it has one.
+func terminalSize() (int, int) {
+	for _, f := range []*os.File{os.Stdout, os.Stdin, os.Stderr} {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 && ws.Row > 0 {
+			return int(ws.Col), int(ws.Row)
+		}
+	}
+	return 0, 0
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/git-agency/git-agency/store"
+)
+
+// CheckpointCmd groups `git agency checkpoint …`.
+type CheckpointCmd struct {
+	Ls     CheckpointLsCmd     `cmd:"" aliases:"list" help:"List an invocation's checkpoints (id, time, reason, diffstat against the HEAD of the time)."`
+	Apply  CheckpointApplyCmd  `cmd:"" help:"Roll an invocation's sandbox back to a checkpoint (the agent must not be running). The current state is saved as a checkpoint first, so the rollback can be undone."`
+	Create CheckpointCreateCmd `cmd:"" help:"Take a checkpoint of an invocation's sandbox now, running or not."`
+}
+
+// InvocationFlag names the invocation of a checkpoint command.
+type InvocationFlag struct {
+	Invocation string `required:"" short:"i" help:"Invocation id or unique id prefix."`
+}
+
+// CheckpointLsCmd is `checkpoint ls`.
+type CheckpointLsCmd struct {
+	InvocationFlag
+	JSONFlag
+}
+
+type checkpointsJSON struct {
+	InvocationID string             `json:"invocation_id"`
+	Checkpoints  []store.Checkpoint `json:"checkpoints"`
+}
+
+func (c *CheckpointLsCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	rec, list, err := a.ListCheckpoints(env.Ctx, c.Invocation)
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []store.Checkpoint{}
+	}
+	if c.JSON {
+		return printJSON(env.Stdout, checkpointsJSON{InvocationID: rec.InvocationID, Checkpoints: list})
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(env.Stderr, "invocation %s has no checkpoints yet\n", rec.InvocationID)
+		return nil
+	}
+	t := newTable(env, "ID", "CREATED", "REASON", "DIFFSTAT", "UNTRACKED", "COMMIT")
+	for _, cp := range list {
+		untracked := "no"
+		if cp.IncludesUntracked {
+			untracked = "yes"
+		}
+		t.add(fmt.Sprint(cp.ID), env.when(cp.CreatedAt), orDash(cp.Reason), orDash(cp.Diffstat), untracked, short(cp.SnapshotCommit))
+	}
+	t.flush()
+	return nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return orDash(sha)
+}
+
+// CheckpointApplyCmd is `checkpoint apply`.
+type CheckpointApplyCmd struct {
+	InvocationFlag
+	JSONFlag
+	Checkpoint string `arg:"" name:"checkpoint" help:"Checkpoint id (see 'checkpoint ls')."`
+}
+
+type applyJSON struct {
+	InvocationID string           `json:"invocation_id"`
+	Applied      store.Checkpoint `json:"applied"`
+	// UndoCheckpoint holds the state before the rollback (0: there was
+	// nothing to save).
+	UndoCheckpoint int  `json:"undo_checkpoint"`
+	UndoTaken      bool `json:"undo_taken"`
+}
+
+func (c *CheckpointApplyCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	res, err := a.ApplyCheckpoint(env.Ctx, c.Invocation, c.Checkpoint)
+	if err != nil {
+		return err
+	}
+	inv := res.Invocation.InvocationID
+	if c.JSON {
+		return printJSON(env.Stdout, applyJSON{InvocationID: inv, Applied: res.Applied, UndoCheckpoint: res.Undo, UndoTaken: res.UndoTaken})
+	}
+	switch {
+	case res.UndoTaken:
+		fmt.Fprintf(env.Stdout, "saved the state before the rollback as checkpoint %d\n", res.Undo)
+	case res.Undo > 0:
+		fmt.Fprintf(env.Stdout, "the state before the rollback is checkpoint %d (unchanged since)\n", res.Undo)
+	}
+	fmt.Fprintf(env.Stdout, "restored checkpoint %d into %s\n", res.Applied.ID, res.Invocation.SandboxPath)
+	if res.Undo > 0 {
+		fmt.Fprintf(env.Stdout, "undo with: git agency checkpoint apply --invocation %s %d\n", inv, res.Undo)
+	}
+	return nil
+}
+
+// CheckpointCreateCmd is `checkpoint create`.
+type CheckpointCreateCmd struct {
+	InvocationFlag
+	JSONFlag
+}
+
+func (c *CheckpointCreateCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	rec, cp, latest, err := a.CreateCheckpoint(env.Ctx, c.Invocation)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		// null when nothing changed since the last checkpoint.
+		return printJSON(env.Stdout, cp)
+	}
+	switch {
+	case cp != nil:
+		fmt.Fprintf(env.Stdout, "checkpoint %d of %s: %s\n", cp.ID, rec.InvocationID, cp.Diffstat)
+	case latest > 0:
+		fmt.Fprintf(env.Stdout, "no changes since checkpoint %d; nothing to do\n", latest)
+	default:
+		fmt.Fprintf(env.Stdout, "no uncommitted changes; nothing to checkpoint\n")
+	}
+	return nil
+}

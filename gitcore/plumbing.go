@@ -1,0 +1,246 @@
+package gitcore
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrRefExists is returned by CreateRef when the ref already exists.
+var ErrRefExists = errors.New("ref already exists")
+
+// CommitTree creates a commit of tree with parent ("" for none) and message,
+// not on any branch, and returns its id.
+func (r *Repo) CommitTree(ctx context.Context, tree, parent, msg string) (string, error) {
+	args := []string{"commit-tree", tree}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	out, err := r.exec(ctx, r.Toplevel, nil, []byte(msg+"\n"), args...)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// CreateRef creates ref pointing at commit; it fails with ErrRefExists
+// (never overwriting) when the ref is already there.
+func (r *Repo) CreateRef(ctx context.Context, ref, commit string) error {
+	_, err := r.run(ctx, "update-ref", "--no-deref", ref, commit, "")
+	if err != nil && strings.Contains(gitStderr(err), "already exists") {
+		return ErrRefExists
+	}
+	return err
+}
+
+// DeleteRefs deletes every ref under prefix (e.g. refs/agency/snapshots/<inv>/)
+// in one transaction. Missing refs are not an error.
+func (r *Repo) DeleteRefs(ctx context.Context, prefix string) error {
+	refs, err := r.ForEachRef(ctx, prefix)
+	if err != nil || len(refs) == 0 {
+		return err
+	}
+	var b strings.Builder
+	for _, ref := range refs {
+		b.WriteString("delete " + ref.Name + "\x00\x00")
+	}
+	_, err = r.exec(ctx, r.Toplevel, nil, []byte(b.String()), "update-ref", "-z", "--stdin")
+	return err
+}
+
+// RefsWithTrees lists refs under prefix with their commits' trees.
+func (r *Repo) RefsWithTrees(ctx context.Context, prefix string) ([]Ref, error) {
+	out, err := r.query(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(tree)", "--", prefix)
+	if err != nil {
+		return nil, err
+	}
+	var refs []Ref
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Split(line, "\x00")
+		if len(f) == 3 {
+			refs = append(refs, Ref{Name: f[0], Object: f[1], Tree: f[2]})
+		}
+	}
+	return refs, nil
+}
+
+// TreeOf returns the tree id of a commit (or tree-ish).
+func (r *Repo) TreeOf(ctx context.Context, rev string) (string, error) {
+	out, err := r.query(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{tree}")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// CommitInfo is the part of a commit the checkpoint listing needs.
+type CommitInfo struct {
+	Commit    string
+	Tree      string
+	Parents   []string
+	Committed time.Time
+}
+
+// Commit reads a commit's tree, parents and committer time.
+func (r *Repo) Commit(ctx context.Context, rev string) (*CommitInfo, error) {
+	out, err := r.query(ctx, "show", "-s", "--format=%H%x00%T%x00%P%x00%ct", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Split(strings.TrimRight(string(out), "\n"), "\x00")
+	if len(f) != 4 {
+		return nil, errors.New("unexpected git show output")
+	}
+	sec, _ := strconv.ParseInt(f[3], 10, 64)
+	return &CommitInfo{Commit: f[0], Tree: f[1], Parents: strings.Fields(f[2]), Committed: time.Unix(sec, 0).UTC()}, nil
+}
+
+// Shortstat is `git diff --shortstat`.
+type Shortstat struct {
+	Files, Insertions, Deletions int
+}
+
+// DiffShortstat compares two tree-ishes (from may be "" for the empty tree).
+func (r *Repo) DiffShortstat(ctx context.Context, from, to string) (Shortstat, error) {
+	if from == "" {
+		from = EmptyTree
+	}
+	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--shortstat", from, to, "--")
+	if err != nil {
+		return Shortstat{}, err
+	}
+	return ParseShortstat(string(out)), nil
+}
+
+// EmptyTree is the id of the empty tree (SHA-1 repositories).
+const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// ParseShortstat parses " 3 files changed, 42 insertions(+), 15 deletions(-)".
+func ParseShortstat(s string) Shortstat {
+	var st Shortstat
+	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
+		f := strings.Fields(part)
+		if len(f) < 2 {
+			continue
+		}
+		n, err := strconv.Atoi(f[0])
+		if err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(f[1], "file"):
+			st.Files = n
+		case strings.HasPrefix(f[1], "insertion"):
+			st.Insertions = n
+		case strings.HasPrefix(f[1], "deletion"):
+			st.Deletions = n
+		}
+	}
+	return st
+}
+
+// IgnoredDirs lists the directories git ignores in the tree (relative,
+// without the trailing slash), from one `ls-files -o -i --directory`.
+func (t *Tree) IgnoredDirs(ctx context.Context) ([]string, error) {
+	out, err := t.Query(ctx, "ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory")
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if strings.HasSuffix(p, "/") {
+			dirs = append(dirs, strings.TrimSuffix(p, "/"))
+		}
+	}
+	return dirs, nil
+}
+
+// IsIgnored reports whether git ignores path (relative to the tree).
+func (t *Tree) IsIgnored(ctx context.Context, path string) (bool, error) {
+	_, err := t.Query(ctx, "check-ignore", "-q", "--", path)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// CheckIgnored returns which of paths (relative to the tree) git ignores,
+// from one `git check-ignore --stdin -z`.
+func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]bool, error) {
+	ignored := map[string]bool{}
+	if len(paths) == 0 {
+		return ignored, nil
+	}
+	in := strings.Join(paths, "\x00") + "\x00"
+	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in), "check-ignore", "-z", "--stdin")
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return ignored, nil
+		}
+		return nil, err
+	}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			ignored[p] = true
+		}
+	}
+	return ignored, nil
+}
+
+// IsDirtyQuick reports whether `git status --porcelain` prints anything
+// (untracked files count only when untracked is set).
+func (t *Tree) IsDirtyQuick(ctx context.Context, untracked bool) (bool, error) {
+	mode := "--untracked-files=normal"
+	if !untracked {
+		mode = "--untracked-files=no"
+	}
+	out, err := t.Query(ctx, "status", "--porcelain", "-z", mode)
+	if err != nil {
+		return false, err
+	}
+	return len(out) > 0, nil
+}
+
+// ResetHard runs `git reset --hard` (HEAD, index and tracked files).
+func (t *Tree) ResetHard(ctx context.Context) error {
+	_, err := t.Run(ctx, "reset", "-q", "--hard")
+	return err
+}
+
+// Clean removes untracked files and directories (`git clean -fd`), never
+// ignored ones, and never anything under the excluded paths.
+func (t *Tree) Clean(ctx context.Context, exclude ...string) error {
+	args := []string{"clean", "-q", "-f", "-d", "--", "."}
+	for _, e := range exclude {
+		args = append(args, ":(exclude,literal)"+strings.Trim(e, "/"))
+	}
+	_, err := t.Run(ctx, args...)
+	return err
+}
+
+// ReadTreeReset makes the index and the tracked files match treeish (`git
+// read-tree --reset -u`): files absent from it are removed, the others
+// written.
+func (t *Tree) ReadTreeReset(ctx context.Context, treeish string) error {
+	_, err := t.Run(ctx, "read-tree", "--reset", "-u", treeish)
+	return err
+}
+
+// ResetIndex resets the index to HEAD, keeping the files (`git reset -q`).
+func (t *Tree) ResetIndex(ctx context.Context) error {
+	_, err := t.Run(ctx, "reset", "-q")
+	return err
+}
+
+func gitStderr(err error) string {
+	var ge *GitError
+	if errors.As(err, &ge) {
+		return ge.Stderr
+	}
+	return ""
+}

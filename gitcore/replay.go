@@ -1,0 +1,301 @@
+package gitcore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+)
+
+// Commit is one commit as replay needs it.
+type Commit struct {
+	ID      string
+	Parents []string
+	Tree    string
+	// AuthorName, AuthorEmail and AuthorDate (git's raw "<unix> <tz>") are
+	// kept by a replay, as cherry-pick keeps them.
+	AuthorName  string
+	AuthorEmail string
+	AuthorDate  string
+	Subject     string
+	// Message is the raw message (%B), kept byte for byte.
+	Message string
+}
+
+// Commits lists the commits of base..tip, oldest first (cherry-pick's order).
+func (r *Repo) Commits(ctx context.Context, base, tip string) ([]Commit, error) {
+	out, err := r.query(ctx, "log", "--reverse", "-z", "--date=raw",
+		"--format=%H%x01%P%x01%T%x01%an%x01%ae%x01%ad%x01%s%x01%B", base+".."+tip, "--")
+	if err != nil {
+		return nil, err
+	}
+	var list []Commit
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
+			continue
+		}
+		f := strings.SplitN(rec, "\x01", 8)
+		if len(f) != 8 {
+			continue
+		}
+		list = append(list, Commit{ID: f[0], Parents: strings.Fields(f[1]), Tree: f[2],
+			AuthorName: f[3], AuthorEmail: f[4], AuthorDate: f[5], Subject: f[6], Message: f[7]})
+	}
+	return list, nil
+}
+
+// IsAncestor reports whether a is an ancestor of (or equal to) b.
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := r.query(ctx, "merge-base", "--is-ancestor", a, b)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// WriteCommit writes a commit object of tree with parents and message (kept
+// verbatim). env may set GIT_AUTHOR_* to keep an original author.
+func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, message string, env []string) (string, error) {
+	args := []string{"commit-tree", tree}
+	for _, p := range parents {
+		args = append(args, "-p", p)
+	}
+	out, err := r.exec(ctx, r.Toplevel, env, []byte(message), args...)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// MergeTree merges ours and theirs with `git merge-tree --write-tree`
+// (merge-ort, the engine of cherry-pick and merge) without touching any
+// index or working tree. It returns the merged tree, or the conflicted
+// paths (and no error) when the merge conflicts.
+func (r *Repo) MergeTree(ctx context.Context, ours, theirs string) (string, []string, error) {
+	out, err := r.query(ctx, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", ours, theirs)
+	if err != nil && ExitCode(err) != 1 {
+		return "", nil, err
+	}
+	fields := strings.Split(string(out), "\x00")
+	tree := fields[0]
+	if err == nil {
+		return tree, nil, nil
+	}
+	var files []string
+	seen := map[string]bool{}
+	for _, f := range fields[1:] {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	return "", files, nil
+}
+
+// ReplayConflict is the commit a replay stopped at and its conflicted files.
+type ReplayConflict struct {
+	Commit Commit
+	Files  []string
+}
+
+// ReplayResult is what Replay produced.
+type ReplayResult struct {
+	// Tip is the last new commit (onto itself when nothing was written).
+	Tip string
+	// Written are the new commits, oldest first; Skipped are the commits
+	// whose changes were already present (they would have become empty).
+	Written []string
+	Skipped []string
+	// Conflict is set when a commit does not apply; Tip is then "".
+	Conflict *ReplayConflict
+}
+
+// Replay applies commits on top of onto exactly as `git cherry-pick` would
+// (each one a three-way merge of onto's tree and the commit, with the
+// commit's first parent as base) but in the object database only: no
+// index, working tree, sequencer state or ref is touched, so a conflict
+// leaves nothing to abort and the same code predicts (`land --check`) and
+// lands.
+//
+// git 2.39 has no `merge-tree --merge-base`, so the base is forced: for a
+// commit C with parent P, a throwaway commit with the current tree and P as
+// its only parent is merged with C; the merge base of the two is exactly P,
+// which is cherry-pick's base. When the current tree already equals P's
+// tree the merge is trivial and skipped. Each applied commit is then
+// written with the original author, date and message and the current
+// committer. A commit that would become empty is skipped (it was already
+// applied); an originally empty commit is kept.
+func (r *Repo) Replay(ctx context.Context, onto string, commits []Commit) (*ReplayResult, error) {
+	res := &ReplayResult{Tip: onto}
+	curTree, err := r.TreeOf(ctx, onto)
+	if err != nil {
+		return nil, err
+	}
+	trees := map[string]string{}
+	for _, c := range commits {
+		trees[c.ID] = c.Tree
+	}
+	treeOf := func(id string) (string, error) {
+		if t, ok := trees[id]; ok {
+			return t, nil
+		}
+		t, err := r.TreeOf(ctx, id)
+		if err == nil {
+			trees[id] = t
+		}
+		return t, err
+	}
+	for _, c := range commits {
+		parentTree := emptyTree
+		if len(c.Parents) > 0 {
+			if parentTree, err = treeOf(c.Parents[0]); err != nil {
+				return nil, err
+			}
+		}
+		newTree, conflicts, err := r.pickTree(ctx, curTree, parentTree, c)
+		if err != nil {
+			return nil, err
+		}
+		if conflicts != nil {
+			res.Tip = ""
+			res.Conflict = &ReplayConflict{Commit: c, Files: conflicts}
+			return res, nil
+		}
+		if newTree == curTree && c.Tree != parentTree {
+			res.Skipped = append(res.Skipped, c.ID)
+			continue
+		}
+		var env []string // no author: the current user's identity
+		if c.AuthorName != "" || c.AuthorEmail != "" {
+			env = []string{"GIT_AUTHOR_NAME=" + c.AuthorName, "GIT_AUTHOR_EMAIL=" + c.AuthorEmail, "GIT_AUTHOR_DATE=" + c.AuthorDate}
+		}
+		id, err := r.WriteCommit(ctx, newTree, []string{res.Tip}, c.Message, env)
+		if err != nil {
+			return nil, err
+		}
+		res.Tip, curTree = id, newTree
+		res.Written = append(res.Written, id)
+	}
+	return res, nil
+}
+
+// pickTree is the tree of cherry-picking c (whose first parent has tree
+// parentTree) onto a commit whose tree is cur, or the conflicted paths.
+func (r *Repo) pickTree(ctx context.Context, cur, parentTree string, c Commit) (string, []string, error) {
+	switch {
+	case parentTree == cur:
+		return c.Tree, nil, nil
+	case c.Tree == parentTree:
+		return cur, nil, nil // an empty commit changes nothing
+	case len(c.Parents) == 0:
+		// A root commit: merge-tree would need unrelated histories.
+		return "", nil, errRootCommit
+	}
+	ours, err := r.WriteCommit(ctx, cur, []string{c.Parents[0]}, "agency: replay base\n", nil)
+	if err != nil {
+		return "", nil, err
+	}
+	return r.MergeTree(ctx, ours, c.ID)
+}
+
+// emptyTree is git's empty tree (SHA-1 repositories).
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+var errRootCommit = errors.New("cannot replay a root commit onto other history")
+
+// FastForward moves the tree's checked-out branch from `from` to `to` (a
+// descendant) and updates its index and files, like a fast-forward merge:
+// `read-tree -m -u` (which refuses to overwrite local changes or untracked
+// files) then a compare-and-swap `update-ref` of HEAD with reflog message.
+func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
+	if _, err := t.Run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
+		return err
+	}
+	if _, err := t.Run(ctx, "read-tree", "-m", "-u", from, to); err != nil {
+		return err
+	}
+	_, err := t.Run(ctx, "update-ref", "-m", reflog, "HEAD", to, from)
+	return err
+}
+
+// IndexMatches reports whether the tree's index holds exactly rev's tree.
+func (t *Tree) IndexMatches(ctx context.Context, rev string) (bool, error) {
+	_, err := t.Query(ctx, "diff-index", "--cached", "--quiet", rev, "--")
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// DiffOptions shape a diff's text.
+type DiffOptions struct {
+	Color bool
+	Stat  bool
+}
+
+func (o DiffOptions) args() []string {
+	a := []string{"--no-ext-diff"}
+	if o.Color {
+		a = append(a, "--color=always")
+	} else {
+		a = append(a, "--no-color")
+	}
+	if o.Stat {
+		a = append(a, "--stat")
+	}
+	return a
+}
+
+// Diff returns `git diff from to` (commits or trees) as text.
+func (r *Repo) Diff(ctx context.Context, from, to string, o DiffOptions) ([]byte, error) {
+	args := append([]string{"diff"}, o.args()...)
+	return r.query(ctx, append(args, from, to, "--")...)
+}
+
+// DiffNames returns the paths that differ between from and to.
+func (r *Repo) DiffNames(ctx context.Context, from, to string) ([]string, error) {
+	out, err := r.query(ctx, "diff", "--no-ext-diff", "--name-only", "-z", from, to, "--")
+	if err != nil {
+		return nil, err
+	}
+	return splitZ(out), nil
+}
+
+// LogOneline returns `git log --oneline from..to` as text.
+func (r *Repo) LogOneline(ctx context.Context, from, to string, color bool) ([]byte, error) {
+	c := "--no-color"
+	if color {
+		c = "--color=always"
+	}
+	return r.query(ctx, "log", "--oneline", "--no-decorate", c, from+".."+to, "--")
+}
+
+// Pager returns the pager git would use (core.pager, $GIT_PAGER, $PAGER,
+// less), or "" for none ("cat").
+func (r *Repo) Pager(ctx context.Context) string {
+	out, err := r.query(ctx, "var", "GIT_PAGER")
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimSpace(string(out))
+	if p == "cat" {
+		return ""
+	}
+	return p
+}
+
+func splitZ(b []byte) []string {
+	var out []string
+	for _, f := range bytes.Split(b, []byte{0}) {
+		if len(f) > 0 {
+			out = append(out, string(f))
+		}
+	}
+	return out
+}

@@ -1,0 +1,108 @@
+package gitcore
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDenied(t *testing.T) {
+	pats := append(DefaultDenylist, "config/*.yml")
+	for p, want := range map[string]bool{
+		".env": true, "sub/.env": true, ".env.local": true, "a/b/server.key": true, "cert.pem": true,
+		"credentials.json": true, "x/secrets.json": true, "config/db.yml": true,
+		"env": false, "main.go": false, "my.env": false, "keys.txt": false, "other/config/db.yml": false,
+	} {
+		if got := Denied(p, pats); got != want {
+			t.Errorf("Denied(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func testRepo(t *testing.T) (*Repo, func(args ...string) string) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("HOME", dir)
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	git("config", "user.name", "t")
+	git("config", "user.email", "t@t")
+	os.WriteFile(filepath.Join(dir, "a"), []byte("1\n2\n3\n"), 0o644)
+	git("add", "a")
+	git("commit", "-qm", "base")
+	r, err := Discover(context.Background(), nil, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, git
+}
+
+// Replay is cherry-pick: changes land on a moved HEAD, a change already
+// there is skipped, a conflicting one is reported without side effects.
+func TestReplay(t *testing.T) {
+	ctx := context.Background()
+	r, git := testRepo(t)
+	dir := r.Toplevel
+	base := git("rev-parse", "HEAD")
+	git("checkout", "-qb", "side")
+	os.WriteFile(filepath.Join(dir, "a"), []byte("1\n2\nthree\n"), 0o644)
+	git("commit", "-qam", "three")
+	os.WriteFile(filepath.Join(dir, "b"), []byte("b\n"), 0o644)
+	git("add", "b")
+	git("commit", "-qm", "b")
+	git("checkout", "-q", "main")
+	os.WriteFile(filepath.Join(dir, "a"), []byte("one\n2\n3\n"), 0o644)
+	git("commit", "-qam", "one")
+	os.WriteFile(filepath.Join(dir, "b"), []byte("b\n"), 0o644)
+	git("add", "b")
+	git("commit", "-qm", "b already")
+	head := git("rev-parse", "HEAD")
+
+	commits, err := r.Commits(ctx, base, "side")
+	if err != nil || len(commits) != 2 || commits[0].Subject != "three" {
+		t.Fatalf("commits = %+v, %v", commits, err)
+	}
+	res, err := r.Replay(ctx, head, commits)
+	if err != nil || res.Conflict != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if len(res.Written) != 1 || len(res.Skipped) != 1 {
+		t.Fatalf("written %v skipped %v", res.Written, res.Skipped)
+	}
+	if got := git("show", res.Tip+":a"); got != "one\n2\nthree" {
+		t.Errorf("a = %q", got)
+	}
+	if got := git("log", "--format=%s|%an", "-1", res.Tip); got != "three|t" {
+		t.Errorf("log = %q", got)
+	}
+	if git("rev-parse", "HEAD") != head {
+		t.Error("HEAD moved")
+	}
+
+	os.WriteFile(filepath.Join(dir, "a"), []byte("ONE\n2\n3\n"), 0o644)
+	git("commit", "-qam", "ONE")
+	git("checkout", "-q", "side")
+	os.WriteFile(filepath.Join(dir, "a"), []byte("uno\n2\nthree\n"), 0o644)
+	git("commit", "-qam", "uno")
+	git("checkout", "-q", "main")
+	commits, _ = r.Commits(ctx, base, "side")
+	res, err = r.Replay(ctx, git("rev-parse", "HEAD"), commits)
+	if err != nil || res.Conflict == nil || res.Conflict.Commit.Subject != "uno" || strings.Join(res.Conflict.Files, ",") != "a" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if st := git("status", "--porcelain"); st != "" {
+		t.Errorf("status %q", st)
+	}
+}

@@ -1,0 +1,177 @@
+package gitcore
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// SnapshotRequest says what a snapshot tree of a worktree's uncommitted state
+// holds.
+type SnapshotRequest struct {
+	// IncludeUntracked adds untracked (not ignored) files, like `add -A`;
+	// otherwise only tracked files are updated, like `add -u`.
+	IncludeUntracked bool
+	// Denylist holds glob patterns of untracked files that must never enter
+	// a snapshot (see Denied). Only checked when IncludeUntracked is
+	// set.
+	Denylist []string
+	// Exclude lists paths (files or directories, relative to the root) that
+	// are never staged, e.g. ".agency".
+	Exclude []string
+}
+
+// Snapshot is the result of Tree.SnapshotTree.
+type Snapshot struct {
+	// Head is the commit HEAD pointed at ("" on an unborn branch).
+	Head string
+	// HeadTree is HEAD's tree ("" on an unborn branch).
+	HeadTree string
+	// Tree is the snapshot tree id; "" when Denied is not empty.
+	Tree string
+	// Denied lists untracked files that match the denylist. When it is not
+	// empty nothing was staged and no object was written.
+	Denied []string
+}
+
+// SnapshotTree writes a tree object of the worktree's current state (HEAD,
+// the index, and every change in the files) without touching its index,
+// HEAD or files. The worktree's index is copied to a temporary index; one
+// `git status --porcelain=v2 -z` on the copy (untracked files listed one by
+// one with IncludeUntracked, not at all otherwise) names every changed and
+// untracked path; untracked ones are checked against the denylist; then
+// exactly those paths are staged into the copy (`git update-index --add
+// --remove`) and `git write-tree` writes it. The result is what `git add -A`
+// (or `-u`) would stage, for the cost of about one `git status`.
+//
+// On a denylist hit nothing is staged and Snapshot.Denied names the files.
+// Since only listed, checked paths are ever staged, a file that appears
+// after the check can never be hashed into the object store. Tracked files
+// that match the denylist are snapshotted like any other tracked file
+// (their content is already in the repository's history).
+func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot, error) {
+	index, snap, err := t.snapshotStart(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := copyIndex(index)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp)
+	env := []string{"GIT_INDEX_FILE=" + tmp}
+
+	untracked := "--untracked-files=no"
+	if req.IncludeUntracked {
+		untracked = "--untracked-files=all"
+	}
+	args := []string{"status", "--porcelain=v2", "-z", "--no-renames", untracked, "--", "."}
+	for _, e := range req.Exclude {
+		args = append(args, ":(exclude,literal)"+strings.Trim(e, "/"))
+	}
+	out, err := t.exec(ctx, append(env, "GIT_OPTIONAL_LOCKS=0"), nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := ParseStatusV2(out)
+	if err != nil {
+		return nil, err
+	}
+	var stage []byte
+	for _, e := range entries {
+		p := strings.TrimSuffix(e.Path, "/") // a nested repository: staged as a gitlink
+		if e.Kind == StatusIgnored || excluded(p, req.Exclude) {
+			continue
+		}
+		if e.Kind == StatusUntracked {
+			if !req.IncludeUntracked {
+				continue
+			}
+			if Denied(p, req.Denylist) {
+				snap.Denied = append(snap.Denied, p)
+				continue
+			}
+		}
+		stage = append(append(stage, p...), 0)
+	}
+	if len(snap.Denied) > 0 {
+		return snap, nil
+	}
+	if len(stage) > 0 {
+		if _, err := t.RunEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+			return nil, err
+		}
+	}
+	out, err = t.RunEnv(ctx, env, nil, "write-tree")
+	if err != nil {
+		return nil, err
+	}
+	snap.Tree = strings.TrimSpace(string(out))
+	return snap, nil
+}
+
+// snapshotStart returns the worktree's index path, HEAD and HEAD's tree in
+// one rev-parse (two on an unborn branch).
+func (t *Tree) snapshotStart(ctx context.Context) (string, *Snapshot, error) {
+	snap := &Snapshot{}
+	out, err := t.Query(ctx, "rev-parse", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}")
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if err == nil && len(lines) == 3 {
+		snap.Head, snap.HeadTree = lines[1], lines[2]
+	} else {
+		out, err = t.Query(ctx, "rev-parse", "--git-path", "index")
+		if err != nil {
+			return "", nil, err
+		}
+		lines = []string{strings.TrimRight(string(out), "\n")}
+	}
+	index := lines[0]
+	if !filepath.IsAbs(index) {
+		index = filepath.Join(t.Path, index)
+	}
+	return index, snap, nil
+}
+
+func excluded(path string, excl []string) bool {
+	for _, e := range excl {
+		e = strings.Trim(e, "/")
+		if path == e || strings.HasPrefix(path, e+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// copyIndex copies an index file to a new file next to it (the git
+// directory: same filesystem, and split-index files stay findable) and
+// returns its path. Without an index, the path of a not-yet-existing file is
+// returned (git starts from an empty index).
+func copyIndex(index string) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(index), "agency-snapshot-index-*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	src, err := os.Open(index)
+	if err != nil {
+		f.Close()
+		os.Remove(name)
+		if os.IsNotExist(err) {
+			return name, nil
+		}
+		return "", err
+	}
+	defer src.Close()
+	if _, err := io.Copy(f, src); err != nil {
+		f.Close()
+		os.Remove(name)
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}

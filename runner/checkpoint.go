@@ -1,0 +1,229 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+// AgencyDir is the agency directory inside every tree; never snapshotted.
+const AgencyDir = ".agency"
+
+// CheckpointLockTimeout bounds the wait for a sandbox's checkpoint lock.
+const CheckpointLockTimeout = 30 * time.Second
+
+// Event names in events.jsonl.
+const (
+	EventCheckpoint       = "checkpoint"
+	EventCheckpointFailed = "checkpoint_failed"
+)
+
+// DenylistFromConfig returns the extra denylist globs of
+// agency.checkpoint.denylist (multi-valued).
+func DenylistFromConfig(cfg *gitcore.Config) []string {
+	return cfg.GetAll("agency.checkpoint.denylist")
+}
+
+// SnapshotTree builds the snapshot tree of a sandbox's uncommitted work
+// (HEAD plus every change; untracked files too when includeUntracked), with
+// the built-in denylist plus extraDenylist applied and .agency/ excluded,
+// without touching the sandbox's index, HEAD or files. When untracked files
+// match the denylist, Snapshot.Denied lists them and no object was written.
+// Checkpoints and `land --apply` both build their trees with it.
+func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string) (*gitcore.Snapshot, error) {
+	deny := append(append([]string(nil), gitcore.DefaultDenylist...), extraDenylist...)
+	return repo.Tree(treePath).SnapshotTree(ctx, gitcore.SnapshotRequest{
+		IncludeUntracked: includeUntracked,
+		Denylist:         deny,
+		Exclude:          []string{AgencyDir},
+	})
+}
+
+// CheckpointOptions says which sandbox to checkpoint and how.
+type CheckpointOptions struct {
+	Repo             *gitcore.Repo
+	Store            *store.Store
+	Invocation       string
+	SandboxPath      string
+	IncludeUntracked bool
+	// Denylist holds extra globs (agency.checkpoint.denylist).
+	Denylist []string
+	// Reason is recorded: "auto", "fallback", "exit", "manual", "before-apply".
+	Reason string
+}
+
+// TakeCheckpoint snapshots the sandbox into refs/agency/snapshots/<inv>/<n>
+// and records it in checkpoints.json. It returns (nil, nil) when skipped
+// because the tree equals the previous checkpoint's (or, before the first
+// one, HEAD's: there is nothing uncommitted to save). When untracked files
+// match the denylist it appends a checkpoint_failed event and returns an
+// E_DENYLISTED error; other failures append checkpoint_failed too and return
+// E_CHECKPOINT_FAILED.
+func TakeCheckpoint(ctx context.Context, o CheckpointOptions) (*store.Checkpoint, error) {
+	return takeCheckpoint(ctx, o, nil)
+}
+
+// takeCheckpoint is TakeCheckpoint; onDenied (when not nil) decides whether
+// a denylist hit is reported as an event (the checkpointer reports a set of
+// files once, not on every attempt).
+func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]string) bool) (*store.Checkpoint, error) {
+	cp, denied, err := checkpointLocked(ctx, o)
+	if len(denied) > 0 {
+		if onDenied == nil || onDenied(denied) {
+			o.Store.AppendEvent(o.Invocation, EventCheckpointFailed, map[string]any{
+				"reason": "denylisted_file", "files": denied, "invocation_id": o.Invocation,
+				"trigger": o.Reason,
+			})
+		}
+		return nil, errs.CheckpointDenylisted(denied)
+	}
+	if err != nil {
+		o.Store.AppendEvent(o.Invocation, EventCheckpointFailed, map[string]any{
+			"reason": "error", "error": err.Error(), "invocation_id": o.Invocation, "trigger": o.Reason,
+		})
+		var e *errs.Error
+		if errors.As(err, &e) && e.Code == errs.ELocked {
+			return nil, e
+		}
+		return nil, errs.CheckpointFailed(o.Invocation, err)
+	}
+	if cp != nil {
+		o.Store.AppendEvent(o.Invocation, EventCheckpoint, map[string]any{
+			"id": cp.ID, "snapshot_ref": cp.SnapshotRef, "reason": cp.Reason, "invocation_id": o.Invocation,
+		})
+	}
+	return cp, nil
+}
+
+func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoint, []string, error) {
+	lock, err := o.Store.LockCheckpoints(o.Invocation, CheckpointLockTimeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lock.Unlock()
+
+	snap, err := SnapshotTree(ctx, o.Repo, o.SandboxPath, o.IncludeUntracked, o.Denylist)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(snap.Denied) > 0 {
+		sort.Strings(snap.Denied)
+		return nil, snap.Denied, nil
+	}
+	file, err := o.Store.ReadCheckpoints(o.Invocation)
+	if err != nil {
+		return nil, nil, err
+	}
+	refs, err := o.Repo.RefsWithTrees(ctx, store.SnapshotRefPrefix(o.Invocation))
+	if err != nil {
+		return nil, nil, err
+	}
+	// The previous checkpoint: the highest-numbered ref that exists; before
+	// the first one, HEAD (a clean tree has nothing to save).
+	compare, prevN := snap.HeadTree, 0
+	var names []string
+	for _, r := range refs {
+		names = append(names, r.Name)
+		if n, ok := store.SnapshotRefNumber(o.Invocation, r.Name); ok && n > prevN {
+			compare, prevN = r.Tree, n
+		}
+	}
+	if compare == snap.Tree {
+		return nil, nil, nil
+	}
+
+	n := store.NextCheckpointID(o.Invocation, file, names)
+	var commit string
+	for attempt := 0; ; attempt++ {
+		commit, err = o.Repo.CommitTree(ctx, snap.Tree, snap.Head, fmt.Sprintf("agency snapshot %s %d", o.Invocation, n))
+		if err != nil {
+			return nil, nil, err
+		}
+		err = o.Repo.CreateRef(ctx, store.SnapshotRef(o.Invocation, n), commit)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, gitcore.ErrRefExists) || attempt == 5 {
+			return nil, nil, err
+		}
+		n++ // someone outside the lock took n: never overwrite
+	}
+	stat, err := o.Repo.DiffShortstat(ctx, snap.Head, snap.Tree)
+	if err != nil {
+		return nil, nil, err
+	}
+	cp := store.Checkpoint{
+		ID:                n,
+		SnapshotRef:       store.SnapshotRef(o.Invocation, n),
+		SnapshotCommit:    commit,
+		HeadSHA:           snap.Head,
+		CreatedAt:         time.Now().UTC().Format(time.RFC3339),
+		IncludesUntracked: o.IncludeUntracked,
+		Diffstat:          FormatDiffstat(stat),
+		Reason:            o.Reason,
+	}
+	if err := o.Store.AppendCheckpoint(o.Invocation, cp); err != nil {
+		return nil, nil, err
+	}
+	return &cp, nil, nil
+}
+
+// FormatDiffstat renders a shortstat as "+42 -15 in 3 files".
+func FormatDiffstat(s gitcore.Shortstat) string {
+	files := "files"
+	if s.Files == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("+%d -%d in %d %s", s.Insertions, s.Deletions, s.Files, files)
+}
+
+// ListCheckpoints returns an invocation's checkpoints: checkpoints.json,
+// plus any snapshot ref it does not record (a supervisor killed between
+// creating the ref and writing the file), rebuilt from the commit. Records
+// whose ref is gone (the invocation was discarded) are kept.
+func ListCheckpoints(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) ([]store.Checkpoint, error) {
+	file, err := st.ReadCheckpoints(inv)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := repo.ForEachRef(ctx, store.SnapshotRefPrefix(inv))
+	if err != nil {
+		return nil, err
+	}
+	known := map[int]bool{}
+	for _, c := range file.Checkpoints {
+		known[c.ID] = true
+	}
+	out := file.Checkpoints
+	for _, r := range refs {
+		n, ok := store.SnapshotRefNumber(inv, r.Name)
+		if !ok || known[n] {
+			continue
+		}
+		c := store.Checkpoint{ID: n, SnapshotRef: r.Name, SnapshotCommit: r.Object, Reason: "unrecorded"}
+		if info, err := repo.Commit(ctx, r.Object); err == nil {
+			c.CreatedAt = info.Committed.Format(time.RFC3339)
+			if len(info.Parents) > 0 {
+				c.HeadSHA = info.Parents[0]
+			}
+			if stat, err := repo.DiffShortstat(ctx, c.HeadSHA, info.Tree); err == nil {
+				c.Diffstat = FormatDiffstat(stat)
+			}
+		}
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// DeleteSnapshotRefs removes every snapshot ref of an invocation (on
+// discard); checkpoints.json is kept as history.
+func DeleteSnapshotRefs(ctx context.Context, repo *gitcore.Repo, inv string) error {
+	return repo.DeleteRefs(ctx, store.SnapshotRefPrefix(inv))
+}

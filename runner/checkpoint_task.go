@@ -1,0 +1,50 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/git-agency/git-agency/store"
+)
+
+// The supervisor runs a checkpointer beside every runner, headless or
+// headed: Run while the agent works, Final after it exited and before the
+// final record is written.
+func init() {
+	NewBackgroundTasks = append(NewBackgroundTasks, newCheckpointTask)
+}
+
+type checkpointTask struct {
+	c    *Checkpointer
+	done chan struct{}
+}
+
+func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTask {
+	timing, err := CheckpointTimingFromConfig(s.Config)
+	if err != nil {
+		s.logf("checkpoint: %v; using the defaults", err)
+		timing = DefaultCheckpointTiming
+	}
+	o := CheckpointOptions{
+		Repo:             s.Repo,
+		Store:            s.Store,
+		Invocation:       s.Invocation,
+		SandboxPath:      rec.SandboxPath,
+		IncludeUntracked: rec.IncludeUntracked,
+		Denylist:         DenylistFromConfig(s.Config),
+	}
+	return &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
+}
+
+func (t *checkpointTask) Start(ctx context.Context) {
+	go func() {
+		defer close(t.done)
+		t.c.Run(ctx)
+	}()
+}
+
+// Stop waits for Run (its context is already cancelled), then takes the
+// final checkpoint.
+func (t *checkpointTask) Stop(ctx context.Context) {
+	<-t.done
+	t.c.Final(ctx)
+}

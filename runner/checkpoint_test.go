@@ -1,0 +1,330 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+const testInv = "20260128120500-b7c9"
+
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func writeT(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sandbox makes a repository with one commit, a store, an invocation
+// directory and a sandbox worktree on agency/sandbox-<inv> with .agency/.
+func sandbox(t *testing.T) CheckpointOptions {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "t")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@t")
+	t.Setenv("GIT_COMMITTER_NAME", "t")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@t")
+	repoDir := filepath.Join(dir, "repo")
+	os.MkdirAll(repoDir, 0o755)
+	gitT(t, repoDir, "init", "-q", "-b", "main")
+	writeT(t, repoDir, "a.txt", "a\n")
+	writeT(t, repoDir, ".gitignore", "node_modules/\n")
+	gitT(t, repoDir, "add", "-A")
+	gitT(t, repoDir, "commit", "-q", "-m", "init")
+	repo, err := gitcore.Discover(context.Background(), nil, repoDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(dir, "data"), repo.CommonDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(st.InvocationDir(testInv), 0o700)
+	os.MkdirAll(st.SandboxDir(testInv), 0o700)
+	tree := st.SandboxTreePath(testInv)
+	gitT(t, repoDir, "worktree", "add", "-q", "-b", store.SandboxBranch(testInv), tree, "HEAD")
+	writeT(t, tree, ".agency/.gitignore", "*\n")
+	return CheckpointOptions{Repo: repo, Store: st, Invocation: testInv, SandboxPath: tree, IncludeUntracked: true}
+}
+
+func treeHas(t *testing.T, o CheckpointOptions, commit, path string) bool {
+	out := gitT(t, o.SandboxPath, "ls-tree", "-r", "--name-only", commit)
+	for _, l := range strings.Split(out, "\n") {
+		if l == path {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTakeCheckpoint(t *testing.T) {
+	o := sandbox(t)
+	ctx := context.Background()
+	o.Reason = store.CheckpointManual
+	// Clean tree, no checkpoint yet: nothing to save.
+	if cp, err := TakeCheckpoint(ctx, o); cp != nil || err != nil {
+		t.Fatalf("clean tree: %+v %v", cp, err)
+	}
+	writeT(t, o.SandboxPath, "a.txt", "changed\n")
+	writeT(t, o.SandboxPath, "new/untracked.txt", "u\n")
+	writeT(t, o.SandboxPath, ".agency/state/x", "private\n")
+	gitT(t, o.SandboxPath, "status", "--porcelain") // refresh the index once
+	index := gitT(t, o.SandboxPath, "ls-files", "-s", "--debug")
+	head := gitT(t, o.SandboxPath, "rev-parse", "HEAD")
+
+	cp, err := TakeCheckpoint(ctx, o)
+	if err != nil || cp == nil {
+		t.Fatalf("checkpoint: %+v %v", cp, err)
+	}
+	if cp.ID != 1 || cp.HeadSHA != head || !cp.IncludesUntracked || cp.Reason != "manual" || cp.Diffstat != "+2 -1 in 2 files" {
+		t.Errorf("record %+v", cp)
+	}
+	if got := gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotRef); got != cp.SnapshotCommit {
+		t.Errorf("ref %s = %s, record says %s", cp.SnapshotRef, got, cp.SnapshotCommit)
+	}
+	if gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotCommit+"^") != head {
+		t.Error("snapshot parent is not HEAD")
+	}
+	if !treeHas(t, o, cp.SnapshotCommit, "new/untracked.txt") || treeHas(t, o, cp.SnapshotCommit, ".agency/state/x") ||
+		treeHas(t, o, cp.SnapshotCommit, ".agency/.gitignore") {
+		t.Error("snapshot content wrong")
+	}
+	if gitT(t, o.SandboxPath, "ls-files", "-s", "--debug") != index || gitT(t, o.SandboxPath, "rev-parse", "HEAD") != head {
+		t.Error("checkpoint touched the sandbox's index or HEAD")
+	}
+	// Unchanged: skipped.
+	if cp, err := TakeCheckpoint(ctx, o); cp != nil || err != nil {
+		t.Fatalf("unchanged tree: %+v %v", cp, err)
+	}
+	// A supervisor killed between update-ref and the json write left ref 2.
+	gitT(t, o.SandboxPath, "update-ref", store.SnapshotRef(testInv, 2), cp.SnapshotCommit)
+	writeT(t, o.SandboxPath, "b.txt", "b\n")
+	cp3, err := TakeCheckpoint(ctx, o)
+	if err != nil || cp3 == nil || cp3.ID != 3 {
+		t.Fatalf("after an unrecorded ref: %+v %v", cp3, err)
+	}
+	list, err := ListCheckpoints(ctx, o.Repo, o.Store, testInv)
+	if err != nil || len(list) != 3 || list[1].ID != 2 || list[1].Reason != "unrecorded" || list[1].HeadSHA != head {
+		t.Fatalf("list %+v %v", list, err)
+	}
+	file, _ := o.Store.ReadCheckpoints(testInv)
+	if len(file.Checkpoints) != 2 {
+		t.Errorf("checkpoints.json %+v", file)
+	}
+	evs, _ := o.Store.ReadEvents(testInv)
+	if len(evs) != 2 || evs[0].Event != EventCheckpoint {
+		t.Errorf("events %+v", evs)
+	}
+	if err := DeleteSnapshotRefs(ctx, o.Repo, testInv); err != nil {
+		t.Fatal(err)
+	}
+	if refs, _ := o.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(testInv)); len(refs) != 0 {
+		t.Errorf("refs left: %v", refs)
+	}
+}
+
+func TestTakeCheckpointDenylist(t *testing.T) {
+	o := sandbox(t)
+	ctx := context.Background()
+	o.Denylist = []string{"*.secret"}
+	writeT(t, o.SandboxPath, "a.txt", "changed\n")
+	writeT(t, o.SandboxPath, ".env", "TOKEN=very-secret-token\n")
+	writeT(t, o.SandboxPath, "x/y.secret", "custom-secret\n")
+	_, err := TakeCheckpoint(ctx, o)
+	if !errs.Is(err, errs.EDenylisted) {
+		t.Fatalf("want E_DENYLISTED, got %v", err)
+	}
+	evs, _ := o.Store.ReadEvents(testInv)
+	if len(evs) != 1 || evs[0].Event != EventCheckpointFailed || evs[0].Data["reason"] != "denylisted_file" ||
+		fmt.Sprint(evs[0].Data["files"]) != "[.env x/y.secret]" {
+		t.Errorf("events %+v", evs)
+	}
+	objs := gitT(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch")
+	if strings.Contains(objs, "very-secret-token") || strings.Contains(objs, "custom-secret") || strings.Contains(objs, "changed") {
+		t.Error("a denylisted checkpoint wrote objects")
+	}
+	// Tracked-only snapshots do not look at untracked files.
+	o.IncludeUntracked = false
+	cp, err := TakeCheckpoint(ctx, o)
+	if err != nil || cp == nil || cp.IncludesUntracked || treeHas(t, o, cp.SnapshotCommit, ".env") {
+		t.Fatalf("tracked-only: %+v %v", cp, err)
+	}
+	if strings.Contains(gitT(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch"), "very-secret-token") {
+		t.Error("secret in the object store")
+	}
+}
+
+func TestCheckpointTimingFromConfig(t *testing.T) {
+	cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.debounce", Value: "100ms"}})
+	tm, err := CheckpointTimingFromConfig(cfg)
+	if err != nil || tm.Debounce != 100*time.Millisecond || tm.RateLimit != 10*time.Second || tm.FallbackInterval != 30*time.Second {
+		t.Errorf("%+v %v", tm, err)
+	}
+	cfg = gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.ratelimit", Value: "soon"}})
+	if _, err := CheckpointTimingFromConfig(cfg); !errs.Is(err, errs.EConfig) {
+		t.Errorf("bad value: %v", err)
+	}
+}
+
+type logBuf struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logBuf) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+func waitCheckpoints(t *testing.T, o CheckpointOptions, n int) []store.Checkpoint {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		f, err := o.Store.ReadCheckpoints(testInv)
+		if err == nil && len(f.Checkpoints) >= n {
+			return f.Checkpoints
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f, _ := o.Store.ReadCheckpoints(testInv)
+	t.Fatalf("waited for %d checkpoints, have %+v", n, f.Checkpoints)
+	return nil
+}
+
+func TestCheckpointerWatches(t *testing.T) {
+	o := sandbox(t)
+	var log logBuf
+	c := NewCheckpointer(o, CheckpointTiming{Debounce: 50 * time.Millisecond, RateLimit: 100 * time.Millisecond}, log.logf)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { c.Run(ctx); close(done) }()
+	time.Sleep(100 * time.Millisecond) // the watches are in place
+
+	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	cps := waitCheckpoints(t, o, 1)
+	if cps[0].Reason != store.CheckpointAuto {
+		t.Errorf("reason %q", cps[0].Reason)
+	}
+	// A new directory tree: watched as it appears.
+	writeT(t, o.SandboxPath, "deep/er/two.txt", "2\n")
+	waitCheckpoints(t, o, 2)
+	time.Sleep(150 * time.Millisecond)
+	writeT(t, o.SandboxPath, "deep/er/two.txt", "2 changed\n")
+	cps = waitCheckpoints(t, o, 3)
+	if !treeHas(t, o, cps[2].SnapshotCommit, "deep/er/two.txt") {
+		t.Error("third checkpoint lacks deep/er/two.txt")
+	}
+	// Ignored directories and .agency/ do not trigger.
+	writeT(t, o.SandboxPath, "node_modules/x/y.js", "x\n")
+	writeT(t, o.SandboxPath, ".agency/state/s", "x\n")
+	time.Sleep(300 * time.Millisecond)
+	if f, _ := o.Store.ReadCheckpoints(testInv); len(f.Checkpoints) != 3 {
+		t.Errorf("ignored writes made checkpoints: %+v", f.Checkpoints)
+	}
+	cancel()
+	<-done
+	// The final checkpoint after the agent exits.
+	writeT(t, o.SandboxPath, "last.txt", "bye\n")
+	c.Final(context.Background())
+	cps = waitCheckpoints(t, o, 4)
+	if cps[3].Reason != store.CheckpointExit {
+		t.Errorf("final reason %q", cps[3].Reason)
+	}
+	if !strings.Contains(log.String(), "checkpoint 4 (exit)") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+func TestCheckpointerRateLimit(t *testing.T) {
+	o := sandbox(t)
+	c := NewCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 700 * time.Millisecond}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go c.Run(ctx)
+	time.Sleep(100 * time.Millisecond)
+	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	waitCheckpoints(t, o, 1)
+	writeT(t, o.SandboxPath, "two.txt", "2\n")
+	waitCheckpoints(t, o, 2)
+	// created_at has second resolution; check the gap through the events.
+	var evs []store.Event
+	for i := 0; i < 100 && len(evs) < 2; i++ {
+		time.Sleep(10 * time.Millisecond)
+		evs, _ = o.Store.ReadEvents(testInv)
+	}
+	e1, _ := time.Parse(time.RFC3339Nano, evs[0].Time)
+	e2, _ := time.Parse(time.RFC3339Nano, evs[1].Time)
+	if gap := e2.Sub(e1); gap < 650*time.Millisecond {
+		t.Errorf("two checkpoints %s apart, rate limit 700ms", gap)
+	}
+}
+
+func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
+	o := sandbox(t)
+	var log logBuf
+	c := NewCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 10 * time.Millisecond,
+		FallbackInterval: 100 * time.Millisecond}, log.logf)
+	c.addWatchFn = func(*fsnotify.Watcher, string) error { return syscall.ENOSPC }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go c.Run(ctx)
+	time.Sleep(150 * time.Millisecond) // past the dirty check at start
+	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	cps := waitCheckpoints(t, o, 1)
+	if cps[0].Reason != store.CheckpointFallback {
+		t.Errorf("reason %q", cps[0].Reason)
+	}
+	if !strings.Contains(log.String(), "out of inotify watches") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+func TestCheckpointerDenylistReportedOnce(t *testing.T) {
+	o := sandbox(t)
+	c := NewCheckpointer(o, CheckpointTiming{RateLimit: 10 * time.Millisecond}, nil)
+	writeT(t, o.SandboxPath, ".env", "S=1\n")
+	c.attempt(context.Background(), store.CheckpointFallback)
+	c.attempt(context.Background(), store.CheckpointFallback)
+	writeT(t, o.SandboxPath, "x.pem", "k\n")
+	c.attempt(context.Background(), store.CheckpointFallback)
+	evs, _ := o.Store.ReadEvents(testInv)
+	if len(evs) != 2 {
+		t.Errorf("events %+v", evs)
+	}
+}

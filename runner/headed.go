@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/git-agency/git-agency/runner/tmux"
+	"github.com/git-agency/git-agency/store"
+)
+
+func init() { RunHeaded = runHeaded }
+
+// PaneLog and ScreenLog are a headed invocation's logs: the pane's output as
+// tmux saw it (with escape sequences), and the final screen capture.
+const (
+	PaneLog   = "pane.log"
+	ScreenLog = "screen.txt"
+)
+
+// headedPoll is how often the supervisor looks at its pane.
+const headedPoll = 200 * time.Millisecond
+
+// SessionName is the tmux session of a headed invocation.
+func SessionName(inv string) string { return "agency-" + inv }
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// tmuxEnv is what a headed runner gets: the agent environment, except the
+// variables that would tie tmux to another server or pane.
+func tmuxEnv(rec *store.InvocationRecord) []string {
+	var out []string
+	for _, kv := range AgentEnv(rec) {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMUX", "TMUX_PANE", "_":
+			continue
+		}
+		if !envNameRE.MatchString(k) || strings.ContainsAny(kv, "\x00") {
+			continue // tmux -e takes only NAME=VALUE with a shell-like NAME
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// runHeaded runs the invocation's program in a detached tmux session on the
+// user's default server, with the pane kept after exit (remain-on-exit) so
+// its exit status can be read, then captures the screen and removes the
+// session.
+func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) error {
+	client := &tmux.Client{}
+	if _, err := tmux.Available(); err != nil {
+		return s.failEarly("tmux is not installed", store.ExitUnknown)
+	}
+	name := SessionName(rec.InvocationID)
+	if rec.TmuxSession != nil && *rec.TmuxSession != "" {
+		name = *rec.TmuxSession
+	}
+	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
+		return s.failEarly("stopped before the runner started", cur.StopRequested)
+	}
+	logs := s.Store.SandboxLogsDir(s.Invocation)
+	if err := os.MkdirAll(logs, 0o700); err != nil {
+		return s.failEarly("cannot create logs: "+err.Error(), store.ExitUnknown)
+	}
+	logPath := filepath.Join(logs, PaneLog)
+	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+		f.Close()
+	}
+	sess, err := client.NewSession(ctx, tmux.SessionOptions{
+		Name: name, Dir: rec.SandboxPath, Argv: rec.Command, Env: tmuxEnv(rec),
+		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,
+	})
+	if err != nil {
+		return s.failEarly("cannot start the tmux session: "+err.Error(), store.ExitUnknown)
+	}
+	s.update(func(r *store.InvocationRecord) error {
+		r.Status = store.StatusRunning
+		r.TmuxSession = store.Str(name)
+		r.PID = nil
+		return nil
+	})
+	s.event("started", map[string]any{"tmux_session": name, "pane": sess.PaneID, "command": rec.Command, "mode": store.ModeHeaded})
+	s.logf("runner started in tmux session %s (pane %s, pid %d)", name, sess.PaneID, sess.PanePID)
+	stopTasks := s.startTasks(ctx, rec)
+
+	code, reason := waitPane(ctx, s, client, sess)
+	stopTasks()
+	return s.finishHeaded(code, reason)
+}
+
+// waitPane polls the pane until its program is dead (then captures the
+// screen and kills the session) or the session vanished behind our back.
+func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux.Session) (*int, string) {
+	gone := 0
+	for {
+		st, err := client.PaneState(ctx, sess.PaneID)
+		if err != nil {
+			if errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrNoServer) {
+				// Killed by `agent kill`, the user, or a server restart:
+				// the exit status is lost. Look twice to be sure.
+				gone++
+				if gone >= 2 {
+					s.logf("tmux session %s is gone", sess.Name)
+					return nil, store.ExitExited
+				}
+			} else {
+				s.logf("pane state: %v", err)
+			}
+		} else if st.Dead {
+			CaptureScreen(ctx, client, sess.PaneID, filepath.Join(s.Store.SandboxLogsDir(s.Invocation), ScreenLog))
+			client.KillSession(context.WithoutCancel(ctx), sess.Name)
+			return DeadStatus(st)
+		} else {
+			gone = 0
+		}
+		time.Sleep(headedPoll)
+	}
+}
+
+// DeadStatus maps a dead pane to (exit code, reason).
+func DeadStatus(st tmux.PaneState) (*int, string) {
+	switch {
+	case st.HasStatus:
+		return store.Int(st.ExitStatus), store.ExitExited
+	case st.HasSignal:
+		reason := store.ExitExited
+		switch st.Signal {
+		case 9:
+			reason = store.ExitKilled
+		case 2, 15:
+			reason = store.ExitStopped
+		}
+		return store.Int(128 + st.Signal), reason
+	}
+	return nil, store.ExitExited
+}
+
+// CaptureScreen saves the pane's whole history and screen (best effort).
+func CaptureScreen(ctx context.Context, client *tmux.Client, target, path string) {
+	if out, err := client.CapturePane(ctx, target); err == nil {
+		store.WriteFileAtomic(path, out, 0o600)
+	}
+}
+
+// finishHeaded is finish for a headed run, whose exit code may be unknown.
+func (s *Supervisor) finishHeaded(code *int, reason string) error {
+	_, err := s.update(func(r *store.InvocationRecord) error {
+		switch r.StopRequested {
+		case store.ExitKilled:
+			reason = store.ExitKilled
+		case store.ExitStopped:
+			reason = store.ExitStopped
+		}
+		r.Status = store.StatusFinished
+		if code != nil && *code != 0 {
+			r.Status = store.StatusFailed
+		}
+		r.ExitCode = code
+		r.ExitReason = store.Str(reason)
+		r.FinishedAt = store.Str(now())
+		if r.LandingStatus == nil {
+			r.LandingStatus = store.Str(store.LandingPending)
+		}
+		if t := LastOutput(s.Store, s.Invocation); !t.IsZero() {
+			r.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
+		}
+		return nil
+	})
+	data := map[string]any{"exit_reason": reason, "exit_code": nil}
+	if code != nil {
+		data["exit_code"] = *code
+	}
+	s.event("exited", data)
+	s.logf("headed runner ended: reason %s", reason)
+	return err
+}
