@@ -73,3 +73,9 @@ bench-watch: build
 # Touches nothing outside its own temp directory.
 demo:
 	sh demo/demo.sh
+
+# The built-in claude and codex runners with the REAL CLIs, offline against
+# the project's mock model server (e2e/real.sh). Not part of `make test`:
+# installs both CLIs with npm (~640 MB, once, into ~/.cache/agency-real-clis).
+e2e-real:
+	bash e2e/real.sh

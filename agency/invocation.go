@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
 )
@@ -298,7 +299,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			}
 			v.Record = a.Reconcile(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
-			v.Display = a.DisplayStatus(v.Record, v.LastOutput)
+			a.withLive(&v)
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -319,7 +320,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	rec = a.Reconcile(ctx, rec)
 	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 	v.LastOutput = a.lastOutput(rec)
-	v.Display = a.DisplayStatus(rec, v.LastOutput)
+	a.withLive(v)
 	return v, nil
 }
 
@@ -344,29 +345,76 @@ func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) str
 	if DeriveDisplay != nil {
 		return DeriveDisplay(a, r, lastOutput)
 	}
-	switch store.Deref(r.LandingStatus) {
-	case store.LandingLanded:
-		return "landed"
-	case store.LandingDiscarded:
-		return "discarded"
-	}
-	switch r.Status {
-	case store.StatusStarting:
-		return "starting"
-	case store.StatusRunning:
-		if r.SemanticStatus == "needs_input" {
-			return "needs input"
-		}
-		if !lastOutput.IsZero() && a.Now().Sub(lastOutput) > a.StallThreshold() {
-			return "stalled"
-		}
-		return "active"
-	case store.StatusFailed:
-		return "failed"
-	}
-	return "ready to land"
+	d, _, _, _ := a.derive(r, lastOutput)
+	return d
 }
 
-// DeriveDisplay, when set, replaces the display-status derivation (the
-// stream parser's semantic status plugs in here).
+// DeriveDisplay, when set, replaces the display-status derivation.
 var DeriveDisplay func(a *App, r *store.InvocationRecord, lastOutput time.Time) string
+
+// derive computes, in the spec's order, lifecycle (the record, after
+// reconcile) → runner_status.json → the stream → the stall detector: the
+// display status (watch's vocabulary: starting, active, stalled, needs
+// input, ready to land, landed, discarded, failed) and, for a running
+// invocation, its live semantic status, summary and usage (from the
+// supervisor's logs/status.json: no log is parsed here). For a finished
+// one the record's final values stand (semantic is "" then).
+func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, usage *store.Usage) {
+	in := stream.StatusInput{
+		Lifecycle:      r.Status,
+		LandingStatus:  store.Deref(r.LandingStatus),
+		ExitReason:     store.Deref(r.ExitReason),
+		ExitCode:       r.ExitCode,
+		LastOutputAt:   lastOutput,
+		Now:            a.Now(),
+		StallThreshold: a.StallThreshold(),
+	}
+	if r.Status == store.StatusRunning {
+		in.Runner, _ = stream.ReadRunnerStatus(r.SandboxPath)
+		if ls := runner.ReadLiveStatus(a.Store, r.InvocationID); ls != nil {
+			in.Stream = ls.State
+			if ls.State.Events > 0 {
+				usage = runner.UsageRecord(ls.Usage)
+			}
+		}
+	}
+	st, sum := stream.DeriveStatus(in)
+	if r.Status == store.StatusRunning {
+		semantic, summary = st, sum
+	}
+	return displayOf(st), semantic, summary, usage
+}
+
+// displayOf maps DeriveStatus's statuses to the display vocabulary: the
+// runner's and the stream's statuses that want a person (needs_input,
+// blocked, ready_for_review while still running, a failed turn) are all
+// "needs input"; working is "active".
+func displayOf(status string) string {
+	switch status {
+	case stream.StatusWorking, stream.StatusActive:
+		return "active"
+	case stream.StatusNeedsInput, stream.StatusBlocked, stream.StatusReadyForReview, stream.StatusError:
+		return "needs input"
+	}
+	return status // starting, stalled, ready to land, landed, discarded, failed, unknown
+}
+
+// withLive derives the display status of a view and, for a running
+// invocation, puts the live semantic status and usage into a copy of its
+// record (so ls, show and watch print them like the final ones).
+func (a *App) withLive(v *InvocationView) {
+	if DeriveDisplay != nil {
+		v.Display = DeriveDisplay(a, v.Record, v.LastOutput)
+		return
+	}
+	d, sem, sum, usage := a.derive(v.Record, v.LastOutput)
+	v.Display = d
+	if sem != "" {
+		cp := *v.Record
+		cp.SemanticStatus, cp.SemanticSummary = sem, sum
+		if usage != nil {
+			cp.Usage = usage
+		}
+		v.Record = &cp
+	}
+}

@@ -99,7 +99,8 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		}
 		return AttachHeaded(env, a, rec)
 	}
-	return followInvocation(env, a, rec.InvocationID, true, true)
+	// Readable lines for a person, the runner's own output for a pipe.
+	return followInvocation(env, a, rec.InvocationID, true, true, env.StdoutTTY)
 }
 
 // AttachHeaded attaches the terminal to a headed invocation (set by the
@@ -133,14 +134,18 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 // followInvocation streams an invocation's output until it ends, then
 // returns its exit code as an ExitError. Ctrl-C stops the agent (twice:
 // kills it). stopOnInterrupt is false for `logs --follow`, where Ctrl-C
-// just stops following.
-func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool) error {
+// just stops following. pretty follows the normalised stream as readable
+// lines when the runner has one, else the runner's own output.
+func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent, pretty bool) error {
 	logs := a.Store.SandboxLogsDir(inv)
-	outName := "raw.jsonl"
-	if rec, err := a.Store.ReadInvocation(inv); err == nil && rec.Mode == store.ModeHeaded {
-		outName = "pane.log"
+	rec, err := a.Store.ReadInvocation(inv)
+	if err != nil {
+		return errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
 	}
-	out := &tailer{path: filepath.Join(logs, outName), w: env.Stdout}
+	out := &tailer{path: filepath.Join(logs, rawLog(rec)), w: env.Stdout}
+	if pretty && hasStream(a, rec) {
+		out = &tailer{path: filepath.Join(logs, streamLog), w: &lineRenderer{w: env.Stdout}}
+	}
 	errT := &tailer{path: filepath.Join(logs, "stderr.log"), w: env.Stderr}
 	var sigs chan os.Signal
 	if stopOnInterrupt {
@@ -270,17 +275,27 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		}
 		return printJSON(env.Stdout, out)
 	}
-	t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "STARTED")
+	t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "STARTED", "SUMMARY")
 	for _, v := range views {
 		if v.Broken {
-			t.add(v.ID, "-", "-", "-", "broken", "broken", "-")
+			t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-")
 			continue
 		}
 		r := v.Record
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt))
+		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), lsSummary(r))
 	}
 	t.flush()
 	return nil
+}
+
+// lsSummary is the semantic status and summary of an invocation, short.
+func lsSummary(r *store.InvocationRecord) string {
+	s := strings.TrimSpace(r.SemanticStatus + ": " + r.SemanticSummary)
+	s = strings.TrimPrefix(strings.TrimSuffix(s, ":"), ": ")
+	if rs := []rune(s); len(rs) > 60 {
+		s = string(rs[:59]) + "…"
+	}
+	return orDash(s)
 }
 
 func worktreeNames(a *agency.App) map[string]string {
@@ -372,6 +387,8 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 			cost = fmt.Sprintf("$%.4f", *u.CostUSD)
 		}
 		p("usage", fmt.Sprintf("%d turns, %d input / %d output tokens, %s", u.Turns, u.InputTokens, u.OutputTokens, cost))
+	} else if r.Mode == store.ModeHeadless {
+		p("usage", "-")
 	}
 	if r.Error != "" {
 		p("error", r.Error)
@@ -415,7 +432,8 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 type AgentLogsCmd struct {
 	InvocationArg
 	Follow bool `short:"f" help:"Keep printing new output until the agent ends."`
-	Stderr bool `help:"Print the runner's stderr (logs/stderr.log) instead."`
+	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl) instead of the normalised events."`
+	Stderr bool `xor:"which" help:"Print the runner's stderr (logs/stderr.log) instead."`
 }
 
 func (c *AgentLogsCmd) Run(env *Env) error {
@@ -427,17 +445,20 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	name := "raw.jsonl"
-	if rec.Mode == store.ModeHeaded {
-		name = "pane.log"
-	}
-	if c.Stderr {
-		name = "stderr.log"
-	}
 	if c.Follow && !c.Stderr {
-		return followInvocation(env, a, rec.InvocationID, false, false)
+		return followInvocation(env, a, rec.InvocationID, false, false, !c.Raw)
 	}
-	t := &tailer{path: filepath.Join(a.Store.SandboxLogsDir(rec.InvocationID), name), w: env.Stdout}
+	// By default the normalised stream as readable lines; without one (a
+	// custom runner, a headed run) the runner's own output.
+	var w io.Writer = env.Stdout
+	name := rawLog(rec)
+	switch {
+	case c.Stderr:
+		name = "stderr.log"
+	case !c.Raw && hasStream(a, rec):
+		name, w = streamLog, &lineRenderer{w: env.Stdout}
+	}
+	t := &tailer{path: filepath.Join(a.Store.SandboxLogsDir(rec.InvocationID), name), w: w}
 	t.poll()
 	return nil
 }

@@ -15,6 +15,7 @@ var configKeys = []configKey{
 	{"agency.runner.<name>.headlessArg, .headedArg", "extra argument for one mode (multi-valued)", ""},
 	{"agency.runner.<name>.timeout, agency.timeout", "wall-clock limit of a run", "none"},
 	{"agency.runner.<name>.idleTimeout, agency.idleTimeout", "limit on a stretch without output", "none"},
+	{"agency.runner.<name>.format", "stdout stream format: claude, codex, auto, or empty for none", "built-ins: their own"},
 	{"agency.maxActive", "how many agents may run at once in this repository", "unlimited"},
 	{"agency.setup", "a script run in every new sandbox before the runner", ""},
 	{"agency.stallThreshold", "how long without output before an agent shows as stalled", "5m"},

@@ -277,6 +277,10 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	cmd.Stdout = out
 	cmd.Stderr = &chunkWriter{f: errF, s: s}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A descendant that survives the runner (one that ignored SIGINT, or a
+	// background job) keeps stdout open: without a bound, Wait would wait
+	// for it forever and the record would stay running.
+	cmd.WaitDelay = StopGrace
 	s.lastOutput.Store(time.Now().UnixNano())
 	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
 		return s.failEarly("stopped before the runner started", cur.StopRequested)
@@ -317,6 +321,10 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	signal.Stop(sigs)
 
 	code, reason := exitStatus(cmd.ProcessState, waitErr)
+	if s.timedOut.Load() {
+		// The runner is gone; what is left of its group goes too.
+		killGroupRemains(rpid)
+	}
 	stopTasks()
 	if hook != nil {
 		cur, _ := s.Store.ReadInvocation(s.Invocation)
@@ -360,19 +368,35 @@ func (s *Supervisor) watchdog(pid int, start uint64, done <-chan struct{}) {
 	}
 }
 
-// stopGroup sends SIGINT to the runner's group, then SIGKILL after the grace.
+// stopGroup sends SIGINT to the runner's group, then SIGKILL after the
+// grace to whatever of the group is still there (the runner itself, or
+// descendants that outlived it).
 func (s *Supervisor) stopGroup(pid int, start uint64) {
 	if SignalGroup(pid, start, syscall.SIGINT) != nil {
 		return
 	}
 	deadline := time.Now().Add(StopGrace)
 	for time.Now().Before(deadline) {
-		if !Alive(pid, start) {
+		if !Alive(pid, start) && !groupAlive(pid) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	SignalGroup(pid, start, syscall.SIGKILL)
+	if SignalGroup(pid, start, syscall.SIGKILL) != nil {
+		killGroupRemains(pid)
+	}
+}
+
+// groupAlive reports whether process group pgid still has members. The
+// runner's pid cannot be reused while its group exists.
+func groupAlive(pgid int) bool { return pgid > 0 && syscall.Kill(-pgid, 0) == nil }
+
+// killGroupRemains kills what is left of the runner's group once the
+// runner itself was reaped.
+func killGroupRemains(pgid int) {
+	if groupAlive(pgid) {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 }
 
 // exitStatus maps a process state to (exit code, reason). A signal death
@@ -410,7 +434,9 @@ func (s *Supervisor) finish(code int, reason string) error {
 			reason = store.ExitStopped
 		}
 		r.Status = store.StatusFinished
-		if code != 0 {
+		// A timed-out run did not complete, whatever its exit code (claude
+		// exits 0 on SIGINT).
+		if code != 0 || reason == store.ExitTimeout {
 			r.Status = store.StatusFailed
 		}
 		r.ExitCode = store.Int(code)

@@ -46,6 +46,15 @@ func NewParser(format string, w io.Writer) *Parser {
 	return &Parser{format: format, w: w, now: time.Now, tools: map[string]string{}}
 }
 
+// SetDir tells the parser the runner's working directory, so summaries
+// show paths inside it relative to it (codex never prints its cwd; claude's
+// system/init replaces it).
+func (p *Parser) SetDir(dir string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cwd = dir
+}
+
 // SetClock replaces time.Now as the source of event times (for tests).
 func (p *Parser) SetClock(now func() time.Time) {
 	p.mu.Lock()
