@@ -22,6 +22,7 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BUILD)/git-agency ./cmd/git-agency
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BUILD)/git-sandbox ./cmd/git-sandbox
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BUILD)/git-agency-watch ./cmd/git-agency-watch
 
 man: build
 	mkdir -p $(BUILD)/man
@@ -37,7 +38,7 @@ completion: build
 
 install: build man completion
 	mkdir -p $(GOBIN) $(MANDIR)
-	install -m 0755 $(BUILD)/git-agency $(BUILD)/git-sandbox $(GOBIN)/
+	install -m 0755 $(BUILD)/git-agency $(BUILD)/git-sandbox $(BUILD)/git-agency-watch $(GOBIN)/
 	install -m 0644 $(BUILD)/man/git-agency.1 $(BUILD)/man/git-sandbox.1 $(MANDIR)/
 	mkdir -p $(BASHCOMPDIR) $(ZSHCOMPDIR)
 	install -m 0644 $(BUILD)/completion/git-agency $(BUILD)/completion/git-sandbox $(BASHCOMPDIR)/

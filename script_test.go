@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/git-agency/git-agency/cli"
+	"github.com/git-agency/git-agency/watch"
 )
 
 // binDir holds helper programs the scripts use (the fake agent), built once.
@@ -25,6 +26,9 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"git-agency":  func() { os.Exit(cli.MainAgency(os.Args[1:])) },
 		"git-sandbox": func() { os.Exit(cli.MainSandbox(os.Args[1:])) },
+		"git-agency-watch": func() {
+			os.Exit(cli.MainWatch(os.Args[1:], watch.Command))
+		},
 	})
 }
 

@@ -13,7 +13,7 @@ bench_setup() {
 	git config --global user.name bench
 	git config --global user.email bench@example.com
 	git config --global init.defaultBranch main
-	(cd "$BENCH_ROOT" && go build -o "$BENCH_TMP/bin/" ./cmd/git-agency ./cmd/git-sandbox) || exit 1
+	(cd "$BENCH_ROOT" && go build -o "$BENCH_TMP/bin/" ./cmd/git-agency ./cmd/git-sandbox ./cmd/git-agency-watch) || exit 1
 	export PATH="$BENCH_TMP/bin:$PATH"
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
-	"github.com/git-agency/git-agency/watch"
 )
 
 // AgentDiffCmd is `agent diff` (and `git sandbox diff`).
@@ -267,37 +265,4 @@ func (c *RunCmd) Run(env *Env) error {
 	start := AgentStartCmd{Worktree: c.Name, Runner: c.Runner, Headless: c.Headless, Prompt: c.Prompt,
 		PromptFile: c.PromptFile, Detached: c.Detached, NoIncludeUntracked: c.NoIncludeUntracked, RunnerArg: c.RunnerArg}
 	return start.Run(env)
-}
-
-// The watch view's L, D and diff keys run the same use cases.
-func init() {
-	watch.LandFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
-		res, err := a.Land(ctx, agency.LandOptions{Query: inv})
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("landed %s: %s onto %s, HEAD %s", res.InvocationID, plural(len(res.Commits), "commit"), res.Branch, shortID(res.ResultHead)), nil
-	}
-	watch.DiscardFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
-		res, err := a.Discard(ctx, inv)
-		if err != nil {
-			return "", err
-		}
-		return "discarded " + res.Invocation.InvocationID, nil
-	}
-	watch.DiffFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
-		d, err := a.Diff(ctx, inv, gitcore.DiffOptions{})
-		if err != nil {
-			return "", err
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "## commits: %d\n%s\n%s\n", len(d.Commits), d.Log, d.Patch)
-		if len(d.UncommittedFiles) > 0 {
-			fmt.Fprintf(&b, "## uncommitted changes in the sandbox: %d file(s)\n%s", len(d.UncommittedFiles), d.Uncommitted)
-		}
-		if len(d.Denied) > 0 {
-			fmt.Fprintf(&b, "## left out, denylisted untracked files: %s\n", strings.Join(d.Denied, " "))
-		}
-		return b.String(), nil
-	}
 }

@@ -1,92 +1,92 @@
 package cli
 
 import (
-	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/mattn/go-isatty"
-	"github.com/muesli/termenv"
+	"github.com/alecthomas/kong"
 
+	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/watch"
 )
 
-// WatchCmd is `git agency watch`.
+// WatchProgram is the executable that holds the watch TUI, installed beside
+// git-agency.
+const WatchProgram = "git-agency-watch"
+
+// WatchCmd is `git agency watch`. The TUI is a separate program
+// (git-agency-watch): linking bubbletea makes every command query the
+// terminal at start-up (and wait up to 5s for a terminal that does not
+// answer), so only watch pays for it.
 type WatchCmd struct {
 	Interval time.Duration `help:"Refresh interval (default: agency.watch.interval, else 1s)."`
 	All      bool          `help:"Include archived worktrees."`
 }
 
 func (c *WatchCmd) Run(env *Env) error {
-	a, err := env.App()
-	if err != nil {
-		return err
+	exe := watchExe()
+	if exe == "" {
+		return errs.New(errs.EInternal, "reinstall with 'make install'; it installs "+WatchProgram+" beside git-agency",
+			"%s is not installed", WatchProgram)
 	}
-	interval := c.Interval
-	if interval == 0 {
-		d, ok := a.Config.Duration("agency.watch.interval", watch.DefaultInterval)
-		if !ok {
-			v, _ := a.Config.Get("agency.watch.interval")
-			return errs.Config("agency.watch.interval", v, "a duration such as 1s")
+	argv := []string{WatchProgram}
+	if c.Interval != 0 {
+		argv = append(argv, "--interval", c.Interval.String())
+	}
+	if c.All {
+		argv = append(argv, "--all")
+	}
+	if env.Stdin == os.Stdin && env.Stdout == os.Stdout && env.Stderr == os.Stderr {
+		// Hand the terminal over: the watch program replaces this process.
+		err := syscall.Exec(exe, argv, os.Environ())
+		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
+	}
+	cmd := exec.Command(exe, argv[1:]...)
+	cmd.Dir = env.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
+	if err := cmd.Run(); err != nil {
+		if cmd.ProcessState != nil {
+			return &ExitError{Code: cmd.ProcessState.ExitCode()}
 		}
-		interval = d
-	}
-	if interval < 100*time.Millisecond {
-		interval = 100 * time.Millisecond
-	}
-	if _, ok := a.Config.Duration("agency.stallThreshold", 5*time.Minute); !ok {
-		v, _ := a.Config.Get("agency.stallThreshold")
-		return errs.Config("agency.stallThreshold", v, "a duration such as 5m")
-	}
-	loader := watch.NewLoader(a, c.All)
-
-	// Without a terminal: one plain snapshot of the same tree.
-	if !env.StdoutTTY {
-		snap, err := loader(env.Ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(env.Stdout, watch.Plain(snap, snap.Taken))
-		return nil
-	}
-
-	// The TUI goes to stderr (data to stdout, the TUI to stderr), or to
-	// stdout when stderr is redirected.
-	out := os.Stderr
-	if f, ok := env.Stderr.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
-		out = os.Stdout
-	}
-	r := lipgloss.NewRenderer(out)
-	if !env.Color() {
-		r.SetColorProfile(termenv.Ascii)
-	}
-	r.SetHasDarkBackground(true)
-	lipgloss.SetDefaultRenderer(r)
-	styles := watch.NewStyles(r)
-
-	m := watch.New(watch.Options{
-		Loader:   loader,
-		Actions:  &watch.AgencyActions{App: a},
-		Interval: interval,
-		Title:    repoName(a.Repo.CommonDir),
-		Context:  env.Ctx,
-		Styles:   &styles,
-	})
-	p := tea.NewProgram(m, tea.WithOutput(out), tea.WithAltScreen(), tea.WithContext(env.Ctx))
-	if _, err := p.Run(); err != nil && env.Ctx.Err() == nil {
-		return errs.New(errs.EInternal, "", "watch: %v", err)
+		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
 	}
 	return nil
 }
 
-// repoName is the repository's directory name (the parent of .git).
-func repoName(commonDir string) string {
-	if filepath.Base(commonDir) == ".git" {
-		return filepath.Base(filepath.Dir(commonDir))
+// watchExe finds git-agency-watch beside this program, else on PATH.
+func watchExe() string {
+	if self := agency.SelfExe(); self != "" {
+		p := filepath.Join(filepath.Dir(self), WatchProgram)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
 	}
-	return filepath.Base(commonDir)
+	if p, err := exec.LookPath(WatchProgram); err == nil {
+		return p
+	}
+	return ""
+}
+
+// MainWatch runs the git-agency-watch program: it parses `git agency
+// watch`'s flags and calls run (watch.Command) with the usual Env and error
+// printing.
+func MainWatch(args []string, run func(*Env, *WatchCmd) error) int {
+	g := &watchGrammar{run: run}
+	return Main("git agency watch", g, args)
+}
+
+type watchGrammar struct {
+	Version  kong.VersionFlag `help:"Print the version and exit."`
+	Interval time.Duration    `help:"Refresh interval (default: agency.watch.interval, else 1s)."`
+	All      bool             `help:"Include archived worktrees."`
+
+	run func(*Env, *WatchCmd) error `kong:"-"`
+}
+
+// Run is the grammar's only command.
+func (g *watchGrammar) Run(env *Env) error {
+	return g.run(env, &WatchCmd{Interval: g.Interval, All: g.All})
 }

@@ -48,6 +48,10 @@ func run(bin string, dur time.Duration, n, running int) error {
 	if err := os.Symlink(bin, filepath.Join(binDir, "git-agency")); err != nil {
 		return err
 	}
+	// `git agency watch` runs git-agency-watch from beside git-agency.
+	if err := os.Symlink(filepath.Join(filepath.Dir(bin), "git-agency-watch"), filepath.Join(binDir, "git-agency-watch")); err != nil {
+		return err
+	}
 	work, err := os.MkdirTemp("", "watchcpu-")
 	if err != nil {
 		return err

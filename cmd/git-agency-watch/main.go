@@ -1,0 +1,13 @@
+// Command git-agency-watch is the live terminal view behind `git agency
+// watch`, kept in its own program so that the terminal UI library's
+// start-up work is paid only by watch.
+package main
+
+import (
+	"os"
+
+	"github.com/git-agency/git-agency/cli"
+	"github.com/git-agency/git-agency/watch"
+)
+
+func main() { os.Exit(cli.MainWatch(os.Args[1:], watch.Command)) }
