@@ -51,6 +51,7 @@ type GCItem struct {
 	Error    string `json:"error,omitempty"`
 	admin    string // admin dir of a registration
 	refCount int
+	forced   bool // planned with --force: no re-check of the tree's work
 }
 
 // GCResult is gc's report.
@@ -93,6 +94,8 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		if r == nil {
 			it := GCItem{Kind: GCOrphanDir, Invocation: id, Target: a.Store.SandboxDir(id), Bytes: store.DirSize(a.Store.SandboxDir(id)),
 				Reason: "no invocation record"}
+			it.forced = opts.Force
+			it.forced = opts.Force
 			a.keepIfDirty(ctx, &it, tree, opts.Force)
 			add(it)
 			continue
@@ -115,6 +118,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			}
 			it.Reason = "finished, not landed (--include-pending; branch " + store.SandboxBranch(id) + " is kept)"
 		}
+		it.forced = opts.Force
 		a.keepIfDirty(ctx, &it, tree, opts.Force)
 		treeGoes[id] = !it.Kept
 		add(it)
@@ -226,6 +230,14 @@ func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bo
 	}
 	if dirty {
 		it.Kept, it.KeptWhy = true, "its tree has uncommitted changes (--force removes it)"
+		return
+	}
+	// An agent that committed on a detached HEAD (or another branch):
+	// those commits live only in this tree's HEAD.
+	if head, err := a.Repo.Tree(tree).Head(ctx); err == nil && head != "" {
+		if ok, err := a.Repo.Reachable(ctx, head); err == nil && !ok {
+			it.Kept, it.KeptWhy = true, "its HEAD holds commits no branch or ref has (--force removes it)"
+		}
 	}
 }
 
@@ -255,6 +267,9 @@ func (a *App) GC(ctx context.Context, plan *GCResult) *GCResult {
 			it.Error = errs.As(err).Msg
 			continue
 		}
+		if it.Kept {
+			continue // the re-check under the lock found work in it
+		}
 		it.Removed = true
 		plan.BytesFreed += it.Bytes
 	}
@@ -279,6 +294,14 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		tree := a.Store.SandboxTreePath(it.Invocation)
 		if err := store.CheckInside(a.Store.SandboxesDir(), tree); err != nil {
 			return err
+		}
+		// The plan may be old (a prompt waited for an answer): look again.
+		recheck := *it
+		recheck.Kept = false
+		a.keepIfDirty(ctx, &recheck, tree, it.forced)
+		if recheck.Kept {
+			it.Kept, it.KeptWhy = true, recheck.KeptWhy
+			return nil
 		}
 		if err := a.Repo.WorktreeRemove(ctx, tree, true); err != nil {
 			// Not a registered worktree any more: remove the directory.

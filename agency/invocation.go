@@ -60,6 +60,9 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
+	if err := a.CheckOnBranch(context.Background(), wt); err != nil {
+		return nil, runner.Spec{}, err
+	}
 	if !HasMarker(wt.TreePath) {
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
 			"worktree %q has no integration marker at %s", wt.Name, MarkerPath(wt.TreePath))

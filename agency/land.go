@@ -179,6 +179,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	}
 	res := &LandResult{InvocationID: inv, WorktreeID: wt.WorktreeID, WorktreeName: wt.Name, Branch: wt.Branch}
 	integ := a.Repo.Tree(wt.TreePath)
+	if err := a.CheckOnBranch(ctx, wt); err != nil {
+		return nil, nil, err
+	}
 	dirty, err := integ.HasTrackedChanges(ctx)
 	if err != nil {
 		return nil, nil, gitErr(err)
@@ -211,6 +214,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	sandboxDirty := false
 	tree := a.sandboxTree(rec)
 	if tree != "" {
+		if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
+			return nil, nil, err
+		}
 		if sandboxDirty, err = a.Repo.Tree(tree).IsDirty(ctx); err != nil {
 			return nil, nil, gitErr(err)
 		}
@@ -222,6 +228,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 		}
 		if len(snap.Denied) > 0 {
 			return nil, nil, errs.LandDenylisted(inv, snap.Denied)
+		}
+		if len(snap.Nested) > 0 {
+			return nil, nil, errs.LandNestedRepo(inv, snap.Nested)
 		}
 		changed, err := a.Repo.DiffNames(ctx, snap.Head, snap.Tree)
 		if err != nil {
@@ -543,6 +552,11 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if store.Deref(rec.LandingStatus) == store.LandingLanded {
 		return nil, errs.AlreadyLanded(inv)
 	}
+	if Active(a.reconcileLocked(ctx, rec)) {
+		// It did not stop (a setup script, an agent ignoring signals):
+		// never remove a tree something still runs in.
+		return nil, errs.InvocationRunning(inv, "discard")
+	}
 	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
@@ -574,6 +588,7 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 
 func init() {
 	beforeWorktreeRemoveHook = beforeWorktreeRemoveInvocations
+	afterWorktreeRemoveHook = afterWorktreeRemoveInvocations
 	ReconcileLand = func(a *App, ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
 		return a.RecoverLand(ctx, r)
 	}
@@ -581,51 +596,107 @@ func init() {
 
 // beforeWorktreeRemoveInvocations is `worktree rm`'s check: it refuses
 // while the worktree has running invocations; with force it stops them (5 s
-// grace, then kill) and discards every sandbox of the worktree that was not
-// landed, before the integration tree is removed.
-func beforeWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.WorktreeRecord, force bool) error {
+// grace, then kill) and returns their ids. Their sandboxes are discarded
+// only once the integration tree is gone (afterWorktreeRemoveInvocations);
+// finished sandboxes that were never landed are kept: --force is about the
+// integration tree's own changes, not about other work.
+func beforeWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.WorktreeRecord, force bool) ([]string, error) {
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
-		return errs.IO("scan", a.Store.InvocationsDir(), err)
+		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
-	var mine []*store.InvocationRecord
-	var running []string
+	var running []*store.InvocationRecord
+	var ids []string
 	for _, e := range list {
 		if e.Record == nil || e.Record.IntegrationWorktreeID != wt.WorktreeID {
 			continue
 		}
-		rec := a.Reconcile(ctx, e.Record)
-		mine = append(mine, rec)
-		if Active(rec) {
-			running = append(running, rec.InvocationID)
+		if rec := a.Reconcile(ctx, e.Record); Active(rec) {
+			running = append(running, rec)
+			ids = append(ids, rec.InvocationID)
 		}
 	}
 	if len(running) > 0 && !force {
-		return errs.HasInvocations(wt.Name, running)
+		return nil, errs.HasInvocations(wt.Name, ids)
 	}
-	if !force {
-		return nil
+	for _, rec := range running {
+		if _, err := a.StopAndWait(ctx, rec, StopGrace); err != nil {
+			return nil, err
+		}
 	}
-	for _, rec := range mine {
-		if Active(rec) {
-			if _, err := a.StopAndWait(ctx, rec, StopGrace); err != nil {
-				return err
+	return ids, nil
+}
+
+// afterWorktreeRemoveInvocations discards the stopped agents' sandboxes and
+// lists the worktree's other pending ones, which are kept.
+func afterWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.WorktreeRecord, stopped []string) ([]string, []string, error) {
+	var discarded, kept []string
+	isStopped := map[string]bool{}
+	for _, id := range stopped {
+		isStopped[id] = true
+		if _, err := a.discardLocked(ctx, id, &DiscardResult{Stopped: true}); err != nil && !errs.Is(err, errs.EAlreadyLanded) {
+			return discarded, kept, err
+		}
+		discarded = append(discarded, id)
+	}
+	list, _ := a.Store.ScanInvocations()
+	for _, e := range list {
+		r := e.Record
+		if r == nil || r.IntegrationWorktreeID != wt.WorktreeID || isStopped[r.InvocationID] {
+			continue
+		}
+		if store.Deref(r.LandingStatus) == store.LandingPending {
+			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err == nil {
+				kept = append(kept, r.InvocationID)
 			}
 		}
 	}
-	lock, err := a.Lock()
+	return discarded, kept, nil
+}
+
+// checkSandboxHead refuses a sandbox whose HEAD left its branch with commits
+// the branch does not hold (an agent that checked out --detach, or another
+// branch, and committed there): landing would skip them and removing the
+// sandbox would lose them.
+func (a *App) checkSandboxHead(ctx context.Context, rec *store.InvocationRecord, tree, tip string) error {
+	sbx := a.Repo.Tree(tree)
+	br, err := sbx.CurrentBranch(ctx)
 	if err != nil {
-		return err
+		return gitErr(err)
 	}
-	defer lock.Unlock()
-	for _, rec := range mine {
-		switch store.Deref(rec.LandingStatus) {
-		case store.LandingLanded, store.LandingDiscarded:
-			continue
-		}
-		if _, err := a.discardLocked(ctx, rec.InvocationID, &DiscardResult{Stopped: Active(rec)}); err != nil && !errs.Is(err, errs.EAlreadyLanded) {
-			return err
-		}
+	if br == rec.SandboxBranch {
+		return nil
 	}
-	return nil
+	head, err := sbx.Head(ctx)
+	if err != nil || head == "" || head == tip {
+		return gitErr(err)
+	}
+	if ok, err := a.Repo.IsAncestor(ctx, head, tip); err != nil {
+		return gitErr(err)
+	} else if ok {
+		return nil
+	}
+	where := "detached at " + head[:12]
+	if br != "" {
+		where = "on branch " + br
+	}
+	return errs.SandboxHeadAstray(rec.InvocationID, where)
+}
+
+// CheckOnBranch refuses an integration tree that is not on its recorded
+// branch: landing would move whatever is checked out instead, and a new
+// sandbox would start from the wrong commit.
+func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error {
+	br, err := a.Repo.Tree(wt.TreePath).CurrentBranch(ctx)
+	if err != nil {
+		return gitErr(err)
+	}
+	if br == wt.Branch {
+		return nil
+	}
+	has := "a detached HEAD"
+	if br != "" {
+		has = "branch " + br
+	}
+	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
 }

@@ -12,6 +12,10 @@ import (
 // supervisor is left alone (its start command is still spawning it).
 const startGrace = 30 * time.Second
 
+// reconcileLockWait bounds how long a read waits for the lock to repair a
+// record.
+const reconcileLockWait = 300 * time.Millisecond
+
 // HeadedState, when set by the tmux mode, tells whether a headed
 // invocation's session is still running its program; when it is gone it may
 // return the exit code it could still read.
@@ -28,9 +32,11 @@ func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.I
 	if !a.needsReconcile(r) {
 		return r
 	}
-	lock, err := a.Lock()
+	// A read path never waits long: with the lock busy, show the record
+	// as it is and repair it next time.
+	lock, err := a.Store.Lock(reconcileLockWait)
 	if err != nil {
-		return r // best effort: a busy lock means someone else is at work
+		return r
 	}
 	defer lock.Unlock()
 	return a.reconcileLocked(ctx, r)

@@ -15,6 +15,9 @@ import (
 // left: no tree, registration, branch or sandbox directory. The caller
 // holds the repo lock.
 func (a *App) CreateSandbox(ctx context.Context, wt *store.WorktreeRecord, inv string) (string, error) {
+	if err := a.CheckOnBranch(ctx, wt); err != nil {
+		return "", err
+	}
 	base, err := a.Repo.Tree(wt.TreePath).Head(ctx)
 	if err != nil {
 		return "", gitErr(err)

@@ -62,7 +62,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		parent = b
 	}
 	if _, err := a.Repo.RevParse(ctx, parent); err != nil {
-		if ok, _ := a.Repo.BranchExists(ctx, parent); ok {
+		if ok, _ := a.Repo.BranchExists(ctx, parent); ok || opts.Parent == "" {
 			// An unborn branch: it has no commit to start from.
 			return nil, errs.New(errs.EBranchNotFound, "make a first commit on it", "branch %q has no commits yet", parent)
 		}
@@ -252,12 +252,15 @@ type RemoveWorktreeOptions struct {
 // RemoveWorktree removes an integration tree and archives its record. The
 // branch is kept: it may hold the only copy of the user's commits. Without
 // Force, a tree with any change (untracked files included) is refused.
-func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*store.WorktreeRecord, error) {
+func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*RemoveWorktreeResult, error) {
 	rec, err := a.ResolvePresentWorktree(opts.Query)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.beforeWorktreeRemove(ctx, rec, opts.Force); err != nil {
+	// Running agents: refused, or with --force stopped (5s, then killed).
+	// Nothing is discarded yet: that waits until the tree is gone.
+	stopped, err := a.beforeWorktreeRemove(ctx, rec, opts.Force)
+	if err != nil {
 		return nil, err
 	}
 	lock, err := a.Lock()
@@ -274,6 +277,16 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 		return nil, errs.Archived(cur.Name, cur.WorktreeID)
 	}
 	rec = cur
+	// An agent started since the check above keeps the tree.
+	if running := a.activeInvocationsLocked(ctx, rec.WorktreeID); len(running) > 0 {
+		return nil, errs.HasInvocations(rec.Name, running)
+	}
+	if !rec.Adopted {
+		// Never let an edited record point git worktree remove elsewhere.
+		if err := store.CheckInside(a.Store.IntegrationWorktreeDir(rec.WorktreeID), rec.TreePath); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := os.Stat(rec.TreePath); err == nil {
 		if !opts.Force {
 			dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx)
@@ -301,16 +314,56 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	if err := a.Store.WriteWorktree(rec); err != nil {
 		return nil, err
 	}
-	return rec, nil
+	res := &RemoveWorktreeResult{Worktree: rec}
+	if afterWorktreeRemoveHook != nil {
+		res.Discarded, res.Kept, err = afterWorktreeRemoveHook(a, ctx, rec, stopped)
+		if err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
-// beforeWorktreeRemove is where running invocations are checked (and, with
-// force, stopped). It is replaced by the invocation code.
-var beforeWorktreeRemoveHook func(a *App, ctx context.Context, rec *store.WorktreeRecord, force bool) error
+// RemoveWorktreeResult is what `worktree rm` did.
+type RemoveWorktreeResult struct {
+	Worktree *store.WorktreeRecord
+	// Discarded: the agents rm --force stopped, whose sandboxes went with
+	// the worktree.
+	Discarded []string
+	// Kept: finished sandboxes that were never landed or discarded; they
+	// stay (with their branches and checkpoints) until discarded.
+	Kept []string
+}
 
-func (a *App) beforeWorktreeRemove(ctx context.Context, rec *store.WorktreeRecord, force bool) error {
+// activeInvocationsLocked lists the worktree's running invocations (after
+// reconcile); the caller holds the lock.
+func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) []string {
+	var out []string
+	list, _ := a.Store.ScanInvocations()
+	for _, e := range list {
+		if e.Record == nil || e.Record.IntegrationWorktreeID != wtID || !Active(e.Record) {
+			continue
+		}
+		if r := a.reconcileLocked(ctx, e.Record); Active(r) {
+			out = append(out, r.InvocationID)
+		}
+	}
+	return out
+}
+
+// afterWorktreeRemoveHook discards the sandboxes of the agents rm --force
+// stopped, once the tree is gone, and lists the pending ones it keeps. The
+// caller holds the lock.
+var afterWorktreeRemoveHook func(a *App, ctx context.Context, wt *store.WorktreeRecord, stopped []string) (discarded, kept []string, err error)
+
+// beforeWorktreeRemoveHook checks a worktree's running invocations before
+// rm: it refuses them, or with force stops them and returns their ids. It
+// is set by the landing code.
+var beforeWorktreeRemoveHook func(a *App, ctx context.Context, rec *store.WorktreeRecord, force bool) ([]string, error)
+
+func (a *App) beforeWorktreeRemove(ctx context.Context, rec *store.WorktreeRecord, force bool) ([]string, error) {
 	if beforeWorktreeRemoveHook == nil {
-		return nil
+		return nil, nil
 	}
 	return beforeWorktreeRemoveHook(a, ctx, rec, force)
 }

@@ -249,10 +249,17 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	r, err := a.RemoveWorktree(env.Ctx, agency.RemoveWorktreeOptions{Query: c.Worktree, Force: c.Force})
+	res, err := a.RemoveWorktree(env.Ctx, agency.RemoveWorktreeOptions{Query: c.Worktree, Force: c.Force})
 	if err != nil {
 		return err
 	}
+	r := res.Worktree
 	fmt.Fprintf(env.Stdout, "removed worktree %q (%s); record archived, branch %s kept\n", r.Name, r.WorktreeID, r.Branch)
+	for _, id := range res.Discarded {
+		fmt.Fprintf(env.Stdout, "stopped and discarded agent %s\n", id)
+	}
+	for _, id := range res.Kept {
+		fmt.Fprintf(env.Stdout, "kept the sandbox of %s (finished, not landed): inspect it or 'git agency agent discard %s'\n", id, id)
+	}
 	return nil
 }

@@ -46,5 +46,7 @@ var Meaning = map[Code]string{
 	EAlreadyAdopted:    "the tree is already an integration worktree (or a sandbox)",
 	EUnhealthy:         "doctor found problems; each is listed with a hint",
 	EAlreadyLanded:     "the invocation was landed already",
+	ENestedRepo:        "a sandbox holds a git repository of its own; landing it would lose its commits",
+	EWrongBranch:       "the integration tree is not on its own branch; switch it back",
 	ENotAvailable:      "a watch key whose feature this build does not have yet",
 }

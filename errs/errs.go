@@ -53,6 +53,8 @@ const (
 	EUnsafePath        Code = "E_UNSAFE_PATH"
 	EHasInvocations    Code = "E_HAS_INVOCATIONS"
 	EInternal          Code = "E_INTERNAL"
+	ENestedRepo        Code = "E_NESTED_REPO"
+	EWrongBranch       Code = "E_WRONG_BRANCH"
 	EAlreadyLanded     Code = "E_ALREADY_LANDED"
 	ENotAvailable      Code = "E_NOT_AVAILABLE"
 	// Adopting an existing worktree (`worktree adopt`).

@@ -293,3 +293,20 @@ func Unhealthy(n int) *Error {
 		"doctor found %d problem(s)", n)
 	return e
 }
+
+// Review fixes: landing safety.
+
+func LandNestedRepo(inv string, paths []string) *Error {
+	return New(ENestedRepo, "its commits exist only inside it: move it out of the sandbox, or remove its .git and land its files; see 'git agency agent open "+inv+"'",
+		"the sandbox of %s holds a git repository of its own; refusing to land and delete it", inv).With(paths...)
+}
+
+func SandboxHeadAstray(inv, where string) *Error {
+	return New(EUnlandedChanges, "check out its branch in the sandbox ('git agency agent open "+inv+"'), or save those commits on a branch of their own",
+		"the sandbox of %s has HEAD %s, not on its branch: commits there would not land and would be lost with the sandbox", inv, where)
+}
+
+func WrongBranch(name, tree, has, want string) *Error {
+	return New(EWrongBranch, "switch it back: git -C "+tree+" switch "+want,
+		"integration worktree %q has %s checked out, not its branch %s", name, has, want)
+}

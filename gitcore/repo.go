@@ -327,3 +327,13 @@ func Version(ctx context.Context, r CommandRunner) (string, error) {
 
 // ErrUnborn is returned when a branch has no commits yet.
 var ErrUnborn = errors.New("unborn branch")
+
+// Reachable reports whether commit is reachable from any ref (a branch, a
+// tag, a snapshot ref, …). HEADs of worktrees do not count.
+func (r *Repo) Reachable(ctx context.Context, commit string) (bool, error) {
+	out, err := r.query(ctx, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit)
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(string(out)) != "", nil
+}

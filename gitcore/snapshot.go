@@ -34,6 +34,11 @@ type Snapshot struct {
 	// Denied lists untracked files that match the denylist. When it is not
 	// empty nothing was staged and no object was written.
 	Denied []string
+	// Nested lists untracked directories that are git repositories of
+	// their own. They are never staged: a gitlink would point at a commit
+	// that exists only inside that directory. Callers that would delete
+	// the directory must refuse.
+	Nested []string
 }
 
 // SnapshotTree writes a tree object of the worktree's current state (HEAD,
@@ -81,12 +86,18 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 	}
 	var stage []byte
 	for _, e := range entries {
-		p := strings.TrimSuffix(e.Path, "/") // a nested repository: staged as a gitlink
+		p := strings.TrimSuffix(e.Path, "/")
 		if e.Kind == StatusIgnored || excluded(p, req.Exclude) {
 			continue
 		}
 		if e.Kind == StatusUntracked {
 			if !req.IncludeUntracked {
+				continue
+			}
+			if strings.HasSuffix(e.Path, "/") {
+				// With --untracked-files=all only a nested repository is
+				// listed as a directory.
+				snap.Nested = append(snap.Nested, p)
 				continue
 			}
 			if Denied(p, req.Denylist) {

@@ -116,6 +116,13 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 		sort.Strings(snap.Denied)
 		return nil, snap.Denied, nil
 	}
+	if len(snap.Nested) > 0 {
+		// A nested repository cannot be snapshotted (its commits live only
+		// inside it); the rest of the tree still is.
+		o.Store.AppendEvent(o.Invocation, "checkpoint_incomplete", map[string]any{
+			"reason": "nested_repository", "paths": snap.Nested, "invocation_id": o.Invocation,
+		})
+	}
 	file, err := o.Store.ReadCheckpoints(o.Invocation)
 	if err != nil {
 		return nil, nil, err

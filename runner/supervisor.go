@@ -112,7 +112,9 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 		r.Error = msg
 		r.ExitReason = store.Str(reason)
 		r.FinishedAt = store.Str(now())
-		r.LandingStatus = store.Str(store.LandingPending)
+		if r.LandingStatus == nil {
+			r.LandingStatus = store.Str(store.LandingPending)
+		}
 		return nil
 	})
 	if err != nil {
@@ -139,13 +141,51 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	s.event("setup_started", map[string]any{"command": script})
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	code := -1
+	stopped := ""
 	if err == nil {
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
 		cmd.Dir = rec.SandboxPath
 		cmd.Env = AgentEnv(rec)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		err = cmd.Run()
+		if err = cmd.Start(); err == nil {
+			// A stop or kill asked for during setup ends the setup: the
+			// request is in the record (the agent has no pid yet).
+			done := make(chan struct{})
+			asked := make(chan string, 1)
+			go func() {
+				pid := cmd.Process.Pid
+				st, _ := StartTime(pid)
+				t := time.NewTicker(100 * time.Millisecond)
+				defer t.Stop()
+				for {
+					select {
+					case <-done:
+						return
+					case <-t.C:
+					}
+					if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
+						asked <- cur.StopRequested
+						if cur.StopRequested == store.ExitKilled {
+							SignalGroup(pid, st, syscall.SIGKILL)
+						} else {
+							SignalGroup(pid, st, syscall.SIGTERM)
+							go func() {
+								time.Sleep(StopGrace)
+								SignalGroup(pid, st, syscall.SIGKILL)
+							}()
+						}
+						return
+					}
+				}
+			}()
+			err = cmd.Wait()
+			close(done)
+			select {
+			case stopped = <-asked:
+			default:
+			}
+		}
 		f.Close()
 		if cmd.ProcessState != nil {
 			code = cmd.ProcessState.ExitCode()
@@ -161,6 +201,9 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		return true
 	}
 	msg := fmt.Sprintf("setup failed (exit %d): see %s; the sandbox is kept for inspection", code, logPath)
+	if stopped != "" {
+		msg = "stopped during setup; see " + logPath
+	}
 	s.logf("%s: %v", msg, err)
 	s.event("setup_failed", map[string]any{"exit_code": code, "log": logPath})
 	s.update(func(r *store.InvocationRecord) error {
@@ -169,8 +212,14 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		r.Status = store.StatusFailed
 		r.Error = msg
 		r.ExitReason = store.Str(store.ExitSetupFailed)
+		if stopped != "" {
+			r.ExitReason = store.Str(stopped)
+			r.Error = "stopped during setup"
+		}
 		r.FinishedAt = store.Str(now())
-		r.LandingStatus = store.Str(store.LandingPending)
+		if r.LandingStatus == nil {
+			r.LandingStatus = store.Str(store.LandingPending)
+		}
 		return nil
 	})
 	return false
