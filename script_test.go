@@ -91,10 +91,14 @@ func setupEnv(env *testscript.Env) error {
 		return err
 	}
 	env.Defer(func() {
-		cmd := exec.Command("tmux", "kill-server")
-		cmd.Env = append(os.Environ(), "TMUX_TMPDIR="+tmuxDir)
-		cmd.Env = append(cmd.Env, "TMUX=")
-		cmd.Run()
+		// Every server a script started under its private directory (the
+		// default one, and any -L NAME), even when the script failed.
+		socks, _ := filepath.Glob(filepath.Join(tmuxDir, "tmux-*", "*"))
+		for _, sock := range socks {
+			cmd := exec.Command("tmux", "-S", sock, "kill-server")
+			cmd.Env = append(os.Environ(), "TMUX=")
+			cmd.Run()
+		}
 		os.RemoveAll(tmuxDir)
 	})
 	env.Setenv("HOME", home)
