@@ -101,24 +101,18 @@ step "what agent $A did"
 run git agency agent logs "$A" | head -n 4
 run git --no-pager diff "main...agency/sandbox-$A"
 
-if git agency agent land --help >/dev/null 2>&1; then
-	step "land two"
-	run git agency agent land "$A"
-	run git agency agent land "$B"
+step "land two"
+run git agency agent land "$A"
+run git agency agent land "$B"
 
-	step "the third conflicts with what just landed: land --check refuses"
-	if git agency agent land --check "$C"; then
-		echo "demo: expected a conflict" >&2
-		exit 1
-	fi
-
-	step "discard it"
-	run git agency agent discard "$C"
-else
-	# LANDING: 'agent land', 'land --check' and 'agent discard' are not in
-	# this build yet; the demo shows them once they are.
-	step "landing is not in this build yet: skipping land, land --check and discard"
+step "the third conflicts with what just landed: land --check refuses"
+if git agency agent land --check "$C"; then
+	echo "demo: expected a conflict" >&2
+	exit 1
 fi
+
+step "discard it"
+run git agency agent discard "$C"
 
 step "the integration log"
 run git -C "$TREE" --no-pager log --oneline --graph

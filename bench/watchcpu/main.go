@@ -135,7 +135,7 @@ func run(bin string, dur time.Duration, n, running int) error {
 	deadline = time.Now().Add(20 * time.Second)
 	for {
 		screen, _ := sh(repo, "tmux", "capture-pane", "-p", "-t", "watch")
-		if strings.Contains(screen, "bench-a") {
+		if strings.Contains(screen, "bench-a") || strings.Contains(screen, "bench-b") {
 			break
 		}
 		if time.Now().After(deadline) {
