@@ -91,7 +91,7 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 
 	code, reason := waitPane(ctx, s, client, sess)
 	stopTasks()
-	return s.finishHeaded(code, reason)
+	return s.finishWith(code, reason)
 }
 
 // waitPane polls the pane until its program is dead (then captures the
@@ -146,37 +146,4 @@ func CaptureScreen(ctx context.Context, client *tmux.Client, target, path string
 	if out, err := client.CapturePane(ctx, target); err == nil {
 		store.WriteFileAtomic(path, out, 0o600)
 	}
-}
-
-// finishHeaded is finish for a headed run, whose exit code may be unknown.
-func (s *Supervisor) finishHeaded(code *int, reason string) error {
-	_, err := s.update(func(r *store.InvocationRecord) error {
-		switch r.StopRequested {
-		case store.ExitKilled:
-			reason = store.ExitKilled
-		case store.ExitStopped:
-			reason = store.ExitStopped
-		}
-		r.Status = store.StatusFinished
-		if code != nil && *code != 0 {
-			r.Status = store.StatusFailed
-		}
-		r.ExitCode = code
-		r.ExitReason = store.Str(reason)
-		r.FinishedAt = store.Str(now())
-		if r.LandingStatus == nil {
-			r.LandingStatus = store.Str(store.LandingPending)
-		}
-		if t := LastOutput(s.Store, s.Invocation); !t.IsZero() {
-			r.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
-		}
-		return nil
-	})
-	data := map[string]any{"exit_reason": reason, "exit_code": nil}
-	if code != nil {
-		data["exit_code"] = *code
-	}
-	s.event("exited", data)
-	s.logf("headed runner ended: reason %s", reason)
-	return err
 }

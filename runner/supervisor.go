@@ -472,6 +472,12 @@ func exitStatus(ps *os.ProcessState, err error) (int, string) {
 // stop or kill request, or a timeout, wins over what the exit looked like),
 // finished_at, landing_status = pending, last_output_at.
 func (s *Supervisor) finish(code int, reason string) error {
+	return s.finishWith(store.Int(code), reason)
+}
+
+// finishWith is finish for an exit code that may be unknown (nil: a headed
+// session that vanished).
+func (s *Supervisor) finishWith(code *int, reason string) error {
 	_, err := s.update(func(r *store.InvocationRecord) error {
 		switch {
 		case s.timedOut.Load():
@@ -485,10 +491,10 @@ func (s *Supervisor) finish(code int, reason string) error {
 		r.Status = store.StatusFinished
 		// A timed-out run did not complete, whatever its exit code (claude
 		// exits 0 on SIGINT).
-		if code != 0 || reason == store.ExitTimeout {
+		if (code != nil && *code != 0) || reason == store.ExitTimeout {
 			r.Status = store.StatusFailed
 		}
-		r.ExitCode = store.Int(code)
+		r.ExitCode = code
 		r.ExitReason = store.Str(reason)
 		r.FinishedAt = store.Str(now())
 		if r.LandingStatus == nil {
@@ -499,8 +505,12 @@ func (s *Supervisor) finish(code int, reason string) error {
 		}
 		return nil
 	})
-	s.event("exited", map[string]any{"exit_code": code, "exit_reason": reason})
-	s.logf("runner exited: code %d, reason %s", code, reason)
+	data := map[string]any{"exit_code": nil, "exit_reason": reason}
+	if code != nil {
+		data["exit_code"] = *code
+	}
+	s.event("exited", data)
+	s.logf("runner exited: code %v, reason %s", data["exit_code"], reason)
 	return err
 }
 
