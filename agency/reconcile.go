@@ -97,6 +97,7 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 	switch cur.StopRequested {
 	case store.ExitKilled, store.ExitStopped:
 		reason = cur.StopRequested
+		finished = store.StatusFailed
 	}
 	cur.Status = finished
 	cur.ExitReason = store.Str(reason)

@@ -154,6 +154,7 @@ func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exit
 		defer signal.Stop(sigs)
 	}
 	interrupts := 0
+	var lastInterrupt time.Time
 	for {
 		n := out.poll() + errT.poll()
 		rec, err := a.Store.ReadInvocation(inv)
@@ -171,6 +172,13 @@ func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exit
 		}
 		select {
 		case <-sigs:
+			// Run as `git agency`, one Ctrl-C arrives twice: from the
+			// terminal and again from git, which passes it on to its
+			// child. Presses closer than a second count as one.
+			if time.Since(lastInterrupt) < time.Second {
+				continue
+			}
+			lastInterrupt = time.Now()
 			interrupts++
 			kill := interrupts > 1
 			if kill {

@@ -254,7 +254,7 @@ type RunCmd struct {
 	PromptFile         string   `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool     `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool     `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          []string `help:"Extra argument for the runner (repeatable)."`
+	RunnerArg          RawArgs  `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
 }
 
 func (c *RunCmd) Run(env *Env) error {

@@ -150,7 +150,12 @@ func helpPath(prog string, err error) string {
 	var pe *kong.ParseError
 	if errors.As(err, &pe) && pe.Context != nil {
 		if cmd := pe.Context.Selected(); cmd != nil {
-			return prog + " " + cmd.FullPath()[len(pe.Context.Model.Name)+1:]
+			// The command's own names, without aliases ("agent ls").
+			var names []string
+			for n := cmd; n != nil && n.Type == kong.CommandNode; n = n.Parent {
+				names = append([]string{n.Name}, names...)
+			}
+			return prog + " " + strings.Join(names, " ")
 		}
 	}
 	return prog
@@ -177,6 +182,9 @@ func printError(env *Env, err error) int {
 		e = errs.As(err)
 	}
 	if env.JSON {
+		if e.Detail == nil {
+			e.Detail = []string{}
+		}
 		obj := map[string]any{"error": map[string]any{
 			"code": string(e.Code), "message": e.Msg, "hint": e.Hint, "detail": e.Detail,
 		}}
@@ -202,7 +210,7 @@ func printError(env *Env, err error) int {
 
 // JSONFlag is embedded by every read command.
 type JSONFlag struct {
-	JSON bool `name:"json" help:"Print machine-readable JSON (field names as in meta.json)."`
+	JSON bool `name:"json" help:"Print machine-readable JSON (records use their meta.json field names)."`
 }
 
 // AfterApply records --json so errors are printed as JSON too.

@@ -489,9 +489,10 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 			reason = store.ExitStopped
 		}
 		r.Status = store.StatusFinished
-		// A timed-out run did not complete, whatever its exit code (claude
-		// exits 0 on SIGINT).
-		if (code != nil && *code != 0) || reason == store.ExitTimeout {
+		// Stopped, killed or timed out, a run did not complete, whatever
+		// its exit code (claude exits 0 on SIGINT; a killed tmux session
+		// has none).
+		if (code != nil && *code != 0) || reason == store.ExitTimeout || r.StopRequested != "" {
 			r.Status = store.StatusFailed
 		}
 		r.ExitCode = code

@@ -65,7 +65,7 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 		e := errs.NotFound(kind, query)
 		for _, c := range cands {
 			if c.Archived && (c.Name == query || strings.HasPrefix(c.ID, query)) {
-				e.Hint = "a removed (archived) " + kind + " matches; use its full id " + c.ID + ", or --all"
+				e.Hint = "a removed (archived) " + kind + " matches; use its full id " + c.ID
 				break
 			}
 		}
