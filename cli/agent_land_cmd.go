@@ -248,13 +248,13 @@ type RunCmd struct {
 	Editor string `help:"Editor (default: agency.editor, $VISUAL, $EDITOR)."`
 
 	// The flags of agent start (without --worktree), passed through.
-	Runner             string   `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command."`
-	Headless           bool     `help:"Run without a terminal instead of in tmux."`
-	Prompt             string   `xor:"prompt" help:"The prompt."`
-	PromptFile         string   `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
-	Detached           bool     `short:"d" help:"Return at once instead of following the agent."`
-	NoIncludeUntracked bool     `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs  `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	Runner             string  `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command."`
+	Headless           bool    `help:"Run without a terminal instead of in tmux."`
+	Prompt             string  `xor:"prompt" help:"The prompt."`
+	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
+	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
+	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
+	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
 }
 
 func (c *RunCmd) Run(env *Env) error {
