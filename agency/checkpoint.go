@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
@@ -145,6 +146,19 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 		}
 	}
 
+	// The undo checkpoint saves the files, not the index: staged content
+	// that differs from its file would be lost for good.
+	if st, err := a.Repo.Tree(rec.SandboxPath).Status(ctx); err == nil {
+		var both []string
+		for _, e := range st {
+			if (e.Kind == gitcore.StatusChanged || e.Kind == gitcore.StatusRenamed) && len(e.XY) == 2 && e.XY[0] != '.' && e.XY[1] != '.' {
+				both = append(both, e.Path)
+			}
+		}
+		if len(both) > 0 {
+			return nil, errs.CheckpointApplyStaged(rec.InvocationID, both)
+		}
+	}
 	o := a.checkpointOptions(rec, store.CheckpointBeforeApply)
 	// Untracked files are part of what the rollback replaces: with tracked-
 	// only checkpoints they would be lost, so save them too.

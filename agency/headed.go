@@ -27,6 +27,15 @@ func sessionOf(r *store.InvocationRecord) string {
 	return runner.SessionName(r.InvocationID)
 }
 
+// paneOf is the agent's own pane (the active pane of its session for
+// records older than tmux_pane).
+func paneOf(r *store.InvocationRecord) string {
+	if r.TmuxPane != "" {
+		return r.TmuxPane
+	}
+	return tmux.PaneTarget(sessionOf(r))
+}
+
 // headedState is reconcile's view of a headed invocation whose supervisor is
 // gone: a live pane is running; a dead pane gives its status (the screen is
 // captured and the session removed); a vanished session is finished.
@@ -34,7 +43,12 @@ func headedState(a *App, r *store.InvocationRecord) (bool, *int) {
 	client := TmuxClient()
 	ctx := context.Background()
 	name := sessionOf(r)
-	st, err := client.PaneState(ctx, tmux.PaneTarget(name))
+	// Pane ids are unique per server only: after a server restart "%7"
+	// may be someone else's, so the session must exist first.
+	if ok, err := client.HasSession(ctx, name); err == nil && !ok {
+		return false, nil
+	}
+	st, err := client.PaneState(ctx, paneOf(r))
 	if err != nil {
 		if errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrNoServer) {
 			return false, nil
@@ -62,7 +76,7 @@ func stopHeaded(a *App, r *store.InvocationRecord, kill bool) error {
 	if kill {
 		err = client.KillSession(ctx, name)
 	} else {
-		err = client.SendCtrlC(ctx, tmux.PaneTarget(name))
+		err = client.SendCtrlC(ctx, paneOf(r))
 	}
 	if err != nil && !errors.Is(err, tmux.ErrNotFound) && !errors.Is(err, tmux.ErrNoServer) {
 		return errs.Wrap(errs.EIO, err, "", "tmux")

@@ -310,3 +310,8 @@ func WrongBranch(name, tree, has, want string) *Error {
 	return New(EWrongBranch, "switch it back: git -C "+tree+" switch "+want,
 		"integration worktree %q has %s checked out, not its branch %s", name, has, want)
 }
+
+func CheckpointApplyStaged(inv string, paths []string) *Error {
+	return New(EDirtyWorktree, "commit them, or stage the files as they are (git add), in the sandbox ('git agency agent open "+inv+"'), then roll back",
+		"the sandbox of %s has staged changes that differ from its files; a rollback would lose the staged version", inv).With(paths...)
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -101,6 +103,10 @@ func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]st
 	return cp, nil
 }
 
+// nestedReported remembers, per invocation, the nested repositories already
+// reported in this process.
+var nestedReported sync.Map
+
 func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoint, []string, error) {
 	lock, err := o.Store.LockCheckpoints(o.Invocation, CheckpointLockTimeout)
 	if err != nil {
@@ -118,10 +124,15 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 	}
 	if len(snap.Nested) > 0 {
 		// A nested repository cannot be snapshotted (its commits live only
-		// inside it); the rest of the tree still is.
-		o.Store.AppendEvent(o.Invocation, "checkpoint_incomplete", map[string]any{
-			"reason": "nested_repository", "paths": snap.Nested, "invocation_id": o.Invocation,
-		})
+		// inside it); the rest of the tree still is. Said once per set of
+		// paths, not on every attempt.
+		key := strings.Join(snap.Nested, "\x00")
+		if prev, ok := nestedReported.Load(o.Invocation); !ok || prev.(string) != key {
+			nestedReported.Store(o.Invocation, key)
+			o.Store.AppendEvent(o.Invocation, "checkpoint_incomplete", map[string]any{
+				"reason": "nested_repository", "paths": snap.Nested, "invocation_id": o.Invocation,
+			})
+		}
 	}
 	file, err := o.Store.ReadCheckpoints(o.Invocation)
 	if err != nil {

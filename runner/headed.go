@@ -82,6 +82,7 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	s.update(func(r *store.InvocationRecord) error {
 		r.Status = store.StatusRunning
 		r.TmuxSession = store.Str(name)
+		r.TmuxPane = sess.PaneID
 		r.PID = nil
 		return nil
 	})
@@ -90,16 +91,44 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	stopTasks := s.startTasks(ctx, rec)
 
 	code, reason := waitPane(ctx, s, client, sess)
+	s.noteExit()
 	stopTasks()
 	return s.finishWith(code, reason)
 }
 
 // waitPane polls the pane until its program is dead (then captures the
-// screen and kills the session) or the session vanished behind our back.
+// screen and kills the session) or the session vanished behind our back. It
+// enforces the run's timeouts (C-c, then kill-session after the grace; idle
+// is measured on pane.log), and a supervisor asked to stop (SIGTERM)
+// passes it on as C-c and keeps waiting. tmux calls never use the
+// cancelled context.
 func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux.Session) (*int, string) {
+	bg := context.WithoutCancel(ctx)
+	began := time.Now()
+	var killAt time.Time
+	forwarded := false
 	gone := 0
 	for {
-		st, err := client.PaneState(ctx, sess.PaneID)
+		if ctx.Err() != nil && !forwarded {
+			forwarded = true
+			s.logf("supervisor asked to stop: C-c to the pane")
+			client.SendCtrlC(bg, sess.PaneID)
+		}
+		if !s.timedOut.Load() {
+			last := LastOutput(s.Store, s.Invocation)
+			if last.IsZero() {
+				last = began
+			}
+			if why := s.timeoutWhy(began, last); why != "" {
+				s.timeoutFired(why)
+				client.SendCtrlC(bg, sess.PaneID)
+				killAt = time.Now().Add(StopGrace)
+			}
+		} else if !killAt.IsZero() && time.Now().After(killAt) {
+			killAt = time.Time{}
+			client.KillSession(bg, sess.Name)
+		}
+		st, err := client.PaneState(bg, sess.PaneID)
 		if err != nil {
 			if errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrNoServer) {
 				// Killed by `agent kill`, the user, or a server restart:
@@ -113,8 +142,8 @@ func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux
 				s.logf("pane state: %v", err)
 			}
 		} else if st.Dead {
-			CaptureScreen(ctx, client, sess.PaneID, filepath.Join(s.Store.SandboxLogsDir(s.Invocation), ScreenLog))
-			client.KillSession(context.WithoutCancel(ctx), sess.Name)
+			CaptureScreen(bg, client, sess.PaneID, filepath.Join(s.Store.SandboxLogsDir(s.Invocation), ScreenLog))
+			client.KillSession(bg, sess.Name)
 			return DeadStatus(st)
 		} else {
 			gone = 0

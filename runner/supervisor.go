@@ -38,6 +38,18 @@ type Supervisor struct {
 
 	lastOutput atomic.Int64 // unix nanos of the last chunk
 	timedOut   atomic.Bool
+
+	// stopAtExit is the stop request the record held when the runner
+	// exited (exitNoted: it was read).
+	stopAtExit string
+	exitNoted  bool
+}
+
+// noteExit reads the stop request as it stands when the runner has exited.
+func (s *Supervisor) noteExit() {
+	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil {
+		s.stopAtExit, s.exitNoted = cur.StopRequested, true
+	}
 }
 
 func (s *Supervisor) logf(format string, args ...any) {
@@ -370,8 +382,20 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	signal.Stop(sigs)
 
 	code, reason := exitStatus(cmd.ProcessState, waitErr)
+	s.noteExit()
 	if s.timedOut.Load() {
 		// The runner is gone; what is left of its group goes too.
+		killGroupRemains(rpid)
+	} else if groupAlive(rpid) {
+		// Background children the agent left would go on writing into
+		// the sandbox after its last checkpoint, and under a land.
+		s.logf("the agent left processes behind; stopping them")
+		s.event("leftovers_stopped", map[string]any{"pgid": rpid})
+		syscall.Kill(-rpid, syscall.SIGTERM)
+		deadline := time.Now().Add(2 * time.Second)
+		for groupAlive(rpid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
 		killGroupRemains(rpid)
 	}
 	stopTasks()
@@ -399,22 +423,34 @@ func (s *Supervisor) watchdog(pid int, start uint64, done <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		why := ""
-		if s.Spec.Timeout > 0 && time.Since(began) > s.Spec.Timeout {
-			why = "timeout " + s.Spec.Timeout.String()
-		} else if s.Spec.IdleTimeout > 0 && time.Since(time.Unix(0, s.lastOutput.Load())) > s.Spec.IdleTimeout {
-			why = "no output for " + s.Spec.IdleTimeout.String()
-		}
+		why := s.timeoutWhy(began, time.Unix(0, s.lastOutput.Load()))
 		if why == "" {
 			continue
 		}
-		s.timedOut.Store(true)
-		s.logf("stopping the runner: %s", why)
-		s.event("timeout", map[string]any{"reason": why})
+		s.timeoutFired(why)
 		go s.stopGroup(pid, start)
 		<-done
 		return
 	}
+}
+
+// timeoutWhy says which limit a run that began then, with its last output
+// at last, has passed ("" for none).
+func (s *Supervisor) timeoutWhy(began, last time.Time) string {
+	if s.Spec.Timeout > 0 && time.Since(began) > s.Spec.Timeout {
+		return "timeout " + s.Spec.Timeout.String()
+	}
+	if s.Spec.IdleTimeout > 0 && time.Since(last) > s.Spec.IdleTimeout {
+		return "no output for " + s.Spec.IdleTimeout.String()
+	}
+	return ""
+}
+
+// timeoutFired records that a limit was passed.
+func (s *Supervisor) timeoutFired(why string) {
+	s.timedOut.Store(true)
+	s.logf("stopping the runner: %s", why)
+	s.event("timeout", map[string]any{"reason": why})
 }
 
 // stopGroup sends SIGINT to the runner's group, then SIGKILL after the
@@ -479,12 +515,18 @@ func (s *Supervisor) finish(code int, reason string) error {
 // session that vanished).
 func (s *Supervisor) finishWith(code *int, reason string) error {
 	_, err := s.update(func(r *store.InvocationRecord) error {
+		// A stop asked for after the runner had exited on its own (during
+		// the final checkpoint) does not change how it ended.
+		stop := r.StopRequested
+		if s.exitNoted {
+			stop = s.stopAtExit
+		}
 		switch {
 		case s.timedOut.Load():
 			reason = store.ExitTimeout
-		case r.StopRequested == store.ExitKilled:
+		case stop == store.ExitKilled:
 			reason = store.ExitKilled
-		case r.StopRequested == store.ExitStopped:
+		case stop == store.ExitStopped:
 			// Even when the stop had to escalate to SIGKILL.
 			reason = store.ExitStopped
 		}
@@ -492,7 +534,7 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 		// Stopped, killed or timed out, a run did not complete, whatever
 		// its exit code (claude exits 0 on SIGINT; a killed tmux session
 		// has none).
-		if (code != nil && *code != 0) || reason == store.ExitTimeout || r.StopRequested != "" {
+		if (code != nil && *code != 0) || reason == store.ExitTimeout || stop != "" {
 			r.Status = store.StatusFailed
 		}
 		r.ExitCode = code

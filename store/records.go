@@ -93,6 +93,9 @@ type InvocationRecord struct {
 	SupervisorPID         *int     `json:"supervisor_pid,omitempty"`
 	SupervisorStartTime   *uint64  `json:"supervisor_start_time,omitempty"`
 	TmuxSession           *string  `json:"tmux_session"`
+	// TmuxPane is the agent's own pane ("%7"): stop and reconcile target it,
+	// not whatever pane is active after a user split the window.
+	TmuxPane string `json:"tmux_pane,omitempty"`
 	// WindowWidth/Height: the headed session's initial size (the starting
 	// terminal's, when there was one).
 	WindowWidth      int     `json:"window_width,omitempty"`
