@@ -79,6 +79,9 @@ type StatusEntry struct {
 	XY   string // two status letters; "??" for untracked
 	Path string
 	Orig string // the source path of a rename or copy
+	// NotInHead: a changed entry whose path is not in HEAD (added to the
+	// index, or intent-to-add): its content was never committed.
+	NotInHead bool
 }
 
 // ParseStatusV2 parses `git status --porcelain=v2 -z` output. Header lines
@@ -97,14 +100,14 @@ func ParseStatusV2(out []byte) ([]StatusEntry, error) {
 			if len(parts) != 9 {
 				return nil, fmt.Errorf("status: malformed entry %q", f)
 			}
-			list = append(list, StatusEntry{Kind: StatusChanged, XY: parts[1], Path: parts[8]})
+			list = append(list, StatusEntry{Kind: StatusChanged, XY: parts[1], Path: parts[8], NotInHead: parts[3] == "000000"})
 		case '2':
 			parts := strings.SplitN(f, " ", 10)
 			if len(parts) != 10 || i+1 >= len(fields) {
 				return nil, fmt.Errorf("status: malformed entry %q", f)
 			}
 			i++
-			list = append(list, StatusEntry{Kind: StatusRenamed, XY: parts[1], Path: parts[9], Orig: string(fields[i])})
+			list = append(list, StatusEntry{Kind: StatusRenamed, XY: parts[1], Path: parts[9], Orig: string(fields[i]), NotInHead: true})
 		case 'u':
 			parts := strings.SplitN(f, " ", 11)
 			if len(parts) != 11 {

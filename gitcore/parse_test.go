@@ -24,6 +24,7 @@ func TestParseWorktreeList(t *testing.T) {
 func TestParseStatusV2(t *testing.T) {
 	out := "# branch.oid abc\x00# branch.head main\x00" +
 		"1 .M N... 100644 100644 100644 aaa aaa file with space.txt\x00" +
+		"1 AM N... 000000 100644 100644 000 bbb .env\x00" +
 		"2 R. N... 100644 100644 100644 aaa aaa R100 new name\x00old\tname\x00" +
 		"u UU N... 100644 100644 100644 100644 a b c conflict.go\x00" +
 		"? d\u00ef r/untracked\nnewline\x00" +
@@ -34,7 +35,8 @@ func TestParseStatusV2(t *testing.T) {
 	}
 	want := []StatusEntry{
 		{Kind: StatusChanged, XY: ".M", Path: "file with space.txt"},
-		{Kind: StatusRenamed, XY: "R.", Path: "new name", Orig: "old\tname"},
+		{Kind: StatusChanged, XY: "AM", Path: ".env", NotInHead: true},
+		{Kind: StatusRenamed, XY: "R.", Path: "new name", Orig: "old\tname", NotInHead: true},
 		{Kind: StatusUnmerged, XY: "UU", Path: "conflict.go"},
 		{Kind: StatusUntracked, XY: "??", Path: "d\u00ef r/untracked\nnewline"},
 		{Kind: StatusIgnored, XY: "!!", Path: "ignored.log"},

@@ -67,6 +67,17 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 	}
 	defer os.Remove(tmp)
 	env := []string{"GIT_INDEX_FILE=" + tmp}
+	if len(req.Exclude) > 0 {
+		// Excluded paths never enter the tree, even when the index holds
+		// them (an agent's `git add -f .agency/...`).
+		args := []string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}
+		for _, e := range req.Exclude {
+			args = append(args, ":(literal)"+strings.Trim(e, "/"))
+		}
+		if _, err := t.RunEnv(ctx, env, nil, args...); err != nil {
+			return nil, err
+		}
+	}
 
 	untracked := "--untracked-files=no"
 	if req.IncludeUntracked {
@@ -88,6 +99,13 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 	for _, e := range entries {
 		p := strings.TrimSuffix(e.Path, "/")
 		if e.Kind == StatusIgnored || excluded(p, req.Exclude) {
+			continue
+		}
+		if e.NotInHead && Denied(p, req.Denylist) {
+			// Staged (or intent-to-add) but never committed: its current
+			// content is as secret as an untracked file's, and staging it
+			// here would hash it. Checked whatever IncludeUntracked says.
+			snap.Denied = append(snap.Denied, p)
 			continue
 		}
 		if e.Kind == StatusUntracked {
