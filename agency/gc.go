@@ -182,11 +182,23 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			add(it)
 		}
 		refs, _ := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(r.InvocationID))
+		// Snapshot commits are never on a branch. Those of a landed
+		// invocation are its work in progress: once the land is on a
+		// branch they are safe to delete.
+		landedSafe := false
+		if landing == store.LandingLanded && len(refs) > 0 {
+			landedSafe = a.landedWorkOnBranch(ctx, r, branchRef)
+		}
 		for _, ref := range refs {
 			it := GCItem{Kind: GCSnapshotRef, Invocation: r.InvocationID, Target: ref.Name,
 				Reason: fmt.Sprintf("%s %s ago", landing, roundAge(a.Now().Sub(when)))}
-			if ok, err := a.Repo.ReachableFromOtherBranch(ctx, ref.Object, branchRef); (err != nil || !ok) && !opts.Force {
+			if landedSafe {
+				it.Reason += "; its landed work is on a branch"
+			} else if ok, err := a.Repo.ReachableFromOtherBranch(ctx, ref.Object, branchRef); (err != nil || !ok) && !opts.Force {
 				it.Kept, it.KeptWhy = true, "its commit is on no branch (--force deletes it)"
+				if landing == store.LandingLanded {
+					it.KeptWhy = "its landed work is on no branch (--force deletes it)"
+				}
 			}
 			add(it)
 		}
@@ -210,6 +222,22 @@ func (a *App) branchWorkElsewhere(ctx context.Context, r *store.InvocationRecord
 		}
 	}
 	return false, "its commits are on no other branch"
+}
+
+// landedWorkOnBranch tells whether a landed invocation's work is on a
+// branch other than its sandbox branch: the land's result_head is, or
+// (a record without one) every commit of the sandbox branch is there or
+// was cherry-picked onto the integration branch.
+func (a *App) landedWorkOnBranch(ctx context.Context, r *store.InvocationRecord, branchRef string) bool {
+	if r.Land != nil && r.Land.ResultHead != "" {
+		ok, err := a.Repo.ReachableFromOtherBranch(ctx, r.Land.ResultHead, branchRef)
+		return err == nil && ok
+	}
+	if ok, _ := a.Repo.BranchExists(ctx, strings.TrimPrefix(branchRef, "refs/heads/")); !ok {
+		return false
+	}
+	ok, _ := a.branchWorkElsewhere(ctx, r, branchRef)
+	return ok
 }
 
 // keepIfDirty marks an item kept when its tree holds uncommitted work.

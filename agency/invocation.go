@@ -293,6 +293,14 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
+	archived := map[string]bool{}
+	if wts, err := a.Store.ScanWorktrees(); err == nil {
+		for _, w := range wts {
+			if w.Record != nil && w.Record.State == store.StateArchived {
+				archived[w.ID] = true
+			}
+		}
+	}
 	var out []InvocationView
 	for _, e := range list {
 		v := InvocationView{ID: e.ID, Dir: e.Dir, Broken: e.Broken, Err: e.Err}
@@ -303,6 +311,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.Record = a.Reconcile(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
 			a.withLive(&v)
+			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -324,7 +333,25 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 	v.LastOutput = a.lastOutput(rec)
 	a.withLive(v)
+	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
+		worktreeRemoved(v, wt.State == store.StateArchived)
+	}
 	return v, nil
+}
+
+// DisplayWorktreeRemoved is the display status of an ended invocation that
+// was never landed or discarded and whose integration worktree was removed
+// (`worktree rm --force` keeps such sandboxes): it cannot be landed any
+// more (E_ARCHIVED), only inspected or discarded.
+const DisplayWorktreeRemoved = "worktree removed"
+
+func worktreeRemoved(v *InvocationView, archived bool) {
+	if !archived || v.Record == nil || Active(v.Record) {
+		return
+	}
+	if l := store.Deref(v.Record.LandingStatus); l == "" || l == store.LandingPending {
+		v.Display = DisplayWorktreeRemoved
+	}
 }
 
 func (a *App) lastOutput(r *store.InvocationRecord) time.Time {

@@ -112,7 +112,7 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 	editor, err := a.Editor("")
 	if err != nil {
 		e := errs.As(err)
-		return "", errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file, or set $EDITOR", "no prompt given and %s", e.Msg)
+		return "", errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file, or set agency.editor, $VISUAL or $EDITOR", "no prompt given and %s", e.Msg)
 	}
 	f, err := os.CreateTemp("", "agency-prompt-*.md")
 	if err != nil {
@@ -165,6 +165,11 @@ func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exit
 		if !agency.Active(rec) && n == 0 {
 			out.poll()
 			errT.poll()
+			if rec.Error != "" {
+				// A setup or start failure, or a supervisor that died:
+				// the agent's own output may say nothing of it.
+				fmt.Fprintf(env.Stderr, "agent %s: %s\n", inv, rec.Error)
+			}
 			if !exitWithAgent {
 				return nil
 			}
@@ -190,7 +195,13 @@ func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exit
 				return err
 			}
 		case <-env.Ctx.Done():
-			return env.Ctx.Err()
+			// SIGTERM: stop following quietly (the agent runs on under
+			// its supervisor). A followed start exits as a process
+			// killed by SIGTERM would.
+			if exitWithAgent {
+				return &ExitError{Code: 128 + int(syscall.SIGTERM)}
+			}
+			return nil
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

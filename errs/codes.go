@@ -30,7 +30,6 @@ var Meaning = map[Code]string{
 	ENotIntegration:    "the directory is not an integration worktree",
 	EIntegrationTree:   "refusing to run an agent in an integration tree",
 	EPromptEmpty:       "the prompt is empty",
-	ESetupFailed:       "the agency.setup script failed in the new sandbox",
 	ENotHeaded:         "the invocation is headless (no tmux session)",
 	ENotRunning:        "the invocation is not running",
 	EBaseMoved:         "the integration branch moved since the sandbox was made",
@@ -48,5 +47,4 @@ var Meaning = map[Code]string{
 	EAlreadyLanded:     "the invocation was landed already",
 	ENestedRepo:        "a sandbox holds a git repository of its own; landing it would lose its commits",
 	EWrongBranch:       "the integration tree is not on its own branch; switch it back",
-	ENotAvailable:      "a watch key whose feature this build does not have yet",
 }

@@ -43,7 +43,6 @@ const (
 	ENotIntegration    Code = "E_NOT_INTEGRATION_TREE"
 	EIntegrationTree   Code = "E_INTEGRATION_TREE"
 	EPromptEmpty       Code = "E_PROMPT_EMPTY"
-	ESetupFailed       Code = "E_SETUP_FAILED"
 	ENotHeaded         Code = "E_NOT_HEADED"
 	ENotRunning        Code = "E_NOT_RUNNING"
 	EBaseMoved         Code = "E_BASE_MOVED"
@@ -56,7 +55,6 @@ const (
 	ENestedRepo        Code = "E_NESTED_REPO"
 	EWrongBranch       Code = "E_WRONG_BRANCH"
 	EAlreadyLanded     Code = "E_ALREADY_LANDED"
-	ENotAvailable      Code = "E_NOT_AVAILABLE"
 	// Adopting an existing worktree (`worktree adopt`).
 	ENotAWorktree   Code = "E_NOT_A_WORKTREE"
 	EMainWorktree   Code = "E_MAIN_WORKTREE"

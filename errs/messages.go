@@ -214,10 +214,6 @@ func short(id string) string {
 
 // Watch.
 
-func NotAvailable(action, alternative string) *Error {
-	return New(ENotAvailable, alternative, "%s is not available in this build yet", action)
-}
-
 func NotHeaded(short string) *Error {
 	return New(ENotHeaded, "press l for its logs", "invocation %s is headless: there is no terminal to attach to", short)
 }

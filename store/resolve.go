@@ -24,6 +24,9 @@ type ResolveOptions struct {
 //   - an exact id always resolves, whatever the state (the escape hatch);
 //   - a name matches present (not archived, not broken) records only;
 //   - a unique id prefix matches present records, archived ones too with All;
+//   - when no name or prefix matches, exactly four lowercase hex digits
+//     (or "inv-" and them) match the record whose id ends with them, as
+//     watch shows invocations;
 //   - broken records match only by exact id;
 //   - more than one match is E_AMBIGUOUS listing the candidates.
 //
@@ -58,6 +61,20 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 			byPrefix = append(byPrefix, i)
 		}
 	}
+	if len(byPrefix) == 0 {
+		// watch shows invocations by the 4-hex end of their id: accept
+		// that too ("b7c9" or "inv-b7c9"), when nothing else matched.
+		if suffix, ok := shortSuffix(query); ok {
+			for i, c := range cands {
+				if c.Broken || (c.Archived && !opts.All) {
+					continue
+				}
+				if strings.HasSuffix(c.ID, "-"+suffix) {
+					byPrefix = append(byPrefix, i)
+				}
+			}
+		}
+	}
 	switch len(byPrefix) {
 	case 1:
 		return byPrefix[0], nil
@@ -73,6 +90,21 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 	default:
 		return -1, errs.Ambiguous(kind, query, describe(cands, byPrefix))
 	}
+}
+
+// shortSuffix tells whether q is a short id as watch shows it: four
+// lowercase hex digits, optionally written inv-XXXX.
+func shortSuffix(q string) (string, bool) {
+	q = strings.TrimPrefix(q, "inv-")
+	if len(q) != 4 {
+		return "", false
+	}
+	for _, r := range q {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return "", false
+		}
+	}
+	return q, true
 }
 
 func describe(cands []Candidate, idx []int) []string {

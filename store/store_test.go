@@ -93,6 +93,47 @@ func TestResolve(t *testing.T) {
 	if len(e.Detail) != 2 || !strings.Contains(e.Detail[0], "alpha") || !strings.Contains(e.Detail[1], "beta") {
 		t.Errorf("ambiguous detail = %q", e.Detail)
 	}
+	// The 4-hex end of an id, as watch shows it, when nothing else matches.
+	suf := []Candidate{
+		{ID: "20260101000000-b7c9"},
+		{ID: "20260102000000-d4e5"},
+		{ID: "20260103000000-d4e5"},
+		{ID: "20260104000000-f1a2", Broken: true},
+		{ID: "20260105000000-0a0a", Archived: true},
+		{ID: "20260106000000-2026"},
+	}
+	for _, c := range []struct {
+		query string
+		all   bool
+		want  int
+		code  errs.Code
+	}{
+		{query: "b7c9", want: 0},
+		{query: "inv-b7c9", want: 0},
+		{query: "B7C9", code: errs.ENotFound},    // lowercase only
+		{query: "b7c", code: errs.ENotFound},     // exactly four
+		{query: "inv-b7c", code: errs.ENotFound}, //
+		{query: "d4e5", code: errs.EAmbiguous},   // several
+		{query: "f1a2", code: errs.ENotFound},    // broken: exact id only
+		{query: "0a0a", code: errs.ENotFound},    // archived: only with --all
+		{query: "0a0a", all: true, want: 4},      //
+		{query: "2026", code: errs.EAmbiguous},   // a prefix wins over a suffix
+		{query: "20260106", want: 5},             // prefix
+	} {
+		got, err := Resolve("invocation", c.query, suf, ResolveOptions{All: c.all})
+		if c.code != "" {
+			if !errs.Is(err, c.code) {
+				t.Errorf("Resolve(%q) err = %v, want %s", c.query, err, c.code)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("Resolve(%q) = %d, %v; want %d", c.query, got, err, c.want)
+		}
+	}
+	if _, err := Resolve("invocation", "d4e5", suf, ResolveOptions{}); len(errs.As(err).Detail) != 2 {
+		t.Errorf("ambiguous suffix detail = %v", err)
+	}
 	// Two present records with one name (a corrupt state) are ambiguous.
 	dup := []Candidate{{ID: "1", Name: "x1"}, {ID: "2", Name: "x1"}}
 	if _, err := Resolve("worktree", "x1", dup, ResolveOptions{}); !errs.Is(err, errs.EAmbiguous) {

@@ -22,6 +22,10 @@ const (
 	StatusDiscarded  = "discarded"
 	StatusFailed     = "failed"
 	StatusBroken     = "broken"
+	// StatusWorktreeRemoved: ended, never landed, and its worktree was
+	// removed: it can only be inspected or discarded (neither active nor
+	// ready).
+	StatusWorktreeRemoved = "worktree removed"
 )
 
 // Snapshot is everything the view shows, read in one go.

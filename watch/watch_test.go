@@ -397,3 +397,13 @@ func TestRunesTypedTogether(t *testing.T) {
 		t.Fatalf("calls %v", got)
 	}
 }
+
+// A kept sandbox of a removed worktree is neither active nor ready to land.
+func TestCountsWorktreeRemoved(t *testing.T) {
+	w := WorktreeRow{Invocations: []InvocationRow{
+		{Display: StatusWorktreeRemoved}, {Display: StatusReady}, {Display: StatusActive},
+	}}
+	if c := w.Counts(); c != (Counts{Active: 1, Ready: 1}) {
+		t.Errorf("Counts = %+v", c)
+	}
+}
