@@ -119,19 +119,9 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 		}
 	}
 
-	if err := os.MkdirAll(a.Store.IntegrationWorktreesDir(), 0o700); err != nil {
-		return nil, errs.IO("create", a.Store.IntegrationWorktreesDir(), err)
-	}
-	var id string
-	for attempt := 0; ; attempt++ {
-		id = store.NewID(a.Now())
-		err := os.Mkdir(a.Store.IntegrationWorktreeDir(id), 0o700)
-		if err == nil {
-			break
-		}
-		if !os.IsExist(err) || attempt == 5 {
-			return nil, errs.IO("create", a.Store.IntegrationWorktreeDir(id), err)
-		}
+	id, err := store.MkdirID(a.Store.IntegrationWorktreesDir(), a.Now())
+	if err != nil {
+		return nil, err
 	}
 	recordDir := a.Store.IntegrationWorktreeDir(id)
 	undoMarker := markerUndo(tree)

@@ -128,7 +128,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 		}
 	}
 	// sandboxes whose invocation is gone
-	sbs, _ := readDirNames(a.Store.SandboxesDir())
+	sbs, _ := store.ReadDirNames(a.Store.SandboxesDir())
 	for _, id := range sbs {
 		if _, ok := records[id]; !ok {
 			add("sandboxes", LevelProblem, "'git agency gc' removes it (it keeps trees with uncommitted work unless --force)", a.Store.SandboxDir(id),
@@ -273,22 +273,4 @@ func versionLess(v, min string) bool {
 		}
 	}
 	return false
-}
-
-// readDirNames lists subdirectory names (dot entries skipped).
-func readDirNames(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, e.Name())
-		}
-	}
-	return out, nil
 }

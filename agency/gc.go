@@ -84,7 +84,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	treeGoes := map[string]bool{}
 
 	// Sandbox trees of known invocations, and orphaned sandbox directories.
-	sbs, _ := readDirNames(a.Store.SandboxesDir())
+	sbs, _ := store.ReadDirNames(a.Store.SandboxesDir())
 	for _, id := range sbs {
 		tree := a.Store.SandboxTreePath(id)
 		if broken[id] {

@@ -117,19 +117,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 				"%d agents are running in this repository (agency.maxActive = %d)", n, maxActive)
 		}
 	}
-	if err := os.MkdirAll(a.Store.InvocationsDir(), 0o700); err != nil {
-		return nil, errs.IO("create", a.Store.InvocationsDir(), err)
-	}
-	var inv string
-	for attempt := 0; ; attempt++ {
-		inv = store.NewID(a.Now())
-		err := os.Mkdir(a.Store.InvocationDir(inv), 0o700)
-		if err == nil {
-			break
-		}
-		if !os.IsExist(err) || attempt == 5 {
-			return nil, errs.IO("create", a.Store.InvocationDir(inv), err)
-		}
+	inv, err := store.MkdirID(a.Store.InvocationsDir(), a.Now())
+	if err != nil {
+		return nil, err
 	}
 	sandboxMade := false
 	rec := &store.InvocationRecord{}

@@ -39,7 +39,13 @@ type InvocationArg struct {
 
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
-	Worktree           string  `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
+	Worktree string `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
+	StartFlags
+}
+
+// StartFlags are agent start's flags after --worktree, shared with `run` so
+// the two never drift apart.
+type StartFlags struct {
 	Runner             string  `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
 	Headless           bool    `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
 	Prompt             string  `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`

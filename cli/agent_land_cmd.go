@@ -248,13 +248,7 @@ type RunCmd struct {
 	Editor string `help:"Editor (default: agency.editor, $VISUAL, $EDITOR)."`
 
 	// The flags of agent start (without --worktree), passed through.
-	Runner             string  `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command."`
-	Headless           bool    `help:"Run without a terminal instead of in tmux."`
-	Prompt             string  `xor:"prompt" help:"The prompt."`
-	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
-	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
-	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	StartFlags
 }
 
 func (c *RunCmd) Run(env *Env) error {
@@ -262,7 +256,6 @@ func (c *RunCmd) Run(env *Env) error {
 	if err := create.Run(env); err != nil {
 		return err
 	}
-	start := AgentStartCmd{Worktree: c.Name, Runner: c.Runner, Headless: c.Headless, Prompt: c.Prompt,
-		PromptFile: c.PromptFile, Detached: c.Detached, NoIncludeUntracked: c.NoIncludeUntracked, RunnerArg: c.RunnerArg}
+	start := AgentStartCmd{Worktree: c.Name, StartFlags: c.StartFlags}
 	return start.Run(env)
 }

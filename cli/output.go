@@ -61,6 +61,9 @@ func (env *Env) when(ts string) string {
 
 // Ago renders a duration as "3m ago".
 func Ago(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds ago", int(d.Seconds()))

@@ -3,8 +3,12 @@ package store
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"os"
+	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/git-agency/git-agency/errs"
 )
 
 // NewID returns an id of the form <yyyymmddhhmmss>-<4hex> (UTC), the hex
@@ -35,3 +39,22 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$`)
 // ValidName reports whether name is a valid integration worktree name:
 // [a-z0-9-]{2,40}, not starting or ending with '-'.
 func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// MkdirID creates parent/<new id> exclusively (0700) and returns the id: a
+// collision with an existing record is detected, never overwritten. parent
+// is created first if needed.
+func MkdirID(parent string, now time.Time) (string, error) {
+	if err := os.MkdirAll(parent, 0o700); err != nil {
+		return "", errs.IO("create", parent, err)
+	}
+	for attempt := 0; ; attempt++ {
+		id := NewID(now)
+		err := os.Mkdir(filepath.Join(parent, id), 0o700)
+		if err == nil {
+			return id, nil
+		}
+		if !os.IsExist(err) || attempt == 5 {
+			return "", errs.IO("create", filepath.Join(parent, id), err)
+		}
+	}
+}

@@ -28,7 +28,7 @@ type InvocationEntry struct {
 // ScanWorktrees reads integration_worktrees/*/meta.json. There is no index:
 // the directory is the truth. Unreadable records come back Broken.
 func (s *Store) ScanWorktrees() ([]WorktreeEntry, error) {
-	names, err := readDirNames(s.IntegrationWorktreesDir())
+	names, err := ReadDirNames(s.IntegrationWorktreesDir())
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
 // ScanInvocations reads invocations/*/meta.json, sorted by id (ids start
 // with their creation time).
 func (s *Store) ScanInvocations() ([]InvocationEntry, error) {
-	names, err := readDirNames(s.InvocationsDir())
+	names, err := ReadDirNames(s.InvocationsDir())
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ var errInconsistent error = inconsistentError{}
 
 // readDirNames lists the subdirectories of dir, skipping dot entries
 // (temp files). A missing dir is empty.
-func readDirNames(dir string) ([]string, error) {
+func ReadDirNames(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if os.IsNotExist(err) {

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"github.com/git-agency/git-agency/cli"
 	"strings"
 	"time"
 
@@ -293,21 +294,7 @@ func (m Model) FullHelp() [][]keyBinding {
 }
 
 // Ago renders a duration as "3m ago".
-func Ago(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-}
+func Ago(d time.Duration) string { return cli.Ago(d) }
 
 func plural(n int, word string) string {
 	if n == 1 {
