@@ -13,11 +13,9 @@ import (
 // from the integration tree's current HEAD, with its logs directory and an
 // invisible .agency/. It returns the base commit. On failure nothing is
 // left: no tree, registration, branch or sandbox directory. The caller
-// holds the repo lock.
+// holds the repo lock and has checked the tree is on its branch
+// (PrepareStart).
 func (a *App) CreateSandbox(ctx context.Context, wt *store.WorktreeRecord, inv string) (string, error) {
-	if err := a.CheckOnBranch(ctx, wt); err != nil {
-		return "", err
-	}
 	base, err := a.Repo.Tree(wt.TreePath).Head(ctx)
 	if err != nil {
 		return "", gitErr(err)
