@@ -406,12 +406,23 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	if r.SemanticStatus != "" {
 		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
 	}
+	if r.SessionID != "" {
+		p("session_id", r.SessionID)
+	}
 	if u := r.Usage; u != nil {
 		cost := "-"
 		if u.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *u.CostUSD)
 		}
-		p("usage", fmt.Sprintf("%d turns, %d input / %d output tokens, %s", u.Turns, u.InputTokens, u.OutputTokens, cost))
+		in := fmt.Sprintf("%d input", u.InputTokens)
+		if u.CachedInputTokens > 0 {
+			in += fmt.Sprintf(" (%d cached)", u.CachedInputTokens)
+		}
+		out := fmt.Sprintf("%d output", u.OutputTokens)
+		if u.ReasoningTokens > 0 {
+			out += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+		}
+		p("usage", fmt.Sprintf("%d turns, %s / %s tokens, %s", u.Turns, in, out, cost))
 	} else if r.Mode == store.ModeHeadless {
 		p("usage", "-")
 	}
