@@ -158,13 +158,22 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 	if !ok {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "stream.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	path := filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "stream.jsonl")
+	// A resumed conversation appends to the stream of its earlier runs:
+	// their usage is where this run's account starts.
+	var prev stream.Usage
+	if old, err := os.Open(path); err == nil {
+		_, prev, _ = stream.LoadState(old)
+		old.Close()
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.logf("cannot open stream.jsonl: %v; no stream parsing", err)
 		return nil
 	}
 	h := &streamHook{s: s, format: s.Spec.Format, f: f, p: stream.NewParser(format, f),
 		stop: make(chan struct{}), done: make(chan struct{}), wrote: -1}
+	h.p.Continue(prev)
 	h.writeStatus() // an empty status.json: readers know a stream is coming
 	h.p.SetDir(rec.SandboxPath)
 	go h.loop()

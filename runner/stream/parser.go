@@ -60,6 +60,15 @@ func (p *Parser) SetDir(dir string) {
 	p.cwd = dir
 }
 
+// Continue starts the account from the usage of earlier runs of the same
+// conversation (a resumed one appends to their stream.jsonl), so that live
+// usage is the conversation's total before this run prints its own.
+func (p *Parser) Continue(u Usage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.usage = u
+}
+
 // SetClock replaces time.Now as the source of event times (for tests).
 func (p *Parser) SetClock(now func() time.Time) {
 	p.mu.Lock()

@@ -254,3 +254,26 @@ func TestCodexRetryIsNotFatal(t *testing.T) {
 		t.Errorf("state = %+v", s)
 	}
 }
+
+// A resumed run's parser continues the account of the earlier runs: live
+// usage is the conversation's from the first message on, and the result's
+// cumulative totals replace it.
+func TestContinueUsage(t *testing.T) {
+	var out strings.Builder
+	p := NewParser(FormatClaude, &out)
+	p.Write(fixture(t, filepath.Join("real", "claude-resume-same-sandbox.jsonl")))
+	p.Flush()
+	_, prev, _ := LoadState(strings.NewReader(out.String()))
+	lines := strings.SplitAfter(string(fixture(t, filepath.Join("real", "c-resume-agency.raw.jsonl"))), "\n")
+	q := NewParser(FormatClaude, nil)
+	q.Continue(prev)
+	q.Write([]byte(lines[0] + lines[1])) // init and the first message
+	if u := q.Usage(); u.InputTokens != 9000+1500 || u.Turns != 1 || *u.CostUSD != 0.03636 {
+		t.Errorf("live usage = %+v", u)
+	}
+	q.Write([]byte(strings.Join(lines[2:], "")))
+	q.Flush()
+	if u := q.Usage(); u.InputTokens != 12000 || u.Turns != 2 || *u.CostUSD != 0.04848000000000001 {
+		t.Errorf("final usage = %+v", u)
+	}
+}
