@@ -151,23 +151,31 @@ func TestRealClaudeMultiUsageLiveAndFinal(t *testing.T) {
 	}
 }
 
-// A resumed conversation's stream.jsonl holds both runs: the totals of the
-// second result are the conversation's, never added to the first's.
-func TestRealClaudeResumeCountsOnce(t *testing.T) {
+// conversation replays the captures of one conversation's runs, each
+// through a fresh parser appending to the same stream.jsonl (as agent send
+// does), and loads that back.
+func conversation(t *testing.T, format string, files ...string) (StreamState, Usage) {
+	t.Helper()
 	var out strings.Builder
-	p := NewParser(FormatClaude, &out)
-	p.Write(fixture(t, filepath.Join("real", "claude-resume-same-sandbox.jsonl")))
-	p.Flush()
-	if u := p.Usage(); u.InputTokens != 9000 || *u.CostUSD != 0.03636 {
-		t.Fatalf("first run usage = %+v", u)
+	for _, f := range files {
+		p := NewParser(format, &out)
+		p.Write(fixture(t, filepath.Join("real", f)))
+		p.Flush()
 	}
-	p2 := NewParser(FormatClaude, &out) // agent send: a new parser appends
-	p2.Write(fixture(t, filepath.Join("real", "c-resume-agency.raw.jsonl")))
-	p2.Flush()
 	s, u, err := LoadState(strings.NewReader(out.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, u
+}
+
+// A resumed conversation's stream.jsonl holds both runs: the totals of the
+// second result are the conversation's, never added to the first's.
+func TestRealClaudeResumeCountsOnce(t *testing.T) {
+	if _, u := conversation(t, FormatClaude, "claude-resume-same-sandbox.jsonl"); u.InputTokens != 9000 || *u.CostUSD != 0.03636 {
+		t.Fatalf("first run usage = %+v", u)
+	}
+	s, u := conversation(t, FormatClaude, "claude-resume-same-sandbox.jsonl", "c-resume-agency.raw.jsonl")
 	if u.InputTokens != 12000 || u.OutputTokens != 400 || *u.CostUSD != 0.04848000000000001 || u.Turns != 2 {
 		t.Errorf("conversation usage = %+v", u)
 	}
@@ -177,16 +185,7 @@ func TestRealClaudeResumeCountsOnce(t *testing.T) {
 }
 
 func TestRealCodexResumeCountsOnce(t *testing.T) {
-	var out strings.Builder
-	for _, f := range []string{"codex-exec-resume-same-sandbox.jsonl", "x-resume-agency.raw.jsonl"} {
-		p := NewParser(FormatCodex, &out)
-		p.Write(fixture(t, filepath.Join("real", f)))
-		p.Flush()
-	}
-	s, u, err := LoadState(strings.NewReader(out.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, u := conversation(t, FormatCodex, "codex-exec-resume-same-sandbox.jsonl", "x-resume-agency.raw.jsonl")
 	if u.Turns != 2 || u.InputTokens != 9100 || u.CachedInputTokens != 2100 || u.OutputTokens != 350 || u.ReasoningTokens != 140 {
 		t.Errorf("thread usage = %+v", u)
 	}
@@ -259,11 +258,7 @@ func TestCodexRetryIsNotFatal(t *testing.T) {
 // usage is the conversation's from the first message on, and the result's
 // cumulative totals replace it.
 func TestContinueUsage(t *testing.T) {
-	var out strings.Builder
-	p := NewParser(FormatClaude, &out)
-	p.Write(fixture(t, filepath.Join("real", "claude-resume-same-sandbox.jsonl")))
-	p.Flush()
-	_, prev, _ := LoadState(strings.NewReader(out.String()))
+	_, prev := conversation(t, FormatClaude, "claude-resume-same-sandbox.jsonl")
 	lines := strings.SplitAfter(string(fixture(t, filepath.Join("real", "c-resume-agency.raw.jsonl"))), "\n")
 	q := NewParser(FormatClaude, nil)
 	q.Continue(prev)
