@@ -52,7 +52,7 @@ type StartFlags struct {
 	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim."`
 }
 
 func (c *AgentStartCmd) Run(env *Env) error {
