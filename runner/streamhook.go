@@ -103,7 +103,8 @@ func Semantic(rs *stream.RunnerStatus, st stream.StreamState, end *Exit) (status
 	}
 	switch {
 	case end != nil && end.TimedOut != "":
-		return stream.StatusError, "timed out (" + end.TimedOut + ")" + prefixed(": ", orElse(st.LastError, last))
+		// What it was doing when it was stopped: the latest event.
+		return stream.StatusError, "timed out (" + end.TimedOut + ")" + prefixed(": ", st.LastSummary)
 	case st.ResultIsError || st.TurnFailed:
 		return stream.StatusError, orElse(st.LastError, "the agent reported an error")
 	case end != nil && st.Denials > 0 && end.Unchanged:

@@ -75,7 +75,7 @@ func TestSemantic(t *testing.T) {
 		{"denied, nothing changed", nil, stream.StreamState{TurnEnded: true, LastMessage: "Done", Denials: 1, LastDenial: "denied: patch rejected"}, &Exit{Unchanged: true}, stream.StatusBlocked, "nothing changed: denied: patch rejected"},
 		{"denied then done", nil, stream.StreamState{TurnEnded: true, LastMessage: "Done", Denials: 1, LastDenial: "denied: patch rejected"}, &Exit{}, stream.StatusNeedsInput, "denied: patch rejected; then: Done"},
 		{"timeout", nil, stream.StreamState{LastKind: stream.KindToolCall, LastSummary: "Bash sleep 99"}, &Exit{TimedOut: "no output for 5m0s"}, stream.StatusError, "timed out (no output for 5m0s): Bash sleep 99"},
-		{"timeout after a clean end", nil, done, &Exit{TimedOut: "timeout 1m0s"}, stream.StatusError, "timed out (timeout 1m0s): Done"},
+		{"timeout after a clean end", nil, done, &Exit{TimedOut: "timeout 1m0s"}, stream.StatusError, "timed out (timeout 1m0s): r"},
 		{"clean end", nil, done, &Exit{}, stream.StatusReadyForReview, "Done"},
 		{"codex turn end", nil, stream.StreamState{LastKind: stream.KindTurnEnd, TurnEnded: true, LastSummary: "turn completed"}, &Exit{}, stream.StatusReadyForReview, "turn completed"},
 		{"still running", nil, done, nil, "", "Done"},

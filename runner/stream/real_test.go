@@ -220,7 +220,7 @@ func TestRealCodexWarningsWebAndTokens(t *testing.T) {
 	if len(w) != 2 || !w[0].Warning || w[0].IsError || !strings.HasPrefix(w[0].Summary, "warning: `--dangerously-bypass-hook-trust`") {
 		t.Errorf("warnings = %+v", w)
 	}
-	if s := p.State(); s.ResultIsError || s.TurnFailed || !s.Ended() {
+	if s := p.State(); s.ResultIsError || s.TurnFailed || !s.Ended() || s.LastError != "" {
 		t.Errorf("state = %+v", s)
 	}
 	evs, p = replay(t, FormatCodex, "x-WEB.raw.jsonl")

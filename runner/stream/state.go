@@ -18,7 +18,8 @@ type StreamState struct {
 	LastEventAt time.Time `json:"last_event_at,omitzero"`
 	// LastMessage is the summary of the latest message event.
 	LastMessage string `json:"last_message,omitempty"`
-	// LastError is the summary of the latest error, fatal or not.
+	// LastError is the summary of the latest error, fatal or not (warnings
+	// are not errors).
 	LastError string `json:"last_error,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
 	// ResultSeen is set by a claude result line, ResultIsError by one
@@ -77,7 +78,9 @@ func (s *StreamState) Apply(ev Event, u *Usage) {
 		s.TurnFailed, s.TurnEnded = false, false
 		s.ResultSeen, s.ResultIsError = false, false
 	case KindError:
-		s.LastError = ev.Summary
+		if !ev.Warning {
+			s.LastError = ev.Summary
+		}
 		if ev.Retry {
 			s.Retries++
 		} else if ev.SourceType == "turn.failed" {
