@@ -167,6 +167,7 @@ func (p *Parser) claudeSystem(l *claudeLine) []Event {
 		}
 		return []Event{{Kind: KindError, SourceType: src, Summary: s, Retry: true}}
 	case "permission_denied":
+		p.denied++
 		var msg string
 		_ = json.Unmarshal(l.Message, &msg)
 		if p.cwd != "" {
@@ -404,6 +405,7 @@ func (p *Parser) claudeResult(l *claudeLine) Event {
 		u.CostUSD = l.TotalCostUSD
 	}
 	p.lastMsgID = ""
+	defer func() { p.denied = 0 }()
 	ev := Event{Kind: KindResult, SourceType: "result/" + l.Subtype, Subtype: l.Subtype, SessionID: l.SessionID,
 		IsError: l.IsError, DurationMS: l.DurationMS, Usage: u,
 		TerminalReason: l.TerminalReason, APIErrorStatus: l.APIErrorStatus}
@@ -431,6 +433,8 @@ func (p *Parser) claudeResult(l *claudeLine) Event {
 		ev.Summary = text("failed" + reason + ": " + msg)
 	case len(l.PermissionDenials) > 0:
 		ev.NeedsInput = true
+		// Claude before 2.1.2xx lists denials only here.
+		ev.Denied = len(l.PermissionDenials) > p.denied
 		ev.Summary = text(fmt.Sprintf("needs permission (%d denied, first %s)%s: %s", len(l.PermissionDenials), l.PermissionDenials[0].ToolName, reason, msg))
 	default:
 		ev.NeedsInput = asksQuestion(msg)

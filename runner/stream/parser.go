@@ -38,10 +38,12 @@ type Parser struct {
 	// lastMsgID is the claude message whose usage was counted last (one
 	// message spans several lines).
 	lastMsgID string
-	errBuf    []byte       // the current, incomplete stderr line
-	cwd       string       // the runner's working directory, once known
-	err       error        // first error writing to w
-	out       bytes.Buffer // encoding buffer, reused
+	// denied counts claude's permission_denied lines since the last result.
+	denied int
+	errBuf []byte       // the current, incomplete stderr line
+	cwd    string       // the runner's working directory, once known
+	err    error        // first error writing to w
+	out    bytes.Buffer // encoding buffer, reused
 }
 
 // NewParser returns a parser for format ("claude", "codex", or "" to detect

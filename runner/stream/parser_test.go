@@ -135,7 +135,8 @@ func TestFixtures(t *testing.T) {
 			kinds: "session_start tool_call tool_result message result",
 			usage: Usage{Turns: 2, InputTokens: 20, OutputTokens: 10, CostUSD: f64(0.00035)},
 			check: func(t *testing.T, s StreamState) {
-				if !s.WaitingForUser || s.ResultIsError {
+				// 2.1.197 lists the denial in the result only.
+				if !s.WaitingForUser || s.ResultIsError || s.Denials != 1 {
 					t.Errorf("state = %+v", s)
 				}
 			},
