@@ -272,3 +272,14 @@ func TestContinueUsage(t *testing.T) {
 		t.Errorf("final usage = %+v", u)
 	}
 }
+
+// Hooks that run after the result (SessionEnd) do not undo its verdict.
+func TestHookAfterResultKeepsWaiting(t *testing.T) {
+	in := string(fixture(t, filepath.Join("real", "c-deny.raw.jsonl"))) +
+		`{"type":"system","subtype":"hook_started","hook_name":"SessionEnd","hook_event":"SessionEnd"}` + "\n" +
+		`{"type":"system","subtype":"hook_response","hook_name":"SessionEnd","hook_event":"SessionEnd","exit_code":0,"outcome":"success"}` + "\n"
+	_, p := parse(t, FormatClaude, []byte(in))
+	if s := p.State(); !s.WaitingForUser || !s.ResultSeen {
+		t.Errorf("state = %+v", s)
+	}
+}

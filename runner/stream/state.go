@@ -60,7 +60,7 @@ func (s *StreamState) Apply(ev Event, u *Usage) {
 	if ev.SessionID != "" && ev.Agent == "" {
 		s.SessionID = ev.SessionID
 	}
-	if ev.Kind != KindUnknown && ev.Agent == "" {
+	if ev.Agent == "" && !bookkeeping(ev.Kind) {
 		s.WaitingForUser = ev.NeedsInput
 	}
 	if ev.Denied {
@@ -110,6 +110,16 @@ func (s *StreamState) Apply(ev Event, u *Usage) {
 		u.OutputTokens += ev.Usage.OutputTokens
 		u.ReasoningTokens += ev.Usage.ReasoningTokens
 	}
+}
+
+// bookkeeping reports whether events of a kind say nothing about whether
+// the agent works or waits (a SessionEnd hook may follow the result).
+func bookkeeping(kind string) bool {
+	switch kind {
+	case KindUnknown, KindHook, KindTask, KindProgress:
+		return true
+	}
+	return false
 }
 
 // LoadState rebuilds the state and usage from a stream.jsonl written by a
