@@ -100,18 +100,11 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return nil
 	}
 	if rec.Mode == store.ModeHeaded {
-		if AttachHeaded == nil {
-			return nil
-		}
-		return AttachHeaded(env, a, rec)
+		return attachHeaded(env, a, rec)
 	}
 	// Readable lines for a person, the runner's own output for a pipe.
 	return followInvocation(env, a, rec.InvocationID, true, true, env.StdoutTTY)
 }
-
-// AttachHeaded attaches the terminal to a headed invocation (set by the
-// tmux mode).
-var AttachHeaded func(env *Env, a *agency.App, rec *store.InvocationRecord) error
 
 // promptFromEditor opens $EDITOR on a temp file for the prompt.
 func promptFromEditor(env *Env, a *agency.App) (string, error) {
