@@ -106,6 +106,20 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	return rec, cmd, nil
 }
 
+// SessionAttachCmd is `tmux attach-session` to a headed invocation's
+// session on git-agency's tmux server; run inside another tmux client, it
+// nests a client there.
+func (a *App) SessionAttachCmd(rec *store.InvocationRecord) (*exec.Cmd, error) {
+	if _, err := tmux.Available(); err != nil {
+		return nil, errs.TmuxMissing()
+	}
+	cmd, err := TmuxClient().AttachCmd(sessionOf(rec))
+	if err != nil {
+		return nil, errs.Wrap(errs.EIO, err, "", "tmux")
+	}
+	return cmd, nil
+}
+
 // TmuxNotFound is the error for a headed run without tmux.
 func TmuxNotFound() error {
 	return errs.New(errs.ETmuxNotFound, "install tmux, or run the agent with --headless",
