@@ -3,10 +3,8 @@ package watch
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -218,57 +216,21 @@ func (x *AgencyActions) Diff(ctx context.Context, inv InvocationRow) (string, er
 // logTail is how much of each log the logs view reads.
 const logTail = 256 << 10
 
-// Logs implements Actions: the tail of the runner's output and stderr.
+// Logs implements Actions: the readable events (or the runner's own
+// output, or a headed run's screen), then its stderr.
 func (x *AgencyActions) Logs(ctx context.Context, inv InvocationRow) (string, error) {
-	dir := x.App.Store.SandboxLogsDir(inv.ID)
-	var b strings.Builder
-	for _, name := range []string{"raw.jsonl", "pane.log", "stderr.log"} {
-		data, err := tail(filepath.Join(dir, name), logTail)
-		if err != nil || len(data) == 0 {
-			continue
-		}
-		if b.Len() > 0 || name == "stderr.log" {
-			b.WriteString("── " + name + " ──\n")
-		}
-		b.WriteString(ansi.Strip(strings.ReplaceAll(string(data), "\r", "")))
-		if !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
+	rec, err := x.record(inv)
+	if err != nil {
+		return "", err
 	}
-	if b.Len() == 0 {
+	text := ansi.Strip(strings.ReplaceAll(x.App.LogText(ctx, rec, logTail), "\r", ""))
+	if strings.TrimSpace(text) == "" {
 		return "(no output yet)", nil
 	}
-	return b.String(), nil
-}
-
-// tail reads at most n bytes from the end of path, from a line start.
-func tail(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	off := int64(0)
-	if fi.Size() > n {
-		off = fi.Size() - n
-	}
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(f, n))
-	if err != nil {
-		return nil, err
-	}
-	if off > 0 {
-		if i := strings.IndexByte(string(data), '\n'); i >= 0 {
-			data = data[i+1:]
-		}
-	}
-	return data, nil
+	return text, nil
 }
 
 // Land implements Actions.
