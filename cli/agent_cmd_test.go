@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/internal/testrepo"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -17,19 +17,7 @@ import (
 // printed.
 func testEnv(t *testing.T) (*Env, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("AGENCY_DATA_DIR", filepath.Join(dir, "data"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("HOME", dir)
-	repo := filepath.Join(dir, "repo")
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main", repo},
-		{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"},
-	} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	repo := testrepo.New(t)
 	var stdout, stderr bytes.Buffer
 	env := &Env{Ctx: context.Background(), Stdin: &bytes.Buffer{}, Stdout: &stdout, Stderr: &stderr, Dir: repo, Prog: "git agency"}
 	return env, &stdout, &stderr
