@@ -136,10 +136,6 @@ func prefixed(sep, s string) string {
 	return sep + s
 }
 
-func init() {
-	NewOutputHook = newStreamHook
-}
-
 // streamHook feeds a runner's stdout to the stream parser, which appends
 // normalised events to logs/stream.jsonl as output arrives, and keeps
 // logs/status.json current.
