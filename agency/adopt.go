@@ -39,7 +39,7 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, errs.NotAWorktree(abs)
 	}
-	loc, ok, err := gitcore.Locate(ctx, a.Repo.Runner(), abs)
+	loc, ok, err := a.Repo.Locate(ctx, abs)
 	if err != nil {
 		return nil, gitErr(err)
 	}

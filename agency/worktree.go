@@ -2,14 +2,11 @@ package agency
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -288,8 +285,12 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			}
 		}
 		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
-			if strings.Contains(gitStderr(err), "modified or untracked") {
-				return nil, errs.DirtyWorktree(rec.Name)
+			// Changed since the check above: git refused, and says why only
+			// in words, so look again.
+			if !opts.Force {
+				if dirty, derr := a.Repo.Tree(rec.TreePath).IsDirty(ctx); derr == nil && dirty {
+					return nil, errs.DirtyWorktree(rec.Name)
+				}
 			}
 			return nil, gitErr(err)
 		}
@@ -356,14 +357,6 @@ func (a *App) beforeWorktreeRemove(ctx context.Context, rec *store.WorktreeRecor
 		return nil, nil
 	}
 	return beforeWorktreeRemoveHook(a, ctx, rec, force)
-}
-
-func gitStderr(err error) string {
-	var ge *gitcore.GitError
-	if errors.As(err, &ge) {
-		return ge.Stderr
-	}
-	return ""
 }
 
 // Editor returns the editor command: flag, agency.editor, $VISUAL, $EDITOR.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -231,7 +232,7 @@ func (x *AgencyActions) Diff(ctx context.Context, inv InvocationRow) (string, er
 		return "", errs.SandboxGone(inv.ShortID, rec.SandboxPath)
 	}
 	t := x.App.Repo.Tree(rec.SandboxPath)
-	out, err := t.Query(ctx, "diff", "--no-color", "--no-ext-diff", "--stat", "--patch", rec.BaseCommit, "--")
+	out, err := t.DiffWorktree(ctx, rec.BaseCommit, gitcore.DiffOptions{Stat: true, Patch: true})
 	if err != nil {
 		return "", err
 	}
