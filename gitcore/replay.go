@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -209,7 +210,8 @@ var errRootCommit = errors.New("cannot replay a root commit onto other history")
 // FastForward moves the tree's checked-out branch from `from` to `to` (a
 // descendant) and updates its index and files, like a fast-forward merge:
 // `read-tree -m -u` (which refuses to overwrite local changes or untracked
-// files) then MoveHead. When read-tree refuses because paths that differ
+// files) then MoveHead. It is all or nothing: when MoveHead fails, the
+// index and files are put back (unless HEAD moved meanwhile). When read-tree refuses because paths that differ
 // between from and to have local changes or untracked files in the way,
 // the error is a *BlockedError naming them; HEAD, index and files are then
 // as they were.
@@ -223,7 +225,17 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 		}
 		return err
 	}
-	return t.MoveHead(ctx, from, to, reflog)
+	if err := t.MoveHead(ctx, from, to, reflog); err != nil {
+		// Put the index and files back so the tree is as it was, unless
+		// HEAD moved meanwhile: then they are no longer ours to touch.
+		if head, herr := t.Head(ctx); herr == nil && head == from {
+			if _, rerr := t.run(ctx, "read-tree", "-m", "-u", to, from); rerr != nil {
+				return fmt.Errorf("%w; putting the files back to %s also failed: %v", err, from, rerr)
+			}
+		}
+		return err
+	}
+	return nil
 }
 
 // MoveHead points the tree's HEAD (its checked-out branch) at `to` if it

@@ -2,6 +2,7 @@ package gitcore
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,5 +105,33 @@ func TestReplay(t *testing.T) {
 	}
 	if st := git("status", "--porcelain"); st != "" {
 		t.Errorf("status %q", st)
+	}
+}
+
+// CreateRef never overwrites: an existing ref is ErrRefExists, found with
+// show-ref rather than from git's wording.
+func TestCreateRefExists(t *testing.T) {
+	r, git := testRepo(t)
+	ctx := context.Background()
+	head := git("rev-parse", "HEAD")
+	const ref = "refs/agency/snapshots/x/1"
+	if ok, err := r.RefExists(ctx, ref); err != nil || ok {
+		t.Fatalf("RefExists before = %v, %v", ok, err)
+	}
+	if err := r.CreateRef(ctx, ref, head); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := r.RefExists(ctx, ref); err != nil || !ok {
+		t.Fatalf("RefExists after = %v, %v", ok, err)
+	}
+	git("commit", "-q", "--allow-empty", "-m", "two")
+	if err := r.CreateRef(ctx, ref, git("rev-parse", "HEAD")); !errors.Is(err, ErrRefExists) {
+		t.Fatalf("CreateRef again: %v", err)
+	}
+	if got := git("rev-parse", ref); got != head {
+		t.Fatalf("ref overwritten: %s", got)
+	}
+	if err := r.CreateRef(ctx, "refs/agency/bad..name", head); err == nil || errors.Is(err, ErrRefExists) {
+		t.Fatalf("invalid ref: %v", err)
 	}
 }
