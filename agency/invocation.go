@@ -65,7 +65,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	}
 	if !HasMarker(wt.TreePath) {
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
-			"worktree %q has no integration marker at %s", wt.Name, MarkerPath(wt.TreePath))
+			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
 	spec, err := runner.Lookup(a.Config, opts.Runner)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -26,17 +27,11 @@ const (
 	FPLandAfterRemove  = "land:after-remove"
 )
 
-// Denylist is the built-in denylist plus agency.checkpoint.denylist.
-func (a *App) Denylist() []string {
-	return append(append([]string(nil), gitcore.DefaultDenylist...), a.Config.GetAll("agency.checkpoint.denylist")...)
-}
-
 // snapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
 // untracked files included, denylist applied (checked before staging),
 // .agency/ and exclude left out. The same snapshot as checkpoints take.
 func (a *App) snapshotSandbox(ctx context.Context, tree string, exclude []string) (*gitcore.Snapshot, error) {
-	snap, err := a.Repo.Tree(tree).SnapshotTree(ctx, gitcore.SnapshotRequest{IncludeUntracked: true,
-		Denylist: a.Denylist(), Exclude: append([]string{MarkerDir}, exclude...)})
+	snap, err := runner.SnapshotTree(ctx, a.Repo, tree, true, runner.DenylistFromConfig(a.Config), exclude...)
 	return snap, gitErr(err)
 }
 

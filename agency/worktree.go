@@ -10,18 +10,9 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// MarkerDir is the agency directory inside every tree we create.
-const MarkerDir = ".agency"
-
-// MarkerFile marks an integration tree; runners refuse to run where it is.
-const MarkerFile = "INTEGRATION_MARKER"
-
-// MarkerPath returns the marker's path inside a tree.
-func MarkerPath(tree string) string { return filepath.Join(tree, MarkerDir, MarkerFile) }
-
 // HasMarker reports whether tree holds the integration marker.
 func HasMarker(tree string) bool {
-	_, err := os.Lstat(MarkerPath(tree))
+	_, err := os.Lstat(store.MarkerPath(tree))
 	return err == nil
 }
 
@@ -153,14 +144,14 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 // WriteMarker writes .agency/INTEGRATION_MARKER and a .agency/.gitignore
 // that keeps the directory out of `git status` and out of commits.
 func WriteMarker(tree string) error {
-	dir := filepath.Join(tree, MarkerDir)
+	dir := filepath.Join(tree, store.AgencyDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errs.IO("create", dir, err)
 	}
 	if err := WriteAgencyIgnore(tree); err != nil {
 		return err
 	}
-	if err := store.WriteFileAtomic(MarkerPath(tree), []byte("# git-agency integration worktree: agents never run here.\n"), 0o644); err != nil {
+	if err := store.WriteFileAtomic(store.MarkerPath(tree), []byte("# git-agency integration worktree: agents never run here.\n"), 0o644); err != nil {
 		return err
 	}
 	return nil
@@ -168,7 +159,7 @@ func WriteMarker(tree string) error {
 
 // WriteAgencyIgnore makes a tree's .agency/ invisible to git.
 func WriteAgencyIgnore(tree string) error {
-	dir := filepath.Join(tree, MarkerDir)
+	dir := filepath.Join(tree, store.AgencyDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errs.IO("create", dir, err)
 	}

@@ -18,9 +18,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// MarkerRel is the integration marker, relative to a tree.
-const MarkerRel = ".agency/INTEGRATION_MARKER"
-
 // StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
 const StopGrace = 5 * time.Second
 
@@ -92,7 +89,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if filepath.Clean(rec.SandboxPath) != filepath.Clean(want) {
 		return s.failEarly(fmt.Sprintf("sandbox path %s is not the invocation's sandbox %s; refusing to run", rec.SandboxPath, want), store.ExitUnknown)
 	}
-	if _, err := os.Lstat(filepath.Join(rec.SandboxPath, MarkerRel)); err == nil {
+	if _, err := os.Lstat(store.MarkerPath(rec.SandboxPath)); err == nil {
 		return s.failEarly("the sandbox holds an integration marker; refusing to run a runner in an integration tree", store.ExitUnknown)
 	}
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
