@@ -110,7 +110,3 @@ func UserEnv(extra ...string) []string {
 	out = append(out, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	return append(out, extra...)
 }
-
-// StripRepoEnv returns env scrubbed as for every child and nothing forced:
-// the environment an agent or a user script gets.
-func StripRepoEnv(env []string) []string { return subproc.Scrub(env, nil) }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -133,9 +134,9 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 }
 
 // AgentEnv is the environment of a runner or setup script: the user's,
-// less git's repository-pinning variables, plus AGENCY_*.
+// scrubbed as for every child (subproc.Scrub), plus AGENCY_*.
 func AgentEnv(rec *store.InvocationRecord) []string {
-	return append(gitcore.StripRepoEnv(os.Environ()),
+	return subproc.Scrub(os.Environ(), nil,
 		"AGENCY_INVOCATION_ID="+rec.InvocationID,
 		"AGENCY_WORKTREE_ID="+rec.IntegrationWorktreeID,
 		"AGENCY_SANDBOX="+rec.SandboxPath,
@@ -157,6 +158,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		cmd.Env = AgentEnv(rec)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		traced := subproc.Trace(cmd)
 		if err = cmd.Start(); err == nil {
 			// A stop or kill asked for during setup ends the setup: the
 			// request is in the record (the agent has no pid yet).
@@ -189,6 +191,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 				}
 			}()
 			err = cmd.Wait()
+			traced()
 			close(done)
 			select {
 			case stopped = <-asked:
@@ -343,6 +346,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
 		return s.failEarly("stopped before the runner started", cur.StopRequested)
 	}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
@@ -374,6 +378,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		}
 	}()
 	waitErr := cmd.Wait()
+	traced()
 	close(done)
 	wg.Wait()
 	signal.Stop(sigs)

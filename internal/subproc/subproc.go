@@ -99,19 +99,27 @@ func Run(cmd *exec.Cmd) error {
 }
 
 // FormatArgv renders argv for a trace line: the program's base name, then
-// the arguments, quoted when they hold anything but plain characters.
+// the arguments, each quoted as a shell would need it ('…'), or Go-quoted
+// ("…") when it holds control characters, so a line is always one line.
 func FormatArgv(argv []string) string {
 	parts := make([]string, len(argv))
 	for i, a := range argv {
 		if i == 0 {
 			a = filepath.Base(a)
 		}
-		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
-			return r <= ' ' || r == '"' || r == '\'' || r == '\\' || r > '~'
-		}) {
-			a = strconv.Quote(a)
-		}
-		parts[i] = a
+		parts[i] = quote(a)
 	}
 	return strings.Join(parts, " ")
+}
+
+func quote(a string) string {
+	if strings.ContainsFunc(a, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return strconv.Quote(a)
+	}
+	if a != "" && !strings.ContainsFunc(a, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%^", r) || r > 0x7f)
+	}) {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }

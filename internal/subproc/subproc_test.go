@@ -40,8 +40,8 @@ func TestTrace(t *testing.T) {
 	if b.Len() != 0 {
 		t.Fatalf("trace off printed %q", b.String())
 	}
-	TraceTo(&b, true, []string{"/usr/bin/git", "-C", "/a b", "commit", "-m", "x\ny", "", "ünï"})()
-	re := regexp.MustCompile(`^agency-trace: \d+\.\d{3}s git -C "/a b" commit -m "x\\ny" "" "ünï"\n$`)
+	TraceTo(&b, true, []string{"/usr/bin/git", "-C", "/a b", "commit", "-m", "x\ny", "", "ünï", `^agency\.`, "it's", "%(refname)"})()
+	re := regexp.MustCompile(`^agency-trace: \d+\.\d{3}s git -C '/a b' commit -m "x\\ny" '' ünï '\^agency\\\.' 'it'\\''s' '%\(refname\)'\n$`)
 	if !re.MatchString(b.String()) {
 		t.Fatalf("trace line %q", b.String())
 	}
