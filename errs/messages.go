@@ -158,6 +158,13 @@ func LandWouldOverwrite(inv, tree string, cause error) *Error {
 		"landing %s would overwrite files in the integration tree", inv)
 }
 
+// LandFastForwardFailed: moving the integration tree to the land's result
+// failed other than by one git command (e.g. and putting it back failed too).
+func LandFastForwardFailed(inv string, cause error) *Error {
+	return Wrap(EGit, cause, "check 'git status' in the integration tree, then land again",
+		"landing %s: updating the integration tree failed", inv)
+}
+
 // LandRecordNotUpdated: a land failed (report) and then its record at path
 // could not be updated to say so (cause).
 func LandRecordNotUpdated(report error, path string, cause error) *Error {

@@ -211,10 +211,10 @@ var errRootCommit = errors.New("cannot replay a root commit onto other history")
 // descendant) and updates its index and files, like a fast-forward merge:
 // `read-tree -m -u` (which refuses to overwrite local changes or untracked
 // files) then MoveHead. It is all or nothing: when MoveHead fails, the
-// index and files are put back (unless HEAD moved meanwhile). When read-tree refuses because paths that differ
-// between from and to have local changes or untracked files in the way,
-// the error is a *BlockedError naming them; HEAD, index and files are then
-// as they were.
+// index and files are put back (unless HEAD moved meanwhile). When
+// read-tree refuses because paths that differ between from and to have
+// local changes or untracked files in the way, the error is a
+// *BlockedError naming them; HEAD, index and files are then as they were.
 func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 	if _, err := t.run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
 		return err
