@@ -32,9 +32,10 @@ func DenylistFromConfig(cfg *gitcore.Config) []string {
 // SnapshotTree builds the snapshot tree of a sandbox's uncommitted work
 // (HEAD plus every change; untracked files too when includeUntracked), with
 // the built-in denylist plus extraDenylist applied and .agency/ and exclude
-// left out, without touching the sandbox's index, HEAD or files. When untracked files
-// match the denylist, Snapshot.Denied lists them and no object was written.
-// Checkpoints, `agent diff` and `land --apply` all build their trees with it.
+// left out, without touching the sandbox's index, HEAD or files. When
+// untracked files match the denylist, Snapshot.Denied lists them and no
+// object was written. Checkpoints, `agent diff` and `land --apply` all
+// build their trees with it: it is the one place that policy is assembled.
 func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string, exclude ...string) (*gitcore.Snapshot, error) {
 	deny := append(append([]string(nil), gitcore.DefaultDenylist...), extraDenylist...)
 	return repo.Tree(treePath).SnapshotTree(ctx, gitcore.SnapshotRequest{
