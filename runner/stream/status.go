@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/git-agency/git-agency/store"
 )
 
 // Lifecycle and landing values of an invocation record (spec "Status Model").
@@ -46,7 +48,7 @@ const (
 
 // RunnerStatusPath is where a cooperating runner reports its own status,
 // relative to the sandbox tree.
-var RunnerStatusPath = filepath.Join(".agency", "state", "runner_status.json")
+var RunnerStatusPath = filepath.Join(store.AgencyDir, "state", "runner_status.json")
 
 // RunnerStatus is the content of runner_status.json.
 type RunnerStatus struct {
