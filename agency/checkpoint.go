@@ -134,6 +134,13 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	ref := store.SnapshotRef(rec.InvocationID, n)
 	commit, err := a.Repo.RevParse(ctx, ref)
 	if err != nil {
+		if f, ferr := a.Store.ReadCheckpoints(rec.InvocationID); ferr == nil {
+			for _, c := range f.Checkpoints {
+				if c.ID == n {
+					return nil, errs.CheckpointGone(rec.InvocationID, id)
+				}
+			}
+		}
 		return nil, errs.CheckpointNotFound(rec.InvocationID, id)
 	}
 	res := &ApplyResult{Invocation: rec, Applied: store.Checkpoint{ID: n, SnapshotRef: ref, SnapshotCommit: commit}}

@@ -128,6 +128,11 @@ func CheckpointNotFound(inv string, id string) *Error {
 		"invocation %s has no checkpoint %s", inv, id)
 }
 
+func CheckpointGone(inv string, id string) *Error {
+	return New(ENotFound, "list the ones that exist with 'git agency checkpoint ls --invocation "+inv+"'",
+		"checkpoint %s of invocation %s no longer exists: its snapshot ref was deleted (discard or gc)", id, inv)
+}
+
 func CheckpointApplyRunning(inv string) *Error {
 	return New(EInvocationRunning, "stop it first with 'git agency agent stop "+inv+"'",
 		"invocation %s is still running; refusing to roll its sandbox back", inv)
