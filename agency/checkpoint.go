@@ -43,6 +43,16 @@ func (a *App) ListCheckpoints(ctx context.Context, query string) (*store.Invocat
 	return rec, list, nil
 }
 
+// checkpointsError says why an invocation's checkpoints fail, or "": its
+// checkpoints.json does not decode, so every checkpoint (the supervisor's
+// and `checkpoint create`) fails until it is repaired.
+func (a *App) checkpointsError(rec *store.InvocationRecord) string {
+	if _, err := a.Store.ReadCheckpoints(rec.InvocationID); err != nil {
+		return "checkpoints are failing: " + a.Store.CheckpointsPath(rec.InvocationID) + " is damaged (see 'git agency doctor')"
+	}
+	return ""
+}
+
 // sandboxPresent returns E_NOT_FOUND when the invocation's sandbox tree is
 // gone (landed or discarded).
 func (a *App) sandboxPresent(rec *store.InvocationRecord) error {

@@ -270,6 +270,9 @@ type InvocationView struct {
 	Display string
 	// LastOutput is the freshest output time (record or log mtimes).
 	LastOutput time.Time
+	// CheckpointsError says why checkpoints fail ("" when they do not):
+	// checkpoints.json is damaged.
+	CheckpointsError string
 }
 
 // ListOptions filter ListInvocations.
@@ -302,6 +305,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.LastOutput = a.lastOutput(v.Record)
 			a.withLive(&v)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
+			v.CheckpointsError = a.checkpointsError(v.Record)
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -326,6 +330,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
+	v.CheckpointsError = a.checkpointsError(rec)
 	return v, nil
 }
 

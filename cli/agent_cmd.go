@@ -259,8 +259,9 @@ type AgentLsCmd struct {
 
 type invocationJSON struct {
 	*store.InvocationRecord
-	DisplayStatus string `json:"display_status"`
-	WorktreeName  string `json:"worktree_name,omitempty"`
+	DisplayStatus    string `json:"display_status"`
+	WorktreeName     string `json:"worktree_name,omitempty"`
+	CheckpointsError string `json:"checkpoints_error,omitempty"`
 }
 
 type brokenInvocationJSON struct {
@@ -296,7 +297,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID]})
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError})
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -307,7 +308,11 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			continue
 		}
 		r := v.Record
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), lsSummary(r))
+		summary := lsSummary(r)
+		if v.CheckpointsError != "" {
+			summary = "checkpoints failing (see 'git agency doctor')"
+		}
+		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), summary)
 	}
 	t.flush()
 	return nil
@@ -352,7 +357,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name})
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError})
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -417,6 +422,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	if r.Error != "" {
 		p("error", r.Error)
+	}
+	if v.CheckpointsError != "" {
+		p("checkpoints", v.CheckpointsError)
 	}
 	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
 }

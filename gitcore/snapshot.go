@@ -178,7 +178,7 @@ func excluded(path string, excl []string) bool {
 // returns its path. Without an index, the path of a not-yet-existing file is
 // returned (git starts from an empty index).
 func copyIndex(index string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(index), "agency-snapshot-index-*")
+	f, err := os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+"*")
 	if err != nil {
 		return "", err
 	}
@@ -203,4 +203,35 @@ func copyIndex(index string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// SnapshotIndexPrefix names the temp index files SnapshotTree makes next to
+// a worktree's index.
+const SnapshotIndexPrefix = "agency-snapshot-index-"
+
+// SnapshotIndexTemps lists SnapshotTree's temp index files in the common
+// git directory and in every linked worktree's admin directory
+// (.git/worktrees/<x>/). A process killed during a snapshot leaves them.
+func (r *Repo) SnapshotIndexTemps() []string {
+	dirs := []string{r.CommonDir}
+	if ents, err := os.ReadDir(filepath.Join(r.CommonDir, "worktrees")); err == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(r.CommonDir, "worktrees", e.Name()))
+			}
+		}
+	}
+	var out []string
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.Type().IsRegular() && strings.HasPrefix(e.Name(), SnapshotIndexPrefix) {
+				out = append(out, filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	return out
 }
