@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -20,9 +21,18 @@ const SchemaVersion = "1.0"
 // DataDir resolves the data directory: $AGENCY_DATA_DIR, else the
 // configured agency.dataDir, else $XDG_DATA_HOME/agency, else
 // ~/.local/share/agency. The result is absolute.
+//
+// A relative agency.dataDir is refused (E_CONFIG): relative to the current
+// directory it would name a different data directory from every
+// subdirectory and worktree, and relative to the repository it would put
+// sandboxes inside the user's own working tree. It must be absolute or
+// start with ~/.
 func DataDir(getenv func(string) string, configured string) (string, error) {
 	dir := getenv("AGENCY_DATA_DIR")
-	if dir == "" {
+	if dir == "" && configured != "" {
+		if !filepath.IsAbs(configured) && !strings.HasPrefix(configured, "~/") {
+			return "", errs.Config("agency.dataDir", configured, "an absolute path, or one that starts with ~/")
+		}
 		dir = configured
 	}
 	if dir == "" {

@@ -310,6 +310,15 @@ func TestDataDir(t *testing.T) {
 			t.Errorf("DataDir(%v, %q) = %q, %v; want %q", c.env, c.conf, got, err, c.want)
 		}
 	}
+	// A relative agency.dataDir is refused (unless the environment wins).
+	for _, conf := range []string{"data", "./data", "../data", "~data"} {
+		if got, err := DataDir(env(map[string]string{"HOME": "/h"}), conf); !errs.Is(err, errs.EConfig) {
+			t.Errorf("DataDir(%q) = %q, %v; want E_CONFIG", conf, got, err)
+		}
+	}
+	if got, err := DataDir(env(map[string]string{"AGENCY_DATA_DIR": "/a"}), "data"); err != nil || got != "/a" {
+		t.Errorf("env over a relative config: %q %v", got, err)
+	}
 }
 
 func TestCheckpointsFile(t *testing.T) {
