@@ -96,6 +96,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if opts.Headless && opts.Prompt == "" {
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
 	}
+	// An id has a fixed length, so a placeholder's path measures the same.
+	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
+		return nil, err
+	}
 	maxActive, ok := a.Config.Int("agency.maxActive", 0)
 	if !ok {
 		v, _ := a.Config.Get("agency.maxActive")
