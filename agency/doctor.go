@@ -84,6 +84,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 
 	// data dir
 	a.checkDataDir(add)
+	a.checkRelink(add)
 
 	// records
 	wts, err := a.Store.ScanWorktrees()
@@ -188,6 +189,21 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 		add("records", LevelOK, "", a.Store.RepoDir(), "%d worktree(s), %d invocation(s), no leftovers", len(wts), len(invs))
 	}
 	return out
+}
+
+// checkRelink reports a relink this command made (or could not make).
+func (a *App) checkRelink(add func(check, level, hint, path, format string, args ...any)) {
+	r := a.Relinked
+	if r == nil {
+		return
+	}
+	if r.Err != nil {
+		add("repository", LevelProblem, "fix the cause, then run 'git agency doctor' again: it retries the relink", a.Repo.CommonDir,
+			"this repository moved from %s, and relinking its records failed: %v", r.From, r.Err)
+		return
+	}
+	add("repository", LevelWarn, "", a.Repo.CommonDir,
+		"this repository moved from %s: its records were relinked and %d worktree(s) repaired", r.From, len(r.Repaired))
 }
 
 // checkLeftovers reports what killed writers left (see leftovers); gc

@@ -74,12 +74,20 @@ func RepoID(commonDir string) string {
 type Store struct {
 	DataDir string
 	RepoID  string
+	// MovedFrom is set when the repository's records were found under the
+	// id of the path it had before it was moved (see findMoved): the
+	// caller relinks (Relink, and `git worktree repair` of its trees).
+	MovedFrom string
 }
 
-// Open returns the store for a repository and makes sure its directory and
-// repo.json exist.
+// Open returns the store for a repository and makes sure its directory,
+// repo.json and the identity file in its git directory exist.
 func Open(dataDir, commonDir string) (*Store, error) {
 	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir)}
+	if id, from := s.findMoved(commonDir); id != "" {
+		// The identity file names the records, whatever the path hashes to.
+		s.RepoID, s.MovedFrom = id, from
+	}
 	if err := os.MkdirAll(s.RepoDir(), 0o700); err != nil {
 		return nil, errs.IO("create", s.RepoDir(), err)
 	}
@@ -90,6 +98,7 @@ func Open(dataDir, commonDir string) (*Store, error) {
 			return nil, err
 		}
 	}
+	s.keepIdentity(commonDir)
 	return s, nil
 }
 
@@ -99,6 +108,8 @@ type RepoRecord struct {
 	RepoID        string `json:"repo_id"`
 	CommonDir     string `json:"common_dir"`
 	CreatedAt     string `json:"created_at"`
+	// MovedFrom is the common dir before the repository was last moved.
+	MovedFrom string `json:"moved_from,omitempty"`
 }
 
 func (s *Store) ReposDir() string     { return filepath.Join(s.DataDir, "repos") }
