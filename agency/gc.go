@@ -489,7 +489,8 @@ func (a *App) leftovers() []Leftover {
 	if len(missing) == 0 {
 		return out
 	}
-	lock, err := a.Lock()
+	// Bounded: doctor must not hang behind a long land.
+	lock, err := a.Store.Lock(min(a.LockTimeout, 3*time.Second))
 	if err != nil {
 		return out
 	}
