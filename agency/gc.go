@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -464,20 +465,20 @@ type Leftover struct {
 func (a *App) leftovers() []Leftover {
 	var out []Leftover
 	now := a.Now()
-	for _, t := range a.Store.AtomicTemps() {
-		if now.Sub(t.ModTime) < StaleTempAge {
-			continue
+	isIndex := func(name string) bool { return strings.HasPrefix(name, gitcore.SnapshotIndexPrefix) }
+	for _, g := range []struct {
+		files []store.TempFile
+		what  string
+	}{
+		{a.Store.AtomicTemps(), "temp file of a record write"},
+		{store.FilesIn(a.Repo.SnapshotIndexDirs(), isIndex), "temp index of a checkpoint"},
+	} {
+		for _, t := range g.files {
+			if age := now.Sub(t.ModTime); age >= StaleTempAge {
+				out = append(out, Leftover{Kind: GCTempFile, Path: t.Path, Bytes: t.Size,
+					Reason: g.what + " that was cut short (" + roundAge(age) + " old)"})
+			}
 		}
-		out = append(out, Leftover{Kind: GCTempFile, Path: t.Path, Bytes: t.Size,
-			Reason: "temp file of a record write that was cut short (" + roundAge(now.Sub(t.ModTime)) + " old)"})
-	}
-	for _, p := range a.Repo.SnapshotIndexTemps() {
-		fi, err := os.Lstat(p)
-		if err != nil || now.Sub(fi.ModTime()) < StaleTempAge {
-			continue
-		}
-		out = append(out, Leftover{Kind: GCTempFile, Path: p, Bytes: fi.Size(),
-			Reason: "temp index of a checkpoint that was cut short (" + roundAge(now.Sub(fi.ModTime())) + " old)"})
 	}
 	ids, _ := store.ReadDirNames(a.Store.InvocationsDir())
 	var missing []string

@@ -209,10 +209,11 @@ func copyIndex(index string) (string, error) {
 // a worktree's index.
 const SnapshotIndexPrefix = "agency-snapshot-index-"
 
-// SnapshotIndexTemps lists SnapshotTree's temp index files in the common
-// git directory and in every linked worktree's admin directory
-// (.git/worktrees/<x>/). A process killed during a snapshot leaves them.
-func (r *Repo) SnapshotIndexTemps() []string {
+// SnapshotIndexDirs lists where SnapshotTree makes its temp index files:
+// the common git directory and every linked worktree's admin directory
+// (.git/worktrees/<x>/). A process killed during a snapshot leaves them
+// there, named SnapshotIndexPrefix*.
+func (r *Repo) SnapshotIndexDirs() []string {
 	dirs := []string{r.CommonDir}
 	if ents, err := os.ReadDir(filepath.Join(r.CommonDir, "worktrees")); err == nil {
 		for _, e := range ents {
@@ -221,17 +222,5 @@ func (r *Repo) SnapshotIndexTemps() []string {
 			}
 		}
 	}
-	var out []string
-	for _, d := range dirs {
-		ents, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if e.Type().IsRegular() && strings.HasPrefix(e.Name(), SnapshotIndexPrefix) {
-				out = append(out, filepath.Join(d, e.Name()))
-			}
-		}
-	}
-	return out
+	return dirs
 }

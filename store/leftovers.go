@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// TempFile is a temp file WriteFileAtomic left behind: its writer was
-// killed between creating it and renaming it over the record.
+// TempFile is a temp file a killed writer left behind (see AtomicTemps,
+// FilesIn).
 type TempFile struct {
 	Path    string
 	Size    int64
@@ -38,6 +38,12 @@ func (s *Store) AtomicTemps() []TempFile {
 	for _, id := range sbs {
 		dirs = append(dirs, s.SandboxLogsDir(id))
 	}
+	return FilesIn(dirs, IsAtomicTemp)
+}
+
+// FilesIn lists the regular files directly in dirs whose name matches
+// (unreadable directories are skipped).
+func FilesIn(dirs []string, match func(name string) bool) []TempFile {
 	var out []TempFile
 	for _, d := range dirs {
 		ents, err := os.ReadDir(d)
@@ -45,7 +51,7 @@ func (s *Store) AtomicTemps() []TempFile {
 			continue
 		}
 		for _, e := range ents {
-			if !e.Type().IsRegular() || !IsAtomicTemp(e.Name()) {
+			if !e.Type().IsRegular() || !match(e.Name()) {
 				continue
 			}
 			if fi, err := e.Info(); err == nil {
