@@ -50,7 +50,7 @@ type AgentStartCmd struct {
 type StartFlags struct {
 	Runner             string    `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
 	Headless           bool      `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
-	Prompt             RawString `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
+	Prompt             RawString `xor:"prompt" placeholder:"STRING" help:"The prompt (passed to the runner as one argument, never through a shell)."`
 	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
