@@ -332,14 +332,35 @@ func Version(ctx context.Context, r CommandRunner) (string, error) {
 // ErrUnborn is returned when a branch has no commits yet.
 var ErrUnborn = errors.New("unborn branch")
 
-// Reachable reports whether commit is reachable from any ref (a branch, a
-// tag, a snapshot ref, …). HEADs of worktrees do not count.
-func (r *Repo) Reachable(ctx context.Context, commit string) (bool, error) {
-	out, err := r.query(ctx, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit)
-	if err != nil {
-		return false, err
+// Unreachable returns which of commits are reachable from no ref (a branch,
+// a tag, a snapshot ref, …; HEADs of worktrees do not count), from one
+// reachability walk for all of them: `git rev-list <commits> --not
+// --glob=refs/*` lists exactly the commits that only they reach, so a
+// commit is unreachable when it is listed itself. (One `for-each-ref
+// --contains` per commit walks the history once per commit.)
+func (r *Repo) Unreachable(ctx context.Context, commits []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(commits) == 0 {
+		return out, nil
 	}
-	return strings.TrimSpace(string(out)) != "", nil
+	want := map[string]bool{}
+	args := []string{"rev-list"}
+	for _, c := range commits {
+		if !want[c] {
+			want[c] = true
+			args = append(args, c)
+		}
+	}
+	res, err := r.query(ctx, append(args, "--not", "--glob=refs/*")...)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(res), "\n") {
+		if want[line] {
+			out[line] = true
+		}
+	}
+	return out, nil
 }
 
 // WorktreeRepair runs `git worktree repair -- paths…`: after the repository
