@@ -48,9 +48,13 @@ func (a *App) ListCheckpoints(ctx context.Context, query string) (*store.Invocat
 // and `checkpoint create`) fails until it is repaired.
 func (a *App) checkpointsError(rec *store.InvocationRecord) string {
 	if _, err := a.Store.ReadCheckpoints(rec.InvocationID); err != nil {
-		return "checkpoints are failing: " + a.Store.CheckpointsPath(rec.InvocationID) + " is damaged (see 'git agency doctor')"
+		return a.checkpointsDamaged(rec)
 	}
 	return ""
+}
+
+func (a *App) checkpointsDamaged(rec *store.InvocationRecord) string {
+	return "checkpoints are failing: " + a.Store.CheckpointsPath(rec.InvocationID) + " is damaged (see 'git agency doctor')"
 }
 
 // sandboxPresent returns E_NOT_FOUND when the invocation's sandbox tree is

@@ -308,6 +308,19 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			if opts.WorktreeID != "" && e.Record.IntegrationWorktreeID != opts.WorktreeID {
 				continue
 			}
+			if e.Facts != nil {
+				// Finished: nothing to reconcile, and what its other
+				// files say was derived once (store's finished cache).
+				v.Record = e.Record
+				v.LastOutput = newestOutput(v.Record, e.Facts.LastOutput)
+				a.withLive(&v)
+				worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
+				if e.Facts.CheckpointsDamaged {
+					v.CheckpointsError = a.checkpointsDamaged(v.Record)
+				}
+				out = append(out, v)
+				continue
+			}
 			v.Record = a.Reconcile(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
 			a.withLive(&v)
@@ -357,7 +370,12 @@ func worktreeRemoved(v *InvocationView, archived bool) {
 }
 
 func (a *App) lastOutput(r *store.InvocationRecord) time.Time {
-	t := runner.LastOutput(a.Store, r.InvocationID)
+	return newestOutput(r, a.Store.LastOutput(r.InvocationID))
+}
+
+// newestOutput is the newer of the record's last_output_at and t (the
+// logs' newest modification time).
+func newestOutput(r *store.InvocationRecord, t time.Time) time.Time {
 	if r.LastOutputAt != nil {
 		if rt, err := time.Parse(time.RFC3339, *r.LastOutputAt); err == nil && rt.After(t) {
 			t = rt
