@@ -328,3 +328,20 @@ func TestCheckpointerDenylistReportedOnce(t *testing.T) {
 		t.Errorf("events %+v", evs)
 	}
 }
+
+func TestLeaveOutFromConfig(t *testing.T) {
+	for v, want := range map[string]int64{"": DefaultMaxFileSize, "0": 0, "1024": 1024, "2k": 2048, "50m": 50 << 20, "1G": 1 << 30} {
+		cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.maxfilesize", Value: v},
+			{Key: "agency.checkpoint.exclude", Value: "*.bin"}, {Key: "agency.checkpoint.exclude", Value: "out/"}})
+		pats, size, err := LeaveOutFromConfig(cfg)
+		if err != nil || size != want || len(pats) != 2 {
+			t.Errorf("%q: %v %d %v, want %d", v, pats, size, err, want)
+		}
+	}
+	for _, v := range []string{"lots", "-1", "1t", "5mb"} {
+		cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.maxFileSize", Value: v}})
+		if _, _, err := LeaveOutFromConfig(cfg); err == nil {
+			t.Errorf("%q accepted", v)
+		}
+	}
+}

@@ -549,4 +549,3 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 	s.logf("runner exited: code %v, reason %s", data["exit_code"], reason)
 	return err
 }
-

@@ -44,7 +44,9 @@ type finishedEntry struct {
 }
 
 // FinishedCachePath is the cache of finished invocation records.
-func (s *Store) FinishedCachePath() string { return filepath.Join(s.RepoDir(), "finished-invocations.cache") }
+func (s *Store) FinishedCachePath() string {
+	return filepath.Join(s.RepoDir(), "finished-invocations.cache")
+}
 
 // Finished reports whether a record can never change again: landed or
 // discarded, not running, no land in progress.
