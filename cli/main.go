@@ -22,8 +22,9 @@ import (
 	"github.com/git-agency/git-agency/gitcore"
 )
 
-// Version is set at build time with -ldflags "-X …/cli.Version=…".
-var Version = "dev"
+// Version is set at build time with -ldflags "-X …/cli.Version=…" (make
+// build). Left empty, the binary's build info says: see version.
+var Version string
 
 // Env is what every command gets: streams, the working directory, and the
 // repository opened on first use. Bound into kong by type.
@@ -108,7 +109,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		// A flag's value may start with '-' (--runner-arg --verbose), as
 		// with git's own options.
 		kong.WithHyphenPrefixedParameters(true),
-		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + Version},
+		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + version()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true, WrapUpperBound: 100}),
 	)
 	if err != nil {
