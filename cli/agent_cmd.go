@@ -446,8 +446,7 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 		return err
 	}
 	if agency.Active(rec) {
-		fmt.Fprintf(env.Stdout, "%s: %s requested; still running\n", rec.InvocationID, map[bool]string{false: "stop", true: "kill"}[kill])
-		return nil
+		return errs.StopGaveUp(rec.InvocationID, map[bool]string{false: "stop", true: "kill"}[kill], wait.String())
 	}
 	fmt.Fprintf(env.Stdout, "%s: %s (%s)\n", rec.InvocationID, rec.Status, store.Deref(rec.ExitReason))
 	return nil

@@ -125,16 +125,39 @@ func Run(env *Env, grammar any, args []string) (code int) {
 			panic(r)
 		}
 	}()
+	if len(args) == 0 {
+		// As `git worktree` with no subcommand: the usage summary on
+		// stderr, and the usage exit status.
+		parser.Stdout = env.Stderr
+		if kctx, err := kong.Trace(parser, nil); err == nil {
+			kctx.PrintUsage(true)
+		}
+		return 2
+	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "error: %s: %v\n", errs.EUsage, err)
-		fmt.Fprintf(env.Stderr, "hint: see '%s --help'\n", helpPath(env.Prog, err))
-		return 2
+		// --json asks for JSON errors even when the line does not parse.
+		env.JSON = env.JSON || wantsJSON(args)
+		return printError(env, errs.Usage(err.Error(), helpPath(env.Prog, err)))
 	}
 	if err := kctx.Run(); err != nil {
 		return printError(env, err)
 	}
 	return 0
+}
+
+// wantsJSON reports whether a command line that did not parse asked for
+// --json (before any "--").
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
 }
 
 func description(prog string) string {

@@ -76,6 +76,14 @@ func Ago(d time.Duration) string {
 	}
 }
 
+// nonNil makes an empty list print as [] in JSON, not null.
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
