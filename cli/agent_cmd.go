@@ -424,7 +424,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 // AgentStopCmd is `agent stop`.
 type AgentStopCmd struct {
 	InvocationArg
-	Wait time.Duration `default:"10s" help:"How long to wait for the agent to end before returning."`
+	Wait time.Duration `default:"10s" help:"How long to wait for the agent to end; still running then is an error (exit 1)."`
 }
 
 func (c *AgentStopCmd) Run(env *Env) error { return stopCmd(env, c.Invocation, false, c.Wait) }
