@@ -125,9 +125,9 @@ func Run(env *Env, grammar any, args []string) (code int) {
 			panic(r)
 		}
 	}()
-	if len(args) == 0 {
-		// As `git worktree` with no subcommand: the usage summary on
-		// stderr, and the usage exit status.
+	if len(args) == 0 && len(parser.Model.Children) > 0 {
+		// A program of subcommands run with none, as `git worktree`: the
+		// usage summary on stderr, and the usage exit status.
 		parser.Stdout = env.Stderr
 		if kctx, err := kong.Trace(parser, nil); err == nil {
 			kctx.PrintUsage(true)
