@@ -25,6 +25,8 @@ type StartOptions struct {
 	PromptPath         string
 	RunnerArgs         []string
 	NoIncludeUntracked bool
+	// Full opts out of the integration tree's sparse checkout.
+	Full bool
 	// WindowWidth/Height size a headed session (0: tmux's default).
 	WindowWidth, WindowHeight int
 }
@@ -131,12 +133,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		}
 		store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv))
 	}
-	base, err := a.CreateSandbox(ctx, wt, inv)
+	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
 		cleanup()
 		return nil, err
 	}
 	sandboxMade = true
+	base := made.Base
 	tree := a.Store.SandboxTreePath(inv)
 	mode := store.ModeHeaded
 	if opts.Headless {
@@ -158,6 +161,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		PromptSource:          opts.PromptSource,
 		PromptPath:            opts.PromptPath,
 		IncludeUntracked:      !opts.NoIncludeUntracked,
+		Include:               made.Include,
+		Sparse:                made.Sparse,
+	}
+	// The setup is read from the sandbox: exactly what will run there.
+	if err := a.sandboxSetup(ctx, rec); err != nil {
+		cleanup()
+		return nil, err
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))

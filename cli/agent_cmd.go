@@ -52,6 +52,7 @@ type StartFlags struct {
 	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
+	Full               bool    `help:"Check out every file in the sandbox, even when the integration tree uses sparse-checkout."`
 	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
 }
 
@@ -62,7 +63,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
-		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked,
+		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Full: c.Full,
 	}
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
@@ -96,6 +97,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	if rec.SetupUnapproved != "" {
+		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
+	}
 	if c.Detached {
 		return nil
 	}

@@ -98,7 +98,13 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
 		return s.failEarly("the sandbox tree is missing; refusing to run", store.ExitUnknown)
 	}
-	if setup, ok := s.Config.Get("agency.setup"); ok && setup != "" {
+	// agent start put the setup to run (agency.setup, or an approved
+	// project setup) in the record.
+	setup := rec.SetupScript
+	if setup == "" && rec.SetupSource == "" {
+		setup, _ = s.Config.Get("agency.setup")
+	}
+	if setup != "" {
 		if !s.runSetup(ctx, rec, setup) {
 			return nil
 		}
@@ -145,6 +151,18 @@ func AgentEnv(rec *store.InvocationRecord) []string {
 	)
 }
 
+// SetupEnv is what Cursor and Codex give their setup scripts, so a
+// project's declared setup finds the same variables here: the user's own
+// checkout (the main worktree) as ROOT_WORKTREE_PATH and
+// CODEX_SOURCE_TREE_PATH, the new sandbox as CODEX_WORKTREE_PATH.
+func SetupEnv(root, sandbox string) []string {
+	return []string{
+		"ROOT_WORKTREE_PATH=" + root,
+		"CODEX_SOURCE_TREE_PATH=" + root,
+		"CODEX_WORKTREE_PATH=" + sandbox,
+	}
+}
+
 // runSetup runs agency.setup in the sandbox; it reports whether the runner
 // may start. A failure fails the invocation and keeps the sandbox.
 func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, script string) bool {
@@ -157,7 +175,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	if err == nil {
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
 		cmd.Dir = rec.SandboxPath
-		cmd.Env = AgentEnv(rec)
+		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err = cmd.Start(); err == nil {
