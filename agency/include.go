@@ -25,15 +25,23 @@ const IncludeFile = ".worktreeinclude"
 // use it to check that a copy failing halfway leaves nothing).
 const FPIncludeCopy = "include:after-first-file"
 
-// IncludePatterns returns the patterns of <source>/.worktreeinclude followed
-// by git config agency.include, each checked: a malformed line is
-// E_INCLUDE_INVALID, one naming a path outside the repository
-// E_INCLUDE_OUTSIDE. No patterns is no error.
-func (a *App) IncludePatterns(source string) ([]string, error) {
+// IncludePatterns returns the patterns of the first .worktreeinclude found
+// in trees (the source tree, then fallbacks such as the main worktree, for
+// a file the user never committed), followed by git config agency.include,
+// each checked: a malformed line is E_INCLUDE_INVALID, one naming a path
+// outside the repository E_INCLUDE_OUTSIDE. No patterns is no error.
+func (a *App) IncludePatterns(trees ...string) ([]string, error) {
 	var patterns []string
-	data, err := os.ReadFile(filepath.Join(source, IncludeFile))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, errs.IO("read", filepath.Join(source, IncludeFile), err)
+	var data []byte
+	for _, tree := range trees {
+		d, err := os.ReadFile(filepath.Join(tree, IncludeFile))
+		if err == nil {
+			data = d
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, errs.IO("read", filepath.Join(tree, IncludeFile), err)
+		}
 	}
 	p, err := ParseIncludePatterns(IncludeFile, string(data))
 	if err != nil {
@@ -157,6 +165,14 @@ func IncludePaths(matched, ignored []string) []string {
 		kept = append(kept, p)
 	}
 	return kept
+}
+
+// mainWorktree is the repository's main worktree ("" if bare or unknown).
+func (a *App) mainWorktree(ctx context.Context) string {
+	if wts, err := a.Repo.Worktrees(ctx); err == nil && len(wts) > 0 && !wts[0].Bare {
+		return wts[0].Path
+	}
+	return ""
 }
 
 // includeIntoTree copies the ignored files the patterns name from source

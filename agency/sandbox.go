@@ -48,7 +48,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	if base == "" {
 		return nil, errs.New(errs.EBranchNotFound, "commit something first", "integration branch %s has no commits", wt.Branch)
 	}
-	include, err := a.IncludePatterns(wt.TreePath)
+	include, err := a.IncludePatterns(wt.TreePath, a.mainWorktree(ctx))
 	if err != nil {
 		return nil, err
 	}
