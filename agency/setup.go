@@ -224,3 +224,29 @@ func (a *App) UnapprovedSetup(ctx context.Context, tree string) (*SetupPlan, err
 	}
 	return plan, nil
 }
+
+// checkSetups is doctor's check of project setups: in the current tree and
+// in every present integration worktree (where sandboxes are made from), a
+// declared setup that is not approved (it will not run) or is malformed.
+func (a *App) checkSetups(ctx context.Context, add func(check, level, hint, path, format string, args ...any), wts []store.WorktreeEntry) {
+	trees := []string{a.Repo.Toplevel}
+	for _, e := range wts {
+		if e.Record != nil && e.Record.State == store.StatePresent {
+			trees = append(trees, e.Record.TreePath)
+		}
+	}
+	seen := map[string]bool{}
+	for _, tree := range trees {
+		plan, err := a.UnapprovedSetup(ctx, tree)
+		if err != nil {
+			add("setup", LevelProblem, errs.As(err).Hint, tree, "%s", errs.As(err).Msg)
+			continue
+		}
+		if plan == nil || seen[plan.SHA256] {
+			continue
+		}
+		seen[plan.SHA256] = true
+		add("setup", LevelWarn, "review it with 'git agency setup show', then 'git agency setup approve'", tree,
+			"the setup in %s is not approved: new sandboxes do not run it", plan.Source)
+	}
+}
