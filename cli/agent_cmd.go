@@ -265,6 +265,8 @@ type invocationJSON struct {
 	*store.InvocationRecord
 	DisplayStatus string `json:"display_status"`
 	WorktreeName  string `json:"worktree_name,omitempty"`
+	// DiskBytes: the sandbox tree's disk use (cached; 0 once removed).
+	DiskBytes int64 `json:"disk_bytes"`
 }
 
 type brokenInvocationJSON struct {
@@ -300,7 +302,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID]})
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], DiskBytes: a.DiskBytes(v.Record)})
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -356,7 +358,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name})
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, DiskBytes: a.DiskBytes(v.Record)})
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -405,8 +407,18 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("include_untracked", fmt.Sprint(r.IncludeUntracked))
 	if r.SetupStatus != "" {
-		p("setup_status", r.SetupStatus)
+		p("setup_status", r.SetupStatus+"  ("+orDash(r.SetupSource)+")")
 	}
+	if r.SetupUnapproved != "" {
+		p("setup", "not approved, did not run: "+r.SetupUnapproved)
+	}
+	if i := r.Include; i != nil {
+		p("include", fmt.Sprintf("%d files, %s (%d cloned) in %dms", i.Files, humanBytes(i.Bytes), i.Cloned, i.DurationMS))
+	}
+	if r.Sparse {
+		p("sparse", "true")
+	}
+	p("disk", humanBytes(a.DiskBytes(r)))
 	if r.SemanticStatus != "" {
 		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
 	}
