@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -189,15 +191,22 @@ func (a *App) includeIntoTree(ctx context.Context, patterns []string, source, ds
 	}
 	paths := IncludePaths(matched, ignored)
 	c := &copier{fail: a.fail}
+	c.start()
 	for _, p := range paths {
-		if err := c.copyPath(filepath.Join(source, filepath.FromSlash(p)), filepath.Join(dst, filepath.FromSlash(p))); err != nil {
-			if log != nil {
-				fmt.Fprintf(log, "include: failed: %v\n", err)
-			}
-			return nil, err
+		if err = c.copyPath(filepath.Join(source, filepath.FromSlash(p)), filepath.Join(dst, filepath.FromSlash(p))); err != nil {
+			break
 		}
 	}
-	st := &store.IncludeStats{Files: c.files, Bytes: c.bytes, Cloned: c.cloned, DurationMS: time.Since(start).Milliseconds()}
+	if ferr := c.finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		if log != nil {
+			fmt.Fprintf(log, "include: failed: %v\n", err)
+		}
+		return nil, err
+	}
+	st := &store.IncludeStats{Files: int(c.files.Load()), Bytes: c.bytes.Load(), Cloned: int(c.cloned.Load()), DurationMS: time.Since(start).Milliseconds()}
 	if log != nil {
 		fmt.Fprintf(log, "include: copied %d files (%d bytes, %d as copy-on-write clones) from %s in %dms (%s)\n",
 			st.Files, st.Bytes, st.Cloned, source, st.DurationMS, strings.Join(paths, " "))
@@ -205,20 +214,94 @@ func (a *App) includeIntoTree(ctx context.Context, patterns []string, source, ds
 	return st, nil
 }
 
+// copyWorkers is how many files are copied at once: a copy waits on the
+// disk more than on the CPU.
+const copyWorkers = 4
+
 // copier copies files, directories and symlinks, keeping modes and times.
 // It never links: every file is a copy (a copy-on-write clone where the
-// file system has them).
+// file system has them). Files are copied by copyWorkers goroutines;
+// directories are made, in order, before their files are queued.
 type copier struct {
-	files, cloned int
-	bytes         int64
+	files, cloned atomic.Int64
+	bytes         atomic.Int64
+	noClone       atomic.Bool // the file system refused a clone once
 	fail          func(string) error
 	dirs          []dirTimes
+
+	jobs chan copyJob
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	err  error
+}
+
+type copyJob struct {
+	src, dst string
+	fi       fs.FileInfo
 }
 
 type dirTimes struct {
 	path string
 	mode fs.FileMode
 	mt   time.Time
+}
+
+func (c *copier) start() {
+	c.jobs = make(chan copyJob, 256)
+	for range copyWorkers {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			for j := range c.jobs {
+				if c.failed() != nil {
+					continue
+				}
+				if err := c.copyOne(j.src, j.dst, j.fi); err != nil {
+					c.setErr(err)
+				}
+			}
+		}()
+	}
+}
+
+// finish waits for the queued copies, then sets the directories' modes and
+// times (writing into a directory changes both), deepest first.
+func (c *copier) finish() error {
+	close(c.jobs)
+	c.wg.Wait()
+	if err := c.failed(); err != nil {
+		return err
+	}
+	for i := len(c.dirs) - 1; i >= 0; i-- {
+		d := c.dirs[i]
+		if err := os.Chmod(d.path, d.mode.Perm()|d.mode&(fs.ModeSetgid|fs.ModeSticky)); err != nil {
+			return errs.CopyFailed(d.path, err)
+		}
+		os.Chtimes(d.path, d.mt, d.mt)
+	}
+	return nil
+}
+
+func (c *copier) setErr(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+func (c *copier) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *copier) queue(src, dst string, fi fs.FileInfo) error {
+	if err := c.failed(); err != nil {
+		return err
+	}
+	c.jobs <- copyJob{src, dst, fi}
+	return nil
 }
 
 func (c *copier) copyPath(src, dst string) error {
@@ -233,10 +316,9 @@ func (c *copier) copyPath(src, dst string) error {
 		return errs.CopyFailed(src, err)
 	}
 	if !fi.IsDir() {
-		return c.copyOne(src, dst, fi)
+		return c.queue(src, dst, fi)
 	}
-	c.dirs = c.dirs[:0]
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return errs.CopyFailed(p, err)
 		}
@@ -253,29 +335,14 @@ func (c *copier) copyPath(src, dst string) error {
 			c.dirs = append(c.dirs, dirTimes{target, info.Mode(), info.ModTime()})
 			return nil
 		}
-		return c.copyOne(p, target, info)
+		return c.queue(p, target, info)
 	})
-	if err != nil {
-		return err
-	}
-	// Modes and times of directories last: writing into them changes both.
-	for i := len(c.dirs) - 1; i >= 0; i-- {
-		d := c.dirs[i]
-		if err := os.Chmod(d.path, d.mode.Perm()|d.mode&(fs.ModeSetgid|fs.ModeSticky)); err != nil {
-			return errs.CopyFailed(d.path, err)
-		}
-		os.Chtimes(d.path, d.mt, d.mt)
-	}
-	return nil
 }
 
 // copyOne copies a regular file or a symlink (as a symlink). Anything else
 // (sockets, fifos) is skipped. An existing destination (the checkout's own
 // file) is kept.
 func (c *copier) copyOne(src, dst string, fi fs.FileInfo) error {
-	if _, err := os.Lstat(dst); err == nil {
-		return nil
-	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, err := os.Readlink(src)
@@ -283,24 +350,29 @@ func (c *copier) copyOne(src, dst string, fi fs.FileInfo) error {
 			return errs.CopyFailed(src, err)
 		}
 		if err := os.Symlink(target, dst); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return nil
+			}
 			return errs.CopyFailed(src, err)
 		}
 		lchtimes(dst, fi.ModTime())
 	case fi.Mode().IsRegular():
-		cloned, err := copyFile(src, dst, fi)
+		cloned, err := c.copyFile(src, dst, fi)
+		if errors.Is(err, fs.ErrExist) {
+			return nil
+		}
 		if err != nil {
 			os.Remove(dst)
 			return errs.CopyFailed(src, err)
 		}
-		c.bytes += fi.Size()
+		c.bytes.Add(fi.Size())
 		if cloned {
-			c.cloned++
+			c.cloned.Add(1)
 		}
 	default:
 		return nil
 	}
-	c.files++
-	if c.files == 1 && c.fail != nil {
+	if c.files.Add(1) == 1 && c.fail != nil {
 		if err := c.fail(FPIncludeCopy); err != nil {
 			return errs.CopyFailed(src, err)
 		}
@@ -310,17 +382,23 @@ func (c *copier) copyOne(src, dst string, fi fs.FileInfo) error {
 
 // copyFile copies one regular file: a copy-on-write clone where the file
 // system has them, else its bytes. Mode and modification time are kept.
-func copyFile(src, dst string, fi fs.FileInfo) (cloned bool, err error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return false, err
-	}
-	defer in.Close()
+func (c *copier) copyFile(src, dst string, fi fs.FileInfo) (cloned bool, err error) {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return false, err
 	}
-	cloned = cloneFile(out, in)
+	in, err := os.Open(src)
+	if err != nil {
+		out.Close()
+		return false, err
+	}
+	defer in.Close()
+	if !c.noClone.Load() {
+		cloned = cloneFile(out, in)
+		if !cloned {
+			c.noClone.Store(true)
+		}
+	}
 	if !cloned {
 		if _, err := io.Copy(out, in); err != nil {
 			out.Close()

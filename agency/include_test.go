@@ -1,8 +1,12 @@
 package agency
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/git-agency/git-agency/errs"
 )
@@ -47,5 +51,56 @@ func TestParseIncludePatterns(t *testing.T) {
 		if e := errs.As(err); e == nil || e.Code != code {
 			t.Errorf("%q: got %v, want %s", text, err, code)
 		}
+	}
+}
+
+func TestCopierKeepsModesSymlinksTimes(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	mt := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range 50 {
+		p := filepath.Join(src, "nm", fmt.Sprintf("p%d", i%5), fmt.Sprintf("f%d.js", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(fmt.Sprint(i)), 0o644)
+	}
+	tool := filepath.Join(src, "nm", ".bin", "tool")
+	os.MkdirAll(filepath.Dir(tool), 0o750)
+	os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755)
+	os.Chtimes(tool, mt, mt)
+	os.Symlink("../p0/f0.js", filepath.Join(src, "nm", ".bin", "link"))
+	os.WriteFile(filepath.Join(dst, "keep"), []byte("checkout"), 0o644)
+	os.WriteFile(filepath.Join(src, "keep"), []byte("source"), 0o644)
+
+	c := &copier{}
+	c.start()
+	err := c.copyPath(filepath.Join(src, "nm"), filepath.Join(dst, "nm"))
+	if err == nil {
+		err = c.copyPath(filepath.Join(src, "keep"), filepath.Join(dst, "keep"))
+	}
+	if ferr := c.finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.files.Load(); n != 52 {
+		t.Errorf("copied %d files, want 52", n)
+	}
+	fi, err := os.Stat(filepath.Join(dst, "nm", ".bin", "tool"))
+	if err != nil || fi.Mode().Perm() != 0o755 || !fi.ModTime().Equal(mt) {
+		t.Errorf("tool: %v %v %v", err, fi.Mode(), fi.ModTime())
+	}
+	if di, _ := os.Stat(filepath.Join(dst, "nm", ".bin")); di.Mode().Perm() != 0o750 {
+		t.Errorf(".bin mode %v", di.Mode())
+	}
+	if l, err := os.Readlink(filepath.Join(dst, "nm", ".bin", "link")); err != nil || l != "../p0/f0.js" {
+		t.Errorf("link: %q %v", l, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dst, "keep")); string(b) != "checkout" {
+		t.Errorf("an existing file was overwritten: %q", b)
+	}
+	// A copy, not a link: writing the copy leaves the source alone.
+	os.WriteFile(filepath.Join(dst, "nm", "p0", "f0.js"), []byte("changed"), 0o644)
+	if b, _ := os.ReadFile(filepath.Join(src, "nm", "p0", "f0.js")); string(b) != "0" {
+		t.Errorf("source changed: %q", b)
 	}
 }
