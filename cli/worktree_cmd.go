@@ -53,6 +53,12 @@ func (c *WorktreeCreateCmd) Run(env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "created worktree %q (%s) on branch %s from %s\n", rec.Name, rec.WorktreeID, rec.Branch, rec.ParentBranch)
 		fmt.Fprintf(env.Stdout, "path: %s\n", rec.TreePath)
+		if i := rec.Include; i != nil {
+			fmt.Fprintf(env.Stdout, "included: %d ignored files (%s) listed by .worktreeinclude\n", i.Files, humanBytes(i.Bytes))
+		}
+		if rec.Sparse {
+			fmt.Fprintln(env.Stdout, "sparse: the same sparse-checkout patterns as the current tree (--full for every file)")
+		}
 	}
 	if c.Open {
 		return runEditor(env, editor, rec.TreePath)
