@@ -139,7 +139,7 @@ func IncludePaths(matched, ignored []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
-		if p == MarkerDir+"/" || strings.HasPrefix(p, MarkerDir+"/") || seen[p] {
+		if p == store.AgencyDir+"/" || strings.HasPrefix(p, store.AgencyDir+"/") || seen[p] {
 			return
 		}
 		seen[p] = true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -67,7 +68,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	}
 	if !HasMarker(wt.TreePath) {
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
-			"worktree %q has no integration marker at %s", wt.Name, MarkerPath(wt.TreePath))
+			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
 	spec, err := runner.Lookup(a.Config, opts.Runner)
 	if err != nil {
@@ -228,9 +229,11 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
 	}
+	traced()
 	pid := cmd.Process.Pid
 	st, _ := runner.StartTime(pid)
 	rec.SupervisorPID = &pid
@@ -372,15 +375,9 @@ func (a *App) StallThreshold() time.Duration {
 
 // DisplayStatus derives what a person should see for an invocation.
 func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) string {
-	if DeriveDisplay != nil {
-		return DeriveDisplay(a, r, lastOutput)
-	}
 	d, _, _, _ := a.derive(r, lastOutput)
 	return d
 }
-
-// DeriveDisplay, when set, replaces the display-status derivation.
-var DeriveDisplay func(a *App, r *store.InvocationRecord, lastOutput time.Time) string
 
 // derive computes, in the spec's order, lifecycle (the record, after
 // reconcile) → runner_status.json → the stream → the stall detector: the
@@ -433,10 +430,6 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
-	if DeriveDisplay != nil {
-		v.Display = DeriveDisplay(a, v.Record, v.LastOutput)
-		return
-	}
 	d, sem, sum, usage := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if sem != "" {

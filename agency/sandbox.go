@@ -88,9 +88,9 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 		cleanup(true)
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(tree, MarkerDir, "state"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(tree, store.AgencyDir, "state"), 0o755); err != nil {
 		cleanup(true)
-		return nil, errs.IO("create", filepath.Join(tree, MarkerDir, "state"), err)
+		return nil, errs.IO("create", filepath.Join(tree, store.AgencyDir, "state"), err)
 	}
 	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
 		cleanup(true)

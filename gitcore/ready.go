@@ -16,12 +16,12 @@ import (
 // the paths git ignores (`--exclude-standard --directory`). Both are
 // relative to the tree's root; the caller intersects them (IncludePaths).
 func (t *Tree) IncludeCandidates(ctx context.Context, patternsFile string) (matched, ignored []string, err error) {
-	out, err := t.Query(ctx, "ls-files", "-z", "-o", "-i", "--directory", "--exclude-from="+patternsFile)
+	out, err := t.query(ctx, "ls-files", "-z", "-o", "-i", "--directory", "--exclude-from="+patternsFile)
 	if err != nil {
 		return nil, nil, err
 	}
 	matched = SplitZ(out)
-	out, err = t.Query(ctx, "ls-files", "-z", "-o", "-i", "--directory", "--exclude-standard")
+	out, err = t.query(ctx, "ls-files", "-z", "-o", "-i", "--directory", "--exclude-standard")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,7 +58,7 @@ func (t *Tree) SparseCheckout(ctx context.Context) (Sparse, error) {
 	if err != nil {
 		return Sparse{}, err
 	}
-	out, err := t.Query(ctx, "sparse-checkout", "list")
+	out, err := t.query(ctx, "sparse-checkout", "list")
 	if err != nil {
 		return Sparse{}, err
 	}
@@ -72,7 +72,7 @@ func (t *Tree) SparseCheckout(ctx context.Context) (Sparse, error) {
 }
 
 func (t *Tree) configBool(ctx context.Context, key string) (bool, error) {
-	out, err := t.Query(ctx, "config", "--type=bool", "--get", key)
+	out, err := t.query(ctx, "config", "--type=bool", "--get", key)
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return false, nil
@@ -104,14 +104,14 @@ func (t *Tree) SparseCheckoutSet(ctx context.Context, sp Sparse) error {
 // SparseCheckoutDisable turns sparse checkout off in the tree (`git
 // worktree add` copies the patterns of the worktree it runs in).
 func (t *Tree) SparseCheckoutDisable(ctx context.Context) error {
-	_, err := t.Run(ctx, "sparse-checkout", "disable")
+	_, err := t.run(ctx, "sparse-checkout", "disable")
 	return err
 }
 
 // CheckoutHead writes HEAD's files into a tree made with --no-checkout,
 // honouring its sparse-checkout patterns.
 func (t *Tree) CheckoutHead(ctx context.Context) error {
-	_, err := t.Run(ctx, "checkout", "--quiet")
+	_, err := t.run(ctx, "checkout", "--quiet")
 	return err
 }
 
