@@ -136,6 +136,22 @@ func (a *App) sandboxSetup(ctx context.Context, rec *store.InvocationRecord) err
 	return nil
 }
 
+// readSetupFile reads tree/rel; a missing file is nil data and no error.
+func readSetupFile(tree, rel string) (string, []byte, error) {
+	path := filepath.Join(tree, filepath.FromSlash(rel))
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil, nil
+	}
+	if err != nil {
+		return path, nil, errs.IO("read", path, err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return path, data, nil
+}
+
 // cursorWorktrees is .cursor/worktrees.json: each key a list of commands,
 // or the path of a script (relative to .cursor/).
 type cursorWorktrees struct {
@@ -144,13 +160,9 @@ type cursorWorktrees struct {
 }
 
 func readCursorSetup(tree string) (*SetupPart, error) {
-	path := filepath.Join(tree, filepath.FromSlash(CursorSetupFile))
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, errs.IO("read", path, err)
+	path, data, err := readSetupFile(tree, CursorSetupFile)
+	if data == nil || err != nil {
+		return nil, err
 	}
 	var cw cursorWorktrees
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -197,13 +209,9 @@ type codexEnvironment struct {
 }
 
 func readCodexSetup(tree string) (*SetupPart, error) {
-	path := filepath.Join(tree, filepath.FromSlash(CodexSetupFile))
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, errs.IO("read", path, err)
+	_, data, err := readSetupFile(tree, CodexSetupFile)
+	if data == nil || err != nil {
+		return nil, err
 	}
 	var env codexEnvironment
 	if _, err := toml.Decode(string(data), &env); err != nil {

@@ -19,15 +19,20 @@ type SetupTreeFlag struct {
 	Worktree string `short:"w" help:"Read the setup files of this integration worktree (default: the current tree)."`
 }
 
-func (f SetupTreeFlag) tree(a *agency.App) (string, error) {
+// open opens the repository and resolves the tree to read.
+func (f SetupTreeFlag) open(env *Env) (*agency.App, string, error) {
+	a, err := env.App()
+	if err != nil {
+		return nil, "", err
+	}
 	if f.Worktree == "" {
-		return a.Repo.Toplevel, nil
+		return a, a.Repo.Toplevel, nil
 	}
 	wt, err := a.ResolvePresentWorktree(f.Worktree)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	return wt.TreePath, nil
+	return a, wt.TreePath, nil
 }
 
 // SetupShowCmd is `setup show`.
@@ -37,11 +42,7 @@ type SetupShowCmd struct {
 }
 
 func (c *SetupShowCmd) Run(env *Env) error {
-	a, err := env.App()
-	if err != nil {
-		return err
-	}
-	tree, err := c.tree(a)
+	a, tree, err := c.open(env)
 	if err != nil {
 		return err
 	}
@@ -88,11 +89,7 @@ type SetupApproveCmd struct {
 }
 
 func (c *SetupApproveCmd) Run(env *Env) error {
-	a, err := env.App()
-	if err != nil {
-		return err
-	}
-	tree, err := c.tree(a)
+	a, tree, err := c.open(env)
 	if err != nil {
 		return err
 	}
