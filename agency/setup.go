@@ -84,10 +84,7 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 		if len(parts) > 1 {
 			fmt.Fprintf(&script, "# from %s\n", p.File)
 		}
-		script.WriteString(p.Script)
-		if !strings.HasSuffix(p.Script, "\n") {
-			script.WriteString("\n")
-		}
+		script.WriteString(shellPart(p.Script))
 	}
 	plan.Source = strings.Join(files, ", ")
 	plan.Script = script.String()
@@ -99,6 +96,23 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 	}
 	plan.Approved = slices.Contains(approved, plan.SHA256)
 	return plan, nil
+}
+
+// shellPart is one part of the combined /bin/sh setup script. A script
+// with its own interpreter line ("#!/usr/bin/env bash") runs as a file
+// with that interpreter, as Cursor and Codex would run it; its exact text
+// is inside the combined script, so an approval still covers it.
+func shellPart(script string) string {
+	if !strings.HasSuffix(script, "\n") {
+		script += "\n"
+	}
+	if !strings.HasPrefix(script, "#!") {
+		return script
+	}
+	sum := sha256.Sum256([]byte(script))
+	eof := "AGENCY_SETUP_" + hex.EncodeToString(sum[:8])
+	return "f=$(mktemp) && cat > \"$f\" <<'" + eof + "'\n" + script + eof + "\n" +
+		"chmod 700 \"$f\" && \"$f\"; s=$?; rm -f \"$f\"; [ \"$s\" -eq 0 ] || exit \"$s\"\n"
 }
 
 // ApproveSetup records the sha256 of the setup content tree declares in
