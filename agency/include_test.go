@@ -3,6 +3,7 @@ package agency
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -102,5 +103,30 @@ func TestCopierKeepsModesSymlinksTimes(t *testing.T) {
 	os.WriteFile(filepath.Join(dst, "nm", "p0", "f0.js"), []byte("changed"), 0o644)
 	if b, _ := os.ReadFile(filepath.Join(src, "nm", "p0", "f0.js")); string(b) != "0" {
 		t.Errorf("source changed: %q", b)
+	}
+}
+
+// A copy into a full file system fails with E_COPY_FAILED (a real ENOSPC
+// on a 64 KiB tmpfs; skipped where tmpfs cannot be mounted).
+func TestCopierDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	src, dst := t.TempDir(), t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dst).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dst).Run() })
+	for i := range 20 {
+		os.WriteFile(filepath.Join(src, fmt.Sprintf("f%d", i)), make([]byte, 16<<10), 0o644)
+	}
+	c := &copier{}
+	c.start()
+	err := c.copyPath(src, filepath.Join(dst, "nm"))
+	if ferr := c.finish(); err == nil {
+		err = ferr
+	}
+	if e := errs.As(err); e == nil || e.Code != errs.ECopyFailed {
+		t.Fatalf("got %v, want E_COPY_FAILED", err)
 	}
 }
