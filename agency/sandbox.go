@@ -48,7 +48,12 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	if base == "" {
 		return nil, errs.New(errs.EBranchNotFound, "commit something first", "integration branch %s has no commits", wt.Branch)
 	}
-	include, err := a.IncludePatterns(wt.TreePath, a.mainWorktree(ctx))
+	// An uncommitted .worktreeinclude lives in the main worktree only.
+	trees := []string{wt.TreePath}
+	if _, err := os.Lstat(filepath.Join(wt.TreePath, IncludeFile)); err != nil {
+		trees = append(trees, a.mainWorktree(ctx))
+	}
+	include, err := a.IncludePatterns(trees...)
 	if err != nil {
 		return nil, err
 	}
