@@ -36,6 +36,9 @@ func (a *App) IncludePatterns(trees ...string) ([]string, error) {
 	var patterns []string
 	var data []byte
 	for _, tree := range trees {
+		if tree == "" {
+			continue
+		}
 		d, err := os.ReadFile(filepath.Join(tree, IncludeFile))
 		if err == nil {
 			data = d
