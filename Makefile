@@ -23,7 +23,7 @@ ZSHCOMPDIR  ?= $(abspath $(GOBIN)/../share/zsh/site-functions)
 STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK := $(CURDIR)/.cache/tools/$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: all build install test test-race lint bench bench-scripts bench-watch demo e2e-real clean man completion
+.PHONY: all build install test test-race lint bench bench-scripts bench-watch bench-include bench-sparse demo e2e-real clean man completion
 
 all: build
 
@@ -88,6 +88,15 @@ bench-scripts:
 # at the default interval, as a share of one core (goal ≤ 3 %).
 bench-watch: build
 	-$(GO) run ./bench/watchcpu -bin $(BUILD)/git-agency -d 30s -n 50
+
+# bench-include: .worktreeinclude copying a 10k-file node_modules vs cp -a
+# (goal ≤ 1.2×); bench-sparse: a 1/10 sparse sandbox vs a full one (goal
+# ≤ 0.2×). Both also run from `make bench` (bench/*.bench.sh).
+bench-include:
+	-BENCH_ROOT=$(CURDIR) bash bench/include.bench.sh
+
+bench-sparse:
+	-BENCH_ROOT=$(CURDIR) bash bench/sparse.bench.sh
 
 # A throwaway repository, three demo agents, landing, cleanup (demo/demo.sh).
 # Touches nothing outside its own temp directory.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -25,6 +26,8 @@ type StartOptions struct {
 	PromptPath         string
 	RunnerArgs         []string
 	NoIncludeUntracked bool
+	// Full opts out of the integration tree's sparse checkout.
+	Full bool
 	// WindowWidth/Height size a headed session (0: tmux's default).
 	WindowWidth, WindowHeight int
 }
@@ -65,7 +68,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	}
 	if !HasMarker(wt.TreePath) {
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
-			"worktree %q has no integration marker at %s", wt.Name, MarkerPath(wt.TreePath))
+			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
 	spec, err := runner.Lookup(a.Config, opts.Runner)
 	if err != nil {
@@ -95,6 +98,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	if opts.Headless && opts.Prompt == "" {
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
+	}
+	// An id has a fixed length, so a placeholder's path measures the same.
+	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
+		return nil, err
 	}
 	maxActive, ok := a.Config.Int("agency.maxActive", 0)
 	if !ok {
@@ -131,12 +138,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		}
 		store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv))
 	}
-	base, err := a.CreateSandbox(ctx, wt, inv)
+	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
 		cleanup()
 		return nil, err
 	}
 	sandboxMade = true
+	base := made.Base
 	tree := a.Store.SandboxTreePath(inv)
 	mode := store.ModeHeaded
 	if opts.Headless {
@@ -158,6 +166,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		PromptSource:          opts.PromptSource,
 		PromptPath:            opts.PromptPath,
 		IncludeUntracked:      !opts.NoIncludeUntracked,
+		Include:               made.Include,
+		Sparse:                made.Sparse,
+	}
+	// The setup is read from the sandbox: exactly what will run there.
+	if err := a.sandboxSetup(ctx, rec); err != nil {
+		cleanup()
+		return nil, err
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
@@ -218,9 +233,11 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
 	}
+	traced()
 	pid := cmd.Process.Pid
 	rec.SupervisorPID = &pid
 	rec.SupervisorStartTime = runner.StartTimeOf(pid)
@@ -269,6 +286,9 @@ type InvocationView struct {
 	Display string
 	// LastOutput is the freshest output time (record or log mtimes).
 	LastOutput time.Time
+	// CheckpointsError says why checkpoints fail ("" when they do not):
+	// checkpoints.json is damaged.
+	CheckpointsError string
 }
 
 // ListOptions filter ListInvocations.
@@ -301,6 +321,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.LastOutput = a.lastOutput(v.Record)
 			a.withLive(&v)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
+			v.CheckpointsError = a.checkpointsError(v.Record)
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -325,6 +346,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
+	v.CheckpointsError = a.checkpointsError(rec)
 	return v, nil
 }
 
@@ -361,47 +383,40 @@ func (a *App) StallThreshold() time.Duration {
 
 // DisplayStatus derives what a person should see for an invocation.
 func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) string {
-	if DeriveDisplay != nil {
-		return DeriveDisplay(a, r, lastOutput)
-	}
 	d, _, _, _ := a.derive(r, lastOutput)
 	return d
 }
-
-// DeriveDisplay, when set, replaces the display-status derivation.
-var DeriveDisplay func(a *App, r *store.InvocationRecord, lastOutput time.Time) string
 
 // derive computes, in the spec's order, lifecycle (the record, after
 // reconcile) → runner_status.json → the stream → the stall detector: the
 // display status (watch's vocabulary: starting, active, stalled, needs
 // input, ready to land, landed, discarded, failed) and, for a running
-// invocation, its live semantic status, summary and usage (from the
-// supervisor's logs/status.json: no log is parsed here). For a finished
-// one the record's final values stand (semantic is "" then).
-func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, usage *store.Usage) {
+// invocation, its live semantic status, summary and the supervisor's
+// logs/status.json (usage, session id: no log is parsed here). For a
+// finished one the record's final values stand (semantic is "" then).
+func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, live *runner.LiveStatus) {
 	in := stream.StatusInput{
-		Lifecycle:      r.Status,
-		LandingStatus:  store.Deref(r.LandingStatus),
-		ExitReason:     store.Deref(r.ExitReason),
-		ExitCode:       r.ExitCode,
-		LastOutputAt:   lastOutput,
-		Now:            a.Now(),
-		StallThreshold: a.StallThreshold(),
+		Lifecycle:       r.Status,
+		LandingStatus:   store.Deref(r.LandingStatus),
+		Semantic:        r.SemanticStatus,
+		SemanticSummary: r.SemanticSummary,
+		ExitReason:      store.Deref(r.ExitReason),
+		ExitCode:        r.ExitCode,
+		LastOutputAt:    lastOutput,
+		Now:             a.Now(),
+		StallThreshold:  a.StallThreshold(),
 	}
 	if r.Status == store.StatusRunning {
 		in.Runner, _ = stream.ReadRunnerStatus(r.SandboxPath)
-		if ls := runner.ReadLiveStatus(a.Store, r.InvocationID); ls != nil {
-			in.Stream = ls.State
-			if ls.State.Events > 0 {
-				usage = runner.UsageRecord(ls.Usage)
-			}
+		if live = runner.ReadLiveStatus(a.Store, r.InvocationID); live != nil {
+			in.Stream = live.State
 		}
 	}
 	st, sum := stream.DeriveStatus(in)
 	if r.Status == store.StatusRunning {
 		semantic, summary = st, sum
 	}
-	return displayOf(st), semantic, summary, usage
+	return displayOf(st), semantic, summary, live
 }
 
 // displayOf maps DeriveStatus's statuses to the display vocabulary: the
@@ -422,17 +437,16 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
-	if DeriveDisplay != nil {
-		v.Display = DeriveDisplay(a, v.Record, v.LastOutput)
-		return
-	}
-	d, sem, sum, usage := a.derive(v.Record, v.LastOutput)
+	d, sem, sum, live := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if sem != "" {
 		cp := *v.Record
 		cp.SemanticStatus, cp.SemanticSummary = sem, sum
-		if usage != nil {
-			cp.Usage = usage
+		if live != nil && live.State.Events > 0 {
+			cp.Usage = runner.UsageRecord(live.Usage)
+		}
+		if live != nil && live.SessionID != "" {
+			cp.SessionID = live.SessionID
 		}
 		v.Record = &cp
 	}

@@ -15,11 +15,9 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
-
-// MarkerRel is the integration marker, relative to a tree.
-const MarkerRel = ".agency/INTEGRATION_MARKER"
 
 // StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
 const StopGrace = 5 * time.Second
@@ -36,8 +34,9 @@ type Supervisor struct {
 	// Log is the supervisor's own log (supervisor.log).
 	Log io.Writer
 
-	lastOutput atomic.Int64 // unix nanos of the last chunk
-	timedOut   atomic.Bool
+	lastOutput  atomic.Int64 // unix nanos of the last chunk
+	timedOut    atomic.Bool
+	timeoutNote atomic.Pointer[string] // which limit stopped the run
 
 	// stopAtExit is the stop request the record held when the runner
 	// exited (exitNoted: it was read).
@@ -92,28 +91,28 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if filepath.Clean(rec.SandboxPath) != filepath.Clean(want) {
 		return s.failEarly(fmt.Sprintf("sandbox path %s is not the invocation's sandbox %s; refusing to run", rec.SandboxPath, want), store.ExitUnknown)
 	}
-	if _, err := os.Lstat(filepath.Join(rec.SandboxPath, MarkerRel)); err == nil {
+	if _, err := os.Lstat(store.MarkerPath(rec.SandboxPath)); err == nil {
 		return s.failEarly("the sandbox holds an integration marker; refusing to run a runner in an integration tree", store.ExitUnknown)
 	}
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
 		return s.failEarly("the sandbox tree is missing; refusing to run", store.ExitUnknown)
 	}
-	if setup, ok := s.Config.Get("agency.setup"); ok && setup != "" {
+	// agent start put the setup to run (agency.setup, or an approved
+	// project setup) in the record.
+	setup := rec.SetupScript
+	if setup == "" && rec.SetupSource == "" {
+		setup, _ = s.Config.Get("agency.setup")
+	}
+	if setup != "" {
 		if !s.runSetup(ctx, rec, setup) {
 			return nil
 		}
 	}
 	if rec.Mode == store.ModeHeaded {
-		if RunHeaded == nil {
-			return s.failEarly("headed runs are not supported by this build", store.ExitUnknown)
-		}
-		return RunHeaded(ctx, s, rec)
+		return runHeaded(ctx, s, rec)
 	}
 	return s.runHeadless(ctx, rec)
 }
-
-// RunHeaded runs a headed invocation in tmux (set by the tmux mode).
-var RunHeaded func(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) error
 
 // failEarly ends an invocation whose runner never started.
 func (s *Supervisor) failEarly(msg, reason string) error {
@@ -136,13 +135,25 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 }
 
 // AgentEnv is the environment of a runner or setup script: the user's,
-// less git's repository-pinning variables, plus AGENCY_*.
+// scrubbed as for every child (subproc.Scrub), plus AGENCY_*.
 func AgentEnv(rec *store.InvocationRecord) []string {
-	return append(gitcore.StripRepoEnv(os.Environ()),
+	return subproc.Scrub(os.Environ(), nil,
 		"AGENCY_INVOCATION_ID="+rec.InvocationID,
 		"AGENCY_WORKTREE_ID="+rec.IntegrationWorktreeID,
 		"AGENCY_SANDBOX="+rec.SandboxPath,
 	)
+}
+
+// SetupEnv is what Cursor and Codex give their setup scripts, so a
+// project's declared setup finds the same variables here: the user's own
+// checkout (the main worktree) as ROOT_WORKTREE_PATH and
+// CODEX_SOURCE_TREE_PATH, the new sandbox as CODEX_WORKTREE_PATH.
+func SetupEnv(root, sandbox string) []string {
+	return []string{
+		"ROOT_WORKTREE_PATH=" + root,
+		"CODEX_SOURCE_TREE_PATH=" + root,
+		"CODEX_WORKTREE_PATH=" + sandbox,
+	}
 }
 
 // runSetup runs agency.setup in the sandbox; it reports whether the runner
@@ -157,9 +168,10 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	if err == nil {
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
 		cmd.Dir = rec.SandboxPath
-		cmd.Env = AgentEnv(rec)
+		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		traced := subproc.Trace(cmd)
 		if err = cmd.Start(); err == nil {
 			// A stop or kill asked for during setup ends the setup: the
 			// request is in the record (the agent has no pid yet).
@@ -192,6 +204,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 				}
 			}()
 			err = cmd.Wait()
+			traced()
 			close(done)
 			select {
 			case stopped = <-asked:
@@ -237,19 +250,16 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	return false
 }
 
-// OutputHook, when set, receives every stdout chunk of a headless runner
-// after it was written to raw.jsonl (the stream parser plugs in here), and
-// is closed at the end.
+// OutputHook receives every stdout chunk of a headless runner after it was
+// written to raw.jsonl (the stream parser, newStreamHook), every stderr
+// chunk after stderr.log through Stderr's writer, and is closed at the end.
 type OutputHook interface {
 	io.Writer
+	Stderr() io.Writer
 	Close(rec *store.InvocationRecord)
 }
 
-// NewOutputHook builds the hook for an invocation (set by the stream
-// parser); nil means none.
-var NewOutputHook func(s *Supervisor, rec *store.InvocationRecord) OutputHook
-
-// BackgroundTask runs beside the runner (the checkpointer plugs in here):
+// BackgroundTask runs beside the runner (the checkpointer, newCheckpointTask):
 // Start is called once the runner runs; Stop after it exited, before the
 // final record is written.
 type BackgroundTask interface {
@@ -257,16 +267,8 @@ type BackgroundTask interface {
 	Stop(ctx context.Context)
 }
 
-// NewBackgroundTasks builds the tasks for an invocation.
-var NewBackgroundTasks []func(s *Supervisor, rec *store.InvocationRecord) BackgroundTask
-
 func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord) (stop func()) {
-	var tasks []BackgroundTask
-	for _, mk := range NewBackgroundTasks {
-		if t := mk(s, rec); t != nil {
-			tasks = append(tasks, t)
-		}
-	}
+	tasks := []BackgroundTask{newCheckpointTask(s, rec)}
 	tctx, cancel := context.WithCancel(ctx)
 	for _, t := range tasks {
 		t.Start(tctx)
@@ -323,20 +325,18 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	}
 	defer devnull.Close()
 
-	var hook OutputHook
-	if NewOutputHook != nil {
-		hook = NewOutputHook(s, rec)
-	}
+	hook := newStreamHook(s, rec)
 	cmd := exec.Command(rec.Command[0], rec.Command[1:]...)
 	cmd.Dir = rec.SandboxPath
 	cmd.Env = AgentEnv(rec)
 	cmd.Stdin = devnull
 	out := &chunkWriter{f: rawF, s: s}
+	errOut := &chunkWriter{f: errF, s: s}
 	if hook != nil {
-		out.hook = hook
+		out.hook, errOut.hook = hook, hook.Stderr()
 	}
 	cmd.Stdout = out
-	cmd.Stderr = &chunkWriter{f: errF, s: s}
+	cmd.Stderr = errOut
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A descendant that survives the runner (one that ignored SIGINT, or a
 	// background job) keeps stdout open: without a bound, Wait would wait
@@ -346,6 +346,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
 		return s.failEarly("stopped before the runner started", cur.StopRequested)
 	}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
@@ -377,6 +378,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		}
 	}()
 	waitErr := cmd.Wait()
+	traced()
 	close(done)
 	wg.Wait()
 	signal.Stop(sigs)
@@ -448,9 +450,18 @@ func (s *Supervisor) timeoutWhy(began, last time.Time) string {
 
 // timeoutFired records that a limit was passed.
 func (s *Supervisor) timeoutFired(why string) {
+	s.timeoutNote.Store(&why)
 	s.timedOut.Store(true)
 	s.logf("stopping the runner: %s", why)
 	s.event("timeout", map[string]any{"reason": why})
+}
+
+// timeoutReason says which limit stopped the run, "" if none did.
+func (s *Supervisor) timeoutReason() string {
+	if p := s.timeoutNote.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // stopGroup sends SIGINT to the runner's group, then SIGKILL after the
