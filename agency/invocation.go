@@ -159,6 +159,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		PromptPath:            opts.PromptPath,
 		IncludeUntracked:      !opts.NoIncludeUntracked,
 	}
+	if spec.Hooks == "claude" {
+		// Its hooks report its state to the supervisor (hook.json).
+		rec.Command = runner.WithClaudeHooks(rec.Command, SelfExe(), inv, runner.HookPath(a.Store, inv))
+	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
 		rec.WindowWidth, rec.WindowHeight = opts.WindowWidth, opts.WindowHeight
@@ -393,7 +397,7 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 		in.Runner, _ = stream.ReadRunnerStatus(r.SandboxPath)
 		if ls := runner.ReadLiveStatus(a.Store, r.InvocationID); ls != nil {
 			in.Stream = ls.State
-			if ls.State.Events > 0 {
+			if ls.State.Events > 0 && ls.Format != runner.HeadedFormat {
 				usage = runner.UsageRecord(ls.Usage)
 			}
 		}

@@ -115,7 +115,9 @@ type InvocationRecord struct {
 	Error            string  `json:"error,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
-	StopRequested   string        `json:"stop_requested,omitempty"`
+	StopRequested string `json:"stop_requested,omitempty"`
+	// SessionID is the runner's own session (claude) or thread (codex) id.
+	SessionID       string        `json:"session_id,omitempty"`
 	SemanticStatus  string        `json:"semantic_status,omitempty"`
 	SemanticSummary string        `json:"semantic_summary,omitempty"`
 	Usage           *Usage        `json:"usage,omitempty"`

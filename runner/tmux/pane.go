@@ -141,6 +141,16 @@ func (c *Client) CapturePane(ctx context.Context, target string) ([]byte, error)
 	return res.Stdout, nil
 }
 
+// CaptureScreen returns the pane's visible screen as text (no history, no
+// escape sequences, wrapped lines joined): what the user would see now.
+func (c *Client) CaptureScreen(ctx context.Context, target string) ([]byte, error) {
+	res, err := c.run(ctx, "capture-pane", "-p", "-J", "-t", target)
+	if err != nil {
+		return nil, err
+	}
+	return res.Stdout, nil
+}
+
 // PipePane appends everything the pane outputs from now on (raw, with
 // escape sequences) to logPath, an absolute path. It replaces any pipe the
 // pane already has (no -o: with -o a second call would toggle the pipe off).
