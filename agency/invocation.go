@@ -414,11 +414,12 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 // blocked, ready_for_review while still running, a failed turn) are all
 // "needs input"; working is "active".
 func displayOf(status string) string {
+	if runner.NeedsUser(status) {
+		return "needs input"
+	}
 	switch status {
 	case stream.StatusWorking, stream.StatusActive:
 		return "active"
-	case stream.StatusNeedsInput, stream.StatusBlocked, stream.StatusReadyForReview, stream.StatusError:
-		return "needs input"
 	}
 	return status // starting, stalled, ready to land, landed, discarded, failed, unknown
 }

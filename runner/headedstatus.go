@@ -193,6 +193,7 @@ type headedWatch struct {
 	hasPrompt bool
 	hookPath  string
 	panePath  string
+	sandbox   string
 
 	paneOff int64
 	osc     OSCScanner
@@ -223,7 +224,7 @@ func newHeadedWatch(s *Supervisor, client *tmux.Client, pane string, rec *store.
 	logs := s.Store.SandboxLogsDir(s.Invocation)
 	return &headedWatch{s: s, client: client, pane: pane, format: s.Spec.Format,
 		hasPrompt: rec.PromptSource != "", hookPath: filepath.Join(logs, HookFile),
-		panePath: filepath.Join(logs, PaneLog)}
+		panePath: filepath.Join(logs, PaneLog), sandbox: rec.SandboxPath}
 }
 
 // screenEvery is how often the screen is read for a dialog before the agent
@@ -247,6 +248,7 @@ func (w *headedWatch) tick(ctx context.Context) {
 		w.dialog = ""
 	}
 	w.publish()
+	w.s.checkWaiting(w.sandbox)
 }
 
 func (w *headedWatch) readHook() {
@@ -352,8 +354,7 @@ func (w *headedWatch) current() (state, summary string) {
 	return "", ""
 }
 
-// publish writes status.json when the combined state changed, and notifies
-// on entering needs input (once per entry).
+// publish writes status.json when the combined state changed.
 func (w *headedWatch) publish() {
 	state, summary := w.current()
 	if state == "" {
@@ -371,7 +372,6 @@ func (w *headedWatch) publish() {
 	if w.events > 0 && cmp == w.published {
 		return
 	}
-	entered := st.WaitingForUser && (w.events == 0 || !w.published.WaitingForUser)
 	w.events++
 	st.Events, st.LastEventAt = w.events, time.Now().UTC()
 	ls := LiveStatus{UpdatedAt: st.LastEventAt, Format: HeadedFormat, State: st}
@@ -380,11 +380,6 @@ func (w *headedWatch) publish() {
 		return
 	}
 	w.published = st
-	if entered {
-		w.s.logf("the agent needs input: %s", summary)
-		w.s.event("needs_input", map[string]any{"summary": summary})
-		w.s.notify(NotifyNeedsInput, "needs input", summary)
-	}
 }
 
 // final is the semantic status, summary, session id and usage of the

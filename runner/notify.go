@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -111,4 +112,54 @@ func RunNotify(ctx context.Context, command string, n Notification, rec *store.I
 		return err
 	}
 	return nil
+}
+
+// NeedsUser reports whether a status from stream.DeriveStatus wants a
+// person (displayed as "needs input"): the runner's or the stream's
+// needs_input, blocked, ready_for_review while still running, an error.
+func NeedsUser(status string) bool {
+	switch status {
+	case stream.StatusNeedsInput, stream.StatusBlocked, stream.StatusReadyForReview, stream.StatusError:
+		return true
+	}
+	return false
+}
+
+// waitingPoll is how often a headless run's status files are read for the
+// needs-input notification.
+const waitingPoll = 500 * time.Millisecond
+
+// checkWaiting reads what readers derive the live status from
+// (runner_status.json, logs/status.json) and, when the invocation enters
+// needs input, records a needs_input event and notifies (once per entry).
+func (s *Supervisor) checkWaiting(sandbox string) {
+	in := stream.StatusInput{Lifecycle: stream.LifecycleRunning}
+	in.Runner, _ = stream.ReadRunnerStatus(sandbox)
+	if ls := ReadLiveStatus(s.Store, s.Invocation); ls != nil {
+		in.Stream = ls.State
+	}
+	status, summary := stream.DeriveStatus(in)
+	waiting := NeedsUser(status)
+	was := s.waiting
+	s.waiting = waiting
+	if !waiting || was {
+		return
+	}
+	s.logf("the agent needs input: %s", summary)
+	s.event("needs_input", map[string]any{"summary": summary})
+	s.notify(NotifyNeedsInput, "needs input", summary)
+}
+
+// followWaiting calls checkWaiting until done is closed.
+func (s *Supervisor) followWaiting(sandbox string, done <-chan struct{}) {
+	t := time.NewTicker(waitingPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			s.checkWaiting(sandbox)
+		}
+	}
 }

@@ -44,8 +44,10 @@ type Supervisor struct {
 	stopAtExit string
 	exitNoted  bool
 
-	// notifyWG counts the notify commands still running.
+	// notifyWG counts the notify commands still running; waiting is
+	// whether the invocation was last seen needing input.
 	notifyWG sync.WaitGroup
+	waiting  bool
 }
 
 // noteExit reads the stop request as it stands when the runner has exited.
@@ -368,8 +370,9 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	stopTasks := s.startTasks(ctx, rec)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); s.watchdog(rpid, rstart, done) }()
+	go func() { defer wg.Done(); s.followWaiting(rec.SandboxPath, done) }()
 	// Forward a SIGTERM of the supervisor to the runner group.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
