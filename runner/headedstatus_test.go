@@ -201,8 +201,9 @@ func TestHookStateOf(t *testing.T) {
 	}{
 		{`{"hook_event_name":"SessionStart","source":"startup",` + sid + `}`, AgentActive, "session started", false, false, false},
 		{`{"hook_event_name":"UserPromptSubmit","prompt":"Create\nhello.txt",` + sid + `}`, AgentActive, "prompt: Create hello.txt", false, false, false},
-		{`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/tmp/x/hello.txt","content":"hi"},` + sid + `}`, AgentActive, "Write /tmp/x/hello.txt", false, false, false},
-		{`{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"/tmp/x/hello.txt"},` + sid + `}`, AgentNeedsInput, "permission: Write /tmp/x/hello.txt", false, false, false},
+		{`{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/tmp/x/hello.txt","content":"hi"},` + sid + `}`, AgentActive, "Write hello.txt", false, false, false},
+		{`{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"/tmp/x/sub/hello.txt"},` + sid + `}`, AgentNeedsInput, "permission: Write sub/hello.txt", false, false, false},
+		{`{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"/etc/passwd"},` + sid + `}`, AgentNeedsInput, "permission: Write /etc/passwd", false, false, false},
 		{`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"},` + sid + `}`, AgentNeedsInput, "permission: Bash rm -rf build", false, false, false},
 		{`{"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Write",` + sid + `}`, AgentNeedsInput, "Claude needs your permission to use Write", false, false, false},
 		{`{"hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input",` + sid + `}`, AgentNeedsInput, "Claude is waiting for your input", false, false, false},

@@ -95,6 +95,7 @@ func shQuote(s string) string {
 type hookInput struct {
 	Event      string          `json:"hook_event_name"`
 	SessionID  string          `json:"session_id"`
+	Cwd        string          `json:"cwd"`
 	ToolName   string          `json:"tool_name"`
 	ToolInput  json.RawMessage `json:"tool_input"`
 	Message    string          `json:"message"`
@@ -122,9 +123,9 @@ func HookStateOf(data []byte, now time.Time) (HookState, bool) {
 			hs.Summary = "working"
 		}
 	case "PreToolUse", "PostToolUse":
-		hs.State, hs.Summary = AgentActive, toolSummary(in.ToolName, in.ToolInput)
+		hs.State, hs.Summary = AgentActive, toolSummary(in.ToolName, in.ToolInput, in.Cwd)
 	case "PermissionRequest":
-		hs.State, hs.Summary = AgentNeedsInput, "permission: "+toolSummary(in.ToolName, in.ToolInput)
+		hs.State, hs.Summary = AgentNeedsInput, "permission: "+toolSummary(in.ToolName, in.ToolInput, in.Cwd)
 	case "Notification":
 		switch in.NotifyType {
 		case "permission_prompt", "idle_prompt", "elicitation_dialog":
@@ -183,14 +184,20 @@ func errorText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// toolSummary is "<tool> <its main argument>".
-func toolSummary(name string, input json.RawMessage) string {
+// toolSummary is "<tool> <its main argument>" (a path inside cwd relative
+// to it).
+func toolSummary(name string, input json.RawMessage, cwd string) string {
 	var in map[string]any
 	json.Unmarshal(input, &in)
 	arg := ""
 	for _, k := range []string{"file_path", "command", "path", "pattern", "url", "description"} {
 		if v, ok := in[k].(string); ok && v != "" {
 			arg = v
+			if k == "file_path" && cwd != "" && filepath.IsAbs(v) {
+				if r, err := filepath.Rel(cwd, v); err == nil && !strings.HasPrefix(r, "..") {
+					arg = r
+				}
+			}
 			break
 		}
 	}

@@ -1,0 +1,106 @@
+# Sourced by e2e/real.sh (its environment, mock, repository and helpers):
+# a HEADED real claude in tmux, offline.
+#   - the trust question → needs input (read from the screen); Enter trusts;
+#   - a permission prompt (--permission-mode default) → needs input, via
+#     the injected hooks; "1" approves → hello.txt is written;
+#   - the turn ends → needs input at its prompt, with its last message;
+#   - /exit → finished, with claude's session id;
+#   - agency.notify.command hears needs_input and finished.
+# Its own tmux server (TMUX_TMPDIR in the work directory), killed at the end.
+
+headed_claude() {
+  echo "== claude headed: trust, permission prompt, its prompt, /exit, notify"
+  command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
+  export TMUX_TMPDIR="$work/tmux"
+  unset TMUX TMUX_PANE
+  mkdir -p "$TMUX_TMPDIR"
+  # Onboarding done and the mock key approved; the repository NOT trusted.
+  cat >"$CLAUDE_CONFIG_DIR/.claude.json" <<JSON
+{"hasCompletedOnboarding": true, "customApiKeyResponses": {"approved": ["sk-mock-key"]}}
+JSON
+  git config --add agency.runner.claude.headedArg --permission-mode
+  git config --add agency.runner.claude.headedArg default
+  git config agency.notify.command "cat >> '$work/notify.jsonl'"
+  local inv
+  inv=$(git agency agent start -w feat --runner claude -d --prompt "Create hello.txt" </dev/null) ||
+    { fail "headed agent start"; return; }
+  local pane="=agency-$inv:"
+  local sb="$AGENCY_DATA_DIR"/repos/*/sandboxes/"$inv"
+  echo "  ($inv)"
+
+  # wait_show KEY REGEX SECONDS: agent show --json has "KEY": REGEX.
+  wait_show() {
+    local i
+    for i in $(seq $(($3 * 5))); do
+      git agency agent show "$inv" --json >"$work/show.json" 2>/dev/null
+      field "$work/show.json" "$1" "$2" && return 0
+      sleep 0.2
+    done
+    return 1
+  }
+  screen() { tmux capture-pane -p -t "$pane" 2>/dev/null; }
+
+  if wait_show semantic_summary '"claude asks whether to trust this folder.*' 30; then
+    pass "trust question → needs input"
+    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+    # 2.1.330 selects "No, exit" first: move to "Yes, I trust this folder".
+    if screen | grep -q '❯ No, exit'; then tmux send-keys -t "$pane" Down; sleep 0.3; fi
+    tmux send-keys -t "$pane" Enter
+  else
+    fail "trust question → needs input"; screen | sed 's/^/    /'
+  fi
+
+  if wait_show semantic_summary '"permission: Write hello.txt"' 30; then
+    pass "permission prompt → needs input (PermissionRequest hook)"
+    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+    expect "  … nothing written yet" sh -c "! test -e $sb/tree/hello.txt"
+    tmux send-keys -t "$pane" 1
+  else
+    fail "permission prompt → needs input"; screen | sed 's/^/    /'
+  fi
+
+  if wait_show semantic_summary '"Done: wrote the file."' 30; then
+    pass "turn done → needs input at its prompt (Stop hook, last message)"
+    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+    expect "  … hello.txt written after approval" sh -c "grep -qx 'hello from mock' $sb/tree/hello.txt"
+    tmux send-keys -t "$pane" -l /exit
+    sleep 0.5 # the slash-command menu opens on "/"; Enter picks /exit
+    tmux send-keys -t "$pane" Enter
+  else
+    fail "turn done → needs input"; screen | sed 's/^/    /'
+  fi
+
+  if wait_done "$inv" 30; then
+    pass "/exit → ended"
+    expect "  … status finished" field "$work/show.json" status '"finished"'
+    expect "  … exit_code 0" field "$work/show.json" exit_code 0
+    expect "  … semantic_status ready_for_review" field "$work/show.json" semantic_status '"ready_for_review"'
+    expect "  … session_id from its hooks" field "$work/show.json" session_id '"[0-9a-f-]{36}"'
+  else
+    fail "/exit → ended"; screen | sed 's/^/    /'
+    git agency agent kill "$inv" >/dev/null 2>&1
+  fi
+  expect "notify: needs_input (permission)" grep -q '"event":"needs_input","invocation_id":"'"$inv"'".*"summary":"permission: Write' "$work/notify.jsonl"
+  expect "notify: finished" grep -q '"event":"finished","invocation_id":"'"$inv"'"' "$work/notify.jsonl"
+  expect "notify: one needs_input per entry (trust, permission, turn end)" \
+    test "$(grep -c '"event":"needs_input","invocation_id":"'"$inv"'"' "$work/notify.jsonl")" = 3
+
+  # Trusted once (in a sandbox, claude records the repository): the next
+  # sandbox asks no trust question and goes straight to its permission prompt.
+  inv=$(git agency agent start -w feat --runner claude -d --prompt "Create hello.txt" </dev/null) ||
+    { fail "second headed agent start"; return; }
+  pane="=agency-$inv:"
+  if wait_show semantic_summary '"permission: Write hello.txt"' 30; then
+    pass "trusted once: the next sandbox goes straight to work"
+    expect "  … no trust question" sh -c "! grep '\"invocation_id\":\"$inv\"' '$work/notify.jsonl' | grep -q trust"
+  else
+    fail "trusted once: the next sandbox goes straight to work"; screen | sed 's/^/    /'
+  fi
+  git agency agent kill "$inv" >/dev/null 2>&1
+  wait_done "$inv" 30 >/dev/null
+
+  git config --unset agency.notify.command
+  git config --unset-all agency.runner.claude.headedArg
+  tmux kill-server 2>/dev/null
+  unset TMUX_TMPDIR
+}
