@@ -159,8 +159,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		PromptPath:            opts.PromptPath,
 		IncludeUntracked:      !opts.NoIncludeUntracked,
 	}
-	if spec.Hooks == "claude" {
-		// Its hooks report its state to the supervisor (hook.json).
+	if spec.Hooks == "claude" && !opts.Headless {
+		// Its hooks report its state to the supervisor (hook.json). Not
+		// headless: with -p only SessionStart, UserPromptSubmit and
+		// SessionEnd fire, which the stream already tells.
 		rec.Command = runner.WithClaudeHooks(rec.Command, SelfExe(), inv, runner.HookPath(a.Store, inv))
 	}
 	if mode == store.ModeHeaded {
