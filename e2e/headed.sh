@@ -1,5 +1,5 @@
 # Sourced by e2e/real.sh (its environment, mock, repository and helpers):
-# a HEADED real claude in tmux, offline.
+# HEADED real claude and codex in tmux, offline. headed_claude:
 #   - the trust question → needs input (read from the screen); Enter trusts;
 #   - a permission prompt (--permission-mode default) → needs input, via
 #     the injected hooks; "1" approves → hello.txt is written;
@@ -7,6 +7,19 @@
 #   - /exit → finished, with claude's session id;
 #   - agency.notify.command hears needs_input and finished.
 # Its own tmux server (TMUX_TMPDIR in the work directory), killed at the end.
+
+# wait_show KEY REGEX SECONDS: `agent show $inv --json` has "KEY": REGEX
+# (inv and pane are the caller's).
+wait_show() {
+  local i
+  for i in $(seq $(($3 * 5))); do
+    git agency agent show "$inv" --json >"$work/show.json" 2>/dev/null
+    field "$work/show.json" "$1" "$2" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+screen() { tmux capture-pane -p -t "$pane" 2>/dev/null; }
 
 headed_claude() {
   echo "== claude headed: trust, permission prompt, its prompt, /exit, notify"
@@ -28,17 +41,6 @@ JSON
   local sb="$AGENCY_DATA_DIR"/repos/*/sandboxes/"$inv"
   echo "  ($inv)"
 
-  # wait_show KEY REGEX SECONDS: agent show --json has "KEY": REGEX.
-  wait_show() {
-    local i
-    for i in $(seq $(($3 * 5))); do
-      git agency agent show "$inv" --json >"$work/show.json" 2>/dev/null
-      field "$work/show.json" "$1" "$2" && return 0
-      sleep 0.2
-    done
-    return 1
-  }
-  screen() { tmux capture-pane -p -t "$pane" 2>/dev/null; }
 
   if wait_show semantic_summary '"claude asks whether to trust this folder.*' 30; then
     pass "trust question → needs input"
@@ -103,4 +105,70 @@ JSON
   git config --unset-all agency.runner.claude.headedArg
   tmux kill-server 2>/dev/null
   unset TMUX_TMPDIR
+}
+
+# A HEADED real codex in tmux, offline: its folder-trust question and model
+# notice (no state reported yet: read from the screen) → needs input; its
+# OSC 7501 states → done is needs input at its prompt; /quit → finished,
+# with the thread id and usage from its last screen.
+headed_codex() {
+  echo "== codex headed: folder trust, model notice, OSC states, /quit"
+  command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
+  export TMUX_TMPDIR="$work/tmux"
+  unset TMUX TMUX_PANE
+  mkdir -p "$TMUX_TMPDIR"
+  # The TUI's background server must see the features exec is given as flags.
+  grep -q '^\[features\]' "$CODEX_HOME/config.toml" ||
+    printf '\n[features]\nplugins = false\nremote_plugin = false\napps = false\n' >>"$CODEX_HOME/config.toml"
+  git config agency.notify.command "cat >> '$work/notify.jsonl'"
+  local inv
+  inv=$(git agency agent start -w feat --runner codex -d --prompt "Create hello.txt" </dev/null) ||
+    { fail "headed codex start"; return; }
+  local pane="=agency-$inv:"
+  local sb="$AGENCY_DATA_DIR"/repos/*/sandboxes/"$inv"
+  echo "  ($inv)"
+
+  if wait_show semantic_summary '"codex asks whether to trust this folder"' 40; then
+    pass "folder trust → needs input"
+    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+    tmux send-keys -t "$pane" Enter
+  else
+    fail "folder trust → needs input"; screen | sed 's/^/    /'
+  fi
+  # The model notice comes with some versions only.
+  if wait_show semantic_summary '"codex asks: .*"' 10; then
+    pass "a dialog before any state (model notice) → needs input"
+    if screen | grep -q 'Use existing model'; then tmux send-keys -t "$pane" Down; sleep 0.3; fi
+    tmux send-keys -t "$pane" Enter
+  fi
+  if wait_show semantic_summary '"turn done; waiting at its prompt"' 40; then
+    pass "OSC done → needs input at its prompt"
+    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+    expect "  … hello.txt written" sh -c "grep -qx 'hello from mock' $sb/tree/hello.txt"
+    tmux send-keys -t "$pane" -l /quit
+    sleep 0.5
+    tmux send-keys -t "$pane" Enter
+  else
+    fail "OSC done → needs input"; screen | sed 's/^/    /'
+  fi
+  if wait_done "$inv" 30; then
+    pass "/quit → ended"
+    expect "  … status finished" field "$work/show.json" status '"finished"'
+    expect "  … semantic_status ready_for_review" field "$work/show.json" semantic_status '"ready_for_review"'
+    expect "  … session_id from 'codex resume <id>'" field "$work/show.json" session_id '"[0-9a-f-]{36}"'
+    expect "  … usage from its Token usage line" field "$work/show.json" input_tokens '[1-9][0-9]*'
+    expect "  … one turn" field "$work/show.json" turns 1
+  else
+    fail "/quit → ended"; screen | sed 's/^/    /'
+    git agency agent kill "$inv" >/dev/null 2>&1
+  fi
+  expect "notify: needs_input then finished" grep -q '"event":"finished","invocation_id":"'"$inv"'"' "$work/notify.jsonl"
+  git config --unset agency.notify.command
+  tmux kill-server 2>/dev/null
+  unset TMUX_TMPDIR
+  # codex leaves its app-server daemons (binaries under our CODEX_HOME).
+  local p
+  for p in /proc/[0-9]*; do
+    case $(readlink "$p/exe" 2>/dev/null) in "$CODEX_HOME"/*) kill "${p#/proc/}" 2>/dev/null;; esac
+  done
 }

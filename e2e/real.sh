@@ -178,6 +178,7 @@ esac
 # Headed runs (e2e/headed.sh): needs input from hooks and the screen, notify.
 . "$root/e2e/headed.sh"
 case ${AGENCY_E2E_ONLY:-headed} in claude|headed) headed_claude;; esac
+case ${AGENCY_E2E_ONLY:-headed} in codex|headed) headed_codex;; esac
 
 if [ "$fails" -gt 0 ]; then echo "e2e-real: $fails check(s) failed"; exit 1; fi
 echo "e2e-real: all checks passed"

@@ -116,8 +116,8 @@ var (
 	claudeTrustRE = regexp.MustCompile(`(?i)(one you trust\?|do you trust the files in this folder)`)
 	// A codex selection list: "› 1. …" with a confirm hint below.
 	codexSelectRE  = regexp.MustCompile(`(?m)^\s*›\s*1\.\s+\S`)
-	codexConfirmRE = regexp.MustCompile(`(?i)(enter(/esc)? (to )?confirm|press enter)`)
-	codexTrustRE   = regexp.MustCompile(`(?i)(trust the contents of this directory|allow codex to work in this folder|do you trust)`)
+	codexConfirmRE = regexp.MustCompile(`(?i)(\benter\b\S*( to)? (confirm|continue|select)|press enter)`)
+	codexTrustRE   = regexp.MustCompile(`(?i)(trust this folder\?|trust the contents of this directory|allow codex to work in this folder|do you trust)`)
 )
 
 // ScreenDialog finds on a screen (capture-pane text of the visible screen)
@@ -413,7 +413,7 @@ func (w *headedWatch) final(rec *store.InvocationRecord) (status, summary, sessi
 
 var (
 	resumeRE = regexp.MustCompile(`(?:claude --resume|codex resume)\s+([0-9A-Za-z][0-9A-Za-z-]{7,})`)
-	usageRE  = regexp.MustCompile(`Token usage: total=([\d,]+) input=([\d,]+)(?: \(\+ ([\d,]+) cached\))? output=([\d,]+)`)
+	usageRE  = regexp.MustCompile(`Token usage(?: so far)?: total=([\d,]+) input=([\d,]+)(?: \(\+ ([\d,]+) cached\))? output=([\d,]+)`)
 )
 
 // ResumeID is the session id a CLI printed on its last screen
@@ -427,7 +427,8 @@ func ResumeID(screen string) string {
 }
 
 // TokenUsage parses codex's `Token usage: total=… input=… (+ N cached)
-// output=… (reasoning N)` line (nil if there is none).
+// output=… (reasoning N)` line (`Token usage so far:` when its background
+// server keeps the thread; the last one counts; nil if there is none).
 func TokenUsage(screen string) *store.Usage {
 	m := usageRE.FindAllStringSubmatch(screen, -1)
 	if len(m) == 0 {

@@ -86,6 +86,11 @@ func TestResumeIDAndTokenUsageFromCodexScreen(t *testing.T) {
 	if id := ResumeID("Resume this session with:\nclaude --resume 9a4eac71-92d5-460c-abc3-0c6ecb9380ff\n"); id != "9a4eac71-92d5-460c-abc3-0c6ecb9380ff" {
 		t.Errorf("claude resume id %q", id)
 	}
+	// codex 0.169 when its background server keeps the thread
+	u = TokenUsage("To reconnect, run:\n  codex resume 01a20980-5639-7940-8bae-70db2faf944d\nToken usage so far: total=30 input=20 output=10\n")
+	if u == nil || u.InputTokens != 20 || u.OutputTokens != 10 {
+		t.Errorf("usage so far %+v", u)
+	}
 	if TokenUsage("nothing here") != nil || ResumeID("nothing") != "" {
 		t.Error("found usage or an id in nothing")
 	}
@@ -137,6 +142,26 @@ const (
 
   Press enter to continue
 `
+	// codex 0.169 in a fresh CODEX_HOME, in a sandbox of a repository.
+	codexFolderAccess = `
+  Folder access
+
+  /tmp/cx/data/repos/32ba3fe6d39c6fdb/sandboxes/20261123174104-a431/tree
+
+  Note: You’re in a subdirectory of a Git project. Trusting will apply to the
+  repository root:
+  /tmp/cx/repo
+
+  Trust this folder? Codex can read, edit, and run files here, subject to your
+  permission settings. Folder settings can run code automatically, even
+  without a model request. Continue only if you trust these files. Your trust
+  decision will be saved.
+
+› 1. Trust and continue
+  2. Back to Agent Command Center
+
+  enter continue · esc back
+`
 	claudeTrust = `
  Accessing workspace:
 
@@ -171,6 +196,8 @@ func TestScreenDialog(t *testing.T) {
 		{"claude at its prompt", stream.FormatClaude, claudeIdle, ""},
 		{"codex model notice", stream.FormatCodex, codexModelNotice, "codex asks: Meet GPT-6 Sol"},
 		{"codex trust", stream.FormatCodex, codexTrust, "codex asks whether to trust this folder"},
+		{"codex folder access (0.169)", stream.FormatCodex, codexFolderAccess, "codex asks whether to trust this folder"},
+		{"codex at its prompt", stream.FormatCodex, "  >_ OpenAI Codex (v0.169.0)\n\n› Ask Codex to do anything\n\n  ? for shortcuts\n", ""},
 		{"codex trust screen for claude", stream.FormatClaude, codexModelNotice, ""},
 		{"no format", "", claudeTrust, ""},
 	} {
