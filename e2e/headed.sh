@@ -141,8 +141,8 @@ headed_codex() {
     if screen | grep -q 'Use existing model'; then tmux send-keys -t "$pane" Down; sleep 0.3; fi
     tmux send-keys -t "$pane" Enter
   fi
-  if wait_show semantic_summary '"turn done; waiting at its prompt"' 40; then
-    pass "OSC done → needs input at its prompt"
+  if wait_show semantic_summary '"Done: wrote the file."' 40; then
+    pass "OSC done → needs input at its prompt, with its last message"
     expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
     expect "  … hello.txt written" sh -c "grep -qx 'hello from mock' $sb/tree/hello.txt"
     tmux send-keys -t "$pane" -l /quit

@@ -184,6 +184,22 @@ func codexPermissionSummary(screen string) string {
 	return "codex asks for permission"
 }
 
+// codexLastMessage is the last bullet ("• …") above codex's "Worked for"
+// line: its final message of the turn ("" if the screen has none).
+func codexLastMessage(screen string) string {
+	last := ""
+	for _, l := range strings.Split(screen, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "Worked for") {
+			return summaryText(last)
+		}
+		if strings.HasPrefix(l, "• ") {
+			last = strings.TrimPrefix(l, "• ")
+		}
+	}
+	return ""
+}
+
 // headedWatch follows a headed agent's own reports while it runs.
 type headedWatch struct {
 	s         *Supervisor
@@ -239,16 +255,26 @@ func (w *headedWatch) tick(ctx context.Context) {
 		w.hook == nil && w.oscState == "" && time.Since(w.lastCapture) >= screenEvery {
 		w.lastCapture = time.Now()
 		w.dialog = ""
-		if scr, err := w.client.CaptureScreen(ctx, w.pane); err == nil {
-			if d, ok := ScreenDialog(w.format, string(scr)); ok {
-				w.dialog = d.Summary
-			}
+		if d, ok := ScreenDialog(w.format, w.screen(ctx)); ok {
+			w.dialog = d.Summary
 		}
 	} else if w.hook != nil || w.oscState != "" {
 		w.dialog = ""
 	}
 	w.publish()
 	w.s.checkWaiting(w.sandbox)
+}
+
+// screen is the pane's visible screen ("" if it cannot be read).
+func (w *headedWatch) screen(ctx context.Context) string {
+	if w.client == nil {
+		return ""
+	}
+	scr, err := w.client.CaptureScreen(ctx, w.pane)
+	if err != nil {
+		return ""
+	}
+	return string(scr)
 }
 
 func (w *headedWatch) readHook() {
@@ -316,15 +342,15 @@ func (w *headedWatch) applyOSC(st OSCState) {
 	case "blocked":
 		w.oscState, w.oscSummary = AgentNeedsInput, "codex is blocked"
 		if st.Kind == "permission" {
-			w.oscSummary = "codex asks for permission"
-			if scr, err := w.client.CaptureScreen(context.Background(), w.pane); err == nil {
-				w.oscSummary = codexPermissionSummary(string(scr))
-			}
+			w.oscSummary = codexPermissionSummary(w.screen(context.Background()))
 		}
 	case "done":
 		w.turns++
 		w.turnDone = true
 		w.oscState, w.oscSummary = AgentNeedsInput, "turn done; waiting at its prompt"
+		if msg := codexLastMessage(w.screen(context.Background())); msg != "" {
+			w.oscSummary, w.lastMsg = msg, msg
+		}
 	case "idle":
 		if w.hasPrompt && !w.sawWorking {
 			w.oscState, w.oscSummary = AgentActive, "starting"

@@ -217,6 +217,29 @@ func TestScreenDialog(t *testing.T) {
 	}
 }
 
+func TestCodexLastMessage(t *testing.T) {
+	scr := `  >_ OpenAI Codex (v0.169.0)
+
+› Create hello.txt
+
+• Added hello.txt (+1 -0)
+    1 +hello from mock
+    + Show details
+
+• Done: wrote the file.
+
+  Worked for <1s • 17:42
+
+› Ask Codex to do anything
+`
+	if got := codexLastMessage(scr); got != "Done: wrote the file." {
+		t.Errorf("got %q", got)
+	}
+	if got := codexLastMessage("› Ask Codex to do anything\n"); got != "" {
+		t.Errorf("got %q", got)
+	}
+}
+
 func TestHookStateOf(t *testing.T) {
 	now := time.Date(2026, 11, 23, 15, 0, 0, 0, time.UTC)
 	sid := `"session_id":"9a4eac71-92d5-460c-abc3-0c6ecb9380ff","cwd":"/tmp/x","transcript_path":"/tmp/t.jsonl"`
@@ -314,9 +337,6 @@ func TestHeadedWatchCodexReplay(t *testing.T) {
 	var sc OSCScanner
 	data, _ := os.ReadFile("testdata/hx2.pane.log")
 	for _, st := range sc.Feed(data) {
-		if st.State == "blocked" {
-			st.Kind = "" // no tmux here: skip the screen read
-		}
 		w.applyOSC(st)
 		s, _ := w.current()
 		seen = append(seen, s)
