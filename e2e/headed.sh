@@ -21,26 +21,39 @@ wait_show() {
 }
 screen() { tmux capture-pane -p -t "$pane" 2>/dev/null; }
 
-headed_claude() {
-  echo "== claude headed: trust, permission prompt, its prompt, /exit, notify"
-  command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
+# start_headed RUNNER: a headed run of "Create hello.txt" on a tmux server
+# of its own, with a notify command appending to notify.jsonl; sets the
+# caller's inv, pane and sb.
+start_headed() {
   export TMUX_TMPDIR="$work/tmux"
   unset TMUX TMUX_PANE
   mkdir -p "$TMUX_TMPDIR"
+  git config agency.notify.command "cat >> '$work/notify.jsonl'"
+  inv=$(git agency agent start -w feat --runner "$1" -d --prompt "Create hello.txt" </dev/null) ||
+    { fail "headed $1: agent start"; return 1; }
+  pane="=agency-$inv:"
+  sb="$AGENCY_DATA_DIR/repos/*/sandboxes/$inv"
+  echo "  ($inv)"
+}
+
+# end_headed: the notify command and the tmux server go.
+end_headed() {
+  git config --unset agency.notify.command
+  tmux kill-server 2>/dev/null
+  unset TMUX_TMPDIR
+}
+
+headed_claude() {
+  echo "== claude headed: trust, permission prompt, its prompt, /exit, notify"
+  command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
   # Onboarding done and the mock key approved; the repository NOT trusted.
   cat >"$CLAUDE_CONFIG_DIR/.claude.json" <<JSON
 {"hasCompletedOnboarding": true, "customApiKeyResponses": {"approved": ["sk-mock-key"]}}
 JSON
   git config --add agency.runner.claude.headedArg --permission-mode
   git config --add agency.runner.claude.headedArg default
-  git config agency.notify.command "cat >> '$work/notify.jsonl'"
-  local inv
-  inv=$(git agency agent start -w feat --runner claude -d --prompt "Create hello.txt" </dev/null) ||
-    { fail "headed agent start"; return; }
-  local pane="=agency-$inv:"
-  local sb="$AGENCY_DATA_DIR"/repos/*/sandboxes/"$inv"
-  echo "  ($inv)"
-
+  local inv pane sb
+  start_headed claude || return
 
   if wait_show semantic_summary '"claude asks whether to trust this folder.*' 30; then
     pass "trust question → needs input"
@@ -101,10 +114,8 @@ JSON
   git agency agent kill "$inv" >/dev/null 2>&1
   wait_done "$inv" 30 >/dev/null
 
-  git config --unset agency.notify.command
   git config --unset-all agency.runner.claude.headedArg
-  tmux kill-server 2>/dev/null
-  unset TMUX_TMPDIR
+  end_headed
 }
 
 # A HEADED real codex in tmux, offline: its folder-trust question and model
@@ -114,19 +125,11 @@ JSON
 headed_codex() {
   echo "== codex headed: folder trust, model notice, OSC states, /quit"
   command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
-  export TMUX_TMPDIR="$work/tmux"
-  unset TMUX TMUX_PANE
-  mkdir -p "$TMUX_TMPDIR"
   # The TUI's background server must see the features exec is given as flags.
   grep -q '^\[features\]' "$CODEX_HOME/config.toml" ||
     printf '\n[features]\nplugins = false\nremote_plugin = false\napps = false\n' >>"$CODEX_HOME/config.toml"
-  git config agency.notify.command "cat >> '$work/notify.jsonl'"
-  local inv
-  inv=$(git agency agent start -w feat --runner codex -d --prompt "Create hello.txt" </dev/null) ||
-    { fail "headed codex start"; return; }
-  local pane="=agency-$inv:"
-  local sb="$AGENCY_DATA_DIR"/repos/*/sandboxes/"$inv"
-  echo "  ($inv)"
+  local inv pane sb
+  start_headed codex || return
 
   if wait_show semantic_summary '"codex asks whether to trust this folder"' 40; then
     pass "folder trust → needs input"
@@ -163,9 +166,7 @@ headed_codex() {
     git agency agent kill "$inv" >/dev/null 2>&1
   fi
   expect "notify: needs_input then finished" grep -q '"event":"finished","invocation_id":"'"$inv"'"' "$work/notify.jsonl"
-  git config --unset agency.notify.command
-  tmux kill-server 2>/dev/null
-  unset TMUX_TMPDIR
+  end_headed
   # codex leaves its app-server daemons (binaries under our CODEX_HOME).
   local p
   for p in /proc/[0-9]*; do
