@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -51,10 +52,10 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	}
 
 	// tmux
-	if p, err := exec.LookPath("tmux"); err != nil {
+	if p, err := tmux.Available(); err != nil {
 		add("tmux", LevelWarn, "install tmux 3.2+ for headed agents; headless agents (--headless) do not need it", "", "tmux not found: only headless agents can run")
 	} else {
-		add("tmux", LevelOK, "", p, "%s", programVersion(ctx, p, "-V"))
+		add("tmux", LevelOK, "", p, "%s", tmuxVersion(ctx))
 	}
 
 	// runners
@@ -84,6 +85,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 
 	// data dir
 	a.checkDataDir(add)
+	a.checkRelink(add)
 
 	// records
 	wts, err := a.Store.ScanWorktrees()
@@ -113,6 +115,9 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	}
 	records := map[string]*store.InvocationRecord{}
 	for _, e := range invs {
+		if e.Broken && os.IsNotExist(e.Err) {
+			continue // no meta.json: a leftover (checkLeftovers)
+		}
 		if e.Broken {
 			records[e.ID] = nil
 			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "invocation record %s is broken: %v", e.ID, e.Err)
@@ -173,6 +178,8 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 			}
 		}
 	}
+	a.checkLeftovers(add)
+	a.checkRecordFiles(add, invs)
 	problems := 0
 	for _, f := range out {
 		if f.Level == LevelProblem {
@@ -183,6 +190,56 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 		add("records", LevelOK, "", a.Store.RepoDir(), "%d worktree(s), %d invocation(s), no leftovers", len(wts), len(invs))
 	}
 	return out
+}
+
+// checkRelink reports a relink this command made (or could not make).
+func (a *App) checkRelink(add func(check, level, hint, path, format string, args ...any)) {
+	r := a.Relinked
+	if r == nil {
+		return
+	}
+	if r.Err != nil {
+		add("repository", LevelProblem, "fix the cause, then run 'git agency doctor' again: it retries the relink", a.Repo.CommonDir,
+			"this repository moved from %s, and relinking its records failed: %v", r.From, r.Err)
+		return
+	}
+	add("repository", LevelWarn, "", a.Repo.CommonDir,
+		"this repository moved from %s: its records were relinked and %d worktree(s) repaired", r.From, len(r.Repaired))
+}
+
+// checkLeftovers reports what killed writers left (see leftovers); gc
+// removes it.
+func (a *App) checkLeftovers(add func(check, level, hint, path, format string, args ...any)) {
+	for _, l := range a.leftovers() {
+		what := "temp file"
+		if l.Kind == GCInvocationDir {
+			what = "invocation directory " + l.Invocation
+		}
+		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
+	}
+}
+
+// checkRecordFiles reports records that do not decode: repo.json, each
+// sandbox's checkpoints.json (checkpoints fail while it is damaged) and
+// each invocation's events.jsonl (garbage or cut lines).
+func (a *App) checkRecordFiles(add func(check, level, hint, path, format string, args ...any), invs []store.InvocationEntry) {
+	var rr store.RepoRecord
+	if err := store.ReadJSON(a.Store.RepoJSONPath(), &rr); err != nil && !os.IsNotExist(err) {
+		add("records", LevelProblem, "remove it: the next command writes it again", a.Store.RepoJSONPath(), "repo.json is damaged: %v", err)
+	}
+	sbs, _ := store.ReadDirNames(a.Store.SandboxesDir())
+	for _, id := range sbs {
+		if _, err := a.Store.ReadCheckpoints(id); err != nil {
+			add("records", LevelProblem, "checkpoints of "+id+" fail until it is fixed: repair it, or move it aside (the snapshot refs stay and are listed)",
+				a.Store.CheckpointsPath(id), "checkpoints.json of %s is damaged: %v", id, err)
+		}
+	}
+	for _, e := range invs {
+		if n, err := a.Store.DamagedEventLines(e.ID); err == nil && n > 0 {
+			add("records", LevelWarn, "the damaged lines are skipped when reading; later events are appended on fresh lines",
+				a.Store.EventsPath(e.ID), "events.jsonl of %s has %d damaged line(s)", e.ID, n)
+		}
+	}
 }
 
 func (a *App) checkDataDir(add func(check, level, hint, path, format string, args ...any)) {
@@ -206,42 +263,45 @@ func (a *App) checkDataDir(add func(check, level, hint, path, format string, arg
 	add("data_dir", LevelOK, "", dir, "data directory %s (writable, private)", a.Store.DataDir)
 }
 
+// tmuxWait bounds each tmux call of doctor and gc.
+const tmuxWait = 5 * time.Second
+
 // sessionIsOurs tells whether a tmux session's pane runs in this
 // repository's sandboxes.
 func (a *App) sessionIsOurs(ctx context.Context, session string) bool {
-	out, err := tmuxOutput(ctx, "display-message", "-p", "-t", session, "#{pane_current_path}")
+	ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	dir, err := TmuxClient().PaneCurrentPath(ctx, tmux.PaneTarget(session))
 	if err != nil {
 		return false
 	}
-	return inside(a.Store.SandboxesDir(), strings.TrimSpace(out))
+	return inside(a.Store.SandboxesDir(), dir)
 }
 
-// tmuxSessions lists the sessions named agency-* on the user's tmux server
-// (none when tmux or its server is absent).
+// tmuxSessions lists the sessions named agency-* on git-agency's tmux
+// server (none when tmux or its server is absent), whatever $TMUX says.
 func tmuxSessions(ctx context.Context) []string {
-	out, err := tmuxOutput(ctx, "list-sessions", "-F", "#{session_name}")
-	if err != nil {
+	if _, err := tmux.Available(); err != nil {
 		return nil
 	}
-	var list []string
-	for _, s := range strings.Split(out, "\n") {
-		if strings.HasPrefix(s, "agency-") {
-			list = append(list, s)
-		}
+	ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	list, err := TmuxClient().ListSessions(ctx, "agency-")
+	if err != nil {
+		return nil
 	}
 	return list
 }
 
-func tmuxOutput(ctx context.Context, args ...string) (string, error) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+// tmuxVersion is `tmux -V` (bounded in time), or "tmux (version unknown)".
+func tmuxVersion(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", args...)
-	cmd.Env = os.Environ()
-	b, err := cmd.Output()
-	return string(b), err
+	v, err := TmuxClient().Version(ctx)
+	if err != nil || v == "" {
+		return "tmux (version unknown)"
+	}
+	return v
 }
 
 // programVersion is the first line of `prog flag` (bounded in time), or

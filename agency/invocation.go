@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -65,7 +66,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	}
 	if !HasMarker(wt.TreePath) {
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
-			"worktree %q has no integration marker at %s", wt.Name, MarkerPath(wt.TreePath))
+			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
 	spec, err := runner.Lookup(a.Config, opts.Runner)
 	if err != nil {
@@ -95,6 +96,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	if opts.Headless && opts.Prompt == "" {
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
+	}
+	// An id has a fixed length, so a placeholder's path measures the same.
+	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
+		return nil, err
 	}
 	maxActive, ok := a.Config.Int("agency.maxActive", 0)
 	if !ok {
@@ -224,9 +229,11 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
 	}
+	traced()
 	pid := cmd.Process.Pid
 	st, _ := runner.StartTime(pid)
 	rec.SupervisorPID = &pid
@@ -276,6 +283,9 @@ type InvocationView struct {
 	Display string
 	// LastOutput is the freshest output time (record or log mtimes).
 	LastOutput time.Time
+	// CheckpointsError says why checkpoints fail ("" when they do not):
+	// checkpoints.json is damaged.
+	CheckpointsError string
 }
 
 // ListOptions filter ListInvocations.
@@ -308,6 +318,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.LastOutput = a.lastOutput(v.Record)
 			a.withLive(&v)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
+			v.CheckpointsError = a.checkpointsError(v.Record)
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -332,6 +343,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
+	v.CheckpointsError = a.checkpointsError(rec)
 	return v, nil
 }
 
@@ -368,15 +380,9 @@ func (a *App) StallThreshold() time.Duration {
 
 // DisplayStatus derives what a person should see for an invocation.
 func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) string {
-	if DeriveDisplay != nil {
-		return DeriveDisplay(a, r, lastOutput)
-	}
 	d, _, _, _ := a.derive(r, lastOutput)
 	return d
 }
-
-// DeriveDisplay, when set, replaces the display-status derivation.
-var DeriveDisplay func(a *App, r *store.InvocationRecord, lastOutput time.Time) string
 
 // derive computes, in the spec's order, lifecycle (the record, after
 // reconcile) → runner_status.json → the stream → the stall detector: the
@@ -430,10 +436,6 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
-	if DeriveDisplay != nil {
-		v.Display = DeriveDisplay(a, v.Record, v.LastOutput)
-		return
-	}
 	d, sem, sum, usage := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if sem != "" {

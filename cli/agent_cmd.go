@@ -10,9 +10,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -46,13 +47,28 @@ type AgentStartCmd struct {
 // StartFlags are agent start's flags after --worktree, shared with `run` so
 // the two never drift apart.
 type StartFlags struct {
-	Runner             string  `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
-	Headless           bool    `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
-	Prompt             string  `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
-	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
-	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
-	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	Runner             string    `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
+	Headless           bool      `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
+	Prompt             RawString `xor:"prompt" placeholder:"STRING" help:"The prompt (passed to the runner as one argument, never through a shell)."`
+	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
+	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
+	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
+	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+}
+
+// RawString is a flag value taken byte for byte: kong's own string
+// decoding goes through JSON, which turns bytes that are not UTF-8 into
+// U+FFFD.
+type RawString string
+
+// Decode takes the next token as is.
+func (r *RawString) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Pop()
+	if t.IsEOL() {
+		return fmt.Errorf("missing value")
+	}
+	*r = RawString(fmt.Sprint(t.Value))
+	return nil
 }
 
 func (c *AgentStartCmd) Run(env *Env) error {
@@ -73,14 +89,14 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	switch {
 	case c.Prompt != "":
-		opts.Prompt, opts.PromptSource = c.Prompt, "flag"
+		opts.Prompt, opts.PromptSource = string(c.Prompt), "flag"
 	case c.PromptFile != "":
-		data, err := os.ReadFile(c.PromptFile)
+		data, err := agency.ReadPromptFile(c.PromptFile)
 		if err != nil {
-			return errs.IO("read", c.PromptFile, err)
+			return err
 		}
 		abs, _ := filepath.Abs(c.PromptFile)
-		opts.Prompt, opts.PromptSource, opts.PromptPath = string(data), "file", abs
+		opts.Prompt, opts.PromptSource, opts.PromptPath = data, "file", abs
 	case c.Headless:
 		p, err := promptFromEditor(env, a)
 		if err != nil {
@@ -100,18 +116,10 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return nil
 	}
 	if rec.Mode == store.ModeHeaded {
-		if AttachHeaded == nil {
-			return nil
-		}
-		return AttachHeaded(env, a, rec)
+		return attachHeaded(env, a, rec)
 	}
-	// Readable lines for a person, the runner's own output for a pipe.
-	return followInvocation(env, a, rec.InvocationID, true, true, env.StdoutTTY)
+	return followInvocation(env, a, rec.InvocationID, true, true, agency.LogReadable)
 }
-
-// AttachHeaded attaches the terminal to a headed invocation (set by the
-// tmux mode).
-var AttachHeaded func(env *Env, a *agency.App, rec *store.InvocationRecord) error
 
 // promptFromEditor opens $EDITOR on a temp file for the prompt.
 func promptFromEditor(env *Env, a *agency.App) (string, error) {
@@ -130,87 +138,38 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 	if err := runEditor(env, editor, path); err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", errs.IO("read", path, err)
-	}
-	return string(data), nil
+	return agency.ReadPromptFile(path)
 }
 
-// followInvocation streams an invocation's output until it ends, then
-// returns its exit code as an ExitError. Ctrl-C stops the agent (twice:
-// kills it). stopOnInterrupt is false for `logs --follow`, where Ctrl-C
-// just stops following. pretty follows the normalised stream as readable
-// lines when the runner has one, else the runner's own output.
-func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent, pretty bool) error {
-	logs := a.Store.SandboxLogsDir(inv)
-	rec, err := a.Store.ReadInvocation(inv)
-	if err != nil {
-		return errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
-	}
-	out := &tailer{path: filepath.Join(logs, rawLog(rec)), w: env.Stdout}
-	if pretty && hasStream(a, rec) {
-		out = &tailer{path: filepath.Join(logs, streamLog), w: &lineRenderer{w: env.Stdout}}
-	}
-	errT := &tailer{path: filepath.Join(logs, "stderr.log"), w: env.Stderr}
-	var sigs chan os.Signal
+// followInvocation prints an invocation's output until it ends (agency's
+// Follow), then returns its exit code as an ExitError. Ctrl-C stops the
+// agent (twice: kills it). stopOnInterrupt is false for `logs --follow`,
+// where Ctrl-C just stops following.
+func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool, kind agency.LogKind) error {
+	o := agency.FollowOptions{Stdout: env.Stdout, Stderr: env.Stderr, Kind: kind}
 	if stopOnInterrupt {
-		sigs = make(chan os.Signal, 2)
+		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
 		defer signal.Stop(sigs)
+		o.Interrupts = sigs
 	}
-	interrupts := 0
-	var lastInterrupt time.Time
-	for {
-		n := out.poll() + errT.poll()
-		rec, err := a.Store.ReadInvocation(inv)
-		if err != nil {
-			return errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
+	rec, err := a.Follow(env.Ctx, inv, o)
+	if err != nil {
+		if env.Ctx.Err() == nil {
+			return err
 		}
-		rec = a.Reconcile(env.Ctx, rec)
-		if !agency.Active(rec) && n == 0 {
-			out.poll()
-			errT.poll()
-			if rec.Error != "" {
-				// A setup or start failure, or a supervisor that died:
-				// the agent's own output may say nothing of it.
-				fmt.Fprintf(env.Stderr, "agent %s: %s\n", inv, rec.Error)
-			}
-			if !exitWithAgent {
-				return nil
-			}
-			return agentExit(rec)
+		// SIGTERM: stop following quietly (the agent runs on under its
+		// supervisor). A followed start exits as a process killed by
+		// SIGTERM would.
+		if exitWithAgent {
+			return &ExitError{Code: 128 + int(syscall.SIGTERM)}
 		}
-		select {
-		case <-sigs:
-			// Run as `git agency`, one Ctrl-C arrives twice: from the
-			// terminal and again from git, which passes it on to its
-			// child. Presses closer than a second count as one.
-			if time.Since(lastInterrupt) < time.Second {
-				continue
-			}
-			lastInterrupt = time.Now()
-			interrupts++
-			kill := interrupts > 1
-			if kill {
-				fmt.Fprintln(env.Stderr, "killing the agent…")
-			} else {
-				fmt.Fprintln(env.Stderr, "stopping the agent… (Ctrl-C again to kill it)")
-			}
-			if _, err := a.Stop(env.Ctx, rec, kill, 0); err != nil && !errs.Is(err, errs.ENotRunning) {
-				return err
-			}
-		case <-env.Ctx.Done():
-			// SIGTERM: stop following quietly (the agent runs on under
-			// its supervisor). A followed start exits as a process
-			// killed by SIGTERM would.
-			if exitWithAgent {
-				return &ExitError{Code: 128 + int(syscall.SIGTERM)}
-			}
-			return nil
-		case <-time.After(100 * time.Millisecond):
-		}
+		return nil
 	}
+	if !exitWithAgent {
+		return nil
+	}
+	return agentExit(rec)
 }
 
 // agentExit turns a final record into the command's exit status.
@@ -230,27 +189,6 @@ func agentExit(rec *store.InvocationRecord) error {
 	return nil
 }
 
-// tailer copies what was appended to a file since the last poll.
-type tailer struct {
-	path string
-	w    io.Writer
-	off  int64
-}
-
-func (t *tailer) poll() int {
-	f, err := os.Open(t.path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
-		return 0
-	}
-	n, _ := io.Copy(t.w, f)
-	t.off += n
-	return int(n)
-}
-
 // AgentLsCmd is `agent ls`.
 type AgentLsCmd struct {
 	JSONFlag
@@ -259,8 +197,9 @@ type AgentLsCmd struct {
 
 type invocationJSON struct {
 	*store.InvocationRecord
-	DisplayStatus string `json:"display_status"`
-	WorktreeName  string `json:"worktree_name,omitempty"`
+	DisplayStatus    string `json:"display_status"`
+	WorktreeName     string `json:"worktree_name,omitempty"`
+	CheckpointsError string `json:"checkpoints_error,omitempty"`
 }
 
 type brokenInvocationJSON struct {
@@ -296,7 +235,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID]})
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError})
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -307,7 +246,11 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			continue
 		}
 		r := v.Record
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), lsSummary(r))
+		summary := lsSummary(r)
+		if v.CheckpointsError != "" {
+			summary = "checkpoints failing (see 'git agency doctor')"
+		}
+		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), summary)
 	}
 	t.flush()
 	return nil
@@ -352,7 +295,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name})
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError})
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -418,6 +361,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	if r.Error != "" {
 		p("error", r.Error)
 	}
+	if v.CheckpointsError != "" {
+		p("checkpoints", v.CheckpointsError)
+	}
 	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
 }
 
@@ -470,21 +416,19 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Follow && !c.Stderr {
-		return followInvocation(env, a, rec.InvocationID, false, false, !c.Raw)
-	}
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.
-	var w io.Writer = env.Stdout
-	name := rawLog(rec)
+	kind := agency.LogReadable
 	switch {
 	case c.Stderr:
-		name = "stderr.log"
-	case !c.Raw && hasStream(a, rec):
-		name, w = streamLog, &lineRenderer{w: env.Stdout}
+		kind = agency.LogStderr
+	case c.Raw:
+		kind = agency.LogRaw
 	}
-	t := &tailer{path: filepath.Join(a.Store.SandboxLogsDir(rec.InvocationID), name), w: w}
-	t.poll()
+	if c.Follow && !c.Stderr {
+		return followInvocation(env, a, rec.InvocationID, false, false, kind)
+	}
+	a.CopyLogs(rec, kind, env.Stdout, env.Stderr)
 	return nil
 }
 
@@ -524,19 +468,5 @@ func (c *SuperviseCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	rec, err := a.Store.ReadInvocation(c.Invocation)
-	if err != nil {
-		return errs.StoreCorrupt(a.Store.InvocationMetaPath(c.Invocation), err)
-	}
-	spec, err := runner.Lookup(a.Config, rec.Runner)
-	if err != nil {
-		spec = runner.Spec{Name: rec.Runner}
-	}
-	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: c.Invocation,
-		LockTimeout: a.LockTimeout, Spec: spec, Log: env.Stderr}
-	// The supervisor is in its own session; a stray SIGINT must not kill
-	// it. Notify, not Ignore: an ignored signal would be inherited by the
-	// runner, which then could not be stopped.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT)
-	return s.Run(env.Ctx)
+	return a.Supervise(env.Ctx, c.Invocation, env.Stderr)
 }

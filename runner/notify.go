@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/store"
 )
@@ -97,7 +98,7 @@ func RunNotify(ctx context.Context, command string, n Notification, rec *store.I
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	err = subproc.Run(cmd)
 	if ctx.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("timed out after %s", timeout)
 	}

@@ -95,10 +95,6 @@ func Semantic(rs *stream.RunnerStatus, st stream.StreamState, ended bool) (statu
 	return "", last
 }
 
-func init() {
-	NewOutputHook = newStreamHook
-}
-
 // streamHook feeds a runner's stdout to the stream parser, which appends
 // normalised events to logs/stream.jsonl as output arrives, and keeps
 // logs/status.json current.

@@ -15,11 +15,9 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
-
-// MarkerRel is the integration marker, relative to a tree.
-const MarkerRel = ".agency/INTEGRATION_MARKER"
 
 // StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
 const StopGrace = 5 * time.Second
@@ -97,7 +95,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if filepath.Clean(rec.SandboxPath) != filepath.Clean(want) {
 		return s.failEarly(fmt.Sprintf("sandbox path %s is not the invocation's sandbox %s; refusing to run", rec.SandboxPath, want), store.ExitUnknown)
 	}
-	if _, err := os.Lstat(filepath.Join(rec.SandboxPath, MarkerRel)); err == nil {
+	if _, err := os.Lstat(store.MarkerPath(rec.SandboxPath)); err == nil {
 		return s.failEarly("the sandbox holds an integration marker; refusing to run a runner in an integration tree", store.ExitUnknown)
 	}
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
@@ -109,16 +107,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		}
 	}
 	if rec.Mode == store.ModeHeaded {
-		if RunHeaded == nil {
-			return s.failEarly("headed runs are not supported by this build", store.ExitUnknown)
-		}
-		return RunHeaded(ctx, s, rec)
+		return runHeaded(ctx, s, rec)
 	}
 	return s.runHeadless(ctx, rec)
 }
-
-// RunHeaded runs a headed invocation in tmux (set by the tmux mode).
-var RunHeaded func(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) error
 
 // failEarly ends an invocation whose runner never started.
 func (s *Supervisor) failEarly(msg, reason string) error {
@@ -142,9 +134,9 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 }
 
 // AgentEnv is the environment of a runner or setup script: the user's,
-// less git's repository-pinning variables, plus AGENCY_*.
+// scrubbed as for every child (subproc.Scrub), plus AGENCY_*.
 func AgentEnv(rec *store.InvocationRecord) []string {
-	return append(gitcore.StripRepoEnv(os.Environ()),
+	return subproc.Scrub(os.Environ(), nil,
 		"AGENCY_INVOCATION_ID="+rec.InvocationID,
 		"AGENCY_WORKTREE_ID="+rec.IntegrationWorktreeID,
 		"AGENCY_SANDBOX="+rec.SandboxPath,
@@ -166,6 +158,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		cmd.Env = AgentEnv(rec)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		traced := subproc.Trace(cmd)
 		if err = cmd.Start(); err == nil {
 			// A stop or kill asked for during setup ends the setup: the
 			// request is in the record (the agent has no pid yet).
@@ -198,6 +191,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 				}
 			}()
 			err = cmd.Wait()
+			traced()
 			close(done)
 			select {
 			case stopped = <-asked:
@@ -244,19 +238,15 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	return false
 }
 
-// OutputHook, when set, receives every stdout chunk of a headless runner
-// after it was written to raw.jsonl (the stream parser plugs in here), and
-// is closed at the end.
+// OutputHook receives every stdout chunk of a headless runner after it was
+// written to raw.jsonl (the stream parser, newStreamHook), and is closed at
+// the end.
 type OutputHook interface {
 	io.Writer
 	Close(rec *store.InvocationRecord)
 }
 
-// NewOutputHook builds the hook for an invocation (set by the stream
-// parser); nil means none.
-var NewOutputHook func(s *Supervisor, rec *store.InvocationRecord) OutputHook
-
-// BackgroundTask runs beside the runner (the checkpointer plugs in here):
+// BackgroundTask runs beside the runner (the checkpointer, newCheckpointTask):
 // Start is called once the runner runs; Stop after it exited, before the
 // final record is written.
 type BackgroundTask interface {
@@ -264,16 +254,8 @@ type BackgroundTask interface {
 	Stop(ctx context.Context)
 }
 
-// NewBackgroundTasks builds the tasks for an invocation.
-var NewBackgroundTasks []func(s *Supervisor, rec *store.InvocationRecord) BackgroundTask
-
 func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord) (stop func()) {
-	var tasks []BackgroundTask
-	for _, mk := range NewBackgroundTasks {
-		if t := mk(s, rec); t != nil {
-			tasks = append(tasks, t)
-		}
-	}
+	tasks := []BackgroundTask{newCheckpointTask(s, rec)}
 	tctx, cancel := context.WithCancel(ctx)
 	for _, t := range tasks {
 		t.Start(tctx)
@@ -330,10 +312,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	}
 	defer devnull.Close()
 
-	var hook OutputHook
-	if NewOutputHook != nil {
-		hook = NewOutputHook(s, rec)
-	}
+	hook := newStreamHook(s, rec)
 	cmd := exec.Command(rec.Command[0], rec.Command[1:]...)
 	cmd.Dir = rec.SandboxPath
 	cmd.Env = AgentEnv(rec)
@@ -353,6 +332,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
 		return s.failEarly("stopped before the runner started", cur.StopRequested)
 	}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
@@ -385,6 +365,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		}
 	}()
 	waitErr := cmd.Wait()
+	traced()
 	close(done)
 	wg.Wait()
 	signal.Stop(sigs)
