@@ -21,6 +21,18 @@ wait_show() {
 }
 screen() { tmux capture-pane -p -t "$pane" 2>/dev/null; }
 
+# waiting SUMMARY-REGEX SECONDS DESC: the run comes to show needs input with
+# that summary (else the check fails and the screen is printed).
+waiting() {
+  if wait_show semantic_summary "$1" "$2"; then
+    pass "$3"
+    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+    return 0
+  fi
+  fail "$3"; screen | sed 's/^/    /'
+  return 1
+}
+
 # start_headed RUNNER: a headed run of "Create hello.txt" on a tmux server
 # of its own, with a notify command appending to notify.jsonl; sets the
 # caller's inv, pane and sb.
@@ -55,34 +67,22 @@ JSON
   local inv pane sb
   start_headed claude || return
 
-  if wait_show semantic_summary '"claude asks whether to trust this folder.*' 30; then
-    pass "trust question → needs input"
-    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+  if waiting '"claude asks whether to trust this folder.*' 30 "trust question → needs input"; then
     # 2.1.330 selects "No, exit" first: move to "Yes, I trust this folder".
     if screen | grep -q '❯ No, exit'; then tmux send-keys -t "$pane" Down; sleep 0.3; fi
     tmux send-keys -t "$pane" Enter
-  else
-    fail "trust question → needs input"; screen | sed 's/^/    /'
   fi
 
-  if wait_show semantic_summary '"permission: Write hello.txt"' 30; then
-    pass "permission prompt → needs input (PermissionRequest hook)"
-    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+  if waiting '"permission: Write hello.txt"' 30 "permission prompt → needs input (PermissionRequest hook)"; then
     expect "  … nothing written yet" sh -c "! test -e $sb/tree/hello.txt"
     tmux send-keys -t "$pane" 1
-  else
-    fail "permission prompt → needs input"; screen | sed 's/^/    /'
   fi
 
-  if wait_show semantic_summary '"Done: wrote the file."' 30; then
-    pass "turn done → needs input at its prompt (Stop hook, last message)"
-    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+  if waiting '"Done: wrote the file."' 30 "turn done → needs input at its prompt (Stop hook, last message)"; then
     expect "  … hello.txt written after approval" sh -c "grep -qx 'hello from mock' $sb/tree/hello.txt"
     tmux send-keys -t "$pane" -l /exit
     sleep 0.5 # the slash-command menu opens on "/"; Enter picks /exit
     tmux send-keys -t "$pane" Enter
-  else
-    fail "turn done → needs input"; screen | sed 's/^/    /'
   fi
 
   if wait_done "$inv" 30; then
@@ -131,12 +131,8 @@ headed_codex() {
   local inv pane sb
   start_headed codex || return
 
-  if wait_show semantic_summary '"codex asks whether to trust this folder"' 40; then
-    pass "folder trust → needs input"
-    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+  if waiting '"codex asks whether to trust this folder"' 40 "folder trust → needs input"; then
     tmux send-keys -t "$pane" Enter
-  else
-    fail "folder trust → needs input"; screen | sed 's/^/    /'
   fi
   # The model notice comes with some versions only.
   if wait_show semantic_summary '"codex asks: .*"' 10; then
@@ -144,15 +140,11 @@ headed_codex() {
     if screen | grep -q 'Use existing model'; then tmux send-keys -t "$pane" Down; sleep 0.3; fi
     tmux send-keys -t "$pane" Enter
   fi
-  if wait_show semantic_summary '"Done: wrote the file."' 40; then
-    pass "OSC done → needs input at its prompt, with its last message"
-    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+  if waiting '"Done: wrote the file."' 40 "OSC done → needs input at its prompt, with its last message"; then
     expect "  … hello.txt written" sh -c "grep -qx 'hello from mock' $sb/tree/hello.txt"
     tmux send-keys -t "$pane" -l /quit
     sleep 0.5
     tmux send-keys -t "$pane" Enter
-  else
-    fail "OSC done → needs input"; screen | sed 's/^/    /'
   fi
   if wait_done "$inv" 30; then
     pass "/quit → ended"

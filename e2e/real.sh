@@ -128,7 +128,7 @@ run_ok() { # RUNNER RAWTYPE STREAMKIND LOGLINE
   expect "the agent wrote hello.txt in its sandbox" grep -qx "hello from mock" "$sb/hello.txt"
   expect "nothing written in the integration tree" test ! -e "$repo/hello.txt"
   expect "raw.jsonl has the runner's $2" grep -q "\"type\":\"$2\"" "$logs/raw.jsonl"
-  expect "following printed raw.jsonl (not a terminal)" cmp -s <(tail -n +2 "$work/$r.out") "$logs/raw.jsonl"
+  expect "following printed the readable events (not a terminal)" cmp -s <(tail -n +2 "$work/$r.out") <(git agency agent logs "$inv")
   expect "stream.jsonl has a session_start" grep -q '"kind":"session_start"' "$logs/stream.jsonl"
   expect "stream.jsonl has a $3" grep -q "\"kind\":\"$3\".*hello.txt" "$logs/stream.jsonl"
   expect "stream.jsonl has no unknown events" sh -c "! grep -q '\"kind\":\"unknown\"' '$logs/stream.jsonl'"
