@@ -168,7 +168,12 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		// Its hooks report its state to the supervisor (hook.json). Not
 		// headless: with -p only SessionStart, UserPromptSubmit and
 		// SessionEnd fire, which the stream already tells.
-		rec.Command = runner.WithClaudeHooks(rec.Command, SelfExe(), inv, runner.HookPath(a.Store, inv))
+		settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
+		rec.Command, err = runner.WriteClaudeSettings(rec.Command, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
+		if err != nil {
+			cleanup()
+			return nil, errs.IO("write", settings, err)
+		}
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))

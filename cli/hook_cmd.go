@@ -7,7 +7,7 @@ import (
 )
 
 // hookEvent is the hidden `hook-event --invocation <id> --out <path>` that
-// the hooks injected into a claude run call (see runner.WithClaudeHooks).
+// the hooks injected into a claude run call (see runner.ClaudeHookSettings).
 // It bypasses the grammar: it must be quick, print nothing (claude reads a
 // hook's stdout) and always exit 0 (exit 2 would block the agent's tool
 // call), whatever its arguments or input.

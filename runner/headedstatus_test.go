@@ -304,17 +304,29 @@ func TestRecordHookEventWritesTheFile(t *testing.T) {
 	}
 }
 
-func TestWithClaudeHooks(t *testing.T) {
-	argv := WithClaudeHooks([]string{"claude", "--permission-mode", "default", "--", "hi"}, "/opt/my bin/git-agency", "20261123-ab12", "/data/logs/hook.json")
-	if argv[0] != "claude" || argv[1] != "--settings" || argv[3] != "--permission-mode" || argv[len(argv)-1] != "hi" {
+func TestWriteClaudeSettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ClaudeSettingsFile)
+	argv, err := WriteClaudeSettings([]string{"claude", "--permission-mode", "default", "--", "hi"}, path, "/opt/my bin/git-agency", "20261123-ab12", "/data/logs/hook.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"claude", "--settings", path, "--permission-mode", "default", "--", "hi"}
+	if !reflect.DeepEqual(argv, want) {
 		t.Fatalf("argv %q", argv)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode())
 	}
 	var settings struct {
 		Hooks map[string][]struct {
 			Hooks []struct{ Type, Command string }
 		}
 	}
-	if err := json.Unmarshal([]byte(argv[2]), &settings); err != nil {
+	if err := json.Unmarshal(b, &settings); err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range ClaudeHookEvents {

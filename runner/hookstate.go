@@ -58,13 +58,14 @@ func HookPath(st *store.Store, inv string) string {
 	return filepath.Join(st.SandboxLogsDir(inv), HookFile)
 }
 
-// WithClaudeHooks returns argv with `--settings <json>` inserted after the
-// program: hooks for every event in ClaudeHookEvents, each running
-// `<self> hook-event --invocation <inv> --out <hookPath>`.
-func WithClaudeHooks(argv []string, self, inv, hookPath string) []string {
-	if len(argv) == 0 {
-		return argv
-	}
+// ClaudeSettingsFile is the name of a run's claude settings (hooks), in its
+// invocation directory.
+const ClaudeSettingsFile = "claude-settings.json"
+
+// ClaudeHookSettings is claude's settings JSON with a hook for every event
+// in ClaudeHookEvents, each running `<self> hook-event --invocation <inv>
+// --out <hookPath>`.
+func ClaudeHookSettings(self, inv, hookPath string) []byte {
 	cmd := shQuote(self) + " " + HookEventCmd + " --invocation " + shQuote(inv) + " --out " + shQuote(hookPath)
 	type hook struct {
 		Type    string `json:"type"`
@@ -78,9 +79,23 @@ func WithClaudeHooks(argv []string, self, inv, hookPath string) []string {
 	for _, ev := range ClaudeHookEvents {
 		hooks[ev] = []group{{Hooks: []hook{{Type: "command", Command: cmd, Timeout: 10}}}}
 	}
-	b, _ := json.Marshal(map[string]any{"hooks": hooks})
-	out := append([]string{argv[0], "--settings", string(b)}, argv[1:]...)
-	return out
+	b, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	return append(b, '\n')
+}
+
+// WriteClaudeSettings writes ClaudeHookSettings to path (atomically, 0600)
+// and returns argv with `--settings <path>` after the program: claude
+// merges the file with the user's own settings, whose files are never
+// touched. A file, not the JSON itself, keeps the command line short (tmux
+// takes at most 16 KiB).
+func WriteClaudeSettings(argv []string, path, self, inv, hookPath string) ([]string, error) {
+	if len(argv) == 0 {
+		return argv, nil
+	}
+	if err := store.WriteFileAtomic(path, ClaudeHookSettings(self, inv, hookPath), 0o600); err != nil {
+		return nil, err
+	}
+	return append([]string{argv[0], "--settings", path}, argv[1:]...), nil
 }
 
 // shQuote quotes s for /bin/sh.

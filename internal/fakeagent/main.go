@@ -35,7 +35,7 @@
 //	-sleep duration        sleep before exiting
 //	-ignore-sigint         ignore SIGINT (else SIGINT exits 130)
 //	-exit N                exit status (default 0)
-//	--settings json        claude's settings (the hooks -hook runs)
+//	--settings json|file   claude's settings (the hooks -hook runs)
 //
 // SIGTERM always exits 143. Positional arguments after the flags are the
 // prompt.
@@ -278,7 +278,14 @@ func (a *agent) runHook(v string) error {
 		}
 	}
 	if a.settings != "" {
-		if err := json.Unmarshal([]byte(a.settings), &settings); err != nil {
+		raw := []byte(a.settings)
+		if !strings.HasPrefix(strings.TrimSpace(a.settings), "{") { // a file, as claude takes
+			var err error
+			if raw, err = os.ReadFile(a.settings); err != nil {
+				return fmt.Errorf("--settings: %v", err)
+			}
+		}
+		if err := json.Unmarshal(raw, &settings); err != nil {
 			return fmt.Errorf("--settings: %v", err)
 		}
 	}
