@@ -393,9 +393,9 @@ func (w *headedWatch) publish() {
 		SessionID:      w.sessionID,
 		WaitingForUser: state == AgentNeedsInput,
 	}
-	cmp := st
-	cmp.Events, cmp.LastEventAt = w.published.Events, w.published.LastEventAt
-	if w.events > 0 && cmp == w.published {
+	p := w.published
+	if w.events > 0 && p.LastSummary == st.LastSummary && p.LastMessage == st.LastMessage &&
+		p.SessionID == st.SessionID && p.WaitingForUser == st.WaitingForUser {
 		return
 	}
 	w.events++
