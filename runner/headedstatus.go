@@ -400,7 +400,7 @@ func (w *headedWatch) publish() {
 	}
 	w.events++
 	st.Events, st.LastEventAt = w.events, time.Now().UTC()
-	ls := LiveStatus{UpdatedAt: st.LastEventAt, Format: HeadedFormat, State: st}
+	ls := LiveStatus{UpdatedAt: st.LastEventAt, Format: HeadedFormat, SessionID: st.SessionID, State: st}
 	if err := writeVolatile(StatusPath(w.s.Store, w.s.Invocation), ls); err != nil {
 		w.s.logf("status.json: %v", err)
 		return
