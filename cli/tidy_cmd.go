@@ -128,6 +128,9 @@ func (c *GCCmd) Run(env *Env) error {
 		progress.clear()
 	}
 	if c.JSON {
+		if plan.Items == nil {
+			plan.Items = []agency.GCItem{} // nothing to do is [], not null
+		}
 		return printJSON(env.Stdout, plan)
 	}
 	if act {

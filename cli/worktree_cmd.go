@@ -27,6 +27,7 @@ type WorktreeCreateCmd struct {
 	Parent string `help:"Branch to start from (default: the current branch)."`
 	Open   bool   `help:"Open the new tree in your editor afterwards."`
 	Editor string `help:"Editor for --open (default: agency.editor, $VISUAL, $EDITOR)."`
+	Full   bool   `help:"Check out every file, even when the current tree uses sparse-checkout."`
 }
 
 func (c *WorktreeCreateCmd) Run(env *Env) error {
@@ -41,7 +42,7 @@ func (c *WorktreeCreateCmd) Run(env *Env) error {
 			return err
 		}
 	}
-	rec, err := a.CreateWorktree(env.Ctx, agency.CreateWorktreeOptions{Name: c.Name, Parent: c.Parent})
+	rec, err := a.CreateWorktree(env.Ctx, agency.CreateWorktreeOptions{Name: c.Name, Parent: c.Parent, Full: c.Full})
 	if err != nil {
 		return err
 	}
@@ -52,6 +53,12 @@ func (c *WorktreeCreateCmd) Run(env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "created worktree %q (%s) on branch %s from %s\n", rec.Name, rec.WorktreeID, rec.Branch, rec.ParentBranch)
 		fmt.Fprintf(env.Stdout, "path: %s\n", rec.TreePath)
+		if i := rec.Include; i != nil {
+			fmt.Fprintf(env.Stdout, "included: %d ignored files (%s) listed by .worktreeinclude\n", i.Files, humanBytes(i.Bytes))
+		}
+		if rec.Sparse {
+			fmt.Fprintln(env.Stdout, "sparse: the same sparse-checkout patterns as the current tree (--full for every file)")
+		}
 	}
 	if c.Open {
 		return runEditor(env, editor, rec.TreePath)
@@ -240,8 +247,17 @@ func (c *WorktreeShellCmd) Run(env *Env) error {
 
 // WorktreeRmCmd is `worktree rm`.
 type WorktreeRmCmd struct {
+	JSONFlag
 	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
 	Force    bool   `help:"Discard the tree's uncommitted changes (and stop its agents)."`
+}
+
+// worktreeRmJSON is what `worktree rm --json` prints: the archived record,
+// the agents whose sandboxes went with it, and the sandboxes kept.
+type worktreeRmJSON struct {
+	Worktree  *store.WorktreeRecord `json:"worktree"`
+	Discarded []string              `json:"discarded"`
+	Kept      []string              `json:"kept"`
 }
 
 func (c *WorktreeRmCmd) Run(env *Env) error {
@@ -252,6 +268,9 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 	res, err := a.RemoveWorktree(env.Ctx, agency.RemoveWorktreeOptions{Query: c.Worktree, Force: c.Force})
 	if err != nil {
 		return err
+	}
+	if c.JSON {
+		return printJSON(env.Stdout, worktreeRmJSON{Worktree: res.Worktree, Discarded: nonNil(res.Discarded), Kept: nonNil(res.Kept)})
 	}
 	r := res.Worktree
 	fmt.Fprintf(env.Stdout, "removed worktree %q (%s); record archived, branch %s kept\n", r.Name, r.WorktreeID, r.Branch)
