@@ -5,15 +5,24 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/git-agency/git-agency/runner"
 )
 
+// supervisorMemoryLimit is the supervisor's soft limit on the Go runtime's
+// memory (debug.SetMemoryLimit); the executable's own pages come on top.
+const supervisorMemoryLimit = 6 << 20
+
 // Supervise is the body of the hidden `supervise <inv>` process that
 // StartInvocation spawns: it runs the invocation's runner under a
 // runner.Supervisor until it ends, writing the supervisor's own log to log.
 func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
+	// One supervisor runs beside every agent, for hours: keep its heap
+	// small (the walk that sets up a large tree's file watches leaves
+	// megabytes of garbage) rather than let it double before each GC.
+	debug.SetMemoryLimit(supervisorMemoryLimit)
 	rec, err := a.readRecord(inv)
 	if err != nil {
 		return err
