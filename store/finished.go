@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/gob"
 	"os"
 	"path/filepath"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -61,14 +64,51 @@ func Finished(r *InvocationRecord) bool {
 	return l == LandingLanded || l == LandingDiscarded
 }
 
+// finishedMemo is the cache file as last read or written by this process,
+// with the file's identity then: a scan decodes the file again only when
+// another process replaced it. Entries are never modified in place.
+type finishedMemo struct {
+	mu      sync.Mutex
+	file    fileID
+	entries map[string]finishedEntry
+}
+
+type fileID struct {
+	size, mtime int64
+	ino         uint64
+}
+
+func fileIDOf(fi os.FileInfo) fileID {
+	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.ino = uint64(st.Ino)
+	}
+	return id
+}
+
 func (s *Store) readFinishedCache() map[string]finishedEntry {
-	b, err := os.ReadFile(s.FinishedCachePath())
+	f, err := os.Open(s.FinishedCachePath())
 	if err != nil {
 		return nil
 	}
-	var c finishedCache
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil || c.Version != finishedCacheVersion {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		return nil
+	}
+	if m := s.finished; m != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.entries != nil && m.file == fileIDOf(fi) {
+			return m.entries
+		}
+	}
+	var c finishedCache
+	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&c); err != nil || c.Version != finishedCacheVersion {
+		return nil
+	}
+	if m := s.finished; m != nil {
+		m.file, m.entries = fileIDOf(fi), c.Entries
 	}
 	return c.Entries
 }
@@ -79,7 +119,16 @@ func (s *Store) writeFinishedCache(entries map[string]finishedEntry) {
 		return
 	}
 	// Best effort: a cache that cannot be written is rebuilt next time.
-	WriteFileAtomic(s.FinishedCachePath(), b.Bytes(), 0o600)
+	if WriteFileAtomic(s.FinishedCachePath(), b.Bytes(), 0o600) != nil {
+		return
+	}
+	if m := s.finished; m != nil {
+		if fi, err := os.Stat(s.FinishedCachePath()); err == nil {
+			m.mu.Lock()
+			m.file, m.entries = fileIDOf(fi), entries
+			m.mu.Unlock()
+		}
+	}
 }
 
 // finishedFacts derives a finished record's facts from its files.

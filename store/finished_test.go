@@ -16,7 +16,14 @@ func finishedRecord(id, landing string) *InvocationRecord {
 // (a damaged cache is rebuilt); a rewritten one is read again; running and
 // pending ones are never cached.
 func TestScanInvocationsFinishedCache(t *testing.T) {
-	s := &Store{DataDir: t.TempDir(), RepoID: "r"}
+	t.Run("one scan per process", func(t *testing.T) { testFinishedCache(t, &Store{DataDir: t.TempDir(), RepoID: "r"}) })
+	// A long-lived process (watch) keeps the decoded cache between scans.
+	t.Run("kept between scans", func(t *testing.T) {
+		testFinishedCache(t, &Store{DataDir: t.TempDir(), RepoID: "r", finished: &finishedMemo{}})
+	})
+}
+
+func testFinishedCache(t *testing.T, s *Store) {
 	write := func(rec *InvocationRecord) {
 		t.Helper()
 		os.MkdirAll(s.InvocationDir(rec.InvocationID), 0o700)
