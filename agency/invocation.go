@@ -142,6 +142,14 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if opts.Headless {
 		mode = store.ModeHeadless
 	}
+	// A runner that can be told its conversation id up front (claude's
+	// --session-id) gets one, so the id is known even for a headed run that
+	// prints no stream, and a follow-up can always resume it.
+	sessionID := runner.NewSessionID()
+	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
+	if len(startArgs) == 0 {
+		sessionID = ""
+	}
 	*rec = store.InvocationRecord{
 		SchemaVersion:         store.SchemaVersion,
 		InvocationID:          inv,
@@ -152,7 +160,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		BaseCommit:            base,
 		Runner:                spec.Name,
 		Mode:                  mode,
-		Command:               spec.Argv(opts.Headless, opts.RunnerArgs, opts.Prompt, tree),
+		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, tree),
+		RunnerArgs:            opts.RunnerArgs,
+		SessionID:             sessionID,
+		Turns:                 1,
 		StartedAt:             a.now(),
 		Status:                store.StatusStarting,
 		PromptSource:          opts.PromptSource,
@@ -346,9 +357,13 @@ func worktreeRemoved(v *InvocationView, archived bool) {
 
 func (a *App) lastOutput(r *store.InvocationRecord) time.Time {
 	t := runner.LastOutput(a.Store, r.InvocationID)
-	if r.LastOutputAt != nil {
-		if rt, err := time.Parse(time.RFC3339, *r.LastOutputAt); err == nil && rt.After(t) {
-			t = rt
+	// A follow-up turn counts from its start, not from the last turn's
+	// output.
+	for _, v := range []*string{r.LastOutputAt, &r.TurnStartedAt} {
+		if v != nil {
+			if rt, err := time.Parse(time.RFC3339, *v); err == nil && rt.After(t) {
+				t = rt
+			}
 		}
 	}
 	return t
@@ -394,7 +409,7 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 		if ls := runner.ReadLiveStatus(a.Store, r.InvocationID); ls != nil {
 			in.Stream = ls.State
 			if ls.State.Events > 0 {
-				usage = runner.UsageRecord(ls.Usage)
+				usage = runner.TurnUsage(r.Usage, ls.State, ls.Usage)
 			}
 		}
 	}

@@ -21,6 +21,7 @@ type AgentCmd struct {
 	Start  AgentStartCmd  `cmd:"" help:"Start an agent in a new sandbox branched from an integration worktree."`
 	Ls     AgentLsCmd     `cmd:"" aliases:"list" help:"List agent invocations."`
 	Show   AgentShowCmd   `cmd:"" help:"Show one invocation's record."`
+	Send   AgentSendCmd   `cmd:"" help:"Give an agent a follow-up prompt in its own sandbox and conversation (resumes a finished one; types into a running headed one)."`
 	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
 	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
@@ -71,23 +72,11 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if _, _, err := a.PrepareStart(opts); err != nil {
 		return err
 	}
-	switch {
-	case c.Prompt != "":
-		opts.Prompt, opts.PromptSource = c.Prompt, "flag"
-	case c.PromptFile != "":
-		data, err := os.ReadFile(c.PromptFile)
-		if err != nil {
-			return errs.IO("read", c.PromptFile, err)
-		}
-		abs, _ := filepath.Abs(c.PromptFile)
-		opts.Prompt, opts.PromptSource, opts.PromptPath = string(data), "file", abs
-	case c.Headless:
-		p, err := promptFromEditor(env, a)
-		if err != nil {
-			return err
-		}
-		opts.Prompt, opts.PromptSource = p, "editor"
+	pr, err := readPrompt(env, a, c.Prompt, c.PromptFile, c.Headless)
+	if err != nil {
+		return err
 	}
+	opts.Prompt, opts.PromptSource, opts.PromptPath = pr.text, pr.source, pr.path
 	if c.Headless && strings.TrimSpace(opts.Prompt) == "" {
 		return errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
 	}
@@ -106,7 +95,33 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return AttachHeaded(env, a, rec)
 	}
 	// Readable lines for a person, the runner's own output for a pipe.
-	return followInvocation(env, a, rec.InvocationID, true, true, env.StdoutTTY)
+	return followInvocation(env, a, rec.InvocationID, followOpts{stopOnInterrupt: true, exitWithAgent: true, pretty: env.StdoutTTY})
+}
+
+// prompt is a prompt as read for start or send.
+type prompt struct{ text, source, path string }
+
+// readPrompt takes the prompt from --prompt, --prompt-file or, when
+// editor is set, the user's editor ("" when none of them gives one).
+func readPrompt(env *Env, a *agency.App, text, file string, editor bool) (prompt, error) {
+	switch {
+	case text != "":
+		return prompt{text, "flag", ""}, nil
+	case file != "":
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return prompt{}, errs.IO("read", file, err)
+		}
+		abs, _ := filepath.Abs(file)
+		return prompt{string(data), "file", abs}, nil
+	case editor:
+		p, err := promptFromEditor(env, a)
+		if err != nil {
+			return prompt{}, err
+		}
+		return prompt{p, "editor", ""}, nil
+	}
+	return prompt{}, nil
 }
 
 // AttachHeaded attaches the terminal to a headed invocation (set by the
@@ -137,22 +152,44 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 	return string(data), nil
 }
 
+// followOpts say how followInvocation follows. stopOnInterrupt is false
+// for `logs --follow`, where Ctrl-C just stops following. pretty follows
+// the normalised stream as readable lines when the runner has one, else the
+// runner's own output. from, when set, holds the log sizes to start at
+// (agent send follows only its own turn).
+type followOpts struct {
+	stopOnInterrupt, exitWithAgent, pretty bool
+	from                                   map[string]int64
+}
+
+// logSizes are the current sizes of an invocation's logs, for followOpts.from.
+func logSizes(a *agency.App, inv string) map[string]int64 {
+	sizes := map[string]int64{}
+	for _, name := range []string{"raw.jsonl", streamLog, "stderr.log", "pane.log"} {
+		if fi, err := os.Stat(filepath.Join(a.Store.SandboxLogsDir(inv), name)); err == nil {
+			sizes[name] = fi.Size()
+		}
+	}
+	return sizes
+}
+
 // followInvocation streams an invocation's output until it ends, then
 // returns its exit code as an ExitError. Ctrl-C stops the agent (twice:
-// kills it). stopOnInterrupt is false for `logs --follow`, where Ctrl-C
-// just stops following. pretty follows the normalised stream as readable
-// lines when the runner has one, else the runner's own output.
-func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent, pretty bool) error {
+// kills it).
+func followInvocation(env *Env, a *agency.App, inv string, o followOpts) error {
+	stopOnInterrupt, exitWithAgent := o.stopOnInterrupt, o.exitWithAgent
 	logs := a.Store.SandboxLogsDir(inv)
 	rec, err := a.Store.ReadInvocation(inv)
 	if err != nil {
 		return errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
 	}
-	out := &tailer{path: filepath.Join(logs, rawLog(rec)), w: env.Stdout}
-	if pretty && hasStream(a, rec) {
-		out = &tailer{path: filepath.Join(logs, streamLog), w: &lineRenderer{w: env.Stdout}}
+	name := rawLog(rec)
+	var w io.Writer = env.Stdout
+	if o.pretty && hasStream(a, rec) {
+		name, w = streamLog, &lineRenderer{w: env.Stdout}
 	}
-	errT := &tailer{path: filepath.Join(logs, "stderr.log"), w: env.Stderr}
+	out := &tailer{path: filepath.Join(logs, name), w: w, off: o.from[name]}
+	errT := &tailer{path: filepath.Join(logs, "stderr.log"), w: env.Stderr, off: o.from["stderr.log"]}
 	var sigs chan os.Signal
 	if stopOnInterrupt {
 		sigs = make(chan os.Signal, 2)
@@ -375,6 +412,12 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	p("runner", r.Runner)
 	p("mode", r.Mode)
 	p("command", fmt.Sprintf("%q", r.Command))
+	if r.SessionID != "" {
+		p("session_id", r.SessionID)
+	}
+	if r.Turns > 0 {
+		p("turns", fmt.Sprint(r.Turns))
+	}
 	p("sandbox_path", r.SandboxPath)
 	p("sandbox_branch", r.SandboxBranch)
 	p("base_commit", r.BaseCommit)
@@ -471,7 +514,7 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 		return err
 	}
 	if c.Follow && !c.Stderr {
-		return followInvocation(env, a, rec.InvocationID, false, false, !c.Raw)
+		return followInvocation(env, a, rec.InvocationID, followOpts{pretty: !c.Raw})
 	}
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.

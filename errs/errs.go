@@ -60,6 +60,10 @@ const (
 	EMainWorktree   Code = "E_MAIN_WORKTREE"
 	EOtherRepo      Code = "E_OTHER_REPO"
 	EAlreadyAdopted Code = "E_ALREADY_ADOPTED"
+	// `agent send`: a follow-up prompt that cannot be given.
+	EDiscarded Code = "E_DISCARDED"
+	ENoSession Code = "E_NO_SESSION"
+	ENoResume  Code = "E_NO_RESUME"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
 )

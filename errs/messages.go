@@ -311,3 +311,35 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 	return New(EDirtyWorktree, "commit them, or stage the files as they are (git add), in the sandbox ('git agency agent open "+inv+"'), then roll back",
 		"the sandbox of %s has staged changes that differ from its files; a rollback would lose the staged version", inv).With(paths...)
 }
+
+// Follow-up prompts (agent send).
+
+func SendBusy(inv string) *Error {
+	return New(EInvocationRunning, "wait for it to finish ('git agency agent logs -f "+inv+"'), then send again; nothing was changed",
+		"invocation %s is still working; a headless agent takes a follow-up only once it has finished", inv)
+}
+
+func SendStarting(inv string) *Error {
+	return New(EInvocationRunning, "wait until 'git agency agent show "+inv+"' says running, then send again",
+		"invocation %s is still starting", inv)
+}
+
+func SendLanded(inv string) *Error {
+	return New(EAlreadyLanded, "start a new agent with 'git agency agent start'; nothing was changed",
+		"invocation %s was landed; its sandbox is gone, so it takes no more prompts", inv)
+}
+
+func SendDiscarded(inv string) *Error {
+	return New(EDiscarded, "start a new agent with 'git agency agent start'; nothing was changed",
+		"invocation %s was discarded; its sandbox is gone, so it takes no more prompts", inv)
+}
+
+func NoSessionID(inv, runner string) *Error {
+	return New(ENoSession, "start a new agent with 'git agency agent start'; nothing was changed",
+		"invocation %s has no session id: runner %q never reported one, so its conversation cannot be resumed", inv, runner)
+}
+
+func NoResume(inv, runner string) *Error {
+	return New(ENoResume, "tell git-agency how to resume it: git config --add agency.runner."+runner+".resumeArg '<arg with {session_id}>'; nothing was changed",
+		"runner %q of invocation %s has no resume support", runner, inv)
+}

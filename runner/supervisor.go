@@ -98,7 +98,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
 		return s.failEarly("the sandbox tree is missing; refusing to run", store.ExitUnknown)
 	}
-	if setup, ok := s.Config.Get("agency.setup"); ok && setup != "" {
+	// A follow-up turn (agent send) runs in a sandbox that was set up for
+	// the first one.
+	if setup, ok := s.Config.Get("agency.setup"); ok && setup != "" && rec.Turns <= 1 {
 		if !s.runSetup(ctx, rec, setup) {
 			return nil
 		}

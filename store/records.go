@@ -115,7 +115,18 @@ type InvocationRecord struct {
 	Error            string  `json:"error,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
-	StopRequested   string        `json:"stop_requested,omitempty"`
+	StopRequested string `json:"stop_requested,omitempty"`
+	// SessionID is the runner's conversation (claude's session id, codex's
+	// thread id): what `agent send` resumes.
+	SessionID string `json:"session_id,omitempty"`
+	// Turns counts the prompts given through git-agency: 1 for agent start,
+	// one more for each agent send.
+	Turns int `json:"turns,omitempty"`
+	// TurnStartedAt is when the latest follow-up turn began (agent send).
+	TurnStartedAt string `json:"turn_started_at,omitempty"`
+	// RunnerArgs are the user's --runner-arg values, given again on every
+	// turn.
+	RunnerArgs      []string      `json:"runner_args,omitempty"`
 	SemanticStatus  string        `json:"semantic_status,omitempty"`
 	SemanticSummary string        `json:"semantic_summary,omitempty"`
 	Usage           *Usage        `json:"usage,omitempty"`

@@ -1,0 +1,207 @@
+package agency
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/runner/tmux"
+	"github.com/git-agency/git-agency/store"
+)
+
+// SendOptions are the inputs of `agent send`.
+type SendOptions struct {
+	Invocation   string
+	Prompt       string
+	PromptSource string // "flag", "file", "editor"
+	PromptPath   string
+}
+
+// SendResult says how a follow-up prompt was given.
+type SendResult struct {
+	Record *store.InvocationRecord
+	// Typed: the prompt was typed into a running headed agent's pane;
+	// otherwise a new turn resumes the conversation under a new supervisor.
+	Typed bool
+}
+
+// Failpoints of Send.
+const FPSendSpawn = "agent-send:spawn"
+
+// sendPlan is what PrepareSend found out.
+type sendPlan struct {
+	rec   *store.InvocationRecord
+	spec  runner.Spec
+	typed bool
+}
+
+// PrepareSend checks, without changing anything, that an invocation takes a
+// follow-up prompt: it is neither landed nor discarded; a headless agent has
+// finished; a finished one has a sandbox, a session id and a runner that can
+// resume it. A running headed agent takes it typed into its pane.
+func (a *App) PrepareSend(ctx context.Context, query string) (*store.InvocationRecord, error) {
+	p, err := a.planSend(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return p.rec, nil
+}
+
+func (a *App) planSend(ctx context.Context, query string) (*sendPlan, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return nil, err
+	}
+	rec = a.Reconcile(ctx, rec)
+	return a.checkSend(rec)
+}
+
+// checkSend is PrepareSend's rules for one record.
+func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
+	inv := rec.InvocationID
+	switch store.Deref(rec.LandingStatus) {
+	case store.LandingLanded:
+		return nil, errs.SendLanded(inv)
+	case store.LandingDiscarded:
+		return nil, errs.SendDiscarded(inv)
+	}
+	if Active(rec) {
+		if rec.Mode != store.ModeHeaded {
+			return nil, errs.SendBusy(inv)
+		}
+		if rec.Status != store.StatusRunning || paneOf(rec) == "" {
+			return nil, errs.SendStarting(inv)
+		}
+		if _, err := tmux.Available(); err != nil {
+			return nil, TmuxNotFound()
+		}
+		return &sendPlan{rec: rec, typed: true}, nil
+	}
+	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
+		return nil, errs.SandboxGone(inv, rec.SandboxPath)
+	}
+	spec, err := runner.Lookup(a.Config, rec.Runner)
+	if err != nil {
+		return nil, err
+	}
+	if len(spec.ResumeArgs) == 0 {
+		return nil, errs.NoResume(inv, rec.Runner)
+	}
+	if rec.SessionID == "" {
+		return nil, errs.NoSessionID(inv, rec.Runner)
+	}
+	if _, err := spec.Find(); err != nil {
+		return nil, err
+	}
+	if rec.Mode == store.ModeHeaded {
+		if _, err := tmux.Available(); err != nil {
+			return nil, TmuxNotFound()
+		}
+	}
+	return &sendPlan{rec: rec, spec: spec}, nil
+}
+
+// Send gives an invocation a follow-up prompt in its own sandbox and its
+// own conversation. A finished invocation returns to running: the record
+// gets a new turn, a resume command line and a new supervisor, whose logs,
+// stream, events and checkpoints carry on from the earlier turns. A running
+// headed one gets the prompt typed into its pane. A refusal changes
+// nothing.
+func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
+	if _, err := a.planSend(ctx, opts.Invocation); err != nil {
+		return nil, err
+	}
+	if opts.Prompt == "" {
+		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file; nothing was changed", "the prompt is empty")
+	}
+	maxActive, ok := a.Config.Int("agency.maxActive", 0)
+	if !ok {
+		v, _ := a.Config.Get("agency.maxActive")
+		return nil, errs.Config("agency.maxActive", v, "a whole number")
+	}
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { lock.Unlock() }()
+	// Again under the lock: another send or a land may have come first.
+	cur, err := a.ResolveInvocation(opts.Invocation)
+	if err != nil {
+		return nil, err
+	}
+	p, err := a.checkSend(a.reconcileLocked(ctx, cur))
+	if err != nil {
+		return nil, err
+	}
+	rec := p.rec
+	turn := max(rec.Turns, 1) + 1
+	promptFile := filepath.Join(a.Store.InvocationDir(rec.InvocationID), fmt.Sprintf("prompt-%d.md", turn))
+	if err := store.WriteFileAtomic(promptFile, []byte(opts.Prompt), 0o600); err != nil {
+		return nil, err
+	}
+	if p.typed {
+		return a.typePrompt(ctx, rec, turn, opts, promptFile)
+	}
+	if maxActive > 0 {
+		n, err := a.countActive(ctx)
+		if err != nil {
+			os.Remove(promptFile)
+			return nil, err
+		}
+		if n >= maxActive {
+			os.Remove(promptFile)
+			return nil, errs.New(errs.ETooManyActive, "wait for one to finish, stop one, or raise git config agency.maxActive",
+				"%d agents are running in this repository (agency.maxActive = %d)", n, maxActive)
+		}
+	}
+	next := *rec
+	next.Command = p.spec.ResumeArgv(rec.Mode == store.ModeHeadless, rec.RunnerArgs, rec.SessionID, opts.Prompt, rec.SandboxPath)
+	next.Turns = turn
+	next.Status = store.StatusStarting
+	next.TurnStartedAt = a.now()
+	next.PID, next.PIDStartTime = nil, nil
+	next.SupervisorPID, next.SupervisorStartTime = nil, nil
+	next.TmuxPane = ""
+	next.FinishedAt, next.ExitCode, next.ExitReason = nil, nil, nil
+	next.Error, next.StopRequested = "", ""
+	next.SemanticStatus, next.SemanticSummary = "", ""
+	if err := a.fail(FPSendSpawn); err != nil {
+		os.Remove(promptFile)
+		return nil, err
+	}
+	// spawnSupervisor writes the record only once the supervisor runs: a
+	// failure before that leaves the finished record as it was.
+	if err := a.spawnSupervisor(&next); err != nil {
+		os.Remove(promptFile)
+		return nil, err
+	}
+	a.Store.AppendEvent(rec.InvocationID, "sent", map[string]any{
+		"turn": turn, "session_id": rec.SessionID, "prompt_source": opts.PromptSource,
+	})
+	return &SendResult{Record: &next}, nil
+}
+
+// typePrompt types the prompt into a running headed agent's own pane,
+// literally, then Enter, and counts the turn.
+func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn int, opts SendOptions, promptFile string) (*SendResult, error) {
+	client := TmuxClient()
+	pane := paneOf(rec)
+	if err := client.SendText(ctx, pane, opts.Prompt); err != nil {
+		os.Remove(promptFile)
+		return nil, errs.Wrap(errs.EIO, err, "see 'git agency agent show "+rec.InvocationID+"'", "cannot type into the agent's pane")
+	}
+	if err := client.SendKeys(ctx, pane, "Enter"); err != nil {
+		return nil, errs.Wrap(errs.EIO, err, "see 'git agency agent show "+rec.InvocationID+"'", "cannot type into the agent's pane")
+	}
+	rec.Turns = turn
+	if err := a.Store.WriteInvocation(rec); err != nil {
+		return nil, err
+	}
+	a.Store.AppendEvent(rec.InvocationID, "sent", map[string]any{
+		"turn": turn, "typed": true, "pane": pane, "prompt_source": opts.PromptSource,
+	})
+	return &SendResult{Record: rec, Typed: true}, nil
+}
