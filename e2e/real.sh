@@ -7,8 +7,10 @@
 # (internal/mockllm/cmd/agency-mockllm, 127.0.0.1 only), and in a temporary
 # repository runs `git agency agent start --runner claude|codex --headless`,
 # checking the file the agent wrote, raw.jsonl, stream.jsonl, the status, the
-# usage summary, and that a model server that never answers (the mock's
-# /hang/ prefix) ends in exit_reason timeout instead of a hang.
+# usage summary, that a model server that never answers (the mock's
+# /hang/ prefix) ends in exit_reason timeout instead of a hang, and (e2e/send.sh)
+# that `agent send` continues a finished run's conversation in its sandbox
+# with the usage counted once, and a claude permission denial.
 #
 # Nothing here talks to the network except npm (once, to install). HOME,
 # the CLIs' config dirs and the data dir are all inside a temp directory.
@@ -174,6 +176,9 @@ case ${AGENCY_E2E_ONLY:-codex} in codex)
   run_tty codex
   run_hang codex --runner-arg=-c --runner-arg="model_providers.mock.base_url=\"http://127.0.0.1:$port/hang/v1\"";;
 esac
+
+# agent send: follow-ups in the same conversation, a permission denial.
+. "$root/e2e/send.sh"
 
 if [ "$fails" -gt 0 ]; then echo "e2e-real: $fails check(s) failed"; exit 1; fi
 echo "e2e-real: all checks passed"
