@@ -96,26 +96,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if opts.Headless && opts.Prompt == "" {
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
 	}
-	maxActive, ok := a.Config.Int("agency.maxActive", 0)
-	if !ok {
-		v, _ := a.Config.Get("agency.maxActive")
-		return nil, errs.Config("agency.maxActive", v, "a whole number")
-	}
-
-	lock, err := a.Lock()
+	maxActive, lock, err := a.lockToRun()
 	if err != nil {
 		return nil, err
 	}
 	defer func() { lock.Unlock() }()
-	if maxActive > 0 {
-		n, err := a.countActive(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if n >= maxActive {
-			return nil, errs.New(errs.ETooManyActive, "wait for one to finish, stop one, or raise git config agency.maxActive",
-				"%d agents are running in this repository (agency.maxActive = %d)", n, maxActive)
-		}
+	if err := a.checkRoom(ctx, maxActive); err != nil {
+		return nil, err
 	}
 	inv, err := store.MkdirID(a.Store.InvocationsDir(), a.Now())
 	if err != nil {
@@ -244,6 +231,34 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	// Reap it in the background if we live long enough; it is in its own
 	// session and outlives us otherwise.
 	go cmd.Wait()
+	return nil
+}
+
+// lockToRun reads agency.maxActive (0: no limit), a bad value being an
+// error before anything else, then takes the repository lock.
+func (a *App) lockToRun() (int, *store.Lock, error) {
+	n, ok := a.Config.Int("agency.maxActive", 0)
+	if !ok {
+		v, _ := a.Config.Get("agency.maxActive")
+		return 0, nil, errs.Config("agency.maxActive", v, "a whole number")
+	}
+	lock, err := a.Lock()
+	return n, lock, err
+}
+
+// checkRoom refuses one more running agent when maxActive (if set) are
+// running already. The caller holds the lock.
+func (a *App) checkRoom(ctx context.Context, maxActive int) error {
+	if maxActive <= 0 {
+		return nil
+	}
+	n, err := a.countActive(ctx)
+	if err != nil {
+		return err
+	}
+	if n >= maxActive {
+		return errs.TooManyActive(n, maxActive)
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
@@ -64,9 +65,9 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	inv := rec.InvocationID
 	switch store.Deref(rec.LandingStatus) {
 	case store.LandingLanded:
-		return nil, errs.SendLanded(inv)
+		return nil, errs.SendClosed(inv, errs.EAlreadyLanded, "landed")
 	case store.LandingDiscarded:
-		return nil, errs.SendDiscarded(inv)
+		return nil, errs.SendClosed(inv, errs.EDiscarded, "discarded")
 	}
 	if Active(rec) {
 		if rec.Mode != store.ModeHeaded {
@@ -114,15 +115,10 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if _, err := a.planSend(ctx, opts.Invocation); err != nil {
 		return nil, err
 	}
-	if opts.Prompt == "" {
-		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file; nothing was changed", "the prompt is empty")
+	if strings.TrimSpace(opts.Prompt) == "" {
+		return nil, errs.SendPromptEmpty()
 	}
-	maxActive, ok := a.Config.Int("agency.maxActive", 0)
-	if !ok {
-		v, _ := a.Config.Get("agency.maxActive")
-		return nil, errs.Config("agency.maxActive", v, "a whole number")
-	}
-	lock, err := a.Lock()
+	maxActive, lock, err := a.lockToRun()
 	if err != nil {
 		return nil, err
 	}
@@ -145,17 +141,9 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if p.typed {
 		return a.typePrompt(ctx, rec, turn, opts, promptFile)
 	}
-	if maxActive > 0 {
-		n, err := a.countActive(ctx)
-		if err != nil {
-			os.Remove(promptFile)
-			return nil, err
-		}
-		if n >= maxActive {
-			os.Remove(promptFile)
-			return nil, errs.New(errs.ETooManyActive, "wait for one to finish, stop one, or raise git config agency.maxActive",
-				"%d agents are running in this repository (agency.maxActive = %d)", n, maxActive)
-		}
+	if err := a.checkRoom(ctx, maxActive); err != nil {
+		os.Remove(promptFile)
+		return nil, err
 	}
 	next := *rec
 	next.Command = p.spec.ResumeArgv(rec.Mode == store.ModeHeadless, rec.RunnerArgs, rec.SessionID, opts.Prompt, rec.SandboxPath)

@@ -32,7 +32,7 @@ func (c *AgentSendCmd) Run(env *Env) error {
 		return err
 	}
 	if strings.TrimSpace(pr.text) == "" {
-		return errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was changed", "the prompt is empty")
+		return errs.SendPromptEmpty()
 	}
 	rec, err := a.ResolveInvocation(c.Invocation)
 	if err != nil {

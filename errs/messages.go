@@ -324,14 +324,20 @@ func SendStarting(inv string) *Error {
 		"invocation %s is still starting", inv)
 }
 
-func SendLanded(inv string) *Error {
-	return New(EAlreadyLanded, "start a new agent with 'git agency agent start'; nothing was changed",
-		"invocation %s was landed; its sandbox is gone, so it takes no more prompts", inv)
+// SendClosed refuses a follow-up to an invocation that was landed
+// (E_ALREADY_LANDED) or discarded (E_DISCARDED).
+func SendClosed(inv string, code Code, how string) *Error {
+	return New(code, "start a new agent with 'git agency agent start'; nothing was changed",
+		"invocation %s was %s; its sandbox is gone, so it takes no more prompts", inv, how)
 }
 
-func SendDiscarded(inv string) *Error {
-	return New(EDiscarded, "start a new agent with 'git agency agent start'; nothing was changed",
-		"invocation %s was discarded; its sandbox is gone, so it takes no more prompts", inv)
+func SendPromptEmpty() *Error {
+	return New(EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was changed", "the prompt is empty")
+}
+
+func TooManyActive(n, max int) *Error {
+	return New(ETooManyActive, "wait for one to finish, stop one, or raise git config agency.maxActive",
+		"%d agents are running in this repository (agency.maxActive = %d)", n, max)
 }
 
 func NoSessionID(inv, runner string) *Error {

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/git-agency/git-agency/runner/stream"
@@ -24,14 +22,8 @@ func TestSemanticOfRealStreams(t *testing.T) {
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "stream", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := stream.NewParser(stream.FormatAuto, nil)
-			p.Write(b)
-			p.Flush()
-			got, sum := Semantic(nil, p.State(), true)
+			st, _ := parseFixture(t, name)
+			got, sum := Semantic(nil, st, true)
 			if got != want || sum == "" {
 				t.Errorf("Semantic = %q, %q; want %q with a summary", got, sum, want)
 			}
