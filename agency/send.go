@@ -177,19 +177,29 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn int, opts SendOptions, promptFile string) (*SendResult, error) {
 	client := TmuxClient()
 	pane := paneOf(rec)
-	if err := client.SendText(ctx, pane, opts.Prompt); err != nil {
+	// A newline inside the prompt reaches the pane as C-j, which claude's
+	// and codex's input boxes take as a new line; the final one (a prompt
+	// file's) would only add an empty line before Enter.
+	if err := client.SendText(ctx, pane, strings.TrimRight(opts.Prompt, "\r\n")); err != nil {
 		os.Remove(promptFile)
 		return nil, errs.Wrap(errs.EIO, err, "see 'git agency agent show "+rec.InvocationID+"'", "cannot type into the agent's pane")
 	}
 	if err := client.SendKeys(ctx, pane, "Enter"); err != nil {
 		return nil, errs.Wrap(errs.EIO, err, "see 'git agency agent show "+rec.InvocationID+"'", "cannot type into the agent's pane")
 	}
-	rec.Turns = turn
-	if err := a.Store.WriteInvocation(rec); err != nil {
-		return nil, err
+	// A slash command (/exit, /compact) talks to the CLI, not the model:
+	// it is no turn of the conversation.
+	data := map[string]any{"typed": true, "pane": pane, "prompt_source": opts.PromptSource}
+	if strings.HasPrefix(strings.TrimSpace(opts.Prompt), "/") {
+		data["command"] = strings.TrimSpace(opts.Prompt)
+		os.Remove(promptFile)
+	} else {
+		rec.Turns = turn
+		data["turn"] = turn
+		if err := a.Store.WriteInvocation(rec); err != nil {
+			return nil, err
+		}
 	}
-	a.Store.AppendEvent(rec.InvocationID, "sent", map[string]any{
-		"turn": turn, "typed": true, "pane": pane, "prompt_source": opts.PromptSource,
-	})
+	a.Store.AppendEvent(rec.InvocationID, "sent", data)
 	return &SendResult{Record: rec, Typed: true}, nil
 }
