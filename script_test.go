@@ -16,7 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/git-agency/git-agency/cli"
-	"github.com/git-agency/git-agency/watch"
+	"github.com/git-agency/git-agency/internal/watchmain"
 )
 
 // binDir holds helper programs the scripts use (the fake agent), built once.
@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		"git-agency":  func() { os.Exit(cli.MainAgency(os.Args[1:])) },
 		"git-sandbox": func() { os.Exit(cli.MainSandbox(os.Args[1:])) },
 		"git-agency-watch": func() {
-			os.Exit(cli.MainWatch(os.Args[1:], watch.Command))
+			os.Exit(watchmain.Main(os.Args[1:]))
 		},
 	})
 }

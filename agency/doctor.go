@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -51,10 +52,10 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	}
 
 	// tmux
-	if p, err := exec.LookPath("tmux"); err != nil {
+	if p, err := tmux.Available(); err != nil {
 		add("tmux", LevelWarn, "install tmux 3.2+ for headed agents; headless agents (--headless) do not need it", "", "tmux not found: only headless agents can run")
 	} else {
-		add("tmux", LevelOK, "", p, "%s", programVersion(ctx, p, "-V"))
+		add("tmux", LevelOK, "", p, "%s", tmuxVersion(ctx))
 	}
 
 	// runners
@@ -206,42 +207,45 @@ func (a *App) checkDataDir(add func(check, level, hint, path, format string, arg
 	add("data_dir", LevelOK, "", dir, "data directory %s (writable, private)", a.Store.DataDir)
 }
 
+// tmuxWait bounds each tmux call of doctor and gc.
+const tmuxWait = 5 * time.Second
+
 // sessionIsOurs tells whether a tmux session's pane runs in this
 // repository's sandboxes.
 func (a *App) sessionIsOurs(ctx context.Context, session string) bool {
-	out, err := tmuxOutput(ctx, "display-message", "-p", "-t", session, "#{pane_current_path}")
+	ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	dir, err := TmuxClient().PaneCurrentPath(ctx, tmux.PaneTarget(session))
 	if err != nil {
 		return false
 	}
-	return inside(a.Store.SandboxesDir(), strings.TrimSpace(out))
+	return inside(a.Store.SandboxesDir(), dir)
 }
 
-// tmuxSessions lists the sessions named agency-* on the user's tmux server
-// (none when tmux or its server is absent).
+// tmuxSessions lists the sessions named agency-* on git-agency's tmux
+// server (none when tmux or its server is absent), whatever $TMUX says.
 func tmuxSessions(ctx context.Context) []string {
-	out, err := tmuxOutput(ctx, "list-sessions", "-F", "#{session_name}")
-	if err != nil {
+	if _, err := tmux.Available(); err != nil {
 		return nil
 	}
-	var list []string
-	for _, s := range strings.Split(out, "\n") {
-		if strings.HasPrefix(s, "agency-") {
-			list = append(list, s)
-		}
+	ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	list, err := TmuxClient().ListSessions(ctx, "agency-")
+	if err != nil {
+		return nil
 	}
 	return list
 }
 
-func tmuxOutput(ctx context.Context, args ...string) (string, error) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+// tmuxVersion is `tmux -V` (bounded in time), or "tmux (version unknown)".
+func tmuxVersion(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", args...)
-	cmd.Env = os.Environ()
-	b, err := cmd.Output()
-	return string(b), err
+	v, err := TmuxClient().Version(ctx)
+	if err != nil || v == "" {
+		return "tmux (version unknown)"
+	}
+	return v
 }
 
 // programVersion is the first line of `prog flag` (bounded in time), or

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -360,9 +359,10 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 	case GCRegistration:
 		return a.pruneOurs(ctx)
 	case GCTmuxSession:
-		cmd := exec.CommandContext(ctx, "tmux", "kill-session", "-t", "="+it.Target)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return errs.New(errs.EIO, "", "tmux kill-session %s: %s", it.Target, strings.TrimSpace(string(out)))
+		ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+		defer cancel()
+		if err := TmuxClient().KillSession(ctx, it.Target); err != nil {
+			return errs.New(errs.EIO, "", "tmux kill-session %s: %v", it.Target, err)
 		}
 		return nil
 	case GCBranch:

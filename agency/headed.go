@@ -12,11 +12,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-func init() {
-	HeadedState = headedState
-	StopHeaded = stopHeaded
-}
-
 // TmuxClient is the client headed commands use (the user's default server).
 func TmuxClient() *tmux.Client { return &tmux.Client{} }
 
@@ -38,8 +33,9 @@ func paneOf(r *store.InvocationRecord) string {
 
 // headedState is reconcile's view of a headed invocation whose supervisor is
 // gone: a live pane is running; a dead pane gives its status (the screen is
-// captured and the session removed); a vanished session is finished.
-func headedState(a *App, r *store.InvocationRecord) (bool, *int) {
+// captured and the session removed); a vanished session is finished. When
+// it cannot tell, the invocation is still running.
+func (a *App) headedState(r *store.InvocationRecord) (running bool, exitCode *int) {
 	client := TmuxClient()
 	ctx := context.Background()
 	name := sessionOf(r)
@@ -68,7 +64,7 @@ func headedState(a *App, r *store.InvocationRecord) (bool, *int) {
 }
 
 // stopHeaded sends C-c to the pane (stop) or kills the session (kill).
-func stopHeaded(a *App, r *store.InvocationRecord, kill bool) error {
+func (a *App) stopHeaded(r *store.InvocationRecord, kill bool) error {
 	client := TmuxClient()
 	ctx := context.Background()
 	name := sessionOf(r)
@@ -108,6 +104,20 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 		return nil, nil, errs.Wrap(errs.EIO, err, "", "tmux")
 	}
 	return rec, cmd, nil
+}
+
+// SessionAttachCmd is `tmux attach-session` to a headed invocation's
+// session on git-agency's tmux server; run inside another tmux client, it
+// nests a client there.
+func (a *App) SessionAttachCmd(rec *store.InvocationRecord) (*exec.Cmd, error) {
+	if _, err := tmux.Available(); err != nil {
+		return nil, errs.TmuxMissing()
+	}
+	cmd, err := TmuxClient().AttachCmd(sessionOf(rec))
+	if err != nil {
+		return nil, errs.Wrap(errs.EIO, err, "", "tmux")
+	}
+	return cmd, nil
 }
 
 // TmuxNotFound is the error for a headed run without tmux.

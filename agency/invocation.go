@@ -392,15 +392,9 @@ func (a *App) StallThreshold() time.Duration {
 
 // DisplayStatus derives what a person should see for an invocation.
 func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) string {
-	if DeriveDisplay != nil {
-		return DeriveDisplay(a, r, lastOutput)
-	}
 	d, _, _, _ := a.derive(r, lastOutput)
 	return d
 }
-
-// DeriveDisplay, when set, replaces the display-status derivation.
-var DeriveDisplay func(a *App, r *store.InvocationRecord, lastOutput time.Time) string
 
 // derive computes, in the spec's order, lifecycle (the record, after
 // reconcile) → runner_status.json → the stream → the stall detector: the
@@ -453,10 +447,6 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
-	if DeriveDisplay != nil {
-		v.Display = DeriveDisplay(a, v.Record, v.LastOutput)
-		return
-	}
 	d, sem, sum, usage := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if sem != "" {

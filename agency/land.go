@@ -586,21 +586,13 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	return rec, nil
 }
 
-func init() {
-	beforeWorktreeRemoveHook = beforeWorktreeRemoveInvocations
-	afterWorktreeRemoveHook = afterWorktreeRemoveInvocations
-	ReconcileLand = func(a *App, ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
-		return a.RecoverLand(ctx, r)
-	}
-}
-
 // beforeWorktreeRemoveInvocations is `worktree rm`'s check: it refuses
 // while the worktree has running invocations; with force it stops them (5 s
 // grace, then kill) and returns their ids. Their sandboxes are discarded
 // only once the integration tree is gone (afterWorktreeRemoveInvocations);
 // finished sandboxes that were never landed are kept: --force is about the
 // integration tree's own changes, not about other work.
-func beforeWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.WorktreeRecord, force bool) ([]string, error) {
+func (a *App) beforeWorktreeRemoveInvocations(ctx context.Context, wt *store.WorktreeRecord, force bool) ([]string, error) {
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
@@ -629,7 +621,7 @@ func beforeWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.Work
 
 // afterWorktreeRemoveInvocations discards the stopped agents' sandboxes and
 // lists the worktree's other pending ones, which are kept.
-func afterWorktreeRemoveInvocations(a *App, ctx context.Context, wt *store.WorktreeRecord, stopped []string) ([]string, []string, error) {
+func (a *App) afterWorktreeRemoveInvocations(ctx context.Context, wt *store.WorktreeRecord, stopped []string) ([]string, []string, error) {
 	var discarded, kept []string
 	isStopped := map[string]bool{}
 	for _, id := range stopped {

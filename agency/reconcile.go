@@ -16,11 +16,6 @@ const startGrace = 30 * time.Second
 // record.
 const reconcileLockWait = 300 * time.Millisecond
 
-// HeadedState, when set by the tmux mode, tells whether a headed
-// invocation's session is still running its program; when it is gone it may
-// return the exit code it could still read.
-var HeadedState func(a *App, r *store.InvocationRecord) (running bool, exitCode *int)
-
 // Reconcile repairs the record of an invocation whose supervisor died (the
 // reaper of the spec): it runs lazily on every read path, is idempotent,
 // and takes the lock only when there is something to repair. Records never
@@ -28,7 +23,7 @@ var HeadedState func(a *App, r *store.InvocationRecord) (running bool, exitCode 
 // exit_reason unknown (headless), or finished/exited when the tmux session
 // is gone (headed).
 func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
-	r = a.reconcileLand(ctx, r)
+	r = a.RecoverLand(ctx, r)
 	if !a.needsReconcile(r) {
 		return r
 	}
@@ -40,16 +35,6 @@ func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.I
 	}
 	defer lock.Unlock()
 	return a.reconcileLocked(ctx, r)
-}
-
-// ReconcileLand, when set by the landing code, detects an interrupted land.
-var ReconcileLand func(a *App, ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord
-
-func (a *App) reconcileLand(ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
-	if ReconcileLand == nil {
-		return r
-	}
-	return ReconcileLand(a, ctx, r)
 }
 
 func (a *App) needsReconcile(r *store.InvocationRecord) bool {
@@ -79,13 +64,11 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 	var code *int
 	finished, reason := store.StatusFailed, store.ExitUnknown
 	if cur.Mode == store.ModeHeaded {
-		if HeadedState != nil {
-			running, c := HeadedState(a, cur)
-			if running {
-				return cur
-			}
-			code = c
+		running, c := a.headedState(cur)
+		if running {
+			return cur
 		}
+		code = c
 		finished, reason = store.StatusFinished, store.ExitExited
 		if code != nil && *code != 0 {
 			finished = store.StatusFailed

@@ -27,6 +27,9 @@ type SendResult struct {
 	// Typed: the prompt was typed into a running headed agent's pane;
 	// otherwise a new turn resumes the conversation under a new supervisor.
 	Typed bool
+	// LogSizes are the sizes of the logs when the new turn began, where
+	// its output starts (FollowOptions.From).
+	LogSizes map[string]int64
 }
 
 // Failpoints of Send.
@@ -160,6 +163,7 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		os.Remove(promptFile)
 		return nil, err
 	}
+	sizes := a.logSizes(rec.InvocationID)
 	// spawnSupervisor writes the record only once the supervisor runs: a
 	// failure before that leaves the finished record as it was.
 	if err := a.spawnSupervisor(&next); err != nil {
@@ -169,7 +173,18 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	a.Store.AppendEvent(rec.InvocationID, "sent", map[string]any{
 		"turn": turn, "session_id": rec.SessionID, "prompt_source": opts.PromptSource,
 	})
-	return &SendResult{Record: &next}, nil
+	return &SendResult{Record: &next, LogSizes: sizes}, nil
+}
+
+// logSizes are the current sizes of an invocation's logs, by name.
+func (a *App) logSizes(inv string) map[string]int64 {
+	sizes := map[string]int64{}
+	for _, name := range []string{RawLog, StreamLog, StderrLog, SetupLog, runner.PaneLog} {
+		if fi, err := os.Stat(filepath.Join(a.Store.SandboxLogsDir(inv), name)); err == nil {
+			sizes[name] = fi.Size()
+		}
+	}
+	return sizes
 }
 
 // typePrompt types the prompt into a running headed agent's own pane,

@@ -11,10 +11,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// StopHeaded, when set by the tmux mode, stops (C-c) or kills
-// (kill-session) a headed invocation.
-var StopHeaded func(a *App, r *store.InvocationRecord, kill bool) error
-
 // StopInvocation asks a running invocation to stop (SIGINT to the runner's
 // process group, or C-c in its tmux pane) or kills it (SIGKILL, or
 // kill-session). The request is recorded first so the supervisor records
@@ -49,10 +45,7 @@ func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, 
 	}
 	a.Store.AppendEvent(rec.InvocationID, reason+"_requested", nil)
 	if rec.Mode == store.ModeHeaded {
-		if StopHeaded == nil {
-			return nil, errs.New(errs.ETmuxNotFound, "", "headed runs are not supported by this build")
-		}
-		if err := StopHeaded(a, rec, kill); err != nil {
+		if err := a.stopHeaded(rec, kill); err != nil {
 			return nil, err
 		}
 	} else if err := a.signalRunner(rec, kill); err != nil {

@@ -249,7 +249,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	}
 	// Running agents: refused, or with --force stopped (5s, then killed).
 	// Nothing is discarded yet: that waits until the tree is gone.
-	stopped, err := a.beforeWorktreeRemove(ctx, rec, opts.Force)
+	stopped, err := a.beforeWorktreeRemoveInvocations(ctx, rec, opts.Force)
 	if err != nil {
 		return nil, err
 	}
@@ -305,11 +305,9 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 		return nil, err
 	}
 	res := &RemoveWorktreeResult{Worktree: rec}
-	if afterWorktreeRemoveHook != nil {
-		res.Discarded, res.Kept, err = afterWorktreeRemoveHook(a, ctx, rec, stopped)
-		if err != nil {
-			return res, err
-		}
+	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
+	if err != nil {
+		return res, err
 	}
 	return res, nil
 }
@@ -339,23 +337,6 @@ func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) []string
 		}
 	}
 	return out
-}
-
-// afterWorktreeRemoveHook discards the sandboxes of the agents rm --force
-// stopped, once the tree is gone, and lists the pending ones it keeps. The
-// caller holds the lock.
-var afterWorktreeRemoveHook func(a *App, ctx context.Context, wt *store.WorktreeRecord, stopped []string) (discarded, kept []string, err error)
-
-// beforeWorktreeRemoveHook checks a worktree's running invocations before
-// rm: it refuses them, or with force stops them and returns their ids. It
-// is set by the landing code.
-var beforeWorktreeRemoveHook func(a *App, ctx context.Context, rec *store.WorktreeRecord, force bool) ([]string, error)
-
-func (a *App) beforeWorktreeRemove(ctx context.Context, rec *store.WorktreeRecord, force bool) ([]string, error) {
-	if beforeWorktreeRemoveHook == nil {
-		return nil, nil
-	}
-	return beforeWorktreeRemoveHook(a, ctx, rec, force)
 }
 
 func gitStderr(err error) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/testrepo"
 )
 
 // failingRunner runs real git but fails the Nth call whose arguments contain
@@ -34,24 +35,7 @@ func (f *failingRunner) Run(ctx context.Context, c gitcore.Cmd) (gitcore.Result,
 	return gitcore.ExecRunner{}.Run(ctx, c)
 }
 
-func newRepo(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("AGENCY_DATA_DIR", filepath.Join(dir, "data"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("HOME", dir)
-	t.Setenv("AGENCY_FAILPOINT", "")
-	repo := filepath.Join(dir, "repo")
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main", repo},
-		{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init"},
-	} {
-		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	return repo
-}
+func newRepo(t *testing.T) string { return testrepo.New(t) }
 
 func gitOut(t *testing.T, dir string, args ...string) string {
 	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()

@@ -12,7 +12,6 @@ import (
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -89,13 +88,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return nil
 	}
 	if rec.Mode == store.ModeHeaded {
-		if AttachHeaded == nil {
-			return nil
-		}
-		return AttachHeaded(env, a, rec)
+		return attachHeaded(env, a, rec)
 	}
-	// Readable lines for a person, the runner's own output for a pipe.
-	return followInvocation(env, a, rec.InvocationID, followOpts{stopOnInterrupt: true, exitWithAgent: true, pretty: env.StdoutTTY})
+	return followInvocation(env, a, rec.InvocationID, true, true, agency.LogReadable)
 }
 
 // prompt is a prompt as read for start or send.
@@ -124,10 +119,6 @@ func readPrompt(env *Env, a *agency.App, text, file string, editor bool) (prompt
 	return prompt{}, nil
 }
 
-// AttachHeaded attaches the terminal to a headed invocation (set by the
-// tmux mode).
-var AttachHeaded func(env *Env, a *agency.App, rec *store.InvocationRecord) error
-
 // promptFromEditor opens $EDITOR on a temp file for the prompt.
 func promptFromEditor(env *Env, a *agency.App) (string, error) {
 	editor, err := a.Editor("")
@@ -152,102 +143,41 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 	return string(data), nil
 }
 
-// followOpts say how followInvocation follows. stopOnInterrupt is false
-// for `logs --follow`, where Ctrl-C just stops following. pretty follows
-// the normalised stream as readable lines when the runner has one, else the
-// runner's own output. from, when set, holds the log sizes to start at
-// (agent send follows only its own turn).
-type followOpts struct {
-	stopOnInterrupt, exitWithAgent, pretty bool
-	from                                   map[string]int64
+// followInvocation prints an invocation's output until it ends (agency's
+// Follow), then returns its exit code as an ExitError. Ctrl-C stops the
+// agent (twice: kills it). stopOnInterrupt is false for `logs --follow`,
+// where Ctrl-C just stops following.
+func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool, kind agency.LogKind) error {
+	return follow(env, a, inv, stopOnInterrupt, exitWithAgent, agency.FollowOptions{Kind: kind})
 }
 
-// logSizes are the current sizes of an invocation's logs, for followOpts.from.
-func logSizes(a *agency.App, inv string) map[string]int64 {
-	sizes := map[string]int64{}
-	for _, name := range []string{"raw.jsonl", streamLog, "stderr.log", "pane.log"} {
-		if fi, err := os.Stat(filepath.Join(a.Store.SandboxLogsDir(inv), name)); err == nil {
-			sizes[name] = fi.Size()
-		}
-	}
-	return sizes
-}
-
-// followInvocation streams an invocation's output until it ends, then
-// returns its exit code as an ExitError. Ctrl-C stops the agent (twice:
-// kills it).
-func followInvocation(env *Env, a *agency.App, inv string, o followOpts) error {
-	stopOnInterrupt, exitWithAgent := o.stopOnInterrupt, o.exitWithAgent
-	logs := a.Store.SandboxLogsDir(inv)
-	rec, err := a.Store.ReadInvocation(inv)
-	if err != nil {
-		return errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
-	}
-	name := rawLog(rec)
-	var w io.Writer = env.Stdout
-	if o.pretty && hasStream(a, rec) {
-		name, w = streamLog, &lineRenderer{w: env.Stdout}
-	}
-	out := &tailer{path: filepath.Join(logs, name), w: w, off: o.from[name]}
-	errT := &tailer{path: filepath.Join(logs, "stderr.log"), w: env.Stderr, off: o.from["stderr.log"]}
-	var sigs chan os.Signal
+// follow is followInvocation with the rest of agency's FollowOptions (the
+// log offsets a send's turn starts at).
+func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool, o agency.FollowOptions) error {
+	o.Stdout, o.Stderr = env.Stdout, env.Stderr
 	if stopOnInterrupt {
-		sigs = make(chan os.Signal, 2)
+		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
 		defer signal.Stop(sigs)
+		o.Interrupts = sigs
 	}
-	interrupts := 0
-	var lastInterrupt time.Time
-	for {
-		n := out.poll() + errT.poll()
-		rec, err := a.Store.ReadInvocation(inv)
-		if err != nil {
-			return errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
+	rec, err := a.Follow(env.Ctx, inv, o)
+	if err != nil {
+		if env.Ctx.Err() == nil {
+			return err
 		}
-		rec = a.Reconcile(env.Ctx, rec)
-		if !agency.Active(rec) && n == 0 {
-			out.poll()
-			errT.poll()
-			if rec.Error != "" {
-				// A setup or start failure, or a supervisor that died:
-				// the agent's own output may say nothing of it.
-				fmt.Fprintf(env.Stderr, "agent %s: %s\n", inv, rec.Error)
-			}
-			if !exitWithAgent {
-				return nil
-			}
-			return agentExit(rec)
+		// SIGTERM: stop following quietly (the agent runs on under its
+		// supervisor). A followed start exits as a process killed by
+		// SIGTERM would.
+		if exitWithAgent {
+			return &ExitError{Code: 128 + int(syscall.SIGTERM)}
 		}
-		select {
-		case <-sigs:
-			// Run as `git agency`, one Ctrl-C arrives twice: from the
-			// terminal and again from git, which passes it on to its
-			// child. Presses closer than a second count as one.
-			if time.Since(lastInterrupt) < time.Second {
-				continue
-			}
-			lastInterrupt = time.Now()
-			interrupts++
-			kill := interrupts > 1
-			if kill {
-				fmt.Fprintln(env.Stderr, "killing the agent…")
-			} else {
-				fmt.Fprintln(env.Stderr, "stopping the agent… (Ctrl-C again to kill it)")
-			}
-			if _, err := a.Stop(env.Ctx, rec, kill, 0); err != nil && !errs.Is(err, errs.ENotRunning) {
-				return err
-			}
-		case <-env.Ctx.Done():
-			// SIGTERM: stop following quietly (the agent runs on under
-			// its supervisor). A followed start exits as a process
-			// killed by SIGTERM would.
-			if exitWithAgent {
-				return &ExitError{Code: 128 + int(syscall.SIGTERM)}
-			}
-			return nil
-		case <-time.After(100 * time.Millisecond):
-		}
+		return nil
 	}
+	if !exitWithAgent {
+		return nil
+	}
+	return agentExit(rec)
 }
 
 // agentExit turns a final record into the command's exit status.
@@ -265,27 +195,6 @@ func agentExit(rec *store.InvocationRecord) error {
 		return &ExitError{Code: 1}
 	}
 	return nil
-}
-
-// tailer copies what was appended to a file since the last poll.
-type tailer struct {
-	path string
-	w    io.Writer
-	off  int64
-}
-
-func (t *tailer) poll() int {
-	f, err := os.Open(t.path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
-		return 0
-	}
-	n, _ := io.Copy(t.w, f)
-	t.off += n
-	return int(n)
 }
 
 // AgentLsCmd is `agent ls`.
@@ -513,21 +422,19 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Follow && !c.Stderr {
-		return followInvocation(env, a, rec.InvocationID, followOpts{pretty: !c.Raw})
-	}
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.
-	var w io.Writer = env.Stdout
-	name := rawLog(rec)
+	kind := agency.LogReadable
 	switch {
 	case c.Stderr:
-		name = "stderr.log"
-	case !c.Raw && hasStream(a, rec):
-		name, w = streamLog, &lineRenderer{w: env.Stdout}
+		kind = agency.LogStderr
+	case c.Raw:
+		kind = agency.LogRaw
 	}
-	t := &tailer{path: filepath.Join(a.Store.SandboxLogsDir(rec.InvocationID), name), w: w}
-	t.poll()
+	if c.Follow && !c.Stderr {
+		return followInvocation(env, a, rec.InvocationID, false, false, kind)
+	}
+	a.CopyLogs(rec, kind, env.Stdout, env.Stderr)
 	return nil
 }
 
@@ -567,19 +474,5 @@ func (c *SuperviseCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	rec, err := a.Store.ReadInvocation(c.Invocation)
-	if err != nil {
-		return errs.StoreCorrupt(a.Store.InvocationMetaPath(c.Invocation), err)
-	}
-	spec, err := runner.Lookup(a.Config, rec.Runner)
-	if err != nil {
-		spec = runner.Spec{Name: rec.Runner}
-	}
-	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: c.Invocation,
-		LockTimeout: a.LockTimeout, Spec: spec, Log: env.Stderr}
-	// The supervisor is in its own session; a stray SIGINT must not kill
-	// it. Notify, not Ignore: an ignored signal would be inherited by the
-	// runner, which then could not be stopped.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT)
-	return s.Run(env.Ctx)
+	return a.Supervise(env.Ctx, c.Invocation, env.Stderr)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/gitcore"
-	"github.com/git-agency/git-agency/store"
 )
 
 // AgentDiffCmd is `agent diff` (and `git sandbox diff`).
@@ -157,34 +156,23 @@ func (c *AgentLandCmd) Run(env *Env) error {
 	if c.JSON {
 		return printJSON(env.Stdout, res)
 	}
-	what := plural(len(res.Commits), "commit")
-	if res.Applied {
-		what += " and the uncommitted changes"
-	}
-	fmt.Fprintf(env.Stdout, "landed %s: %s onto %s (worktree %q)\n", res.InvocationID, what, res.Branch, res.WorktreeName)
-	if len(res.Skipped) > 0 {
-		fmt.Fprintf(env.Stdout, "skipped %s already on the branch\n", plural(len(res.Skipped), "commit"))
-	}
-	fmt.Fprintf(env.Stdout, "HEAD is now %s; the sandbox tree was removed (branch %s kept)\n", shortID(res.ResultHead), store.SandboxBranch(res.InvocationID))
-	if res.Note != "" {
-		fmt.Fprintf(env.Stdout, "note: %s\n", res.Note)
-	}
+	printLines(env.Stdout, res.Report())
 	return nil
 }
 
 func printCheck(w io.Writer, res *agency.LandResult) {
-	what := plural(len(res.Commits), "commit")
+	what := agency.Plural(len(res.Commits), "commit")
 	if res.Applied {
 		what += " and the uncommitted changes"
 	}
 	if res.Clean {
-		fmt.Fprintf(w, "%s would land cleanly: %s onto %s at %s\n", res.InvocationID, what, res.Branch, shortID(res.TargetHead))
+		fmt.Fprintf(w, "%s would land cleanly: %s onto %s at %s\n", res.InvocationID, what, res.Branch, agency.ShortSHA(res.TargetHead))
 	} else {
 		at := "its uncommitted changes"
 		if res.ConflictCommit != "" {
-			at = "commit " + shortID(res.ConflictCommit) + " (" + res.ConflictWhat + ")"
+			at = "commit " + agency.ShortSHA(res.ConflictCommit) + " (" + res.ConflictWhat + ")"
 		}
-		fmt.Fprintf(w, "%s would conflict at %s onto %s at %s, in:\n", res.InvocationID, at, res.Branch, shortID(res.TargetHead))
+		fmt.Fprintf(w, "%s would conflict at %s onto %s at %s, in:\n", res.InvocationID, at, res.Branch, agency.ShortSHA(res.TargetHead))
 		for _, f := range res.Conflicts {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
@@ -194,18 +182,11 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 	}
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
+// printLines prints a result's report, a line each.
+func printLines(w io.Writer, lines []string) {
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }
 
 // AgentDiscardCmd is `agent discard` (and `git sandbox discard`).
@@ -223,19 +204,10 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	r := res.Invocation
 	if c.JSON {
-		return printJSON(env.Stdout, r)
+		return printJSON(env.Stdout, res.Invocation)
 	}
-	switch {
-	case res.AlreadyDiscarded:
-		fmt.Fprintf(env.Stdout, "%s was already discarded\n", r.InvocationID)
-	case res.Stopped:
-		fmt.Fprintf(env.Stdout, "discarded %s (stopped first: %s, %s)\n", r.InvocationID, r.Status, orDash(store.Deref(r.ExitReason)))
-	default:
-		fmt.Fprintf(env.Stdout, "discarded %s\n", r.InvocationID)
-	}
-	fmt.Fprintf(env.Stdout, "sandbox tree removed, %s removed; branch %s kept\n", plural(res.RefsRemoved, "snapshot ref"), r.SandboxBranch)
+	printLines(env.Stdout, res.Report())
 	return nil
 }
 

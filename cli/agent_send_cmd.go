@@ -38,8 +38,6 @@ func (c *AgentSendCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	// The new turn's output starts where the earlier turns' ends.
-	from := logSizes(a, rec.InvocationID)
 	res, err := a.Send(env.Ctx, agency.SendOptions{
 		Invocation: rec.InvocationID, Prompt: pr.text, PromptSource: pr.source, PromptPath: pr.path,
 	})
@@ -63,10 +61,8 @@ func (c *AgentSendCmd) Run(env *Env) error {
 		return nil
 	}
 	if res.Record.Mode == store.ModeHeaded {
-		if AttachHeaded == nil {
-			return nil
-		}
-		return AttachHeaded(env, a, res.Record)
+		return attachHeaded(env, a, res.Record)
 	}
-	return followInvocation(env, a, rec.InvocationID, followOpts{stopOnInterrupt: true, exitWithAgent: true, pretty: env.StdoutTTY, from: from})
+	// Only the new turn's output, as a followed start shows it.
+	return follow(env, a, rec.InvocationID, true, true, agency.FollowOptions{Kind: agency.LogReadable, From: res.LogSizes})
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-func init() { AttachHeaded = attachHeaded }
-
 // AgentAttachCmd is `agent attach`.
 type AgentAttachCmd struct {
 	InvocationArg

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/git-agency/git-agency/agency"
 )
 
 // printJSON writes v as indented JSON and a newline.
@@ -56,24 +58,7 @@ func (env *Env) when(ts string) string {
 	if err != nil {
 		return ts
 	}
-	return Ago(time.Since(t))
-}
-
-// Ago renders a duration as "3m ago".
-func Ago(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
+	return agency.Ago(time.Since(t))
 }
 
 func orDash(s string) string {

@@ -71,7 +71,8 @@ func watchExe() string {
 }
 
 // MainWatch runs the git-agency-watch program: it parses `git agency
-// watch`'s flags and calls run (watch.Command) with the usual Env and error
+// watch`'s flags and calls run (internal/watchmain hands it to
+// watch.Command) with the usual Env and error
 // printing.
 func MainWatch(args []string, run func(*Env, *WatchCmd) error) int {
 	g := &watchGrammar{run: run}

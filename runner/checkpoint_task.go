@@ -9,10 +9,6 @@ import (
 // The supervisor runs a checkpointer beside every runner, headless or
 // headed: Run while the agent works, Final after it exited and before the
 // final record is written.
-func init() {
-	NewBackgroundTasks = append(NewBackgroundTasks, newCheckpointTask)
-}
-
 type checkpointTask struct {
 	c    *Checkpointer
 	done chan struct{}

@@ -13,8 +13,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-func init() { RunHeaded = runHeaded }
-
 // PaneLog and ScreenLog are a headed invocation's logs: the pane's output as
 // tmux saw it (with escape sequences), and the final screen capture.
 const (

@@ -106,16 +106,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		}
 	}
 	if rec.Mode == store.ModeHeaded {
-		if RunHeaded == nil {
-			return s.failEarly("headed runs are not supported by this build", store.ExitUnknown)
-		}
-		return RunHeaded(ctx, s, rec)
+		return runHeaded(ctx, s, rec)
 	}
 	return s.runHeadless(ctx, rec)
 }
-
-// RunHeaded runs a headed invocation in tmux (set by the tmux mode).
-var RunHeaded func(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) error
 
 // failEarly ends an invocation whose runner never started.
 func (s *Supervisor) failEarly(msg, reason string) error {
@@ -239,19 +233,15 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	return false
 }
 
-// OutputHook, when set, receives every stdout chunk of a headless runner
-// after it was written to raw.jsonl (the stream parser plugs in here), and
-// is closed at the end.
+// OutputHook receives every stdout chunk of a headless runner after it was
+// written to raw.jsonl (the stream parser, newStreamHook), and is closed at
+// the end.
 type OutputHook interface {
 	io.Writer
 	Close(rec *store.InvocationRecord)
 }
 
-// NewOutputHook builds the hook for an invocation (set by the stream
-// parser); nil means none.
-var NewOutputHook func(s *Supervisor, rec *store.InvocationRecord) OutputHook
-
-// BackgroundTask runs beside the runner (the checkpointer plugs in here):
+// BackgroundTask runs beside the runner (the checkpointer, newCheckpointTask):
 // Start is called once the runner runs; Stop after it exited, before the
 // final record is written.
 type BackgroundTask interface {
@@ -259,16 +249,8 @@ type BackgroundTask interface {
 	Stop(ctx context.Context)
 }
 
-// NewBackgroundTasks builds the tasks for an invocation.
-var NewBackgroundTasks []func(s *Supervisor, rec *store.InvocationRecord) BackgroundTask
-
 func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord) (stop func()) {
-	var tasks []BackgroundTask
-	for _, mk := range NewBackgroundTasks {
-		if t := mk(s, rec); t != nil {
-			tasks = append(tasks, t)
-		}
-	}
+	tasks := []BackgroundTask{newCheckpointTask(s, rec)}
 	tctx, cancel := context.WithCancel(ctx)
 	for _, t := range tasks {
 		t.Start(tctx)
@@ -325,10 +307,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	}
 	defer devnull.Close()
 
-	var hook OutputHook
-	if NewOutputHook != nil {
-		hook = NewOutputHook(s, rec)
-	}
+	hook := newStreamHook(s, rec)
 	cmd := exec.Command(rec.Command[0], rec.Command[1:]...)
 	cmd.Dir = rec.SandboxPath
 	cmd.Env = AgentEnv(rec)

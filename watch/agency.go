@@ -3,10 +3,8 @@ package watch
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -135,18 +134,6 @@ type AgencyActions struct {
 	StopWait time.Duration
 }
 
-// Land and Discard run the landing use cases (set in command.go's init).
-var (
-	LandFunc    func(ctx context.Context, a *agency.App, inv string) (string, error)
-	DiscardFunc func(ctx context.Context, a *agency.App, inv string) (string, error)
-	// DiffFunc, when set, replaces the built-in diff (git diff from the
-	// base commit in the sandbox tree, plus untracked files).
-	DiffFunc func(ctx context.Context, a *agency.App, inv string) (string, error)
-	// AttachCmd builds the command that attaches the terminal to a headed
-	// invocation's tmux session (default: tmux attach-session).
-	AttachCmd func(a *agency.App, rec *store.InvocationRecord) (*exec.Cmd, error)
-)
-
 func (x *AgencyActions) record(inv InvocationRow) (*store.InvocationRecord, error) {
 	rec, err := x.App.Store.ReadInvocation(inv.ID)
 	if err != nil {
@@ -170,20 +157,10 @@ func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*exec.Cm
 	if !agency.Active(rec) {
 		return nil, errs.SessionGone(inv.ShortID, rec.Status)
 	}
-	if AttachCmd != nil {
-		return AttachCmd(x.App, rec)
-	}
-	session := store.Deref(rec.TmuxSession)
-	if session == "" {
+	if store.Deref(rec.TmuxSession) == "" {
 		return nil, errs.NoSession(inv.ShortID)
 	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		return nil, errs.TmuxMissing()
-	}
-	cmd := exec.Command("tmux", "attach-session", "-t", "="+session)
-	// Inside tmux, attach nests a client rather than refusing.
-	cmd.Env = append(os.Environ(), "TMUX=")
-	return cmd, nil
+	return x.App.SessionAttachCmd(rec)
 }
 
 func (x *AgencyActions) worktreeDir(wt WorktreeRow) (string, error) {
@@ -218,112 +195,60 @@ func (x *AgencyActions) Shell(ctx context.Context, wt WorktreeRow) (*exec.Cmd, e
 	return agency.ShellCmd(x.App.Getenv, dir), nil
 }
 
-// Diff implements Actions: the sandbox against the commit it started from.
+// Diff implements Actions: the sandbox's commits and their patch, then its
+// uncommitted work.
 func (x *AgencyActions) Diff(ctx context.Context, inv InvocationRow) (string, error) {
-	if DiffFunc != nil {
-		return DiffFunc(ctx, x.App, inv.ID)
-	}
-	rec, err := x.record(inv)
+	d, err := x.App.Diff(ctx, inv.ID, gitcore.DiffOptions{})
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(rec.SandboxPath); err != nil {
-		return "", errs.SandboxGone(inv.ShortID, rec.SandboxPath)
+	var b strings.Builder
+	fmt.Fprintf(&b, "## commits: %d\n%s\n%s\n", len(d.Commits), d.Log, d.Patch)
+	if len(d.UncommittedFiles) > 0 {
+		fmt.Fprintf(&b, "## uncommitted changes in the sandbox: %d file(s)\n%s", len(d.UncommittedFiles), d.Uncommitted)
 	}
-	t := x.App.Repo.Tree(rec.SandboxPath)
-	out, err := t.Query(ctx, "diff", "--no-color", "--no-ext-diff", "--stat", "--patch", rec.BaseCommit, "--")
-	if err != nil {
-		return "", err
+	if len(d.Denied) > 0 {
+		fmt.Fprintf(&b, "## left out, denylisted untracked files: %s\n", strings.Join(d.Denied, " "))
 	}
-	text := string(out)
-	if st, err := t.Status(ctx); err == nil {
-		var untracked []string
-		for _, e := range st {
-			if e.XY == "??" {
-				untracked = append(untracked, "  "+e.Path)
-			}
-		}
-		if len(untracked) > 0 {
-			text += "\nuntracked files:\n" + strings.Join(untracked, "\n") + "\n"
-		}
-	}
-	if strings.TrimSpace(text) == "" {
-		text = "no changes since " + short(rec.BaseCommit)
-	}
-	return text, nil
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
+	return b.String(), nil
 }
 
 // logTail is how much of each log the logs view reads.
 const logTail = 256 << 10
 
-// Logs implements Actions: the tail of the runner's output and stderr.
+// Logs implements Actions: the readable events (or the runner's own
+// output, or a headed run's screen), then its stderr.
 func (x *AgencyActions) Logs(ctx context.Context, inv InvocationRow) (string, error) {
-	dir := x.App.Store.SandboxLogsDir(inv.ID)
-	var b strings.Builder
-	for _, name := range []string{"raw.jsonl", "pane.log", "stderr.log"} {
-		data, err := tail(filepath.Join(dir, name), logTail)
-		if err != nil || len(data) == 0 {
-			continue
-		}
-		if b.Len() > 0 || name == "stderr.log" {
-			b.WriteString("── " + name + " ──\n")
-		}
-		b.WriteString(ansi.Strip(strings.ReplaceAll(string(data), "\r", "")))
-		if !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
+	rec, err := x.record(inv)
+	if err != nil {
+		return "", err
 	}
-	if b.Len() == 0 {
+	text := ansi.Strip(strings.ReplaceAll(x.App.LogText(ctx, rec, logTail), "\r", ""))
+	if strings.TrimSpace(text) == "" {
 		return "(no output yet)", nil
 	}
-	return b.String(), nil
-}
-
-// tail reads at most n bytes from the end of path, from a line start.
-func tail(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	off := int64(0)
-	if fi.Size() > n {
-		off = fi.Size() - n
-	}
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(f, n))
-	if err != nil {
-		return nil, err
-	}
-	if off > 0 {
-		if i := strings.IndexByte(string(data), '\n'); i >= 0 {
-			data = data[i+1:]
-		}
-	}
-	return data, nil
+	return text, nil
 }
 
 // Land implements Actions.
 func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, error) {
-	return LandFunc(ctx, x.App, inv.ID)
+	res, err := x.App.Land(ctx, agency.LandOptions{Query: inv.ID})
+	if err != nil {
+		return "", err
+	}
+	return res.Report()[0], nil
 }
 
 // Discard implements Actions.
 func (x *AgencyActions) Discard(ctx context.Context, inv InvocationRow) (string, error) {
-	return DiscardFunc(ctx, x.App, inv.ID)
+	res, err := x.App.Discard(ctx, inv.ID)
+	if err != nil {
+		return "", err
+	}
+	return res.Report()[0], nil
 }
 
 // Stop implements Actions.

@@ -3,9 +3,9 @@ package watch
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -14,21 +14,30 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/git-agency/git-agency/agency"
-	"github.com/git-agency/git-agency/cli"
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/gitcore"
 )
 
+// Env is what the git-agency-watch program hands Command: the parsed
+// flags, the streams, and the repository (internal/watchmain builds it from
+// cli's Env, so watch never imports cli).
+type Env struct {
+	Ctx       context.Context
+	App       *agency.App
+	Stdout    io.Writer
+	Stderr    io.Writer
+	StdoutTTY bool
+	// Color tells whether colour may be used.
+	Color    bool
+	Interval time.Duration
+	All      bool
+}
+
 // Command is the body of `git agency watch`, run by the git-agency-watch
-// program (cli.MainWatch): the TUI lives in its own executable so that
-// bubbletea's package init, which queries the terminal, never runs for
-// the other commands.
-func Command(env *cli.Env, c *cli.WatchCmd) error {
-	a, err := env.App()
-	if err != nil {
-		return err
-	}
-	interval := c.Interval
+// program: the TUI lives in its own executable so that bubbletea's package
+// init, which queries the terminal, never runs for the other commands.
+func Command(env Env) error {
+	a := env.App
+	interval := env.Interval
 	if interval == 0 {
 		d, ok := a.Config.Duration("agency.watch.interval", DefaultInterval)
 		if !ok {
@@ -44,7 +53,7 @@ func Command(env *cli.Env, c *cli.WatchCmd) error {
 		v, _ := a.Config.Get("agency.stallThreshold")
 		return errs.Config("agency.stallThreshold", v, "a duration such as 5m")
 	}
-	loader := NewLoader(a, c.All)
+	loader := NewLoader(a, env.All)
 
 	// Without a terminal: one plain snapshot of the same tree.
 	if !env.StdoutTTY {
@@ -63,7 +72,7 @@ func Command(env *cli.Env, c *cli.WatchCmd) error {
 		out = os.Stdout
 	}
 	r := lipgloss.NewRenderer(out)
-	if !env.Color() {
+	if !env.Color {
 		r.SetColorProfile(termenv.Ascii)
 	}
 	r.SetHasDarkBackground(true)
@@ -91,51 +100,4 @@ func repoName(commonDir string) string {
 		return filepath.Base(filepath.Dir(commonDir))
 	}
 	return filepath.Base(commonDir)
-}
-
-// The watch view's L, D and diff keys run the same use cases.
-func init() {
-	LandFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
-		res, err := a.Land(ctx, agency.LandOptions{Query: inv})
-		if err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("landed %s: %s onto %s, HEAD %s", res.InvocationID, commitCount(len(res.Commits)), res.Branch, shortSHA(res.ResultHead)), nil
-	}
-	DiscardFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
-		res, err := a.Discard(ctx, inv)
-		if err != nil {
-			return "", err
-		}
-		return "discarded " + res.Invocation.InvocationID, nil
-	}
-	DiffFunc = func(ctx context.Context, a *agency.App, inv string) (string, error) {
-		d, err := a.Diff(ctx, inv, gitcore.DiffOptions{})
-		if err != nil {
-			return "", err
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "## commits: %d\n%s\n%s\n", len(d.Commits), d.Log, d.Patch)
-		if len(d.UncommittedFiles) > 0 {
-			fmt.Fprintf(&b, "## uncommitted changes in the sandbox: %d file(s)\n%s", len(d.UncommittedFiles), d.Uncommitted)
-		}
-		if len(d.Denied) > 0 {
-			fmt.Fprintf(&b, "## left out, denylisted untracked files: %s\n", strings.Join(d.Denied, " "))
-		}
-		return b.String(), nil
-	}
-}
-
-func commitCount(n int) string {
-	if n == 1 {
-		return "1 commit"
-	}
-	return fmt.Sprintf("%d commits", n)
-}
-
-func shortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

@@ -2,7 +2,7 @@ package watch
 
 import (
 	"fmt"
-	"github.com/git-agency/git-agency/cli"
+	"github.com/git-agency/git-agency/agency"
 	"strings"
 	"time"
 
@@ -100,7 +100,7 @@ func (m Model) titleLine() string {
 		title += " · " + m.title
 	}
 	summary := fmt.Sprintf("%s · %d active · %d ready · %d needs input",
-		plural(len(m.snap.Worktrees), "worktree"), active, ready, needs)
+		agency.Plural(len(m.snap.Worktrees), "worktree"), active, ready, needs)
 	gap := m.width - lipgloss.Width(title) - lipgloss.Width(summary)
 	if gap < 2 {
 		return truncate(m.styles.Title.Render(title)+"  "+m.styles.Dim.Render(summary), m.width)
@@ -237,7 +237,7 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 	}
 	age := "-"
 	if t := inv.Age(); !t.IsZero() {
-		age = Ago(now.Sub(t))
+		age = agency.Ago(now.Sub(t))
 	}
 	status := inv.Status
 	if status == "" {
@@ -291,16 +291,6 @@ func (m Model) FullHelp() [][]keyBinding {
 		{k.Land, k.Discard, k.Stop, k.Kill},
 		{k.Open, k.Shell, k.Help, k.Quit},
 	}
-}
-
-// Ago renders a duration as "3m ago".
-func Ago(d time.Duration) string { return cli.Ago(d) }
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func orDash(s string) string {

@@ -6,8 +6,7 @@ package main
 import (
 	"os"
 
-	"github.com/git-agency/git-agency/cli"
-	"github.com/git-agency/git-agency/watch"
+	"github.com/git-agency/git-agency/internal/watchmain"
 )
 
-func main() { os.Exit(cli.MainWatch(os.Args[1:], watch.Command)) }
+func main() { os.Exit(watchmain.Main(os.Args[1:])) }

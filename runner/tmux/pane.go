@@ -141,6 +141,16 @@ func (c *Client) CapturePane(ctx context.Context, target string) ([]byte, error)
 	return res.Stdout, nil
 }
 
+// PaneCurrentPath returns the working directory of the program in target's
+// pane.
+func (c *Client) PaneCurrentPath(ctx context.Context, target string) (string, error) {
+	res, err := c.run(ctx, "display-message", "-p", "-t", target, "#{pane_current_path}")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(res.Stdout), "\n"), nil
+}
+
 // PipePane appends everything the pane outputs from now on (raw, with
 // escape sequences) to logPath, an absolute path. It replaces any pipe the
 // pane already has (no -o: with -o a second call would toggle the pipe off).

@@ -243,6 +243,15 @@ func (c *Client) KillSession(ctx context.Context, name string) error {
 	return err
 }
 
+// Version is `tmux -V`'s line ("tmux 3.3a").
+func (c *Client) Version(ctx context.Context) (string, error) {
+	res, err := c.run(ctx, "-V")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(res.Stdout)), nil
+}
+
 // ListSessions returns the names of the sessions starting with prefix, in
 // tmux's order. No server running means an empty list.
 func (c *Client) ListSessions(ctx context.Context, prefix string) ([]string, error) {
