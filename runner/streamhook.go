@@ -128,7 +128,6 @@ func TurnUsage(prev *store.Usage, st stream.StreamState, u stream.Usage) *store.
 	return &out
 }
 
-
 // streamHook feeds a runner's stdout to the stream parser, which appends
 // normalised events to logs/stream.jsonl as output arrives, and keeps
 // logs/status.json current.
