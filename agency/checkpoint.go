@@ -185,7 +185,7 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	tree := a.Repo.Tree(o.SandboxPath)
 	for _, step := range []func(context.Context) error{
 		tree.ResetHard,
-		func(ctx context.Context) error { return tree.Clean(ctx, runner.AgencyDir) },
+		func(ctx context.Context) error { return tree.Clean(ctx, store.AgencyDir) },
 		func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) },
 		tree.ResetIndex,
 	} {

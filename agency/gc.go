@@ -274,7 +274,7 @@ func hasFiles(dir string) bool {
 		return false
 	}
 	for _, e := range ents {
-		if e.Name() != ".git" && e.Name() != MarkerDir {
+		if e.Name() != ".git" && e.Name() != store.AgencyDir {
 			return true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -65,7 +66,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	}
 	if !HasMarker(wt.TreePath) {
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
-			"worktree %q has no integration marker at %s", wt.Name, MarkerPath(wt.TreePath))
+			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
 	spec, err := runner.Lookup(a.Config, opts.Runner)
 	if err != nil {
@@ -216,9 +217,11 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
 	}
+	traced()
 	pid := cmd.Process.Pid
 	st, _ := runner.StartTime(pid)
 	rec.SupervisorPID = &pid

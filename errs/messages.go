@@ -1,6 +1,7 @@
 package errs
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -148,6 +149,30 @@ func InvocationRunning(inv, verb string) *Error {
 func LandDirtyIntegration(name, tree string) *Error {
 	return New(EDirtyWorktree, "commit or stash your changes in "+tree+" first; nothing was touched",
 		"integration worktree %q has uncommitted changes; landing would mix them with the agent's", name)
+}
+
+// LandWouldOverwrite: the integration tree's files were in the way of a
+// land's fast-forward; cause is git's refusal.
+func LandWouldOverwrite(inv, tree string, cause error) *Error {
+	return Wrap(EDirtyWorktree, cause, "move those files out of the way in "+tree+" and land again; nothing was applied",
+		"landing %s would overwrite files in the integration tree", inv)
+}
+
+// LandFastForwardFailed: moving the integration tree to the land's result
+// failed other than by one git command (e.g. and putting it back failed too).
+func LandFastForwardFailed(inv string, cause error) *Error {
+	return Wrap(EGit, cause, "check 'git status' in the integration tree, then land again",
+		"landing %s: updating the integration tree failed", inv)
+}
+
+// LandRecordNotUpdated: a land failed (report) and then its record at path
+// could not be updated to say so (cause).
+func LandRecordNotUpdated(report error, path string, cause error) *Error {
+	var e *Error
+	if !errors.As(report, &e) {
+		e = Wrap(EInternal, report, "", "land failed")
+	}
+	return e.With(fmt.Sprintf("the land could not be recorded in %s: %v", path, cause))
 }
 
 func BaseMoved(branch, base, head string) *Error {

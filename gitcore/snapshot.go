@@ -74,7 +74,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		for _, e := range req.Exclude {
 			args = append(args, ":(literal)"+strings.Trim(e, "/"))
 		}
-		if _, err := t.RunEnv(ctx, env, nil, args...); err != nil {
+		if _, err := t.runEnv(ctx, env, nil, args...); err != nil {
 			return nil, err
 		}
 	}
@@ -129,11 +129,11 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		return snap, nil
 	}
 	if len(stage) > 0 {
-		if _, err := t.RunEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		if _, err := t.runEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 			return nil, err
 		}
 	}
-	out, err = t.RunEnv(ctx, env, nil, "write-tree")
+	out, err = t.runEnv(ctx, env, nil, "write-tree")
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +145,12 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 // one rev-parse (two on an unborn branch).
 func (t *Tree) snapshotStart(ctx context.Context) (string, *Snapshot, error) {
 	snap := &Snapshot{}
-	out, err := t.Query(ctx, "rev-parse", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}")
+	out, err := t.query(ctx, "rev-parse", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if err == nil && len(lines) == 3 {
 		snap.Head, snap.HeadTree = lines[1], lines[2]
 	} else {
-		out, err = t.Query(ctx, "rev-parse", "--git-path", "index")
+		out, err = t.query(ctx, "rev-parse", "--git-path", "index")
 		if err != nil {
 			return "", nil, err
 		}

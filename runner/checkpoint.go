@@ -14,9 +14,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// AgencyDir is the agency directory inside every tree; never snapshotted.
-const AgencyDir = ".agency"
-
 // CheckpointLockTimeout bounds the wait for a sandbox's checkpoint lock.
 const CheckpointLockTimeout = 30 * time.Second
 
@@ -34,16 +31,17 @@ func DenylistFromConfig(cfg *gitcore.Config) []string {
 
 // SnapshotTree builds the snapshot tree of a sandbox's uncommitted work
 // (HEAD plus every change; untracked files too when includeUntracked), with
-// the built-in denylist plus extraDenylist applied and .agency/ excluded,
-// without touching the sandbox's index, HEAD or files. When untracked files
-// match the denylist, Snapshot.Denied lists them and no object was written.
-// Checkpoints and `land --apply` both build their trees with it.
-func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string) (*gitcore.Snapshot, error) {
+// the built-in denylist plus extraDenylist applied and .agency/ and exclude
+// left out, without touching the sandbox's index, HEAD or files. When
+// untracked files match the denylist, Snapshot.Denied lists them and no
+// object was written. Checkpoints, `agent diff` and `land --apply` all
+// build their trees with it: it is the one place that policy is assembled.
+func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string, exclude ...string) (*gitcore.Snapshot, error) {
 	deny := append(append([]string(nil), gitcore.DefaultDenylist...), extraDenylist...)
 	return repo.Tree(treePath).SnapshotTree(ctx, gitcore.SnapshotRequest{
 		IncludeUntracked: includeUntracked,
 		Denylist:         deny,
-		Exclude:          []string{AgencyDir},
+		Exclude:          append([]string{store.AgencyDir}, exclude...),
 	})
 }
 
