@@ -87,9 +87,49 @@ deny_case() { # claude, --permission-mode default, a Bash call the mock asks for
   expect "the denial is parsed (no unknown events)" sh -c "! grep -q '\"kind\":\"unknown\"' '$logs/stream.jsonl'"
 }
 
+# pane_has INV REGEX SECONDS: waits until the agent's pane shows REGEX.
+pane_has() {
+  local i
+  for i in $(seq $(($3 * 5))); do
+    tmux capture-pane -p -t "agency-$1" 2>/dev/null | grep -Eq -- "$2" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+headed_send_case() { # a headed claude: typed follow-ups, /exit, then a headed resume
+  echo "== claude headed: agent send types into the pane, then resumes"
+  command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
+  # A config dir of its own, onboarded, with the repository trusted (its
+  # sandboxes follow), so no first-run dialog stands in the way.
+  export CLAUDE_CONFIG_DIR="$work/home/claude-send"
+  mkdir -p "$CLAUDE_CONFIG_DIR"
+  printf '{"hasCompletedOnboarding": true, "customApiKeyResponses": {"approved": ["sk-mock-key"], "rejected": []}, "projects": {"%s": {"hasTrustDialogAccepted": true}}}\n' \
+    "$repo" >"$CLAUDE_CONFIG_DIR/.claude.json"
+  local inv
+  inv=$(git agency agent start -w feat --runner claude -d --prompt "Create hello.txt" </dev/null) || { fail "agent start"; return; }
+  if pane_has "$inv" 'Done: wrote the file' 60; then pass "turn 1 done at its prompt"; else fail "turn 1 done at its prompt"; tmux capture-pane -p -t "agency-$inv" | tail -20 | sed 's/^/    /'; fi
+  expect "send types a follow-up" git agency agent send "$inv" --prompt "@@RECALL@@ what was my first prompt?"
+  if pane_has "$inv" 'RECALL: first prompt was <<Create hello.txt>>; 2 user prompts' 60; then pass "the typed prompt was answered in the same conversation"; else fail "the typed prompt was answered"; fi
+  show_json "$inv" "$work/hsend.json"
+  expect "turns 2, still running" test "$(jval "$work/hsend.json" 'record.turns + " " + record.status')" = "2 running"
+  local sid; sid=$(jval "$work/hsend.json" record.session_id)
+  expect "/exit typed: the run finishes" git agency agent send "$inv" -d --prompt /exit
+  if wait_done "$inv" 60; then pass "finished after /exit"; else fail "finished after /exit"; fi
+  expect "a finished headed run resumes" git agency agent send "$inv" -d --prompt "@@RECALL@@ and now?"
+  if pane_has "$inv" 'RECALL: first prompt was <<Create hello.txt>>; 3 user prompts' 60; then pass "resumed headed with its history"; else fail "resumed headed with its history"; fi
+  show_json "$inv" "$work/hsend.json"
+  expect "resumed with --resume $sid" has "$(jval "$work/hsend.json" 'record.command.join(" ")')" "--resume $sid"
+  expect "turns 3" test "$(jval "$work/hsend.json" record.turns)" = 3
+  git agency agent send "$inv" -d --prompt /exit >/dev/null 2>&1
+  wait_done "$inv" 60 || { fail "finished after the second /exit"; git agency agent kill "$inv" >/dev/null 2>&1; }
+}
+
 case ${AGENCY_E2E_ONLY:-claude} in claude)
   send_case claude
-  deny_case;;
+  deny_case
+  (headed_send_case) | tee "$work/hsend.out"
+  fails=$((fails + $(grep -c '  FAIL' "$work/hsend.out")));;
 esac
 case ${AGENCY_E2E_ONLY:-codex} in codex)
   send_case codex;;
