@@ -417,7 +417,7 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 		StallThreshold: a.StallThreshold(),
 	}
 	if r.Status == store.StatusRunning {
-		in.Runner, _ = stream.ReadRunnerStatus(r.SandboxPath)
+		in.Runner = runner.TurnRunnerStatus(r)
 		if ls := runner.ReadLiveStatus(a.Store, r.InvocationID); ls != nil {
 			in.Stream = ls.State
 			if ls.State.Events > 0 {

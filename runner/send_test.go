@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner/stream"
@@ -123,5 +124,35 @@ func TestResumeArguments(t *testing.T) {
 	}
 	if plain, _ := Lookup(gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.runner.x.command", Value: "x"}}), "x"); len(plain.ResumeArgs) != 0 {
 		t.Errorf("a custom runner without resumeArg resumes with %q", plain.ResumeArgs)
+	}
+}
+
+// A runner_status.json left by an earlier turn says nothing of the current
+// one.
+func TestTurnRunnerStatus(t *testing.T) {
+	tree := t.TempDir()
+	path := filepath.Join(tree, stream.RunnerStatusPath)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"status":"needs_input","summary":"Which one?"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	rec := &store.InvocationRecord{SandboxPath: tree}
+	if rs := TurnRunnerStatus(rec); rs == nil || rs.Status != "needs_input" {
+		t.Fatalf("first turn: %v", rs)
+	}
+	rec.TurnStartedAt = time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	if rs := TurnRunnerStatus(rec); rs != nil {
+		t.Fatalf("a status from before the turn: %v", rs)
+	}
+	now := time.Now()
+	os.Chtimes(path, now, now)
+	if rs := TurnRunnerStatus(rec); rs == nil {
+		t.Fatal("a status written in this turn is ignored")
 	}
 }

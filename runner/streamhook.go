@@ -95,39 +95,6 @@ func Semantic(rs *stream.RunnerStatus, st stream.StreamState, ended bool) (statu
 	return "", last
 }
 
-// TurnUsage is a conversation's usage once a run reported u: prev is what
-// the earlier turns recorded (nil for the first). The runners' own totals,
-// claude's result and codex's turn.completed, are cumulative on a resumed
-// conversation, so once the run reported them they replace prev's tokens
-// and cost (never added: that would count the earlier turns twice); only
-// the turn counts add up. Before that (a run still going, or one that died
-// early) the run's own usage is added to prev.
-func TurnUsage(prev *store.Usage, st stream.StreamState, u stream.Usage) *store.Usage {
-	run := UsageRecord(u)
-	if prev == nil {
-		return run
-	}
-	out := *prev
-	out.Turns += run.Turns
-	if st.ResultSeen || u.Turns > 0 {
-		out.InputTokens, out.OutputTokens, out.CostUSD = run.InputTokens, run.OutputTokens, run.CostUSD
-		if run.CostUSD == nil {
-			out.CostUSD = prev.CostUSD
-		}
-		return &out
-	}
-	out.InputTokens += run.InputTokens
-	out.OutputTokens += run.OutputTokens
-	if run.CostUSD != nil {
-		c := *run.CostUSD
-		if prev.CostUSD != nil {
-			c += *prev.CostUSD
-		}
-		out.CostUSD = &c
-	}
-	return &out
-}
-
 // streamHook feeds a runner's stdout to the stream parser, which appends
 // normalised events to logs/stream.jsonl as output arrives, and keeps
 // logs/status.json current.
@@ -206,7 +173,7 @@ func (h *streamHook) Close(rec *store.InvocationRecord) {
 	st, u := h.p.State(), h.p.Usage()
 	var rs *stream.RunnerStatus
 	if rec != nil {
-		rs, _ = stream.ReadRunnerStatus(rec.SandboxPath)
+		rs = TurnRunnerStatus(rec)
 	}
 	status, summary := Semantic(rs, st, true)
 	h.s.update(func(r *store.InvocationRecord) error {
