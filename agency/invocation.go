@@ -97,6 +97,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if opts.Headless && opts.Prompt == "" {
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
 	}
+	// An id has a fixed length, so a placeholder's path measures the same.
+	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
+		return nil, err
+	}
 	maxActive, lock, err := a.lockToRun()
 	if err != nil {
 		return nil, err
@@ -299,6 +303,9 @@ type InvocationView struct {
 	Display string
 	// LastOutput is the freshest output time (record or log mtimes).
 	LastOutput time.Time
+	// CheckpointsError says why checkpoints fail ("" when they do not):
+	// checkpoints.json is damaged.
+	CheckpointsError string
 }
 
 // ListOptions filter ListInvocations.
@@ -331,6 +338,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.LastOutput = a.lastOutput(v.Record)
 			a.withLive(&v)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
+			v.CheckpointsError = a.checkpointsError(v.Record)
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -355,6 +363,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
+	v.CheckpointsError = a.checkpointsError(rec)
 	return v, nil
 }
 

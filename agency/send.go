@@ -136,6 +136,15 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		return nil, err
 	}
 	rec := p.rec
+	// The prompt must reach the runner byte for byte, as for start: typed
+	// into a pane (a tmux command), or as the resumed command's argument.
+	check := StartOptions{Prompt: opts.Prompt, Headless: rec.Mode == store.ModeHeadless}
+	if !p.typed {
+		check.RunnerArgs = p.spec.ResumeRunnerArgs(rec.RunnerArgs, rec.SessionID)
+	}
+	if err := checkPrompt(p.spec, check, rec.SandboxPath); err != nil {
+		return nil, err
+	}
 	turn := max(rec.Turns, 1) + 1
 	promptFile := filepath.Join(a.Store.InvocationDir(rec.InvocationID), fmt.Sprintf("prompt-%d.md", turn))
 	if err := store.WriteFileAtomic(promptFile, []byte(opts.Prompt), 0o600); err != nil {
@@ -149,7 +158,7 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		return nil, err
 	}
 	next := *rec
-	next.Command = p.spec.ResumeArgv(rec.Mode == store.ModeHeadless, rec.RunnerArgs, rec.SessionID, opts.Prompt, rec.SandboxPath)
+	next.Command = p.spec.Argv(check.Headless, check.RunnerArgs, opts.Prompt, rec.SandboxPath)
 	next.Turns = turn
 	next.Status = store.StatusStarting
 	next.TurnStartedAt = a.now()

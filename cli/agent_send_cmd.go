@@ -13,9 +13,9 @@ import (
 // in the invocation's own sandbox and conversation.
 type AgentSendCmd struct {
 	InvocationArg
-	Prompt     string `xor:"prompt" help:"The follow-up prompt (without it and --prompt-file, your editor opens)."`
-	PromptFile string `xor:"prompt" type:"existingfile" help:"Read the follow-up prompt from a file."`
-	Detached   bool   `short:"d" help:"Return at once instead of following the agent."`
+	Prompt     RawString `xor:"prompt" placeholder:"STRING" help:"The follow-up prompt (without it and --prompt-file, your editor opens)."`
+	PromptFile string    `xor:"prompt" type:"existingfile" help:"Read the follow-up prompt from a file."`
+	Detached   bool      `short:"d" help:"Return at once instead of following the agent."`
 }
 
 func (c *AgentSendCmd) Run(env *Env) error {
@@ -27,7 +27,7 @@ func (c *AgentSendCmd) Run(env *Env) error {
 	if _, err := a.PrepareSend(env.Ctx, c.Invocation); err != nil {
 		return err
 	}
-	pr, err := readPrompt(env, a, c.Prompt, c.PromptFile, true)
+	pr, err := readPrompt(env, a, string(c.Prompt), c.PromptFile, true)
 	if err != nil {
 		return err
 	}

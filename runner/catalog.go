@@ -179,11 +179,15 @@ func (s Spec) StartArgs(runnerArgs []string, sessionID string) []string {
 	return withSession(s.SessionArgs, sessionID)
 }
 
-// ResumeArgv is the command line of a follow-up turn: Argv with the resume
-// arguments (for sessionID) after the user's --runner-arg values.
+// ResumeRunnerArgs are the user's --runner-arg values followed by the
+// resume arguments for sessionID: what a follow-up turn passes to Argv.
+func (s Spec) ResumeRunnerArgs(runnerArgs []string, sessionID string) []string {
+	return append(append([]string(nil), runnerArgs...), withSession(s.ResumeArgs, sessionID)...)
+}
+
+// ResumeArgv is the command line of a follow-up turn.
 func (s Spec) ResumeArgv(headless bool, runnerArgs []string, sessionID, prompt, sandbox string) []string {
-	extra := append(append([]string(nil), runnerArgs...), withSession(s.ResumeArgs, sessionID)...)
-	return s.Argv(headless, extra, prompt, sandbox)
+	return s.Argv(headless, s.ResumeRunnerArgs(runnerArgs, sessionID), prompt, sandbox)
 }
 
 func withSession(tmpl []string, id string) []string {
