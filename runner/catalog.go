@@ -36,18 +36,22 @@ type Spec struct {
 	// SessionArgs start a conversation under an id chosen up front
 	// ("{session_id}"), so it is known before the runner prints anything.
 	SessionArgs []string
+	// EndOfOptions puts "--" before the prompt, so that a runner argument
+	// that takes a value (--allowedTools Bash) can never swallow it. Set
+	// for the built-ins, whose parsers take "--"; a custom runner's may not.
+	EndOfOptions bool
 }
 
 // builtins are the runners that need no configuration.
 var builtins = map[string]Spec{
 	"claude": {Name: "claude", Program: "claude",
-		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude",
+		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", EndOfOptions: true,
 		ResumeArgs:  []string{"--resume", "{session_id}"},
 		SessionArgs: []string{"--session-id", "{session_id}"}},
 	// codex takes `resume <id>` after exec's options (headless) or as its
 	// own subcommand (headed); either way after the other arguments.
 	"codex": {Name: "codex", Program: "codex",
-		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex",
+		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true,
 		ResumeArgs: []string{"resume", "{session_id}"}},
 }
 
@@ -130,8 +134,8 @@ func Names(cfg *gitcore.Config) []string {
 
 // Argv is the runner's command line for a mode: program, the built-in's and
 // configured arguments, the user's --runner-args, then the prompt as one
-// last argument (omitted when empty). "{sandbox}" is replaced by the
-// sandbox path. Nothing goes through a shell.
+// last argument (omitted when empty), after "--" for the built-ins.
+// "{sandbox}" is replaced by the sandbox path. Nothing goes through a shell.
 func (s Spec) Argv(headless bool, runnerArgs []string, prompt, sandbox string) []string {
 	argv := []string{s.Program}
 	mode := s.HeadedArgs
@@ -142,6 +146,9 @@ func (s Spec) Argv(headless bool, runnerArgs []string, prompt, sandbox string) [
 		argv = append(argv, strings.ReplaceAll(a, "{sandbox}", sandbox))
 	}
 	if prompt != "" {
+		if s.EndOfOptions {
+			argv = append(argv, "--")
+		}
 		argv = append(argv, prompt)
 	}
 	return argv

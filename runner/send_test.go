@@ -12,78 +12,52 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// parseFixture runs one captured real stream through the parser.
-func parseFixture(t *testing.T, name string) (stream.StreamState, stream.Usage) {
+// parseTurn runs one captured real stream through the parser, continuing
+// the account of the earlier turns as the supervisor does.
+func parseTurn(t *testing.T, name string, prev stream.Usage) (stream.StreamState, stream.Usage) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "stream", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := stream.NewParser(stream.FormatAuto, nil)
+	p.Continue(prev)
 	p.Write(b)
 	p.Flush()
 	return p.State(), p.Usage()
 }
 
 // The real CLIs' totals on a resumed conversation are cumulative: each
-// turn's record takes them once, whatever came before.
-func TestTurnUsageReplaysResumedCaptures(t *testing.T) {
-	cost := func(f float64) *float64 { return &f }
-	first := &store.Usage{Turns: 3, InputTokens: 3000, OutputTokens: 150, CostUSD: cost(0.02)}
+// turn's record takes them once, whatever came before; only turns add up.
+func TestUsageOfResumedCaptures(t *testing.T) {
+	cost := 0.02
+	first := stream.Usage{Turns: 3, InputTokens: 3000, OutputTokens: 150, CostUSD: &cost}
 	t.Run("claude", func(t *testing.T) {
-		st, u := parseFixture(t, "claude_resume_turn2.jsonl")
+		st, two := parseTurn(t, "claude_resume_turn2.jsonl", first)
 		if st.SessionID != "1ae59246-6628-4cc6-8f86-85256504b3da" {
 			t.Errorf("session id %q", st.SessionID)
 		}
-		two := TurnUsage(first, st, u)
-		if two.CostUSD == nil || *two.CostUSD != 0.03636 {
-			t.Errorf("turn 2 cost = %v, want the session's 0.03636", two.CostUSD)
+		if r := UsageRecord(two); r.CostUSD == nil || *r.CostUSD != 0.03636 || r.Turns != 4 {
+			t.Errorf("turn 2 = %+v, want the session's cost 0.03636 and 4 turns", *r)
 		}
-		if two.Turns != first.Turns+u.Turns {
-			t.Errorf("turn 2 turns = %d, want %d", two.Turns, first.Turns+u.Turns)
-		}
-		st4, u4 := parseFixture(t, "claude_resume_turn4.jsonl")
-		four := TurnUsage(two, st4, u4)
-		if four.CostUSD == nil || *four.CostUSD != 0.04848000000000001 {
-			t.Errorf("turn 4 cost = %v, want the session's 0.04848", four.CostUSD)
+		_, four := parseTurn(t, "claude_resume_turn4.jsonl", two)
+		if four.CostUSD == nil || *four.CostUSD != 0.04848000000000001 || four.InputTokens <= two.InputTokens {
+			t.Errorf("turn 4 = %+v, want the session's cost 0.04848 and more tokens than turn 2's %d", four, two.InputTokens)
 		}
 	})
 	t.Run("codex", func(t *testing.T) {
-		st, u := parseFixture(t, "codex_resume_turn2.jsonl")
+		st, two := parseTurn(t, "codex_resume_turn2.jsonl", first)
 		if st.SessionID != "01a208ef-bdf3-77b0-95d6-53843ef82cb5" {
 			t.Errorf("thread id %q", st.SessionID)
 		}
-		two := TurnUsage(first, st, u)
-		if two.InputTokens != 6500 || two.OutputTokens != 250 {
-			t.Errorf("turn 2 tokens = %d/%d, want the thread's 6500/250", two.InputTokens, two.OutputTokens)
+		if two.InputTokens != 6500 || two.OutputTokens != 250 || two.Turns != 4 {
+			t.Errorf("turn 2 = %+v, want the thread's 6500/250 tokens and 4 turns", two)
 		}
-		if two.CostUSD == nil || *two.CostUSD != 0.02 {
-			t.Errorf("a run without a cost keeps the recorded one, got %v", two.CostUSD)
-		}
-		st4, u4 := parseFixture(t, "codex_resume_turn4.jsonl")
-		four := TurnUsage(two, st4, u4)
-		if four.InputTokens != 9100 || four.OutputTokens != 350 || four.Turns != two.Turns+1 {
-			t.Errorf("turn 4 = %+v, want 9100/350 tokens and one more turn", *four)
+		_, four := parseTurn(t, "codex_resume_turn4.jsonl", two)
+		if four.InputTokens != 9100 || four.OutputTokens != 350 || four.Turns != 5 {
+			t.Errorf("turn 4 = %+v, want 9100/350 tokens and one more turn", four)
 		}
 	})
-}
-
-// Before a run reports its totals (live, or cut off), its own usage adds to
-// the earlier turns'.
-func TestTurnUsageBeforeTotals(t *testing.T) {
-	c := 0.5
-	prev := &store.Usage{Turns: 2, InputTokens: 100, OutputTokens: 10, CostUSD: &c}
-	got := TurnUsage(prev, stream.StreamState{Events: 3}, stream.Usage{InputTokens: 7, OutputTokens: 3})
-	if got.InputTokens != 107 || got.OutputTokens != 13 || got.Turns != 2 || *got.CostUSD != 0.5 {
-		t.Errorf("live = %+v", *got)
-	}
-	if prev.InputTokens != 100 {
-		t.Error("prev was modified")
-	}
-	first := TurnUsage(nil, stream.StreamState{ResultSeen: true}, stream.Usage{Turns: 1, InputTokens: 5})
-	if first.InputTokens != 5 || first.Turns != 1 {
-		t.Errorf("first turn = %+v", *first)
-	}
 }
 
 func TestResumeArguments(t *testing.T) {
@@ -102,7 +76,7 @@ func TestResumeArguments(t *testing.T) {
 		}
 	}
 	got := claude.ResumeArgv(true, []string{"--permission-mode", "default"}, "S1", "go on", "/sb")
-	want := []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "default", "--resume", "S1", "go on"}
+	want := []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "default", "--resume", "S1", "--", "go on"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("claude resume argv =\n %q\nwant\n %q", got, want)
 	}
@@ -111,7 +85,7 @@ func TestResumeArguments(t *testing.T) {
 		t.Errorf("codex start args = %q, want none (the thread id comes from its stream)", got)
 	}
 	got = codex.ResumeArgv(true, nil, "T1", "go on", "/sb")
-	want = []string{"codex", "exec", "-C", "/sb", "--json", "resume", "T1", "go on"}
+	want = []string{"codex", "exec", "-C", "/sb", "--json", "resume", "T1", "--", "go on"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("codex resume argv = %q", got)
 	}
