@@ -83,7 +83,10 @@ deny_case() { # claude, --permission-mode default, a Bash call the mock asks for
   local logs; logs=$(dirname "$sb")/logs
   expect "raw.jsonl has system/permission_denied for Bash" test "$(jsonl "$logs/raw.jsonl" 'lines.filter(l=>l.type==="system"&&l.subtype==="permission_denied"&&l.tool_name==="Bash").length')" -ge 1
   expect "the command did not run (no bash.txt)" test ! -e "$sb/bash.txt"
-  expect "semantic_status needs_input" test "$(jval "$work/deny.json" record.semantic_status)" = needs_input
+  # Nothing changed: the run is blocked on the denial, not ready to land.
+  expect "semantic_status blocked" test "$(jval "$work/deny.json" record.semantic_status)" = blocked
+  expect "display_status needs input" test "$(jval "$work/deny.json" record.display_status)" = "needs input"
+  expect "the summary names the denied Bash" has "$(jval "$work/deny.json" record.semantic_summary)" 'Bash
   expect "the denial is parsed (no unknown events)" sh -c "! grep -q '\"kind\":\"unknown\"' '$logs/stream.jsonl'"
 }
 
