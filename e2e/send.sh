@@ -86,7 +86,7 @@ deny_case() { # claude, --permission-mode default, a Bash call the mock asks for
   # Nothing changed: the run is blocked on the denial, not ready to land.
   expect "semantic_status blocked" test "$(jval "$work/deny.json" record.semantic_status)" = blocked
   expect "display_status needs input" test "$(jval "$work/deny.json" record.display_status)" = "needs input"
-  expect "the summary names the denied Bash" has "$(jval "$work/deny.json" record.semantic_summary)" 'Bash
+  expect "the summary names the denied Bash" has "$(jval "$work/deny.json" record.semantic_summary)" 'Bash'
   expect "the denial is parsed (no unknown events)" sh -c "! grep -q '\"kind\":\"unknown\"' '$logs/stream.jsonl'"
 }
 
@@ -103,6 +103,10 @@ pane_has() {
 headed_send_case() { # a headed claude: typed follow-ups, /exit, then a headed resume
   echo "== claude headed: agent send types into the pane, then resumes"
   command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
+  # Its own tmux server (killed at the end), as e2e/headed.sh does.
+  export TMUX_TMPDIR="$work/tmux-send"
+  unset TMUX TMUX_PANE
+  mkdir -p "$TMUX_TMPDIR"
   # A config dir of its own, onboarded, with the repository trusted (its
   # sandboxes follow), so no first-run dialog stands in the way.
   export CLAUDE_CONFIG_DIR="$work/home/claude-send"
@@ -110,7 +114,10 @@ headed_send_case() { # a headed claude: typed follow-ups, /exit, then a headed r
   printf '{"hasCompletedOnboarding": true, "customApiKeyResponses": {"approved": ["sk-mock-key"], "rejected": []}, "projects": {"%s": {"hasTrustDialogAccepted": true}}}\n' \
     "$repo" >"$CLAUDE_CONFIG_DIR/.claude.json"
   local inv
-  inv=$(git agency agent start -w feat --runner claude -d --prompt "Create hello.txt" </dev/null) || { fail "agent start"; return; }
+  # Whatever permission mode the repository sets for headed claude, this
+  # one may write (the last --permission-mode wins).
+  inv=$(git agency agent start -w feat --runner claude -d --runner-arg=--permission-mode --runner-arg=acceptEdits \
+    --prompt "Create hello.txt" </dev/null) || { fail "agent start"; tmux kill-server 2>/dev/null; return; }
   if pane_has "$inv" 'Done: wrote the file' 60; then pass "turn 1 done at its prompt"; else fail "turn 1 done at its prompt"; tmux capture-pane -p -t "agency-$inv" | tail -20 | sed 's/^/    /'; fi
   expect "send types a follow-up" git agency agent send "$inv" --prompt "@@RECALL@@ what was my first prompt?"
   if pane_has "$inv" 'RECALL: first prompt was <<Create hello.txt>>; 2 user prompts' 60; then pass "the typed prompt was answered in the same conversation"; else fail "the typed prompt was answered"; fi
@@ -126,11 +133,14 @@ headed_send_case() { # a headed claude: typed follow-ups, /exit, then a headed r
   expect "turns 3" test "$(jval "$work/hsend.json" record.turns)" = 3
   git agency agent send "$inv" -d --prompt /exit >/dev/null 2>&1
   wait_done "$inv" 60 || { fail "finished after the second /exit"; git agency agent kill "$inv" >/dev/null 2>&1; }
+  tmux kill-server 2>/dev/null
 }
 
 case ${AGENCY_E2E_ONLY:-claude} in claude)
   send_case claude
-  deny_case
+  deny_case;;
+esac
+case ${AGENCY_E2E_ONLY:-headed} in claude|headed)
   (headed_send_case) | tee "$work/hsend.out"
   fails=$((fails + $(grep -c '  FAIL' "$work/hsend.out")));;
 esac

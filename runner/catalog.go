@@ -36,6 +36,10 @@ type Spec struct {
 	// SessionArgs start a conversation under an id chosen up front
 	// ("{session_id}"), so it is known before the runner prints anything.
 	SessionArgs []string
+	// Hooks is the hook flavour injected into a run: "claude" (the
+	// built-in claude's default; `--settings` with hooks that report its
+	// state) or "" (none).
+	Hooks string
 	// EndOfOptions puts "--" before the prompt, so that a runner argument
 	// that takes a value (--allowedTools Bash) can never swallow it. Set
 	// for the built-ins, whose parsers take "--"; a custom runner's may not.
@@ -45,7 +49,7 @@ type Spec struct {
 // builtins are the runners that need no configuration.
 var builtins = map[string]Spec{
 	"claude": {Name: "claude", Program: "claude",
-		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", EndOfOptions: true,
+		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true,
 		ResumeArgs:  []string{"--resume", "{session_id}"},
 		SessionArgs: []string{"--session-id", "{session_id}"}},
 	// codex takes `resume <id>` after exec's options (headless) or as its
@@ -91,6 +95,14 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 	spec.HeadedArgs = append(spec.HeadedArgs, cfg.GetAll(key+"headedArg")...)
 	if v, ok := cfg.Get(key + "format"); ok {
 		spec.Format = v
+	}
+	if v, ok := cfg.Get(key + "hooks"); ok {
+		switch v {
+		case "claude", "none", "":
+			spec.Hooks = strings.TrimPrefix(v, "none")
+		default:
+			return Spec{}, errs.Config(key+"hooks", v, "claude or none")
+		}
 	}
 	spec.ResumeArgs = append([]string(nil), spec.ResumeArgs...)
 	if v := cfg.GetAll(key + "resumeArg"); len(v) > 0 {
