@@ -172,16 +172,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		cleanup()
 		return nil, err
 	}
-	if spec.Hooks == "claude" && !opts.Headless {
-		// Its hooks report its state to the supervisor (hook.json). Not
-		// headless: with -p only SessionStart, UserPromptSubmit and
-		// SessionEnd fire, which the stream already tells.
-		settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
-		rec.Command, err = runner.WriteClaudeSettings(rec.Command, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
-		if err != nil {
-			cleanup()
-			return nil, errs.IO("write", settings, err)
-		}
+	if rec.Command, err = a.withHooks(spec, opts.Headless, inv, rec.Command); err != nil {
+		cleanup()
+		return nil, err
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
@@ -214,6 +207,22 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		"worktree_id": wt.WorktreeID, "runner": spec.Name, "mode": mode, "base_commit": base,
 	})
 	return rec, nil
+}
+
+// withHooks gives a headed claude run its hooks, which report its state to
+// the supervisor (hook.json); argv is returned with them. Not headless:
+// with -p only SessionStart, UserPromptSubmit and SessionEnd fire, which the
+// stream already tells.
+func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []string) ([]string, error) {
+	if spec.Hooks != "claude" || headless {
+		return argv, nil
+	}
+	settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
+	out, err := runner.WriteClaudeSettings(argv, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
+	if err != nil {
+		return nil, errs.IO("write", settings, err)
+	}
+	return out, nil
 }
 
 // spawnSupervisor starts `<self> supervise <inv>` in its own session, stdin

@@ -159,6 +159,11 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	}
 	next := *rec
 	next.Command = p.spec.Argv(check.Headless, check.RunnerArgs, opts.Prompt, rec.SandboxPath)
+	// A headed claude gets its hooks again, as agent start gave them.
+	if next.Command, err = a.withHooks(p.spec, check.Headless, rec.InvocationID, next.Command); err != nil {
+		os.Remove(promptFile)
+		return nil, err
+	}
 	next.Turns = turn
 	next.Status = store.StatusStarting
 	next.TurnStartedAt = a.now()
