@@ -270,6 +270,9 @@ type InvocationView struct {
 	Display string
 	// LastOutput is the freshest output time (record or log mtimes).
 	LastOutput time.Time
+	// Forecast is the conflict forecast of a pending invocation (nil
+	// otherwise, or when it has nothing to land).
+	Forecast *Forecast
 }
 
 // ListOptions filter ListInvocations.
@@ -310,7 +313,40 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 		}
 		out = append(out, v)
 	}
+	a.withForecasts(ctx, out)
 	return out, nil
+}
+
+// withForecasts attaches the conflict forecast to the pending views.
+func (a *App) withForecasts(ctx context.Context, views []InvocationView) {
+	var recs []*store.InvocationRecord
+	for _, v := range views {
+		if v.Record != nil && v.Display != DisplayWorktreeRemoved {
+			recs = append(recs, v.Record)
+		}
+	}
+	fc := a.Forecasts(ctx, recs)
+	for i := range views {
+		if views[i].Record != nil {
+			views[i].Forecast = fc[views[i].Record.InvocationID]
+		}
+	}
+}
+
+// WorktreeForecasts is the forecast of every pending invocation of one
+// integration worktree (show and land --check name the partners).
+func (a *App) WorktreeForecasts(ctx context.Context, worktreeID string) map[string]*Forecast {
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil
+	}
+	var recs []*store.InvocationRecord
+	for _, e := range list {
+		if e.Record != nil && e.Record.IntegrationWorktreeID == worktreeID {
+			recs = append(recs, e.Record)
+		}
+	}
+	return a.Forecasts(ctx, recs)
 }
 
 // ShowInvocation resolves, reconciles and derives display status.
@@ -325,6 +361,9 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	a.withLive(v)
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
+	}
+	if Pending(rec) && v.Display != DisplayWorktreeRemoved {
+		v.Forecast = a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]
 	}
 	return v, nil
 }

@@ -186,6 +186,9 @@ type invocationJSON struct {
 	*store.InvocationRecord
 	DisplayStatus string `json:"display_status"`
 	WorktreeName  string `json:"worktree_name,omitempty"`
+	// The conflict forecast (lands_cleanly, conflicts_with,
+	// conflict_files), for pending invocations only.
+	*agency.Forecast
 }
 
 type brokenInvocationJSON struct {
@@ -221,21 +224,41 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID]})
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], Forecast: v.Forecast})
 		}
 		return printJSON(env.Stdout, out)
 	}
-	t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "STARTED", "SUMMARY")
+	t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "LANDS", "STARTED", "SUMMARY")
 	for _, v := range views {
 		if v.Broken {
-			t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-")
+			t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-", "-")
 			continue
 		}
 		r := v.Record
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), lsSummary(r))
+		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, forecastText(v.Forecast), env.when(r.StartedAt), lsSummary(r))
 	}
 	t.flush()
 	return nil
+}
+
+// forecastText is agent ls's LANDS column: "clean", or "conflicts:"
+// and what with (integration, or the short ids of the invocations it
+// conflicts with when landed after them); "-" when not pending.
+func forecastText(f *agency.Forecast) string {
+	if f == nil {
+		return "-"
+	}
+	if len(f.ConflictsWith) == 0 {
+		return "clean"
+	}
+	var with []string
+	for _, p := range f.ConflictsWith {
+		if p != agency.ConflictsIntegration {
+			p = store.ShortID(p)
+		}
+		with = append(with, p)
+	}
+	return "conflicts:" + strings.Join(with, ",")
 }
 
 // lsSummary is the semantic status and summary of an invocation, short.
@@ -277,7 +300,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name})
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, Forecast: v.Forecast})
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -315,6 +338,13 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if f := v.Forecast; f != nil {
+		line := forecastText(f)
+		if len(f.ConflictFiles) > 0 {
+			line += "  (" + strings.Join(f.ConflictFiles, ", ") + ")"
+		}
+		p("forecast", line)
+	}
 	if l := r.Land; l != nil {
 		p("land", strings.TrimSpace(l.State+"  "+l.Note))
 	}

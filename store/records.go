@@ -30,6 +30,9 @@ const (
 	StatusRunning  = "running"
 	StatusFinished = "finished"
 	StatusFailed   = "failed"
+	// StatusQueued: recorded by `agent start --queue` over agency.maxActive;
+	// its sandbox exists, its supervisor starts when a slot frees.
+	StatusQueued = "queued"
 )
 
 // Exit reasons.
