@@ -115,6 +115,15 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 	if r.SemanticSummary != "" {
 		row.Summary = strings.TrimSpace(row.Summary + " " + r.SemanticSummary)
 	}
+	if f := v.Forecast; f != nil {
+		for _, p := range f.ConflictsWith {
+			if p != agency.ConflictsIntegration {
+				p = store.ShortID(p)
+			}
+			row.ConflictsWith = append(row.ConflictsWith, p)
+		}
+		row.ConflictFiles = f.ConflictFiles
+	}
 	return row
 }
 

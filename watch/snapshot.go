@@ -66,6 +66,11 @@ type InvocationRow struct {
 	Summary     string
 	SandboxPath string
 	TmuxSession string
+	// ConflictsWith and ConflictFiles are the conflict forecast of a
+	// pending invocation: "integration" or the short ids of the others it
+	// would conflict with when landed after them, and the files.
+	ConflictsWith []string
+	ConflictFiles []string
 }
 
 // Age is the time the age column counts from: finish if finished, else start.

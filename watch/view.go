@@ -250,6 +250,11 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 		disp = style.Render(disp)
 	}
 	s += disp
+	if len(inv.ConflictsWith) > 0 {
+		// The forecast's mark, and who it collides with.
+		s += " " + st.Status[StatusFailed].Render("⚠ conflicts with "+strings.Join(inv.ConflictsWith, ", ")) +
+			st.Dim.Render(" ("+strings.Join(inv.ConflictFiles, ", ")+")")
+	}
 	if inv.Summary != "" {
 		s += "  " + st.Dim.Render(inv.Summary)
 	}
