@@ -38,7 +38,8 @@ type InvocationArg struct {
 
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
-	Worktree string `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
+	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
+	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (the other flags do not apply)."`
 	StartFlags
 }
 
@@ -52,6 +53,7 @@ type StartFlags struct {
 	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
 	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	Queue              bool    `help:"Over agency.maxActive, queue the start instead of refusing it (also agency.queue): it returns at once and the agent starts when a slot frees."`
 }
 
 func (c *AgentStartCmd) Run(env *Env) error {
@@ -59,9 +61,22 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if c.Now != "" {
+		if c.Worktree != "" {
+			return errs.New(errs.EUsage, "start a queued invocation with --now alone", "--now and --worktree cannot be combined")
+		}
+		rec, err := a.StartQueuedNow(env.Ctx, c.Now)
+		if err != nil {
+			return err
+		}
+		return c.follow(env, a, rec)
+	}
+	if c.Worktree == "" {
+		return errs.New(errs.EUsage, "see '"+env.Prog+" agent start --help'", "missing flags: --worktree=STRING")
+	}
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
-		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked,
+		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Queue: c.Queue,
 	}
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
@@ -94,6 +109,22 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if rec.Status == store.StatusQueued {
+		fmt.Fprintln(env.Stdout, rec.InvocationID)
+		place := 0
+		if list, err := a.Store.ScanInvocations(); err == nil {
+			place = agency.QueuePlaces(list)[rec.InvocationID]
+		}
+		fmt.Fprintf(env.Stderr, "queued %s: place %d; it starts when a running agent ends (agency.maxActive), or now with '%s agent start --now %s'\n",
+			rec.InvocationID, place, env.Prog, store.ShortID(rec.InvocationID))
+		return nil
+	}
+	return c.follow(env, a, rec)
+}
+
+// follow prints the id of a started invocation and, unless --detached,
+// follows it (headless: its output; headed: tmux attach).
+func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	fmt.Fprintln(env.Stdout, rec.InvocationID)
 	if c.Detached {
 		return nil
@@ -186,6 +217,8 @@ type invocationJSON struct {
 	*store.InvocationRecord
 	DisplayStatus string `json:"display_status"`
 	WorktreeName  string `json:"worktree_name,omitempty"`
+	// QueuePlace: a queued invocation's place in the queue (1: next).
+	QueuePlace int `json:"queue_place,omitempty"`
 	// The conflict forecast (lands_cleanly, conflicts_with,
 	// conflict_files), for pending invocations only.
 	*agency.Forecast
@@ -224,7 +257,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], Forecast: v.Forecast})
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], Forecast: v.Forecast, QueuePlace: v.QueuePlace})
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -235,10 +268,19 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			continue
 		}
 		r := v.Record
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, forecastText(v.Forecast), env.when(r.StartedAt), lsSummary(r))
+		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast), env.when(r.StartedAt), lsSummary(r))
 	}
 	t.flush()
 	return nil
+}
+
+// displayText is the STATE column: the display status, with a queued
+// invocation's place ("queued #2").
+func displayText(v *agency.InvocationView) string {
+	if v.QueuePlace > 0 {
+		return fmt.Sprintf("%s #%d", v.Display, v.QueuePlace)
+	}
+	return v.Display
 }
 
 // forecastText is agent ls's LANDS column: "clean", or "conflicts:"
@@ -300,7 +342,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, Forecast: v.Forecast})
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, Forecast: v.Forecast, QueuePlace: v.QueuePlace})
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -317,7 +359,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		}
 	}
 	p("invocation_id", r.InvocationID)
-	p("state", v.Display)
+	p("state", displayText(v))
 	p("status", r.Status)
 	p("integration_worktree_id", r.IntegrationWorktreeID+"  ("+orDash(wtName)+")")
 	p("runner", r.Runner)

@@ -45,6 +45,7 @@ var Meaning = map[Code]string{
 	EAlreadyAdopted:    "the tree is already an integration worktree (or a sandbox)",
 	EUnhealthy:         "doctor found problems; each is listed with a hint",
 	EAlreadyLanded:     "the invocation was landed already",
+	ENotQueued:         "agent start --now names an invocation that is not queued",
 	ENestedRepo:        "a sandbox holds a git repository of its own; landing it would lose its commits",
 	EWrongBranch:       "the integration tree is not on its own branch; switch it back",
 }

@@ -311,3 +311,13 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 	return New(EDirtyWorktree, "commit them, or stage the files as they are (git add), in the sandbox ('git agency agent open "+inv+"'), then roll back",
 		"the sandbox of %s has staged changes that differ from its files; a rollback would lose the staged version", inv).With(paths...)
 }
+
+func TooManyActive(n, max int) *Error {
+	return New(ETooManyActive, "wait for one to finish, stop one, queue this one with --queue (or git config agency.queue true), or raise git config agency.maxActive",
+		"%d agents are running in this repository (agency.maxActive = %d)", n, max)
+}
+
+func NotQueued(inv, state string) *Error {
+	return New(ENotQueued, "only a queued invocation can be started with --now; list the queue with 'git agency agent ls'",
+		"invocation %s is not queued (it is %s)", inv, state)
+}

@@ -86,6 +86,23 @@ func (c *Config) Int(key string, def int) (int, bool) {
 	return n, true
 }
 
+// Bool returns key read as git reads a boolean (true, yes, on, 1 or no
+// value; false, no, off, 0), def when unset. ok is false when the value is
+// set but invalid.
+func (c *Config) Bool(key string, def bool) (bool, bool) {
+	v, set := c.Get(key)
+	if !set {
+		return def, true
+	}
+	switch strings.ToLower(v) {
+	case "", "true", "yes", "on", "1":
+		return true, true
+	case "false", "no", "off", "0":
+		return false, true
+	}
+	return def, false
+}
+
 // Subsections returns the distinct subsection names under a section prefix,
 // e.g. Subsections("agency.runner") → ["claude", "mine"].
 func (c *Config) Subsections(prefix string) []string {

@@ -89,7 +89,7 @@ func Load(ctx context.Context, a *agency.App, all bool) (Snapshot, error) {
 }
 
 func invocationRow(v agency.InvocationView) InvocationRow {
-	row := InvocationRow{ID: v.ID, ShortID: store.ShortID(v.ID), Display: v.Display}
+	row := InvocationRow{ID: v.ID, ShortID: store.ShortID(v.ID), Display: v.Display, QueuePlace: v.QueuePlace}
 	r := v.Record
 	if r == nil {
 		row.Display = StatusBroken

@@ -71,6 +71,8 @@ type InvocationRow struct {
 	// would conflict with when landed after them, and the files.
 	ConflictsWith []string
 	ConflictFiles []string
+	// QueuePlace is a queued invocation's place in the queue (1: next).
+	QueuePlace int
 }
 
 // Age is the time the age column counts from: finish if finished, else start.

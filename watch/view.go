@@ -246,6 +246,9 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 	s := fmt.Sprintf("%s%-4s  %-*s  %-*s  %-*s  %7s  ", branch, inv.ShortID,
 		w.runner, clip(orDash(inv.Runner), w.runner), w.mode, orDash(inv.Mode), w.status, status, age)
 	disp := "[" + inv.Display + "]"
+	if inv.QueuePlace > 0 {
+		disp = fmt.Sprintf("[%s #%d]", inv.Display, inv.QueuePlace)
+	}
 	if style, ok := st.Status[inv.Display]; ok {
 		disp = style.Render(disp)
 	}
