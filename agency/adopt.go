@@ -39,7 +39,7 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, errs.NotAWorktree(abs)
 	}
-	loc, ok, err := gitcore.Locate(ctx, a.Repo.Runner(), abs)
+	loc, ok, err := a.Repo.Locate(ctx, abs)
 	if err != nil {
 		return nil, gitErr(err)
 	}
@@ -160,12 +160,12 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 // and only that: files that were not there before, then .agency/ if we
 // created it and it is empty. Nothing recursive: the tree is the user's.
 func markerUndo(tree string) func() {
-	dir := filepath.Join(tree, MarkerDir)
+	dir := filepath.Join(tree, store.AgencyDir)
 	_, dirErr := os.Lstat(dir)
 	ignore := filepath.Join(dir, ".gitignore")
 	_, ignErr := os.Lstat(ignore)
 	return func() {
-		os.Remove(MarkerPath(tree))
+		os.Remove(store.MarkerPath(tree))
 		if os.IsNotExist(ignErr) {
 			os.Remove(ignore)
 		}

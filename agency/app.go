@@ -28,6 +28,9 @@ type App struct {
 	// Failpoint, when it returns an error for a named step, makes that step
 	// fail. Tests use it (or $AGENCY_FAILPOINT) to check cleanup.
 	Failpoint func(step string) error
+	// Relinked is set when Open found the repository moved and relinked
+	// its records.
+	Relinked *Relink
 }
 
 // Open discovers the repository containing dir, reads agency.* config and
@@ -67,6 +70,9 @@ func Open(ctx context.Context, dir string, runner gitcore.CommandRunner) (*App, 
 			}
 			return nil
 		}
+	}
+	if st.MovedFrom != "" {
+		a.Relinked = a.relink(ctx)
 	}
 	return a, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -68,7 +69,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	}
 	if !HasMarker(wt.TreePath) {
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
-			"worktree %q has no integration marker at %s", wt.Name, MarkerPath(wt.TreePath))
+			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
 	spec, err := runner.Lookup(a.Config, opts.Runner)
 	if err != nil {
@@ -98,6 +99,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	if opts.Headless && opts.Prompt == "" {
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
+	}
+	// An id has a fixed length, so a placeholder's path measures the same.
+	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
+		return nil, err
 	}
 	maxActive, err := a.MaxActive()
 	if err != nil {
@@ -238,9 +243,11 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
 	}
+	traced()
 	pid := cmd.Process.Pid
 	st, _ := runner.StartTime(pid)
 	rec.SupervisorPID = &pid
@@ -290,6 +297,9 @@ type InvocationView struct {
 	Display string
 	// LastOutput is the freshest output time (record or log mtimes).
 	LastOutput time.Time
+	// CheckpointsError says why checkpoints fail ("" when they do not):
+	// checkpoints.json is damaged.
+	CheckpointsError string
 	// Forecast is the conflict forecast of a pending invocation (nil
 	// otherwise, or when it has nothing to land).
 	Forecast *Forecast
@@ -349,6 +359,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.QueuePlace = places[v.Record.InvocationID]
 			a.withLive(&v)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
+			v.CheckpointsError = a.checkpointsError(v.Record)
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -419,6 +430,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
+	v.CheckpointsError = a.checkpointsError(rec)
 	if Pending(rec) && v.Display != DisplayWorktreeRemoved {
 		v.Forecast = a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]
 	}

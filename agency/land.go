@@ -2,12 +2,14 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -25,17 +27,11 @@ const (
 	FPLandAfterRemove  = "land:after-remove"
 )
 
-// Denylist is the built-in denylist plus agency.checkpoint.denylist.
-func (a *App) Denylist() []string {
-	return append(append([]string(nil), gitcore.DefaultDenylist...), a.Config.GetAll("agency.checkpoint.denylist")...)
-}
-
 // snapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
 // untracked files included, denylist applied (checked before staging),
 // .agency/ and exclude left out. The same snapshot as checkpoints take.
 func (a *App) snapshotSandbox(ctx context.Context, tree string, exclude []string) (*gitcore.Snapshot, error) {
-	snap, err := a.Repo.Tree(tree).SnapshotTree(ctx, gitcore.SnapshotRequest{IncludeUntracked: true,
-		Denylist: a.Denylist(), Exclude: append([]string{MarkerDir}, exclude...)})
+	snap, err := runner.SnapshotTree(ctx, a.Repo, tree, true, runner.DenylistFromConfig(a.Config), exclude...)
 	return snap, gitErr(err)
 }
 
@@ -393,23 +389,8 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	if err := a.fail(FPLandBeforeUpdate); err != nil {
 		return nil, err
 	}
-	integ := a.Repo.Tree(wt.TreePath)
-	if err := integ.FastForward(ctx, res.TargetHead, res.ResultHead, "agency: land invocation "+inv); err != nil {
-		// Nothing applied (git refused up front): forget the attempt.
-		// Otherwise record what state the tree was left in. Then report.
-		head, _ := integ.Head(ctx)
-		same, _ := integ.IndexMatches(ctx, res.TargetHead)
-		dirty, derr := integ.HasTrackedChanges(ctx)
-		if head == res.TargetHead && same && derr == nil && !dirty {
-			a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error { r.Land = nil; return nil })
-		} else {
-			a.recoverLandLocked(ctx, rec)
-		}
-		if strings.Contains(gitStderr(err), "would be overwritten") || strings.Contains(gitStderr(err), "not uptodate") {
-			return nil, errs.Wrap(errs.EDirtyWorktree, gitErr(err), "move those files out of the way in "+wt.TreePath+" and land again; nothing was applied",
-				"landing %s would overwrite files in the integration tree", inv)
-		}
-		return nil, gitErr(err)
+	if err := a.Repo.Tree(wt.TreePath).FastForward(ctx, res.TargetHead, res.ResultHead, landReflog(inv)); err != nil {
+		return nil, a.fastForwardFailedLocked(ctx, rec, wt, res.TargetHead, err)
 	}
 	if err := a.fail(FPLandAfterUpdate); err != nil {
 		return nil, err
@@ -418,6 +399,39 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// landReflog is the integration branch's reflog message for a land.
+func landReflog(inv string) string { return "agency: land invocation " + inv }
+
+// fastForwardFailedLocked handles a fast-forward of the integration tree
+// that failed. When nothing was applied (git refused up front) the attempt
+// is forgotten; otherwise the record says what state the tree was left in.
+// It returns the error to report: git's, as E_DIRTY_WORKTREE when files in
+// the tree were in the way, with what the record update could not do.
+func (a *App) fastForwardFailedLocked(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, target string, ffErr error) error {
+	inv := rec.InvocationID
+	report := gitErr(ffErr)
+	if _, ok := ffErr.(*gitcore.GitError); !ok {
+		report = errs.LandFastForwardFailed(inv, ffErr)
+	}
+	if blocked := (*gitcore.BlockedError)(nil); errors.As(ffErr, &blocked) {
+		report = errs.LandWouldOverwrite(inv, wt.TreePath, gitErr(blocked.Err))
+	}
+	integ := a.Repo.Tree(wt.TreePath)
+	head, herr := integ.Head(ctx)
+	same, serr := integ.IndexMatches(ctx, target)
+	dirty, derr := integ.HasTrackedChanges(ctx)
+	var cleanup error
+	if herr == nil && serr == nil && derr == nil && head == target && same && !dirty {
+		_, cleanup = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error { r.Land = nil; return nil })
+	} else {
+		_, cleanup = a.recoverLandLocked(ctx, rec)
+	}
+	if cleanup != nil {
+		return errs.LandRecordNotUpdated(report, a.Store.InvocationMetaPath(inv), cleanup)
+	}
+	return report
 }
 
 // finishLandLocked does the post-land steps once the integration branch
@@ -525,7 +539,7 @@ func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord
 	if p.ResultHead != "" {
 		if ok, _ := integ.IndexMatches(ctx, p.ResultHead); ok {
 			// Files and index were updated, the branch was not: finish it.
-			if _, err := integ.Run(ctx, "update-ref", "-m", "agency: land invocation "+rec.InvocationID, "HEAD", p.ResultHead, p.TargetHead); err == nil {
+			if err := integ.MoveHead(ctx, p.TargetHead, p.ResultHead, landReflog(rec.InvocationID)); err == nil {
 				return a.finishLandLocked(ctx, rec, "an interrupted land was found half-done and finished")
 			}
 		}

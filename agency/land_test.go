@@ -310,3 +310,78 @@ func TestWorktreeRmWithRunningInvocation(t *testing.T) {
 }
 
 func gitcoreDiff() gitcore.DiffOptions { return gitcore.DiffOptions{} }
+
+// The fast-forward of the integration tree fails (read-tree refuses, or
+// the compare-and-swap update-ref of HEAD fails after the files were
+// written): the integration tree and its branch are exactly as before, the
+// error names git's failure, the record forgets the attempt and the land
+// can simply be run again.
+func TestLandFastForwardFails(t *testing.T) {
+	for _, step := range []string{"read-tree -m -u", "update-ref -m"} {
+		t.Run(step, func(t *testing.T) {
+			f := newLandFixture(t)
+			f.sandbox(inv1, "echo x > x.txt && sed -i s/two/TWO/ a.txt && git add x.txt && git commit -qam x")
+			branch := "refs/heads/" + f.wt.Branch
+			beforeHead := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD", branch)
+			beforeIndex := gitOut(t, f.wt.TreePath, "ls-files", "-s")
+			beforeA, _ := os.ReadFile(filepath.Join(f.wt.TreePath, "a.txt"))
+
+			a, err := Open(f.ctx, f.repo, &failingRunner{match: step, n: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = a.Land(f.ctx, LandOptions{Query: inv1})
+			if !errs.Is(err, errs.EGit) || !strings.Contains(err.Error(), "injected") || !strings.Contains(err.Error(), strings.Fields(step)[0]) {
+				t.Fatalf("err = %v, want the injected %s failure", err, step)
+			}
+			if got := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD", branch); got != beforeHead {
+				t.Errorf("HEAD and branch moved: %q, were %q", got, beforeHead)
+			}
+			if got := gitOut(t, f.wt.TreePath, "ls-files", "-s"); got != beforeIndex {
+				t.Errorf("index changed:\n%s\nwas\n%s", got, beforeIndex)
+			}
+			if st := gitOut(t, f.wt.TreePath, "status", "--porcelain", "--untracked-files=all"); st != "" {
+				t.Errorf("integration tree changed: %q", st)
+			}
+			if got, _ := os.ReadFile(filepath.Join(f.wt.TreePath, "a.txt")); string(got) != string(beforeA) {
+				t.Errorf("a.txt = %q, was %q", got, beforeA)
+			}
+			rec := f.read(inv1)
+			if rec.Land != nil || store.Deref(rec.LandingStatus) != store.LandingPending {
+				t.Fatalf("record: land %+v, landing_status %s", rec.Land, store.Deref(rec.LandingStatus))
+			}
+			if _, err := os.Stat(f.a.Store.SandboxTreePath(inv1)); err != nil {
+				t.Fatalf("sandbox tree gone: %v", err)
+			}
+			if _, err := f.a.Land(f.ctx, LandOptions{Query: inv1}); err != nil {
+				t.Fatalf("land again: %v", err)
+			}
+			if got := gitOut(t, f.wt.TreePath, "log", "--format=%s", "-2"); got != "x\na\n" {
+				t.Errorf("log after the second land = %q", got)
+			}
+		})
+	}
+}
+
+// Untracked files in the integration tree in the way of the land: git
+// refuses, the land reports E_DIRTY_WORKTREE (decided from status, not
+// from git's wording) and leaves everything as it was.
+func TestLandBlockedByUntrackedFile(t *testing.T) {
+	f := newLandFixture(t)
+	f.sandbox(inv1, "echo x > x.txt && git add x.txt && git commit -qm x")
+	os.WriteFile(filepath.Join(f.wt.TreePath, "x.txt"), []byte("mine\n"), 0o644)
+	before := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD")
+	_, err := f.a.Land(f.ctx, LandOptions{Query: inv1})
+	if !errs.Is(err, errs.EDirtyWorktree) || !strings.Contains(err.Error(), "would overwrite files") {
+		t.Fatalf("err = %v, want E_DIRTY_WORKTREE", err)
+	}
+	if got := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD"); got != before {
+		t.Errorf("HEAD moved")
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.wt.TreePath, "x.txt")); string(got) != "mine\n" {
+		t.Errorf("x.txt = %q", got)
+	}
+	if rec := f.read(inv1); rec.Land != nil {
+		t.Errorf("land = %+v", rec.Land)
+	}
+}

@@ -58,9 +58,9 @@ func (a *App) CreateSandbox(ctx context.Context, wt *store.WorktreeRecord, inv s
 		cleanup(true)
 		return "", err
 	}
-	if err := os.MkdirAll(filepath.Join(tree, MarkerDir, "state"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(tree, store.AgencyDir, "state"), 0o755); err != nil {
 		cleanup(true)
-		return "", errs.IO("create", filepath.Join(tree, MarkerDir, "state"), err)
+		return "", errs.IO("create", filepath.Join(tree, store.AgencyDir, "state"), err)
 	}
 	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
 		cleanup(true)

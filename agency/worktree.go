@@ -2,29 +2,17 @@ package agency
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
 
-// MarkerDir is the agency directory inside every tree we create.
-const MarkerDir = ".agency"
-
-// MarkerFile marks an integration tree; runners refuse to run where it is.
-const MarkerFile = "INTEGRATION_MARKER"
-
-// MarkerPath returns the marker's path inside a tree.
-func MarkerPath(tree string) string { return filepath.Join(tree, MarkerDir, MarkerFile) }
-
 // HasMarker reports whether tree holds the integration marker.
 func HasMarker(tree string) bool {
-	_, err := os.Lstat(MarkerPath(tree))
+	_, err := os.Lstat(store.MarkerPath(tree))
 	return err == nil
 }
 
@@ -156,14 +144,14 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 // WriteMarker writes .agency/INTEGRATION_MARKER and a .agency/.gitignore
 // that keeps the directory out of `git status` and out of commits.
 func WriteMarker(tree string) error {
-	dir := filepath.Join(tree, MarkerDir)
+	dir := filepath.Join(tree, store.AgencyDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errs.IO("create", dir, err)
 	}
 	if err := WriteAgencyIgnore(tree); err != nil {
 		return err
 	}
-	if err := store.WriteFileAtomic(MarkerPath(tree), []byte("# git-agency integration worktree: agents never run here.\n"), 0o644); err != nil {
+	if err := store.WriteFileAtomic(store.MarkerPath(tree), []byte("# git-agency integration worktree: agents never run here.\n"), 0o644); err != nil {
 		return err
 	}
 	return nil
@@ -171,7 +159,7 @@ func WriteMarker(tree string) error {
 
 // WriteAgencyIgnore makes a tree's .agency/ invisible to git.
 func WriteAgencyIgnore(tree string) error {
-	dir := filepath.Join(tree, MarkerDir)
+	dir := filepath.Join(tree, store.AgencyDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errs.IO("create", dir, err)
 	}
@@ -288,8 +276,12 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			}
 		}
 		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
-			if strings.Contains(gitStderr(err), "modified or untracked") {
-				return nil, errs.DirtyWorktree(rec.Name)
+			// Changed since the check above: git refused, and says why only
+			// in words, so look again.
+			if !opts.Force {
+				if dirty, derr := a.Repo.Tree(rec.TreePath).IsDirty(ctx); derr == nil && dirty {
+					return nil, errs.DirtyWorktree(rec.Name)
+				}
 			}
 			return nil, gitErr(err)
 		}
@@ -337,14 +329,6 @@ func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) []string
 		}
 	}
 	return out
-}
-
-func gitStderr(err error) string {
-	var ge *gitcore.GitError
-	if errors.As(err, &ge) {
-		return ge.Stderr
-	}
-	return ""
 }
 
 // Editor returns the editor command: flag, agency.editor, $VISUAL, $EDITOR.

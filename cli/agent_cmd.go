@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
@@ -46,14 +48,29 @@ type AgentStartCmd struct {
 // StartFlags are agent start's flags after --worktree, shared with `run` so
 // the two never drift apart.
 type StartFlags struct {
-	Runner             string  `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
-	Headless           bool    `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
-	Prompt             string  `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
-	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
-	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
-	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
-	Queue              bool    `help:"Over agency.maxActive, queue the start instead of refusing it (also agency.queue): it returns at once and the agent starts when a slot frees."`
+	Runner             string    `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
+	Headless           bool      `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
+	Prompt             RawString `xor:"prompt" placeholder:"STRING" help:"The prompt (passed to the runner as one argument, never through a shell)."`
+	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
+	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
+	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
+	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	Queue              bool      `help:"Over agency.maxActive, queue the start instead of refusing it (also agency.queue): it returns at once and the agent starts when a slot frees."`
+}
+
+// RawString is a flag value taken byte for byte: kong's own string
+// decoding goes through JSON, which turns bytes that are not UTF-8 into
+// U+FFFD.
+type RawString string
+
+// Decode takes the next token as is.
+func (r *RawString) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Pop()
+	if t.IsEOL() {
+		return fmt.Errorf("missing value")
+	}
+	*r = RawString(fmt.Sprint(t.Value))
+	return nil
 }
 
 func (c *AgentStartCmd) Run(env *Env) error {
@@ -63,7 +80,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	if c.Now != "" {
 		if c.Worktree != "" {
-			return errs.New(errs.EUsage, "start a queued invocation with --now alone", "--now and --worktree cannot be combined")
+			return errs.NowWithWorktree()
 		}
 		rec, err := a.StartQueuedNow(env.Ctx, c.Now)
 		if err != nil {
@@ -72,7 +89,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return c.follow(env, a, rec)
 	}
 	if c.Worktree == "" {
-		return errs.New(errs.EUsage, "see '"+env.Prog+" agent start --help'", "missing flags: --worktree=STRING")
+		return errs.StartNeedsWorktree(env.Prog)
 	}
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
@@ -87,14 +104,14 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	switch {
 	case c.Prompt != "":
-		opts.Prompt, opts.PromptSource = c.Prompt, "flag"
+		opts.Prompt, opts.PromptSource = string(c.Prompt), "flag"
 	case c.PromptFile != "":
-		data, err := os.ReadFile(c.PromptFile)
+		data, err := agency.ReadPromptFile(c.PromptFile)
 		if err != nil {
-			return errs.IO("read", c.PromptFile, err)
+			return err
 		}
 		abs, _ := filepath.Abs(c.PromptFile)
-		opts.Prompt, opts.PromptSource, opts.PromptPath = string(data), "file", abs
+		opts.Prompt, opts.PromptSource, opts.PromptPath = data, "file", abs
 	case c.Headless:
 		p, err := promptFromEditor(env, a)
 		if err != nil {
@@ -152,11 +169,7 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 	if err := runEditor(env, editor, path); err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", errs.IO("read", path, err)
-	}
-	return string(data), nil
+	return agency.ReadPromptFile(path)
 }
 
 // followInvocation prints an invocation's output until it ends (agency's
@@ -215,13 +228,20 @@ type AgentLsCmd struct {
 
 type invocationJSON struct {
 	*store.InvocationRecord
-	DisplayStatus string `json:"display_status"`
-	WorktreeName  string `json:"worktree_name,omitempty"`
+	DisplayStatus    string `json:"display_status"`
+	WorktreeName     string `json:"worktree_name,omitempty"`
+	CheckpointsError string `json:"checkpoints_error,omitempty"`
 	// QueuePlace: a queued invocation's place in the queue (1: next).
 	QueuePlace int `json:"queue_place,omitempty"`
 	// The conflict forecast (lands_cleanly, conflicts_with,
 	// conflict_files), for pending invocations only.
 	*agency.Forecast
+}
+
+// newInvocationJSON is an invocation as ls --json and show --json print it.
+func newInvocationJSON(v *agency.InvocationView, worktreeName string) invocationJSON {
+	return invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: worktreeName,
+		CheckpointsError: v.CheckpointsError, QueuePlace: v.QueuePlace, Forecast: v.Forecast}
 }
 
 type brokenInvocationJSON struct {
@@ -257,7 +277,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], Forecast: v.Forecast, QueuePlace: v.QueuePlace})
+			out = append(out, newInvocationJSON(&v, names[v.Record.IntegrationWorktreeID]))
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -268,7 +288,11 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			continue
 		}
 		r := v.Record
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast), env.when(r.StartedAt), lsSummary(r))
+		summary := lsSummary(r)
+		if v.CheckpointsError != "" {
+			summary = "checkpoints failing (see 'git agency doctor')"
+		}
+		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast), env.when(r.StartedAt), summary)
 	}
 	t.flush()
 	return nil
@@ -342,7 +366,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, Forecast: v.Forecast, QueuePlace: v.QueuePlace})
+		return printJSON(env.Stdout, newInvocationJSON(v, name))
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -414,6 +438,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	if r.Error != "" {
 		p("error", r.Error)
+	}
+	if v.CheckpointsError != "" {
+		p("checkpoints", v.CheckpointsError)
 	}
 	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
 }

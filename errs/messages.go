@@ -1,6 +1,7 @@
 package errs
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -128,6 +129,11 @@ func CheckpointNotFound(inv string, id string) *Error {
 		"invocation %s has no checkpoint %s", inv, id)
 }
 
+func CheckpointGone(inv string, id string) *Error {
+	return New(ENotFound, "list the ones that exist with 'git agency checkpoint ls --invocation "+inv+"'",
+		"checkpoint %s of invocation %s no longer exists: its snapshot ref was deleted (discard or gc)", id, inv)
+}
+
 func CheckpointApplyRunning(inv string) *Error {
 	return New(EInvocationRunning, "stop it first with 'git agency agent stop "+inv+"'",
 		"invocation %s is still running; refusing to roll its sandbox back", inv)
@@ -148,6 +154,30 @@ func InvocationRunning(inv, verb string) *Error {
 func LandDirtyIntegration(name, tree string) *Error {
 	return New(EDirtyWorktree, "commit or stash your changes in "+tree+" first; nothing was touched",
 		"integration worktree %q has uncommitted changes; landing would mix them with the agent's", name)
+}
+
+// LandWouldOverwrite: the integration tree's files were in the way of a
+// land's fast-forward; cause is git's refusal.
+func LandWouldOverwrite(inv, tree string, cause error) *Error {
+	return Wrap(EDirtyWorktree, cause, "move those files out of the way in "+tree+" and land again; nothing was applied",
+		"landing %s would overwrite files in the integration tree", inv)
+}
+
+// LandFastForwardFailed: moving the integration tree to the land's result
+// failed other than by one git command (e.g. and putting it back failed too).
+func LandFastForwardFailed(inv string, cause error) *Error {
+	return Wrap(EGit, cause, "check 'git status' in the integration tree, then land again",
+		"landing %s: updating the integration tree failed", inv)
+}
+
+// LandRecordNotUpdated: a land failed (report) and then its record at path
+// could not be updated to say so (cause).
+func LandRecordNotUpdated(report error, path string, cause error) *Error {
+	var e *Error
+	if !errors.As(report, &e) {
+		e = Wrap(EInternal, report, "", "land failed")
+	}
+	return e.With(fmt.Sprintf("the land could not be recorded in %s: %v", path, cause))
 }
 
 func BaseMoved(branch, base, head string) *Error {
@@ -320,4 +350,27 @@ func TooManyActive(n, max int) *Error {
 func NotQueued(inv, state string) *Error {
 	return New(ENotQueued, "only a queued invocation can be started with --now; list the queue with 'git agency agent ls'",
 		"invocation %s is not queued (it is %s)", inv, state)
+}
+
+func PromptNotUTF8(offset int) *Error {
+	return New(EPromptInvalid, "runners take text: save the prompt as UTF-8 and start again; nothing was created",
+		"the prompt is not valid UTF-8 (first bad byte at offset %d)", offset)
+}
+
+func PromptNUL(offset int) *Error {
+	return New(EPromptInvalid, "remove the NUL bytes (a program's argument cannot hold one); nothing was created",
+		"the prompt holds a NUL byte at offset %d", offset)
+}
+
+func PromptTooLong(size string, max int, how string) *Error {
+	return New(EPromptInvalid, "shorten the prompt, or put the long part in a file in the worktree and point the prompt at it; nothing was created",
+		"the prompt is too long to run %s: %s bytes, at most %d", how, size, max)
+}
+
+func NowWithWorktree() *Error {
+	return New(EUsage, "start a queued invocation with --now alone", "--now and --worktree cannot be combined")
+}
+
+func StartNeedsWorktree(prog string) *Error {
+	return New(EUsage, "see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
 }

@@ -29,10 +29,25 @@ func (r *Repo) CommitTree(ctx context.Context, tree, parent, msg string) (string
 // (never overwriting) when the ref is already there.
 func (r *Repo) CreateRef(ctx context.Context, ref, commit string) error {
 	_, err := r.run(ctx, "update-ref", "--no-deref", ref, commit, "")
-	if err != nil && strings.Contains(gitStderr(err), "already exists") {
-		return ErrRefExists
+	if err != nil {
+		// update-ref says why only in words: ask whether the ref is there.
+		if exists, xerr := r.RefExists(ctx, ref); xerr == nil && exists {
+			return ErrRefExists
+		}
 	}
 	return err
+}
+
+// RefExists reports whether ref (a full name, e.g. refs/agency/...) exists.
+func (r *Repo) RefExists(ctx context.Context, ref string) (bool, error) {
+	_, err := r.query(ctx, "show-ref", "--verify", "--quiet", "--", ref)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // DeleteRefs deletes every ref under prefix (e.g. refs/agency/snapshots/<inv>/)
@@ -144,7 +159,7 @@ func ParseShortstat(s string) Shortstat {
 // IgnoredDirs lists the directories git ignores in the tree (relative,
 // without the trailing slash), from one `ls-files -o -i --directory`.
 func (t *Tree) IgnoredDirs(ctx context.Context) ([]string, error) {
-	out, err := t.Query(ctx, "ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory")
+	out, err := t.query(ctx, "ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory")
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +174,7 @@ func (t *Tree) IgnoredDirs(ctx context.Context) ([]string, error) {
 
 // IsIgnored reports whether git ignores path (relative to the tree).
 func (t *Tree) IsIgnored(ctx context.Context, path string) (bool, error) {
-	_, err := t.Query(ctx, "check-ignore", "-q", "--", path)
+	_, err := t.query(ctx, "check-ignore", "-q", "--", path)
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return false, nil
@@ -199,7 +214,7 @@ func (t *Tree) IsDirtyQuick(ctx context.Context, untracked bool) (bool, error) {
 	if !untracked {
 		mode = "--untracked-files=no"
 	}
-	out, err := t.Query(ctx, "status", "--porcelain", "-z", mode)
+	out, err := t.query(ctx, "status", "--porcelain", "-z", mode)
 	if err != nil {
 		return false, err
 	}
@@ -208,7 +223,7 @@ func (t *Tree) IsDirtyQuick(ctx context.Context, untracked bool) (bool, error) {
 
 // ResetHard runs `git reset --hard` (HEAD, index and tracked files).
 func (t *Tree) ResetHard(ctx context.Context) error {
-	_, err := t.Run(ctx, "reset", "-q", "--hard")
+	_, err := t.run(ctx, "reset", "-q", "--hard")
 	return err
 }
 
@@ -219,7 +234,7 @@ func (t *Tree) Clean(ctx context.Context, exclude ...string) error {
 	for _, e := range exclude {
 		args = append(args, ":(exclude,literal)"+strings.Trim(e, "/"))
 	}
-	_, err := t.Run(ctx, args...)
+	_, err := t.run(ctx, args...)
 	return err
 }
 
@@ -227,20 +242,12 @@ func (t *Tree) Clean(ctx context.Context, exclude ...string) error {
 // read-tree --reset -u`): files absent from it are removed, the others
 // written.
 func (t *Tree) ReadTreeReset(ctx context.Context, treeish string) error {
-	_, err := t.Run(ctx, "read-tree", "--reset", "-u", treeish)
+	_, err := t.run(ctx, "read-tree", "--reset", "-u", treeish)
 	return err
 }
 
 // ResetIndex resets the index to HEAD, keeping the files (`git reset -q`).
 func (t *Tree) ResetIndex(ctx context.Context) error {
-	_, err := t.Run(ctx, "reset", "-q")
+	_, err := t.run(ctx, "reset", "-q")
 	return err
-}
-
-func gitStderr(err error) string {
-	var ge *GitError
-	if errors.As(err, &ge) {
-		return ge.Stderr
-	}
-	return ""
 }

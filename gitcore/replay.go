@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -209,21 +210,82 @@ var errRootCommit = errors.New("cannot replay a root commit onto other history")
 // FastForward moves the tree's checked-out branch from `from` to `to` (a
 // descendant) and updates its index and files, like a fast-forward merge:
 // `read-tree -m -u` (which refuses to overwrite local changes or untracked
-// files) then a compare-and-swap `update-ref` of HEAD with reflog message.
+// files) then MoveHead. It is all or nothing: when MoveHead fails, the
+// index and files are put back (unless HEAD moved meanwhile). When
+// read-tree refuses because paths that differ between from and to have
+// local changes or untracked files in the way, the error is a
+// *BlockedError naming them; HEAD, index and files are then as they were.
 func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
-	if _, err := t.Run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
+	if _, err := t.run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
 		return err
 	}
-	if _, err := t.Run(ctx, "read-tree", "-m", "-u", from, to); err != nil {
+	if _, err := t.run(ctx, "read-tree", "-m", "-u", from, to); err != nil {
+		if paths, berr := t.blockingPaths(ctx, from, to); berr == nil && len(paths) > 0 {
+			return &BlockedError{Paths: paths, Err: err}
+		}
 		return err
 	}
-	_, err := t.Run(ctx, "update-ref", "-m", reflog, "HEAD", to, from)
+	if err := t.MoveHead(ctx, from, to, reflog); err != nil {
+		// Put the index and files back so the tree is as it was, unless
+		// HEAD moved meanwhile: then they are no longer ours to touch.
+		if head, herr := t.Head(ctx); herr == nil && head == from {
+			if _, rerr := t.run(ctx, "read-tree", "-m", "-u", to, from); rerr != nil {
+				return fmt.Errorf("%w; putting the files back to %s also failed: %v", err, from, rerr)
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+// MoveHead points the tree's HEAD (its checked-out branch) at `to` if it
+// still points at `from` (a compare-and-swap update-ref), with reflog as
+// the reflog message. Index and files are left alone.
+func (t *Tree) MoveHead(ctx context.Context, from, to, reflog string) error {
+	_, err := t.run(ctx, "update-ref", "-m", reflog, "HEAD", to, from)
 	return err
+}
+
+// BlockedError is FastForward refused: local changes or untracked files
+// are in the way of Paths. Err is git's own error.
+type BlockedError struct {
+	Paths []string
+	Err   error
+}
+
+func (e *BlockedError) Error() string { return e.Err.Error() }
+func (e *BlockedError) Unwrap() error { return e.Err }
+
+// blockingPaths are the paths that differ between from and to and that the
+// tree has changes (or untracked files) at or under: the ones a two-tree
+// `read-tree -m -u` refuses to overwrite.
+func (t *Tree) blockingPaths(ctx context.Context, from, to string) ([]string, error) {
+	changed, err := t.repo.DiffNames(ctx, from, to)
+	if err != nil || len(changed) == 0 {
+		return nil, err
+	}
+	st, err := t.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range st {
+		if e.Kind == StatusIgnored {
+			continue
+		}
+		for _, c := range changed {
+			if e.Path == c || strings.HasPrefix(e.Path, c+"/") || strings.HasPrefix(c, e.Path+"/") {
+				out = append(out, e.Path)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // IndexMatches reports whether the tree's index holds exactly rev's tree.
 func (t *Tree) IndexMatches(ctx context.Context, rev string) (bool, error) {
-	_, err := t.Query(ctx, "diff-index", "--cached", "--quiet", rev, "--")
+	_, err := t.query(ctx, "diff-index", "--cached", "--quiet", rev, "--")
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return false, nil
@@ -237,6 +299,8 @@ func (t *Tree) IndexMatches(ctx context.Context, rev string) (bool, error) {
 type DiffOptions struct {
 	Color bool
 	Stat  bool
+	// Patch adds the patch after the stat (with Stat).
+	Patch bool
 }
 
 func (o DiffOptions) args() []string {
@@ -248,6 +312,9 @@ func (o DiffOptions) args() []string {
 	}
 	if o.Stat {
 		a = append(a, "--stat")
+	}
+	if o.Patch {
+		a = append(a, "--patch")
 	}
 	return a
 }

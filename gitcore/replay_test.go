@@ -2,6 +2,7 @@ package gitcore
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ func TestDenied(t *testing.T) {
 		".env": true, "sub/.env": true, ".env.local": true, "a/b/server.key": true, "cert.pem": true,
 		"credentials.json": true, "x/secrets.json": true, "config/db.yml": true,
 		"env": false, "main.go": false, "my.env": false, "keys.txt": false, "other/config/db.yml": false,
+		// Case-insensitive filesystems: these are the same files.
+		".ENV": true, "sub/.Env.Local": true, "Credentials.JSON": true, "A/Server.KEY": true, "CONFIG/db.YML": true,
 	} {
 		if got := Denied(p, pats); got != want {
 			t.Errorf("Denied(%q) = %v, want %v", p, got, want)
@@ -104,5 +107,84 @@ func TestReplay(t *testing.T) {
 	}
 	if st := git("status", "--porcelain"); st != "" {
 		t.Errorf("status %q", st)
+	}
+}
+
+// CreateRef never overwrites: an existing ref is ErrRefExists, found with
+// show-ref rather than from git's wording.
+func TestCreateRefExists(t *testing.T) {
+	r, git := testRepo(t)
+	ctx := context.Background()
+	head := git("rev-parse", "HEAD")
+	const ref = "refs/agency/snapshots/x/1"
+	if ok, err := r.RefExists(ctx, ref); err != nil || ok {
+		t.Fatalf("RefExists before = %v, %v", ok, err)
+	}
+	if err := r.CreateRef(ctx, ref, head); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := r.RefExists(ctx, ref); err != nil || !ok {
+		t.Fatalf("RefExists after = %v, %v", ok, err)
+	}
+	git("commit", "-q", "--allow-empty", "-m", "two")
+	if err := r.CreateRef(ctx, ref, git("rev-parse", "HEAD")); !errors.Is(err, ErrRefExists) {
+		t.Fatalf("CreateRef again: %v", err)
+	}
+	if got := git("rev-parse", ref); got != head {
+		t.Fatalf("ref overwritten: %s", got)
+	}
+	if err := r.CreateRef(ctx, "refs/agency/bad..name", head); err == nil || errors.Is(err, ErrRefExists) {
+		t.Fatalf("invalid ref: %v", err)
+	}
+}
+
+// FastForward refuses to overwrite local changes and untracked files,
+// naming them (BlockedError, decided from status, not git's wording), and
+// keeps local changes to paths the fast-forward does not touch.
+func TestFastForwardBlocked(t *testing.T) {
+	r, git := testRepo(t)
+	ctx := context.Background()
+	dir := r.Toplevel
+	from := git("rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(dir, "a"), []byte("1\n2\nTHREE\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "n"), []byte("new\n"), 0o644)
+	git("add", "a", "n")
+	git("commit", "-qm", "next")
+	to := git("rev-parse", "HEAD")
+	git("reset", "-q", "--hard", from)
+	tree := r.Tree(dir)
+
+	for _, c := range []struct{ name, file, content, want string }{
+		{"tracked change", "a", "local\n", "a"},
+		{"untracked file", "n", "mine\n", "n"},
+	} {
+		os.WriteFile(filepath.Join(dir, c.file), []byte(c.content), 0o644)
+		err := tree.FastForward(ctx, from, to, "test")
+		var be *BlockedError
+		if !errors.As(err, &be) || len(be.Paths) != 1 || be.Paths[0] != c.want {
+			t.Fatalf("%s: err = %v (%#v)", c.name, err, be)
+		}
+		if ExitCode(err) <= 0 {
+			t.Errorf("%s: git's error lost: %v", c.name, err)
+		}
+		if head := git("rev-parse", "HEAD"); head != from {
+			t.Fatalf("%s: HEAD moved", c.name)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, c.file)); string(got) != c.content {
+			t.Fatalf("%s: %s = %q", c.name, c.file, got)
+		}
+		git("reset", "-q", "--hard", from)
+		os.Remove(filepath.Join(dir, "n"))
+	}
+
+	os.WriteFile(filepath.Join(dir, "other"), []byte("untouched\n"), 0o644)
+	if err := tree.FastForward(ctx, from, to, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if head := git("rev-parse", "HEAD"); head != to {
+		t.Fatalf("HEAD = %s, want %s", head, to)
+	}
+	if st := git("status", "--porcelain"); st != "?? other" {
+		t.Fatalf("status = %q", st)
 	}
 }

@@ -64,8 +64,11 @@ func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 	return repo, nil
 }
 
-// Runner returns the CommandRunner this repository uses.
-func (r *Repo) Runner() CommandRunner { return r.runner }
+// Locate is the package-level Locate run with this repository's
+// CommandRunner: it looks at dir only, whatever repository dir is in.
+func (r *Repo) Locate(ctx context.Context, dir string) (Location, bool, error) {
+	return Locate(ctx, r.runner, dir)
+}
 
 // query runs a read-only git command in the repository (at the worktree we
 // started in) and returns stdout.
@@ -110,26 +113,26 @@ func (t *Tree) exec(ctx context.Context, extra []string, stdin []byte, args ...s
 	return res.Stdout, err
 }
 
-// Query runs a read-only git command in the tree.
-func (t *Tree) Query(ctx context.Context, args ...string) ([]byte, error) {
+// query runs a read-only git command in the tree.
+func (t *Tree) query(ctx context.Context, args ...string) ([]byte, error) {
 	return t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, nil, args...)
 }
 
-// Run runs a mutating git command in the tree.
-func (t *Tree) Run(ctx context.Context, args ...string) ([]byte, error) {
+// run runs a mutating git command in the tree.
+func (t *Tree) run(ctx context.Context, args ...string) ([]byte, error) {
 	return t.exec(ctx, nil, nil, args...)
 }
 
-// RunEnv runs a git command in the tree with extra environment (for example
+// runEnv runs a git command in the tree with extra environment (for example
 // GIT_INDEX_FILE for a temporary index).
-func (t *Tree) RunEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
+func (t *Tree) runEnv(ctx context.Context, env []string, stdin []byte, args ...string) ([]byte, error) {
 	return t.exec(ctx, env, stdin, args...)
 }
 
 // CurrentBranch returns the short name of the branch checked out in the
 // tree, or "" when HEAD is detached.
 func (t *Tree) CurrentBranch(ctx context.Context) (string, error) {
-	out, err := t.Query(ctx, "symbolic-ref", "-q", "--short", "HEAD")
+	out, err := t.query(ctx, "symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return "", nil
@@ -141,7 +144,7 @@ func (t *Tree) CurrentBranch(ctx context.Context) (string, error) {
 
 // Head returns the commit HEAD points at in the tree ("" on an unborn branch).
 func (t *Tree) Head(ctx context.Context) (string, error) {
-	out, err := t.Query(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	out, err := t.query(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return "", nil
@@ -154,7 +157,7 @@ func (t *Tree) Head(ctx context.Context) (string, error) {
 // Status returns the tree's porcelain v2 status (untracked files listed,
 // ignored ones not).
 func (t *Tree) Status(ctx context.Context) ([]StatusEntry, error) {
-	out, err := t.Query(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	out, err := t.query(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")
 	if err != nil {
 		return nil, err
 	}
@@ -201,14 +204,7 @@ func (r *Repo) RevParse(ctx context.Context, rev string) (string, error) {
 
 // BranchExists reports whether refs/heads/<name> exists.
 func (r *Repo) BranchExists(ctx context.Context, name string) (bool, error) {
-	_, err := r.query(ctx, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
-	if err != nil {
-		if ExitCode(err) == 1 {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
+	return r.RefExists(ctx, "refs/heads/"+name)
 }
 
 // WorktreeAdd runs `git worktree add -b branch path start`.
@@ -336,4 +332,15 @@ func (r *Repo) Reachable(ctx context.Context, commit string) (bool, error) {
 		return false, err
 	}
 	return strings.TrimSpace(string(out)) != "", nil
+}
+
+// WorktreeRepair runs `git worktree repair -- paths…`: after the repository
+// moved, each listed linked worktree's .git file is pointed at the new
+// git directory again (and its admin entry at the tree).
+func (r *Repo) WorktreeRepair(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	_, err := r.run(ctx, append([]string{"worktree", "repair", "--"}, paths...)...)
+	return err
 }

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // Cmd is one git invocation.
@@ -49,7 +51,7 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Result, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
-	err := cmd.Run()
+	err := subproc.Run(cmd)
 	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes()}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -84,41 +86,13 @@ func ExitCode(err error) int {
 	return -1
 }
 
-// localEnvVars is `git rev-parse --local-env-vars` (git 2.39): the variables
-// that pin git to one repository. They are stripped for every call that acts
-// on a tree we name explicitly. GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT
-// (from `git -c k=v agency`) are deliberately kept.
-var localEnvVars = map[string]bool{
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
-	"GIT_CONFIG":                       true,
-	"GIT_OBJECT_DIRECTORY":             true,
-	"GIT_DIR":                          true,
-	"GIT_WORK_TREE":                    true,
-	"GIT_IMPLICIT_WORK_TREE":           true,
-	"GIT_GRAFT_FILE":                   true,
-	"GIT_INDEX_FILE":                   true,
-	"GIT_NO_REPLACE_OBJECTS":           true,
-	"GIT_REPLACE_REF_BASE":             true,
-	"GIT_PREFIX":                       true,
-	"GIT_INTERNAL_SUPER_PREFIX":        true,
-	"GIT_SHALLOW_FILE":                 true,
-	"GIT_COMMON_DIR":                   true,
-}
-
-// CleanEnv returns env without git's repository-pinning variables, with
-// LC_ALL=C and GIT_TERMINAL_PROMPT=0 set. extra entries are appended last
-// (and so win).
+// CleanEnv returns env scrubbed as for every child (subproc.Scrub: no
+// repository-pinning variables, GIT_CONFIG_PARAMETERS kept), with LC_ALL=C
+// and GIT_TERMINAL_PROMPT=0 set. extra entries are appended last (and so
+// win).
 func CleanEnv(env []string, extra ...string) []string {
-	out := make([]string, 0, len(env)+len(extra)+2)
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if localEnvVars[k] || k == "LC_ALL" || k == "GIT_TERMINAL_PROMPT" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	out = append(out, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-	return append(out, extra...)
+	return subproc.Scrub(env, []string{"LC_ALL", "GIT_TERMINAL_PROMPT"},
+		append([]string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}, extra...)...)
 }
 
 // UserEnv is the process environment with only LC_ALL and
@@ -135,18 +109,4 @@ func UserEnv(extra ...string) []string {
 	}
 	out = append(out, "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
 	return append(out, extra...)
-}
-
-// StripRepoEnv returns env without git's repository-pinning variables and
-// nothing forced: the environment an agent or a user script gets.
-func StripRepoEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if localEnvVars[k] || k == "GIT_EXEC_PATH" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }

@@ -74,7 +74,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		for _, e := range req.Exclude {
 			args = append(args, ":(literal)"+strings.Trim(e, "/"))
 		}
-		if _, err := t.RunEnv(ctx, env, nil, args...); err != nil {
+		if _, err := t.runEnv(ctx, env, nil, args...); err != nil {
 			return nil, err
 		}
 	}
@@ -129,11 +129,11 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		return snap, nil
 	}
 	if len(stage) > 0 {
-		if _, err := t.RunEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		if _, err := t.runEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 			return nil, err
 		}
 	}
-	out, err = t.RunEnv(ctx, env, nil, "write-tree")
+	out, err = t.runEnv(ctx, env, nil, "write-tree")
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +145,12 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 // one rev-parse (two on an unborn branch).
 func (t *Tree) snapshotStart(ctx context.Context) (string, *Snapshot, error) {
 	snap := &Snapshot{}
-	out, err := t.Query(ctx, "rev-parse", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}")
+	out, err := t.query(ctx, "rev-parse", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if err == nil && len(lines) == 3 {
 		snap.Head, snap.HeadTree = lines[1], lines[2]
 	} else {
-		out, err = t.Query(ctx, "rev-parse", "--git-path", "index")
+		out, err = t.query(ctx, "rev-parse", "--git-path", "index")
 		if err != nil {
 			return "", nil, err
 		}
@@ -178,7 +178,7 @@ func excluded(path string, excl []string) bool {
 // returns its path. Without an index, the path of a not-yet-existing file is
 // returned (git starts from an empty index).
 func copyIndex(index string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(index), "agency-snapshot-index-*")
+	f, err := os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+"*")
 	if err != nil {
 		return "", err
 	}
@@ -203,4 +203,24 @@ func copyIndex(index string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// SnapshotIndexPrefix names the temp index files SnapshotTree makes next to
+// a worktree's index.
+const SnapshotIndexPrefix = "agency-snapshot-index-"
+
+// SnapshotIndexDirs lists where SnapshotTree makes its temp index files:
+// the common git directory and every linked worktree's admin directory
+// (.git/worktrees/<x>/). A process killed during a snapshot leaves them
+// there, named SnapshotIndexPrefix*.
+func (r *Repo) SnapshotIndexDirs() []string {
+	dirs := []string{r.CommonDir}
+	if ents, err := os.ReadDir(filepath.Join(r.CommonDir, "worktrees")); err == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(r.CommonDir, "worktrees", e.Name()))
+			}
+		}
+	}
+	return dirs
 }

@@ -14,9 +14,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// AgencyDir is the agency directory inside every tree; never snapshotted.
-const AgencyDir = ".agency"
-
 // CheckpointLockTimeout bounds the wait for a sandbox's checkpoint lock.
 const CheckpointLockTimeout = 30 * time.Second
 
@@ -34,16 +31,17 @@ func DenylistFromConfig(cfg *gitcore.Config) []string {
 
 // SnapshotTree builds the snapshot tree of a sandbox's uncommitted work
 // (HEAD plus every change; untracked files too when includeUntracked), with
-// the built-in denylist plus extraDenylist applied and .agency/ excluded,
-// without touching the sandbox's index, HEAD or files. When untracked files
-// match the denylist, Snapshot.Denied lists them and no object was written.
-// Checkpoints and `land --apply` both build their trees with it.
-func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string) (*gitcore.Snapshot, error) {
+// the built-in denylist plus extraDenylist applied and .agency/ and exclude
+// left out, without touching the sandbox's index, HEAD or files. When
+// untracked files match the denylist, Snapshot.Denied lists them and no
+// object was written. Checkpoints, `agent diff` and `land --apply` all
+// build their trees with it: it is the one place that policy is assembled.
+func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string, exclude ...string) (*gitcore.Snapshot, error) {
 	deny := append(append([]string(nil), gitcore.DefaultDenylist...), extraDenylist...)
 	return repo.Tree(treePath).SnapshotTree(ctx, gitcore.SnapshotRequest{
 		IncludeUntracked: includeUntracked,
 		Denylist:         deny,
-		Exclude:          []string{AgencyDir},
+		Exclude:          append([]string{store.AgencyDir}, exclude...),
 	})
 }
 
@@ -203,8 +201,10 @@ func FormatDiffstat(s gitcore.Shortstat) string {
 
 // ListCheckpoints returns an invocation's checkpoints: checkpoints.json,
 // plus any snapshot ref it does not record (a supervisor killed between
-// creating the ref and writing the file), rebuilt from the commit. Records
-// whose ref is gone (the invocation was discarded) are kept.
+// creating the ref and writing the file), rebuilt from the commit. Only
+// checkpoints whose ref exists are listed: a record whose ref is gone
+// (discard, gc) names nothing that can be applied. checkpoints.json keeps
+// them as history.
 func ListCheckpoints(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) ([]store.Checkpoint, error) {
 	file, err := st.ReadCheckpoints(inv)
 	if err != nil {
@@ -214,11 +214,18 @@ func ListCheckpoints(ctx context.Context, repo *gitcore.Repo, st *store.Store, i
 	if err != nil {
 		return nil, err
 	}
+	exists := map[string]bool{}
+	for _, r := range refs {
+		exists[r.Name] = true
+	}
 	known := map[int]bool{}
+	out := []store.Checkpoint{}
 	for _, c := range file.Checkpoints {
 		known[c.ID] = true
+		if exists[store.SnapshotRef(inv, c.ID)] {
+			out = append(out, c)
+		}
 	}
-	out := file.Checkpoints
 	for _, r := range refs {
 		n, ok := store.SnapshotRefNumber(inv, r.Name)
 		if !ok || known[n] {

@@ -256,7 +256,7 @@ func (c *Checkpointer) ignoreEvent(ev fsnotify.Event) bool {
 		return true
 	}
 	rel = filepath.ToSlash(rel)
-	if rel == AgencyDir || strings.HasPrefix(rel, AgencyDir+"/") {
+	if rel == store.AgencyDir || strings.HasPrefix(rel, store.AgencyDir+"/") {
 		return true
 	}
 	parts := strings.Split(rel, "/")
@@ -276,7 +276,7 @@ func (c *Checkpointer) ignoreEvent(ev fsnotify.Event) bool {
 
 // skipDir reports whether a directory (relative path) is never watched.
 func (c *Checkpointer) skipDir(rel string) bool {
-	if rel == AgencyDir || filepath.Base(rel) == ".git" {
+	if rel == store.AgencyDir || filepath.Base(rel) == ".git" {
 		return true
 	}
 	return c.ignored[rel]

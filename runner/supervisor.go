@@ -15,11 +15,9 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
-
-// MarkerRel is the integration marker, relative to a tree.
-const MarkerRel = ".agency/INTEGRATION_MARKER"
 
 // StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
 const StopGrace = 5 * time.Second
@@ -92,7 +90,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if filepath.Clean(rec.SandboxPath) != filepath.Clean(want) {
 		return s.failEarly(fmt.Sprintf("sandbox path %s is not the invocation's sandbox %s; refusing to run", rec.SandboxPath, want), store.ExitUnknown)
 	}
-	if _, err := os.Lstat(filepath.Join(rec.SandboxPath, MarkerRel)); err == nil {
+	if _, err := os.Lstat(store.MarkerPath(rec.SandboxPath)); err == nil {
 		return s.failEarly("the sandbox holds an integration marker; refusing to run a runner in an integration tree", store.ExitUnknown)
 	}
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
@@ -130,9 +128,9 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 }
 
 // AgentEnv is the environment of a runner or setup script: the user's,
-// less git's repository-pinning variables, plus AGENCY_*.
+// scrubbed as for every child (subproc.Scrub), plus AGENCY_*.
 func AgentEnv(rec *store.InvocationRecord) []string {
-	return append(gitcore.StripRepoEnv(os.Environ()),
+	return subproc.Scrub(os.Environ(), nil,
 		"AGENCY_INVOCATION_ID="+rec.InvocationID,
 		"AGENCY_WORKTREE_ID="+rec.IntegrationWorktreeID,
 		"AGENCY_SANDBOX="+rec.SandboxPath,
@@ -154,6 +152,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		cmd.Env = AgentEnv(rec)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		traced := subproc.Trace(cmd)
 		if err = cmd.Start(); err == nil {
 			// A stop or kill asked for during setup ends the setup: the
 			// request is in the record (the agent has no pid yet).
@@ -186,6 +185,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 				}
 			}()
 			err = cmd.Wait()
+			traced()
 			close(done)
 			select {
 			case stopped = <-asked:
@@ -325,6 +325,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
 		return s.failEarly("stopped before the runner started", cur.StopRequested)
 	}
+	traced := subproc.Trace(cmd)
 	if err := cmd.Start(); err != nil {
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
@@ -356,6 +357,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		}
 	}()
 	waitErr := cmd.Wait()
+	traced()
 	close(done)
 	wg.Wait()
 	signal.Stop(sigs)

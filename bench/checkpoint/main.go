@@ -94,8 +94,8 @@ func run(nfiles, perDir, runs int, keep bool) error {
 	if err := git(repoDir, "worktree", "add", "-q", "-b", store.SandboxBranch(inv), tree, "HEAD"); err != nil {
 		return err
 	}
-	os.MkdirAll(filepath.Join(tree, ".agency", "state"), 0o755)
-	os.WriteFile(filepath.Join(tree, ".agency", ".gitignore"), []byte("*\n"), 0o644)
+	os.MkdirAll(filepath.Join(tree, store.AgencyDir, "state"), 0o755)
+	os.WriteFile(filepath.Join(tree, store.AgencyDir, ".gitignore"), []byte("*\n"), 0o644)
 	// The sandbox as an agent leaves it: index fresh, one file being edited.
 	if err := git(tree, "status", "--porcelain"); err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/git-agency/git-agency/store"
 )
 
 // Lifecycle and landing values of an invocation record (spec "Status Model").
@@ -42,7 +44,7 @@ const (
 
 // RunnerStatusPath is where a cooperating runner reports its own status,
 // relative to the sandbox tree.
-var RunnerStatusPath = filepath.Join(".agency", "state", "runner_status.json")
+var RunnerStatusPath = filepath.Join(store.AgencyDir, "state", "runner_status.json")
 
 // RunnerStatus is the content of runner_status.json.
 type RunnerStatus struct {

@@ -35,6 +35,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // Cmd is one tmux invocation.
@@ -70,7 +72,7 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Result, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
-	err := cmd.Run()
+	err := subproc.Run(cmd)
 	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes()}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -169,22 +171,15 @@ func (c *Client) path() (string, error) {
 	return Available()
 }
 
-// env is the base environment without TMUX and TMUX_PANE, so tmux uses the
-// default socket (TMUX_TMPDIR is kept: it is how the default is chosen).
+// env is the base environment scrubbed as for every child (subproc.Scrub):
+// without TMUX and TMUX_PANE, so tmux uses the default socket (TMUX_TMPDIR
+// is kept: it is how the default is chosen).
 func (c *Client) env() []string {
 	base := c.Env
 	if base == nil {
 		base = os.Environ()
 	}
-	out := make([]string, 0, len(base))
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "TMUX" || k == "TMUX_PANE" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
+	return subproc.Scrub(base, nil)
 }
 
 func (c *Client) runner() CommandRunner {
