@@ -224,9 +224,11 @@ func agentExit(rec *store.InvocationRecord) error {
 type AgentLsCmd struct {
 	JSONFlag
 	Worktree string `short:"w" help:"Only this integration worktree's invocations."`
+	AllReposFlag
 }
 
 type invocationJSON struct {
+	repoJSON
 	*store.InvocationRecord
 	DisplayStatus    string `json:"display_status"`
 	WorktreeName     string `json:"worktree_name,omitempty"`
@@ -245,6 +247,7 @@ func newInvocationJSON(v *agency.InvocationView, worktreeName string) invocation
 }
 
 type brokenInvocationJSON struct {
+	repoJSON
 	InvocationID string `json:"invocation_id"`
 	Broken       bool   `json:"broken"`
 	Status       string `json:"status"`
@@ -253,48 +256,60 @@ type brokenInvocationJSON struct {
 }
 
 func (c *AgentLsCmd) Run(env *Env) error {
-	a, err := env.App()
+	if c.AllRepos && c.Worktree != "" {
+		return errs.AllReposWithWorktree()
+	}
+	groups, err := repoGroups(env, c.AllRepos)
 	if err != nil {
 		return err
 	}
-	opts := agency.ListOptions{}
-	if c.Worktree != "" {
-		e, err := a.ResolveWorktree(c.Worktree, true)
-		if err != nil {
+	out := []any{}
+	for i, g := range groups {
+		var views []agency.InvocationView
+		if c.Worktree != "" {
+			e, err := g.App.ResolveWorktree(c.Worktree, true)
+			if err != nil {
+				return err
+			}
+			views, err = g.App.ListInvocations(env.Ctx, agency.ListOptions{WorktreeID: e.ID})
+			if err != nil {
+				return err
+			}
+		} else if views, err = g.Invocations(env.Ctx); err != nil {
 			return err
 		}
-		opts.WorktreeID = e.ID
-	}
-	views, err := a.ListInvocations(env.Ctx, opts)
-	if err != nil {
-		return err
-	}
-	names := worktreeNames(a)
-	if c.JSON {
-		out := []any{}
-		for _, v := range views {
-			if v.Broken {
-				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
-				continue
+		names := worktreeNames(g.Store)
+		if c.JSON {
+			for _, v := range views {
+				if v.Broken {
+					out = append(out, brokenInvocationJSON{repoJSON: g.json, InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
+					continue
+				}
+				j := newInvocationJSON(&v, names[v.Record.IntegrationWorktreeID])
+				j.repoJSON = g.json
+				out = append(out, j)
 			}
-			out = append(out, newInvocationJSON(&v, names[v.Record.IntegrationWorktreeID]))
-		}
-		return printJSON(env.Stdout, out)
-	}
-	t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "LANDS", "STARTED", "SUMMARY")
-	for _, v := range views {
-		if v.Broken {
-			t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-", "-")
 			continue
 		}
-		r := v.Record
-		summary := lsSummary(r)
-		if v.CheckpointsError != "" {
-			summary = "checkpoints failing (see 'git agency doctor')"
+		g.header(env, i)
+		t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "LANDS", "STARTED", "SUMMARY")
+		for _, v := range views {
+			if v.Broken {
+				t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-", "-")
+				continue
+			}
+			r := v.Record
+			summary := lsSummary(r)
+			if v.CheckpointsError != "" {
+				summary = "checkpoints failing (see 'git agency doctor')"
+			}
+			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast), env.when(r.StartedAt), summary)
 		}
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast), env.when(r.StartedAt), summary)
+		t.flush()
 	}
-	t.flush()
+	if c.JSON {
+		return printJSON(env.Stdout, out)
+	}
 	return nil
 }
 
@@ -337,9 +352,9 @@ func lsSummary(r *store.InvocationRecord) string {
 	return orDash(s)
 }
 
-func worktreeNames(a *agency.App) map[string]string {
+func worktreeNames(st *store.Store) map[string]string {
 	names := map[string]string{}
-	if list, err := a.Store.ScanWorktrees(); err == nil {
+	if list, err := st.ScanWorktrees(); err == nil {
 		for _, e := range list {
 			if e.Record != nil {
 				names[e.ID] = e.Record.Name
@@ -364,7 +379,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
+	name := worktreeNames(a.Store)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
 		return printJSON(env.Stdout, newInvocationJSON(v, name))
 	}

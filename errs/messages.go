@@ -374,3 +374,12 @@ func NowWithWorktree() *Error {
 func StartNeedsWorktree(prog string) *Error {
 	return New(EUsage, "see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
 }
+
+func AllReposWithWorktree() *Error {
+	return New(EUsage, "list one repository's worktree with --worktree alone (and --repo PATH for another repository)", "--all-repos and --worktree cannot be combined")
+}
+
+func RepoGone(repoID string) *Error {
+	return New(ENotFound, "its records are kept under the data directory's repos/"+repoID+"; run git agency in the repository's new place to relink them",
+		"the repository of these records is gone (moved or deleted)")
+}

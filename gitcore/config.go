@@ -1,6 +1,7 @@
 package gitcore
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -129,4 +130,20 @@ func (c *Config) Subsections(prefix string) []string {
 		}
 	}
 	return out
+}
+
+// UserConfig reads the agency.* configuration git sees in dir, which need
+// not be inside a repository (then the global and system files only).
+func UserConfig(ctx context.Context, r CommandRunner, dir string) ([]ConfigEntry, error) {
+	if r == nil {
+		r = ExecRunner{}
+	}
+	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(), Args: []string{"config", "-z", "--get-regexp", `^agency\.`}})
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return ParseConfigZ(res.Stdout), nil
 }

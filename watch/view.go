@@ -210,8 +210,13 @@ func worktreeText(wt WorktreeRow, st *Styles) string {
 		return st.Status[StatusBroken].Render(fmt.Sprintf("%s [broken record]", wt.ID))
 	case "orphaned":
 		return st.Dim.Render("(invocations without a worktree record)")
+	case StateRepoGone:
+		head = st.Worktree.Render(wt.Name) + " (" + wt.Path + ") [" + wt.State + "]"
 	default:
 		head = st.Worktree.Render(wt.Name) + " (" + wt.Branch + ") [" + wt.State + "]"
+		if wt.RepoName != "" {
+			head = st.Dim.Render(wt.RepoName+" ·") + " " + head
+		}
 	}
 	c := wt.Counts()
 	var parts []string
@@ -332,9 +337,15 @@ func Plain(s Snapshot, now time.Time) string {
 	}
 	cols := columnWidths(s)
 	var b strings.Builder
+	repo := ""
 	for i, wt := range s.Worktrees {
 		if i > 0 {
 			b.WriteByte('\n')
+		}
+		if wt.RepoPath != "" && wt.RepoPath != repo {
+			// watch --all-repos: a heading per repository.
+			repo = wt.RepoPath
+			fmt.Fprintf(&b, "== %s (%s)\n", wt.RepoName, wt.RepoPath)
 		}
 		b.WriteString(ansi.Strip(worktreeText(wt, &st)))
 		b.WriteByte('\n')
