@@ -17,6 +17,7 @@ var configKeys = []configKey{
 	{"agency.runner.<name>.idleTimeout, agency.idleTimeout", "limit on a stretch without output", "none"},
 	{"agency.runner.<name>.format", "stdout stream format: claude, codex, auto, or empty for none", "built-ins: their own"},
 	{"agency.maxActive", "how many agents may run at once in this repository", "unlimited"},
+	{"agency.queue", "true: a start over agency.maxActive is queued (as agent start --queue)", "false"},
 	{"agency.setup", "a script run in every new sandbox before the runner", ""},
 	{"agency.stallThreshold", "how long without output before an agent shows as stalled", "5m"},
 	{"agency.checkpoint.debounce", "quiet time before a checkpoint is taken", "3s"},
