@@ -54,7 +54,8 @@ type StartFlags struct {
 	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	Full               bool      `help:"Check out every file in the sandbox, even when the integration tree uses sparse-checkout."`
+	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim."`
 	Queue              bool      `help:"Over agency.maxActive, queue the start instead of refusing it (also agency.queue): it returns at once and the agent starts when a slot frees."`
 }
 
@@ -93,7 +94,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
-		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Queue: c.Queue,
+		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Full: c.Full, Queue: c.Queue,
 	}
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
@@ -143,6 +144,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 // follows it (headless: its output; headed: tmux attach).
 func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	if rec.SetupUnapproved != "" {
+		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
+	}
 	if c.Detached {
 		return nil
 	}
@@ -233,6 +237,8 @@ type invocationJSON struct {
 	DisplayStatus    string `json:"display_status"`
 	WorktreeName     string `json:"worktree_name,omitempty"`
 	CheckpointsError string `json:"checkpoints_error,omitempty"`
+	// DiskBytes: the sandbox tree's disk use (cached; 0 once removed).
+	DiskBytes int64 `json:"disk_bytes"`
 	// QueuePlace: a queued invocation's place in the queue (1: next).
 	QueuePlace int `json:"queue_place,omitempty"`
 	// The conflict forecast (lands_cleanly, conflicts_with,
@@ -241,9 +247,14 @@ type invocationJSON struct {
 }
 
 // newInvocationJSON is an invocation as ls --json and show --json print it.
-func newInvocationJSON(v *agency.InvocationView, worktreeName string) invocationJSON {
-	return invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: worktreeName,
+// a is nil for a repository that is gone (--all-repos).
+func newInvocationJSON(a *agency.App, v *agency.InvocationView, worktreeName string) invocationJSON {
+	j := invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: worktreeName,
 		CheckpointsError: v.CheckpointsError, QueuePlace: v.QueuePlace, Forecast: v.Forecast}
+	if a != nil {
+		j.DiskBytes = a.DiskBytes(v.Record)
+	}
+	return j
 }
 
 type brokenInvocationJSON struct {
@@ -285,7 +296,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 					out = append(out, brokenInvocationJSON{repoJSON: g.json, InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 					continue
 				}
-				j := newInvocationJSON(&v, names[v.Record.IntegrationWorktreeID])
+				j := newInvocationJSON(g.App, &v, names[v.Record.IntegrationWorktreeID])
 				j.repoJSON = g.json
 				out = append(out, j)
 			}
@@ -381,7 +392,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a.Store)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, newInvocationJSON(v, name))
+		return printJSON(env.Stdout, newInvocationJSON(a, v, name))
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -437,17 +448,38 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("include_untracked", fmt.Sprint(r.IncludeUntracked))
 	if r.SetupStatus != "" {
-		p("setup_status", r.SetupStatus)
+		p("setup_status", r.SetupStatus+"  ("+orDash(r.SetupSource)+")")
 	}
+	if r.SetupUnapproved != "" {
+		p("setup", "not approved, did not run: "+r.SetupUnapproved)
+	}
+	if i := r.Include; i != nil {
+		p("include", fmt.Sprintf("%d files, %s (%d cloned) in %dms", i.Files, humanBytes(i.Bytes), i.Cloned, i.DurationMS))
+	}
+	if r.Sparse {
+		p("sparse", "true")
+	}
+	p("disk", humanBytes(a.DiskBytes(r)))
 	if r.SemanticStatus != "" {
 		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
+	}
+	if r.SessionID != "" {
+		p("session_id", r.SessionID)
 	}
 	if u := r.Usage; u != nil {
 		cost := "-"
 		if u.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *u.CostUSD)
 		}
-		p("usage", fmt.Sprintf("%d turns, %d input / %d output tokens, %s", u.Turns, u.InputTokens, u.OutputTokens, cost))
+		in := fmt.Sprintf("%d input", u.InputTokens)
+		if u.CachedInputTokens > 0 {
+			in += fmt.Sprintf(" (%d cached)", u.CachedInputTokens)
+		}
+		out := fmt.Sprintf("%d output", u.OutputTokens)
+		if u.ReasoningTokens > 0 {
+			out += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+		}
+		p("usage", fmt.Sprintf("%d turns, %s / %s tokens, %s", u.Turns, in, out, cost))
 	} else if r.Mode == store.ModeHeadless {
 		p("usage", "-")
 	}
