@@ -123,10 +123,23 @@ func (m Model) statusLine() string {
 		s = m.styles.StatusErr.Render(m.snap.Warning)
 	case !m.loaded:
 		s = m.styles.StatusLine.Render("loading…")
+	case m.selectedConflict() != "":
+		s = m.styles.StatusErr.Render(m.selectedConflict())
 	default:
 		s = m.styles.StatusLine.Render("every " + m.interval.String() + " · ? for help")
 	}
 	return m.wrap2(s)
+}
+
+// selectedConflict is the forecast of the selected invocation when it would
+// conflict, in full: the row's mark may be cut off on a narrow screen.
+func (m Model) selectedConflict() string {
+	_, inv := m.selection()
+	if inv == nil || len(inv.ConflictsWith) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s would conflict with %s, in %s", inv.ShortID,
+		strings.Join(inv.ConflictsWith, ", "), strings.Join(inv.ConflictFiles, ", "))
 }
 
 // wrap2 fits a status message in at most two lines of the screen's width.

@@ -435,3 +435,20 @@ func TestPlainForecastQueueRepos(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectedConflictInStatusLine: on a narrow screen the row's mark is
+// cut off; selecting the row names the partners and files in full.
+func TestSelectedConflictInStatusLine(t *testing.T) {
+	snap := Snapshot{Taken: t0, Worktrees: []WorktreeRow{
+		{ID: "20260128110000-a3f2", Name: "feat", Branch: "agency/feat-a3f2", State: "present",
+			Invocations: []InvocationRow{
+				{ID: "20260128115700-b7c9", ShortID: "b7c9", Runner: "sh", Mode: "headless", Status: "finished",
+					StartedAt: ago(3 * time.Minute), FinishedAt: ago(time.Minute), Display: StatusReady,
+					ConflictsWith: []string{"d4e5"}, ConflictFiles: []string{"src/a.go", "src/b.go"}},
+			}},
+	}}
+	h := start(t, snap, 60, 12)
+	h.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")})
+	h.waitFor("b7c9 would conflict with d4e5, in src/a.go, src/b.go")
+	h.final()
+}
