@@ -41,7 +41,7 @@ type InvocationArg struct {
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
 	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
-	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (the other flags do not apply)."`
+	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d applies)."`
 	StartFlags
 }
 
