@@ -72,11 +72,6 @@ func QueuePlaces(list []store.InvocationEntry) map[string]int {
 	return places
 }
 
-func (a *App) queueLength() int {
-	list, _ := a.Store.ScanInvocations()
-	return len(queuedRecords(list))
-}
-
 // DrainQueue starts queued invocations while slots are free, under the repo
 // lock (waiting up to wait for it; a busy lock is left to whoever holds
 // it). It returns the ids it started.
