@@ -72,6 +72,9 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	case store.LandingDiscarded:
 		return nil, errs.SendClosed(inv, errs.EDiscarded, "discarded")
 	}
+	if rec.Status == store.StatusQueued {
+		return nil, errs.SendQueued(inv)
+	}
 	if Active(rec) {
 		if rec.Mode != store.ModeHeaded {
 			return nil, errs.SendBusy(inv)
@@ -94,7 +97,9 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	if len(spec.ResumeArgs) == 0 {
 		return nil, errs.NoResume(inv, rec.Runner)
 	}
-	if rec.SessionID == "" {
+	// An id chosen up front names a conversation only once the runner ran
+	// (not after a failed setup or start).
+	if rec.SessionID == "" || !a.runnerStarted(inv) {
 		return nil, errs.NoSessionID(inv, rec.Runner)
 	}
 	if _, err := spec.Find(); err != nil {
@@ -121,7 +126,11 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if strings.TrimSpace(opts.Prompt) == "" {
 		return nil, errs.SendPromptEmpty()
 	}
-	maxActive, lock, err := a.lockToRun()
+	maxActive, err := a.MaxActive()
+	if err != nil {
+		return nil, err
+	}
+	lock, err := a.Lock()
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +162,12 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if p.typed {
 		return a.typePrompt(ctx, rec, turn, opts, promptFile)
 	}
-	if err := a.checkRoom(ctx, maxActive); err != nil {
+	// No queue for a follow-up: it is refused when the slots are taken.
+	if full, n, err := a.full(ctx, maxActive); err != nil || full {
 		os.Remove(promptFile)
+		if err == nil {
+			err = errs.TooManyActive(n, maxActive)
+		}
 		return nil, err
 	}
 	next := *rec
@@ -231,4 +244,16 @@ func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn 
 	}
 	a.Store.AppendEvent(rec.InvocationID, "sent", data)
 	return &SendResult{Record: rec, Typed: true}, nil
+}
+
+// runnerStarted tells whether the invocation's runner was ever started (a
+// "started" event).
+func (a *App) runnerStarted(inv string) bool {
+	events, _ := a.Store.ReadEvents(inv)
+	for _, e := range events {
+		if e.Event == "started" {
+			return true
+		}
+	}
+	return false
 }

@@ -144,6 +144,18 @@ func CheckpointApplyDenylisted(files []string) *Error {
 		"cannot save the current state before the rollback: untracked files match the checkpoint denylist, and the rollback would delete them").With(files...)
 }
 
+// StopGaveUp: stop (or kill) --wait ended with the agent still running.
+func StopGaveUp(inv, verb, wait string) *Error {
+	return New(EInvocationRunning, "the "+verb+" request stands: see 'git agency agent show "+inv+"', wait longer with --wait, or 'git agency agent kill "+inv+"'",
+		"invocation %s is still running %s after the %s request", inv, wait, verb)
+}
+
+// Usage is a command line the grammar rejects; help names the command
+// whose --help explains it.
+func Usage(msg, help string) *Error {
+	return New(EUsage, "see '"+help+" --help'", "%s", msg)
+}
+
 // Landing (agent diff/land/discard, git sandbox).
 
 func InvocationRunning(inv, verb string) *Error {
@@ -354,6 +366,11 @@ func SendStarting(inv string) *Error {
 		"invocation %s is still starting", inv)
 }
 
+func SendQueued(inv string) *Error {
+	return New(EInvocationRunning, "wait until it has run (or start it now with 'git agency agent start --now "+inv+"'), then send again; nothing was changed",
+		"invocation %s is queued: it has not run yet, so there is no conversation to continue", inv)
+}
+
 // SendClosed refuses a follow-up to an invocation that was landed
 // (E_ALREADY_LANDED) or discarded (E_DISCARDED).
 func SendClosed(inv string, code Code, how string) *Error {
@@ -365,11 +382,6 @@ func SendPromptEmpty() *Error {
 	return New(EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was changed", "the prompt is empty")
 }
 
-func TooManyActive(n, max int) *Error {
-	return New(ETooManyActive, "wait for one to finish, stop one, or raise git config agency.maxActive",
-		"%d agents are running in this repository (agency.maxActive = %d)", n, max)
-}
-
 func NoSessionID(inv, runner string) *Error {
 	return New(ENoSession, "start a new agent with 'git agency agent start'; nothing was changed",
 		"invocation %s has no session id: runner %q never reported one, so its conversation cannot be resumed", inv, runner)
@@ -378,6 +390,16 @@ func NoSessionID(inv, runner string) *Error {
 func NoResume(inv, runner string) *Error {
 	return New(ENoResume, "tell git-agency how to resume it: git config --add agency.runner."+runner+".resumeArg '<arg with {session_id}>'; nothing was changed",
 		"runner %q of invocation %s has no resume support", runner, inv)
+}
+
+func TooManyActive(n, max int) *Error {
+	return New(ETooManyActive, "wait for one to finish, stop one, queue this one with --queue (or git config agency.queue true), or raise git config agency.maxActive",
+		"%d agents are running in this repository (agency.maxActive = %d)", n, max)
+}
+
+func NotQueued(inv, state string) *Error {
+	return New(ENotQueued, "only a queued invocation can be started with --now; list the queue with 'git agency agent ls'",
+		"invocation %s is not queued (it is %s)", inv, state)
 }
 
 func PromptNotUTF8(offset int) *Error {
@@ -393,6 +415,23 @@ func PromptNUL(offset int) *Error {
 func PromptTooLong(size string, max int, how string) *Error {
 	return New(EPromptInvalid, "shorten the prompt, or put the long part in a file in the worktree and point the prompt at it; nothing was created",
 		"the prompt is too long to run %s: %s bytes, at most %d", how, size, max)
+}
+
+func NowWithWorktree() *Error {
+	return New(EUsage, "start a queued invocation with --now alone", "--now and --worktree cannot be combined")
+}
+
+func StartNeedsWorktree(prog string) *Error {
+	return New(EUsage, "see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
+}
+
+func AllReposWithWorktree() *Error {
+	return New(EUsage, "list one repository's worktree with --worktree alone (and --repo PATH for another repository)", "--all-repos and --worktree cannot be combined")
+}
+
+func RepoGone(repoID string) *Error {
+	return New(ENotFound, "its records are kept under the data directory's repos/"+repoID+"; run git agency in the repository's new place to relink them",
+		"the repository of these records is gone (moved or deleted)")
 }
 
 // IncludeInvalid: a malformed .worktreeinclude or agency.include pattern.
