@@ -126,10 +126,6 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if strings.TrimSpace(opts.Prompt) == "" {
 		return nil, errs.SendPromptEmpty()
 	}
-	maxActive, err := a.MaxActive()
-	if err != nil {
-		return nil, err
-	}
 	lock, err := a.Lock()
 	if err != nil {
 		return nil, err
@@ -162,12 +158,8 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if p.typed {
 		return a.typePrompt(ctx, rec, turn, opts, promptFile)
 	}
-	// No queue for a follow-up: it is refused when the slots are taken.
-	if full, n, err := a.full(ctx, maxActive); err != nil || full {
+	if err := a.roomToResume(ctx); err != nil {
 		os.Remove(promptFile)
-		if err == nil {
-			err = errs.TooManyActive(n, maxActive)
-		}
 		return nil, err
 	}
 	next := *rec
@@ -256,4 +248,21 @@ func (a *App) runnerStarted(inv string) bool {
 		}
 	}
 	return false
+}
+
+// roomToResume refuses a follow-up turn while agency.maxActive agents run:
+// it is never queued. The caller holds the lock.
+func (a *App) roomToResume(ctx context.Context) error {
+	maxActive, err := a.MaxActive()
+	if err != nil {
+		return err
+	}
+	full, n, err := a.full(ctx, maxActive)
+	if err != nil {
+		return err
+	}
+	if full {
+		return errs.TooManyActive(n, maxActive)
+	}
+	return nil
 }

@@ -309,7 +309,7 @@ func TestResume(t *testing.T) {
 			}
 		})
 	}
-	if _, _, errb, code := inDir(t, "-stream", "claude", "-resume", "nope", "p"); code != 1 || !strings.Contains(errb, "No conversation found with session ID: nope") {
+	if _, _, errb, code := inDir(t, "-stream", "claude", "-resume", "nope", "p"); code != 1 || !strings.Contains(errb, "no conversation found with session ID: nope") {
 		t.Errorf("unknown session: exit %d, %q", code, errb)
 	}
 }

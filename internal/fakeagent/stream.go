@@ -255,7 +255,7 @@ func openSession(id, prompt string, resume bool) (*session, error) {
 	}
 	b, err := os.ReadFile(sessionPath(id))
 	if err != nil {
-		return nil, fmt.Errorf("No conversation found with session ID: %s", id)
+		return nil, fmt.Errorf("no conversation found with session ID: %s", id)
 	}
 	var s session
 	if err := json.Unmarshal(b, &s); err != nil {
