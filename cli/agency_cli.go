@@ -5,6 +5,7 @@ import "github.com/alecthomas/kong"
 // AgencyCLI is the grammar of `git agency`.
 type AgencyCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	RepoFlag
 
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
 	Agent    AgentCmd    `cmd:"" help:"Run coding agents in sandboxes and inspect them."`
@@ -26,6 +27,7 @@ type AgencyCLI struct {
 // SandboxCLI is the grammar of `git sandbox`.
 type SandboxCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	RepoFlag
 
 	// The same command structs as `git agency agent …`: one code path.
 	Ls      AgentLsCmd      `cmd:"" aliases:"list" help:"List sandboxes (agent invocations)."`
@@ -35,6 +37,7 @@ type SandboxCLI struct {
 	Discard AgentDiscardCmd `cmd:"" help:"Throw the sandbox away (a running agent is stopped first)."`
 	Logs    AgentLogsCmd    `cmd:"" help:"Print the agent's output; --follow streams it."`
 	Open    AgentOpenCmd    `cmd:"" help:"Open the sandbox in your editor."`
+	Send    AgentSendCmd    `cmd:"" help:"Give the agent a follow-up prompt in its own sandbox and conversation."`
 	Stop    AgentStopCmd    `cmd:"" help:"Stop the agent gracefully."`
 	Kill    AgentKillCmd    `cmd:"" help:"Kill the agent."`
 	Attach  AgentAttachCmd  `cmd:"" help:"Attach to a headed agent's tmux session."`

@@ -56,6 +56,7 @@ const (
 	ENestedRepo        Code = "E_NESTED_REPO"
 	EWrongBranch       Code = "E_WRONG_BRANCH"
 	EAlreadyLanded     Code = "E_ALREADY_LANDED"
+	ENotQueued         Code = "E_NOT_QUEUED"
 	// Adopting an existing worktree (`worktree adopt`).
 	ENotAWorktree   Code = "E_NOT_A_WORKTREE"
 	EMainWorktree   Code = "E_MAIN_WORKTREE"
@@ -66,6 +67,10 @@ const (
 	EIncludeOutside Code = "E_INCLUDE_OUTSIDE"
 	ECopyFailed     Code = "E_COPY_FAILED"
 	ESetupInvalid   Code = "E_SETUP_INVALID"
+	// `agent send`: a follow-up prompt that cannot be given.
+	EDiscarded Code = "E_DISCARDED"
+	ENoSession Code = "E_NO_SESSION"
+	ENoResume  Code = "E_NO_RESUME"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
 )

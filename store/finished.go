@@ -51,10 +51,10 @@ func (s *Store) FinishedCachePath() string {
 	return filepath.Join(s.RepoDir(), "finished-invocations.cache")
 }
 
-// Finished reports whether a record can never change again: landed or
-// discarded, not running, no land in progress.
+// Finished reports whether a record can never change again: ended
+// (finished or failed), landed or discarded, no land in progress.
 func Finished(r *InvocationRecord) bool {
-	if r == nil || r.Status == StatusStarting || r.Status == StatusRunning {
+	if r == nil || (r.Status != StatusFinished && r.Status != StatusFailed) {
 		return false
 	}
 	if r.Land != nil && r.Land.State == "in_progress" {

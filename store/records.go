@@ -43,6 +43,9 @@ const (
 	StatusRunning  = "running"
 	StatusFinished = "finished"
 	StatusFailed   = "failed"
+	// StatusQueued: recorded by `agent start --queue` over agency.maxActive;
+	// its sandbox exists, its supervisor starts when a slot frees.
+	StatusQueued = "queued"
 )
 
 // Exit reasons.
@@ -114,9 +117,12 @@ type InvocationRecord struct {
 	TmuxPane string `json:"tmux_pane,omitempty"`
 	// WindowWidth/Height: the headed session's initial size (the starting
 	// terminal's, when there was one).
-	WindowWidth      int     `json:"window_width,omitempty"`
-	WindowHeight     int     `json:"window_height,omitempty"`
-	StartedAt        string  `json:"started_at"`
+	WindowWidth  int    `json:"window_width,omitempty"`
+	WindowHeight int    `json:"window_height,omitempty"`
+	StartedAt    string `json:"started_at"`
+	// QueuedAt is when `agent start --queue` queued it (its place in the
+	// queue); started_at is rewritten when it starts.
+	QueuedAt         string  `json:"queued_at,omitempty"`
 	FinishedAt       *string `json:"finished_at"`
 	Status           string  `json:"status"`
 	ExitReason       *string `json:"exit_reason"`
@@ -146,8 +152,16 @@ type InvocationRecord struct {
 	SemanticSummary string `json:"semantic_summary,omitempty"`
 	Usage           *Usage `json:"usage,omitempty"`
 	// SessionID is the runner's conversation id (claude session_id, codex
-	// thread_id), with which the conversation can be resumed.
-	SessionID   string        `json:"session_id,omitempty"`
+	// thread_id), with which the conversation can be resumed (agent send).
+	SessionID string `json:"session_id,omitempty"`
+	// Turns counts the prompts given through git-agency: 1 for agent start,
+	// one more for each agent send.
+	Turns int `json:"turns,omitempty"`
+	// TurnStartedAt is when the latest follow-up turn began (agent send).
+	TurnStartedAt string `json:"turn_started_at,omitempty"`
+	// RunnerArgs are the user's --runner-arg values, given again on every
+	// turn.
+	RunnerArgs  []string      `json:"runner_args,omitempty"`
 	Land        *LandProgress `json:"land,omitempty"`
 	LandedAt    *string       `json:"landed_at,omitempty"`
 	DiscardedAt *string       `json:"discarded_at,omitempty"`
