@@ -19,12 +19,7 @@ done
 logs=()
 for id in "${ids[@]}"; do logs+=("$(ls -d "$AGENCY_DATA_DIR"/repos/*/sandboxes/"$id")/logs/raw.jsonl"); done
 # All of them running before any prints.
-for id in "${ids[@]}"; do
-	for _ in $(seq 1200); do
-		git agency agent show "$id" --json | grep -q '"status": "running"' && break
-		sleep 0.1
-	done
-done
+wait_status running "${ids[@]}"
 t0=$(now_ns)
 touch "$GO"
 # Every agent has printed everything (or two minutes have passed).
@@ -41,12 +36,7 @@ rss=$(for id in "${ids[@]}"; do
 	awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null
 done)
 touch "$DONE"
-for id in "${ids[@]}"; do
-	for _ in $(seq 600); do
-		git agency agent show "$id" --json | grep -q '"status": "finished"' && break
-		sleep 0.1
-	done
-done
+wait_status finished "${ids[@]}"
 complete=0
 for i in $(seq "$AGENTS"); do
 	l=${logs[$((i - 1))]}

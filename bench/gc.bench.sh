@@ -36,12 +36,7 @@ ids=()
 for i in $(seq 10); do
 	ids+=("$(git agency agent start -w bench --runner sh --headless --detached --prompt "echo $i > agent-$i.txt; git add -A; git commit -qm agent-$i")")
 done
-for id in "${ids[@]}"; do
-	for _ in $(seq 1200); do
-		git agency agent show "$id" --json | grep -q '"status": "finished"' && break
-		sleep 0.1
-	done
-done
+wait_status finished "${ids[@]}"
 trees=()
 for id in "${ids[@]}"; do trees+=("$(ls -d "$AGENCY_DATA_DIR"/repos/*/sandboxes/"$id"/tree)"); done
 floor() { for t in "${trees[@]}"; do git -C "$t" status --porcelain >/dev/null; done; }

@@ -42,6 +42,19 @@ PY
 	rm -rf "$BENCH_TMP"
 }
 
+# wait_status STATUS ID...: waits (two minutes at most each) until every
+# invocation's record has that status.
+wait_status() {
+	local want=$1 id
+	shift
+	for id in "$@"; do
+		for _ in $(seq 1200); do
+			git agency agent show "$id" --json | grep -q "\"status\": \"$want\"" && break
+			sleep 0.1
+		done
+	done
+}
+
 # median_ns CMD...: runs CMD 7 times (after one warm-up) and prints the
 # median wall time in nanoseconds.
 median_ns() {

@@ -9,11 +9,8 @@ git config agency.runner.sh.command sh
 git config agency.runner.sh.headlessArg -c
 git agency worktree create --name bench >/dev/null
 id=$(git agency agent start -w bench --runner sh --headless --detached --prompt 'echo "{\"type\":\"result\"}"; echo done')
-for _ in $(seq 600); do
-	git agency agent show "$id" --json | grep -q '"status": "finished"' && break
-	sleep 0.1
-done
-git agency agent discard "$id" >/dev/null 2>&1 || git agency agent discard --force "$id" >/dev/null
+wait_status finished "$id"
+git agency agent discard "$id" </dev/null >/dev/null
 inv_dir=$(dirname "$(ls -d "$AGENCY_DATA_DIR"/repos/*/invocations/"$id")")
 
 measure() {
