@@ -29,7 +29,9 @@ const maxChanged = 1000
 //   - the kept index is the one this process wrote (checked the same way);
 //   - every changed path was reported (the caller's side: it passes nil
 //     after a lost event), and none of them is a .gitignore, a directory,
-//     a nested repository or a file the denylist names (checked: any of
+//     a nested repository, a file the denylist names, or a file the
+//     status does not list although it is there (unchanged, or created
+//     after the status looked: never hashed unchecked) (checked: any of
 //     these takes the full path).
 //
 // Otherwise the snapshot takes the full path, which derives the kept index
@@ -212,13 +214,21 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 			stage = append(append(stage, p...), 0)
 		case ok && e.NotInHead && Denied(p, req.Denylist):
 			return nil, false, nil
-		default:
-			// Changed in the index or the files, unchanged (the kept
-			// index may hold an older version), or gone.
-			if _, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(p))); os.IsNotExist(err) {
-				delete(staged, p)
-			}
+		case ok:
+			// A tracked file changed in the index or the files (deleted
+			// too): tracked content is always snapshotted.
 			stage = append(append(stage, p...), 0)
+		default:
+			// Unlisted: gone, or unchanged (the kept index may hold an
+			// older version), or created after the status ran, which
+			// must not be hashed unchecked. Gone is removed without
+			// looking at the file again; anything else takes the full
+			// path.
+			if _, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(p))); !os.IsNotExist(err) {
+				return nil, false, nil
+			}
+			delete(staged, p)
+			drop = append(append(drop, p...), 0)
 		}
 	}
 	env := []string{"GIT_INDEX_FILE=" + k.path}

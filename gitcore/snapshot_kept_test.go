@@ -66,7 +66,7 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		t.Fatalf("left out %v", snap.LeftOut)
 	}
 	write(t, dir, "tracked.txt", "one\n")
-	step("tracked file back as committed", true, "tracked.txt")
+	step("tracked file back as committed", false, "tracked.txt")
 	write(t, dir, "build/x.o", "ignored\n")
 	step("ignored file", true, "build/x.o")
 	os.RemoveAll(filepath.Join(dir, "n"))
@@ -106,4 +106,46 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("kept index not removed: %v", err)
 	}
+}
+
+// lateFile runs git, and creates a file right after the incremental
+// snapshot's status has looked.
+type lateFile struct {
+	path, content string
+}
+
+func (l lateFile) Run(ctx context.Context, c Cmd) (Result, error) {
+	res, err := ExecRunner{}.Run(ctx, c)
+	if len(c.Args) > 0 && c.Args[0] == "status" && strings.Contains(strings.Join(c.Args, " "), "--branch") {
+		os.WriteFile(l.path, []byte(l.content), 0o644)
+	}
+	return res, err
+}
+
+// A file that appears between the status and the staging is never hashed
+// unchecked (here: one a leave-out pattern names).
+func TestSnapshotKeptIndexLateFile(t *testing.T) {
+	_, dir := snapRepo(t)
+	ctx := context.Background()
+	repo, err := Discover(ctx, lateFile{filepath.Join(dir, "late.bin"), "late-artefact-content\n"}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept KeptIndex
+	req := SnapshotRequest{IncludeUntracked: true, Exclude: []string{".agency"}, LeaveOut: NewIgnoreMatcher([]string{"*.bin"}), Kept: &kept}
+	if _, err := repo.Tree(dir).SnapshotTree(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	req.Changed = []string{"late.bin"}
+	snap, err := repo.Tree(dir).SnapshotTree(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := treeFiles(t, dir, snap.Tree)["late.bin"]; ok {
+		t.Fatal("late.bin is in the snapshot")
+	}
+	if objs := git(t, dir, "cat-file", "--batch-all-objects", "--batch"); strings.Contains(objs, "late-artefact-content") {
+		t.Fatal("late.bin's content reached the object store")
+	}
+	kept.Remove()
 }

@@ -83,6 +83,24 @@ func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, incl
 	return repo.Tree(treePath).SnapshotTree(ctx, snapshotRequest(includeUntracked, extraDenylist, exclude))
 }
 
+// request is a checkpoint's snapshot request: SnapshotTree's, leaving out
+// what o.LeaveOut and o.MaxFileSize name.
+func (o CheckpointOptions) request() gitcore.SnapshotRequest {
+	req := snapshotRequest(o.IncludeUntracked, o.Denylist, nil)
+	req.LeaveOut, req.MaxUntrackedSize = gitcore.NewIgnoreMatcher(o.LeaveOut), o.MaxFileSize
+	return req
+}
+
+// PreviewTree is the snapshot tree of a sandbox's uncommitted work for a
+// read path that predicts a land (the conflict forecast of ls, show and
+// watch): untracked files included, and, like a checkpoint, without what
+// o.LeaveOut and o.MaxFileSize name, so that looking never hashes a
+// multi-gigabyte artefact. land --apply itself uses SnapshotTree.
+func PreviewTree(ctx context.Context, o CheckpointOptions) (*gitcore.Snapshot, error) {
+	o.IncludeUntracked = true
+	return o.Repo.Tree(o.SandboxPath).SnapshotTree(ctx, o.request())
+}
+
 func snapshotRequest(includeUntracked bool, extraDenylist, exclude []string) gitcore.SnapshotRequest {
 	return gitcore.SnapshotRequest{
 		IncludeUntracked: includeUntracked,
@@ -186,8 +204,7 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 	}
 	defer lock.Unlock()
 
-	req := snapshotRequest(o.IncludeUntracked, o.Denylist, nil)
-	req.LeaveOut, req.MaxUntrackedSize = gitcore.NewIgnoreMatcher(o.LeaveOut), o.MaxFileSize
+	req := o.request()
 	req.Kept, req.Changed = o.Kept, o.Changed
 	snap, err := o.Repo.Tree(o.SandboxPath).SnapshotTree(ctx, req)
 	if err != nil {
