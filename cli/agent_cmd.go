@@ -42,6 +42,13 @@ type InvocationArg struct {
 type AgentStartCmd struct {
 	Worktree string `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
 	StartFlags
+	JSON bool `name:"json" help:"Print the invocation's record as one JSON object (as agent show --json) instead of its id: at once with -d, else when the agent has ended (its output goes to stderr; a headed agent is not attached)."`
+}
+
+// AfterApply records --json so errors are printed as JSON too.
+func (c *AgentStartCmd) AfterApply(env *Env) error {
+	env.JSON = c.JSON
+	return nil
 }
 
 // StartFlags are agent start's flags after --worktree, shared with `run` so
@@ -112,9 +119,14 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	if !c.JSON {
+		fmt.Fprintln(env.Stdout, rec.InvocationID)
+	}
 	if rec.SetupUnapproved != "" {
 		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
+	}
+	if c.JSON {
+		return startJSON(env, a, rec.InvocationID, c.Detached, rec.Mode == store.ModeHeaded)
 	}
 	if c.Detached {
 		return nil
@@ -123,6 +135,33 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return attachHeaded(env, a, rec)
 	}
 	return followInvocation(env, a, rec.InvocationID, true, true, agency.LogReadable)
+}
+
+// startJSON prints a started invocation as one JSON object: at once when
+// detached, else once it has ended (its output followed onto stderr, so
+// that stdout holds the object alone), exiting with the agent's status.
+func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error {
+	var exit error
+	if !detached {
+		o := agency.FollowOptions{Stdout: env.Stderr, Stderr: env.Stderr, Kind: agency.LogReadable}
+		if headed {
+			// A headed agent's log is its screen: not for a stream.
+			o.Stdout = io.Discard
+		}
+		if exit = followWith(env, a, inv, o, true, true); exit != nil {
+			if _, ok := exit.(*ExitError); !ok {
+				return exit
+			}
+		}
+	}
+	v, err := a.ShowInvocation(env.Ctx, inv)
+	if err != nil {
+		return err
+	}
+	if err := printJSON(env.Stdout, invocationObject(a, v, worktreeNames(a)[v.Record.IntegrationWorktreeID])); err != nil {
+		return err
+	}
+	return exit
 }
 
 // promptFromEditor opens $EDITOR on a temp file for the prompt.
@@ -151,6 +190,11 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 // where Ctrl-C just stops following.
 func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool, kind agency.LogKind) error {
 	o := agency.FollowOptions{Stdout: env.Stdout, Stderr: env.Stderr, Kind: kind}
+	return followWith(env, a, inv, o, stopOnInterrupt, exitWithAgent)
+}
+
+// followWith is followInvocation with the streams and kind chosen.
+func followWith(env *Env, a *agency.App, inv string, o agency.FollowOptions, stopOnInterrupt, exitWithAgent bool) error {
 	if stopOnInterrupt {
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
@@ -208,6 +252,11 @@ type invocationJSON struct {
 	DiskBytes int64 `json:"disk_bytes"`
 }
 
+// invocationObject is one invocation as `agent show --json` prints it.
+func invocationObject(a *agency.App, v *agency.InvocationView, wtName string) invocationJSON {
+	return invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: wtName, CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)}
+}
+
 type brokenInvocationJSON struct {
 	InvocationID string `json:"invocation_id"`
 	Broken       bool   `json:"broken"`
@@ -241,7 +290,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)})
+			out = append(out, invocationObject(a, &v, names[v.Record.IntegrationWorktreeID]))
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -301,7 +350,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)})
+		return printJSON(env.Stdout, invocationObject(a, v, name))
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
