@@ -430,7 +430,17 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		if u.ReasoningTokens > 0 {
 			out += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
 		}
-		p("usage", fmt.Sprintf("%d turns, %s / %s tokens, %s", u.Turns, in, out, cost))
+		turns := fmt.Sprintf("%d turns", u.Turns)
+		if u.Turns == 1 {
+			turns = "1 turn"
+		}
+		if u.InputTokens == 0 && u.OutputTokens == 0 && u.CostUSD == nil {
+			// A headed claude counts turns through its hooks; its
+			// tokens are never reported (not zero).
+			p("usage", turns+", tokens not reported")
+		} else {
+			p("usage", fmt.Sprintf("%s, %s / %s tokens, %s", turns, in, out, cost))
+		}
 	} else if r.Mode == store.ModeHeadless {
 		p("usage", "-")
 	}
