@@ -125,6 +125,10 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if rec.SetupUnapproved != "" {
 		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
 	}
+	if c.Detached {
+		// A followed start shows setup.log, which says it too.
+		warnNotIgnored(env, rec.Include)
+	}
 	if c.JSON {
 		return startJSON(env, a, rec.InvocationID, c.Detached, rec.Mode == store.ModeHeaded)
 	}
