@@ -117,12 +117,19 @@ func shellPart(script string) string {
 		"chmod 700 \"$f\" && \"$f\"; s=$?; rm -f \"$f\"; [ \"$s\" -eq 0 ] || exit \"$s\"\n"
 }
 
+// MinSetupHashPrefix is the shortest --sha256 prefix approve takes: a
+// shorter one could be matched by changed content found by trial.
+const MinSetupHashPrefix = 12
+
 // ApproveSetup records the sha256 of the setup content tree declares in
 // local git config. It returns the plan (nil: nothing to approve).
 func (a *App) ApproveSetup(ctx context.Context, tree string, wantSHA string) (*SetupPlan, error) {
 	plan, err := a.ResolveSetup(ctx, tree)
 	if err != nil || plan == nil || !plan.NeedsApproval {
 		return plan, err
+	}
+	if wantSHA != "" && (len(wantSHA) < MinSetupHashPrefix || strings.Trim(strings.ToLower(wantSHA), "0123456789abcdef") != "") {
+		return nil, errs.SetupHashTooShort(wantSHA, MinSetupHashPrefix)
 	}
 	if wantSHA != "" && !strings.HasPrefix(plan.SHA256, strings.ToLower(wantSHA)) {
 		return nil, errs.SetupChanged(plan.SHA256, wantSHA)
