@@ -386,15 +386,26 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 }
 
 // pruneOurs removes git's registrations of worktrees inside our data
-// directory whose directory is gone, and only those (never the user's
-// other stale worktrees, never a locked one).
-func (a *App) pruneOurs(ctx context.Context) error {
+// directory whose directory is gone, and of the exact paths in also (an
+// adopted tree that vanished), and only those: never the user's other
+// stale worktrees (a removable disk, a moved folder: their staged work and
+// HEAD live in the registration), never a locked one. It is the only way
+// git-agency prunes: there is no plain `git worktree prune`.
+func (a *App) pruneOurs(ctx context.Context, also ...string) error {
 	regs, err := a.Repo.AdminWorktrees()
 	if err != nil {
 		return errs.IO("read", filepath.Join(a.Repo.CommonDir, "worktrees"), err)
 	}
+	named := func(p string) bool {
+		for _, x := range also {
+			if canonical(x) == canonical(p) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, w := range regs {
-		if w.Locked || !inside(a.Store.RepoDir(), w.Path) {
+		if w.Locked || !(inside(a.Store.RepoDir(), w.Path) || named(w.Path)) {
 			continue
 		}
 		if _, err := os.Stat(w.Path); !os.IsNotExist(err) {

@@ -90,7 +90,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	cleanup := func() {
 		if worktreeAdded {
 			a.Repo.WorktreeRemove(ctx, tree, true)
-			a.Repo.WorktreePrune(ctx)
+			a.pruneOurs(ctx)
 			a.Repo.DeleteBranch(ctx, branch, true)
 		}
 		store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir)
@@ -286,9 +286,10 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			return nil, gitErr(err)
 		}
 	} else {
-		// The tree vanished behind our back: drop git's stale registration.
-		if err := a.Repo.WorktreePrune(ctx); err != nil {
-			return nil, gitErr(err)
+		// The tree vanished behind our back: drop git's stale registration
+		// of it, and of nothing else.
+		if err := a.pruneOurs(ctx, rec.TreePath); err != nil {
+			return nil, err
 		}
 	}
 	rec.State = store.StateArchived
