@@ -32,6 +32,7 @@ type StartOptions struct {
 
 // Failpoints of StartInvocation.
 const (
+	FPStartAfterMkdir   = "agent-start:after-mkdir"
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
 )
@@ -135,6 +136,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 			store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(inv))
 		}
 		store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv))
+	}
+	if err := a.fail(FPStartAfterMkdir); err != nil {
+		cleanup()
+		return nil, err
 	}
 	base, err := a.CreateSandbox(ctx, wt, inv)
 	if err != nil {
