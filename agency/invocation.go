@@ -69,23 +69,34 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
 			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
-	spec, err := runner.Lookup(a.Config, opts.Runner)
+	spec, err := a.PrepareRunner(opts)
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
+	return wt, spec, nil
+}
+
+// PrepareRunner checks what a start needs besides its worktree: the runner
+// and its program, the checkpoint settings, tmux for a headed run. `run`
+// checks it before it creates the worktree.
+func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
+	spec, err := runner.Lookup(a.Config, opts.Runner)
+	if err != nil {
+		return runner.Spec{}, err
+	}
 	if _, err := spec.Find(); err != nil {
-		return nil, runner.Spec{}, err
+		return runner.Spec{}, err
 	}
 	// A bad checkpoint setting is an error now, not a surprise later.
 	if _, err := runner.CheckpointTimingFromConfig(a.Config); err != nil {
-		return nil, runner.Spec{}, err
+		return runner.Spec{}, err
 	}
 	if !opts.Headless {
 		if _, err := tmux.Available(); err != nil {
-			return nil, runner.Spec{}, TmuxNotFound()
+			return runner.Spec{}, TmuxNotFound()
 		}
 	}
-	return wt, spec, nil
+	return spec, nil
 }
 
 // StartInvocation creates the invocation record and its sandbox, then

@@ -76,6 +76,23 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	opts := c.options()
+	// Check what can be checked before asking for a prompt.
+	if _, _, err := a.PrepareStart(opts); err != nil {
+		return err
+	}
+	if opts, err = c.withPrompt(env, a, opts); err != nil {
+		return err
+	}
+	rec, err := a.StartInvocation(env.Ctx, opts)
+	if err != nil {
+		return err
+	}
+	return c.follow(env, a, rec)
+}
+
+// options are the start's options from its flags (without the prompt).
+func (c *AgentStartCmd) options() agency.StartOptions {
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
 		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked,
@@ -83,34 +100,38 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
 	}
-	// Check what can be checked before asking for a prompt.
-	if _, _, err := a.PrepareStart(opts); err != nil {
-		return err
-	}
+	return opts
+}
+
+// withPrompt reads the prompt (flag, file, or the editor for a headless
+// run) into opts; an empty headless prompt is refused.
+func (c *AgentStartCmd) withPrompt(env *Env, a *agency.App, opts agency.StartOptions) (agency.StartOptions, error) {
 	switch {
 	case c.Prompt != "":
 		opts.Prompt, opts.PromptSource = string(c.Prompt), "flag"
 	case c.PromptFile != "":
 		data, err := agency.ReadPromptFile(c.PromptFile)
 		if err != nil {
-			return err
+			return opts, err
 		}
 		abs, _ := filepath.Abs(c.PromptFile)
 		opts.Prompt, opts.PromptSource, opts.PromptPath = data, "file", abs
 	case c.Headless:
 		p, err := promptFromEditor(env, a)
 		if err != nil {
-			return err
+			return opts, err
 		}
 		opts.Prompt, opts.PromptSource = p, "editor"
 	}
 	if c.Headless && strings.TrimSpace(opts.Prompt) == "" {
-		return errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
+		return opts, errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
 	}
-	rec, err := a.StartInvocation(env.Ctx, opts)
-	if err != nil {
-		return err
-	}
+	return opts, nil
+}
+
+// follow prints the new invocation's id, then (unless --detached) attaches
+// to it (headed) or follows its output (headless).
+func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	fmt.Fprintln(env.Stdout, rec.InvocationID)
 	if c.Detached {
 		return nil

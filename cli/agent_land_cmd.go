@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/git-agency/git-agency/errs"
 	"io"
 	"os"
 	"os/exec"
@@ -223,11 +224,31 @@ type RunCmd struct {
 	StartFlags
 }
 
+// Run checks the runner and reads the prompt before anything is made; if
+// the agent then fails to start, the new worktree is taken back (unless it
+// already holds work), so the same command can simply be run again.
 func (c *RunCmd) Run(env *Env) error {
-	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor}
-	if err := create.Run(env); err != nil {
+	a, err := env.App()
+	if err != nil {
 		return err
 	}
 	start := AgentStartCmd{Worktree: c.Name, StartFlags: c.StartFlags}
-	return start.Run(env)
+	opts := start.options()
+	if _, err := a.PrepareRunner(opts); err != nil {
+		return err
+	}
+	if opts, err = start.withPrompt(env, a, opts); err != nil {
+		return err
+	}
+	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor}
+	wt, err := create.create(env, a)
+	if err != nil {
+		return err
+	}
+	rec, err := a.StartInvocation(env.Ctx, opts)
+	if err != nil {
+		kept, uerr := a.UndoCreateWorktree(env.Ctx, wt)
+		return errs.RunStartFailed(err, wt.Name, kept, uerr)
+	}
+	return start.follow(env, a, rec)
 }

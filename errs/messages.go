@@ -356,3 +356,23 @@ func PromptTooLong(size string, max int, how string) *Error {
 	return New(EPromptInvalid, "shorten the prompt, or put the long part in a file in the worktree and point the prompt at it; nothing was created",
 		"the prompt is too long to run %s: %s bytes, at most %d", how, size, max)
 }
+
+// RunStartFailed is `run`'s error when its agent did not start: the
+// start's own error, saying what became of the worktree run had created
+// (removed again, kept with why, or not removable).
+func RunStartFailed(err error, name, kept string, undoErr error) *Error {
+	e := As(err)
+	switch {
+	case undoErr != nil:
+		return e.With(fmt.Sprintf("the new worktree %q could not be removed again: %s", name, As(undoErr).Msg))
+	case kept != "":
+		return e.With(fmt.Sprintf("the new worktree %q was kept: %s", name, kept))
+	}
+	return e.With(fmt.Sprintf("the new worktree %q was removed again; nothing was left", name))
+}
+
+// OpenFailedHint follows the warning of `worktree create --open` whose
+// editor failed: the worktree stands.
+func OpenFailedHint(name string) string {
+	return "the worktree was created all the same; open it with 'git agency worktree open " + name + "'"
+}
