@@ -35,6 +35,7 @@ const (
 	GCTmuxSession   = "tmux_session"
 	GCBranch        = "branch"
 	GCSnapshotRef   = "snapshot_ref"
+	GCKeptRef       = "kept_ref"       // refs/agency/kept/<inv>/…: commits a discard saved
 	GCTempFile      = "temp_file"      // a record write's or a snapshot's temp file, cut short
 	GCInvocationDir = "invocation_dir" // invocations/<id>/ without meta.json
 	GCWorktreeDir   = "worktree_dir"   // integration_worktrees/<id>/ without meta.json
@@ -248,6 +249,15 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			}
 			add(it)
 		}
+		kept, _ := a.Repo.ForEachRef(ctx, store.KeptRefPrefix(r.InvocationID))
+		for _, ref := range kept {
+			it := GCItem{Kind: GCKeptRef, Invocation: r.InvocationID, Target: ref.Name,
+				Reason: fmt.Sprintf("commits kept from its sandbox; %s %s ago", landing, roundAge(a.Now().Sub(when)))}
+			if ok, err := a.Repo.ReachableFromOtherBranch(ctx, ref.Object, ""); (err != nil || !ok) && !opts.Force {
+				it.Kept, it.KeptWhy = true, "its commits are on no branch (--force deletes it)"
+			}
+			add(it)
+		}
 	}
 	return res, nil
 }
@@ -440,7 +450,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			}
 		}
 		return gitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
-	case GCSnapshotRef:
+	case GCSnapshotRef, GCKeptRef:
 		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
 	}
 	return nil

@@ -327,6 +327,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.Record = a.Reconcile(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
 			a.withLive(&v)
+			v.Display = a.landDisplay(ctx, v.Record, v.Display)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
 			v.CheckpointsError = a.checkpointsError(v.Record)
 		} else {
@@ -350,6 +351,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 	v.LastOutput = a.lastOutput(rec)
 	a.withLive(v)
+	v.Display = a.landDisplay(ctx, rec, v.Display)
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}

@@ -53,7 +53,11 @@ type DiffResult struct {
 	Patch      []byte                  `json:"-"`
 	// SandboxPresent is false once the sandbox tree was removed.
 	SandboxPresent bool
-	Uncommitted    []byte
+	// Astray: commits the sandbox's HEAD holds that its branch does not
+	// (nil when none); land refuses them, discard keeps them under
+	// refs/agency/kept/<inv>/.
+	Astray      *Astray
+	Uncommitted []byte
 	// UncommittedFiles are the paths that differ between the sandbox HEAD
 	// and its working files.
 	UncommittedFiles []string
@@ -87,6 +91,9 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 		return res, nil
 	}
 	res.SandboxPresent = true
+	if res.Astray, err = a.sandboxAstray(ctx, rec, tree, tip); err != nil {
+		return nil, err
+	}
 	snap, err := a.snapshotSandbox(ctx, tree, nil)
 	if err != nil {
 		return nil, err
@@ -246,6 +253,8 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 		}
 	}
 	switch {
+	case len(res.Commits) == 0 && tree == "":
+		return nil, nil, errs.NothingToLandTreeGone(inv, a.Store.SandboxTreePath(inv))
 	case len(res.Commits) == 0 && !sandboxDirty:
 		return nil, nil, errs.NothingToLand(inv)
 	case len(res.Commits) == 0 && !opts.Apply:
@@ -520,6 +529,33 @@ type DiscardResult struct {
 	Stopped          bool // it was running and was stopped (or killed)
 	AlreadyDiscarded bool
 	RefsRemoved      int
+	// Kept is the ref that now holds commits the sandbox's HEAD had and no
+	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
+	Kept string
+}
+
+// keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
+// that committed on a detached HEAD; its checkpoints, which do reach it,
+// go with the discard) under refs/agency/kept/<inv>/HEAD before its tree
+// goes, and returns that ref ("" when nothing needed keeping).
+// gc deletes it with the invocation's other refs: only once its commits
+// are on a branch, or with --force.
+func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) (string, error) {
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return "", nil
+	}
+	head, err := a.Repo.Tree(tree).Head(ctx)
+	if err != nil || head == "" {
+		return "", nil // not a readable tree: nothing git can point at
+	}
+	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, head, ""); err != nil {
+		return "", gitErr(err)
+	} else if ok {
+		return "", nil
+	}
+	ref := store.KeptRefPrefix(rec.InvocationID) + "HEAD"
+	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
 }
 
 // Discard is `agent discard`: a running invocation is stopped (5 s grace,
@@ -572,6 +608,9 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 		return nil, errs.InvocationRunning(inv, "discard")
 	}
 	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
+	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
+		return nil, err
+	}
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -596,7 +635,11 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err != nil {
 		return nil, err
 	}
-	a.Store.AppendEvent(inv, "discarded", map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)})
+	data := map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)}
+	if out.Kept != "" {
+		data["kept_ref"] = out.Kept
+	}
+	a.Store.AppendEvent(inv, "discarded", data)
 	return rec, nil
 }
 
@@ -665,28 +708,11 @@ func (a *App) afterWorktreeRemoveInvocations(ctx context.Context, wt *store.Work
 // branch, and committed there): landing would skip them and removing the
 // sandbox would lose them.
 func (a *App) checkSandboxHead(ctx context.Context, rec *store.InvocationRecord, tree, tip string) error {
-	sbx := a.Repo.Tree(tree)
-	br, err := sbx.CurrentBranch(ctx)
-	if err != nil {
-		return gitErr(err)
+	as, err := a.sandboxAstray(ctx, rec, tree, tip)
+	if err != nil || as == nil {
+		return err
 	}
-	if br == rec.SandboxBranch {
-		return nil
-	}
-	head, err := sbx.Head(ctx)
-	if err != nil || head == "" || head == tip {
-		return gitErr(err)
-	}
-	if ok, err := a.Repo.IsAncestor(ctx, head, tip); err != nil {
-		return gitErr(err)
-	} else if ok {
-		return nil
-	}
-	where := "detached at " + head[:12]
-	if br != "" {
-		where = "on branch " + br
-	}
-	return errs.SandboxHeadAstray(rec.InvocationID, where)
+	return errs.SandboxHeadAstray(rec.InvocationID, as.Where)
 }
 
 // CheckOnBranch refuses an integration tree that is not on its recorded

@@ -32,6 +32,16 @@ type diffJSON struct {
 	UncommittedFiles []string `json:"uncommitted_files"`
 	UncommittedPatch string   `json:"uncommitted_patch"`
 	Denylisted       []string `json:"denylisted,omitempty"`
+	// Astray: commits the sandbox's HEAD holds that its branch does not.
+	Astray *astrayJSON `json:"astray,omitempty"`
+}
+
+type astrayJSON struct {
+	Where    string   `json:"where"`
+	Head     string   `json:"head"`
+	Branch   string   `json:"branch,omitempty"`
+	Commits  []string `json:"commits"`
+	Subjects []string `json:"subjects"`
 }
 
 func (c *AgentDiffCmd) Run(env *Env) error {
@@ -53,6 +63,13 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 			out.Commits = append(out.Commits, cm.ID)
 			out.Subjects = append(out.Subjects, cm.Subject)
 		}
+		if as := d.Astray; as != nil {
+			out.Astray = &astrayJSON{Where: as.Where, Head: as.Head, Branch: as.Branch, Commits: []string{}, Subjects: []string{}}
+			for _, cm := range as.Commits {
+				out.Astray.Commits = append(out.Astray.Commits, cm.ID)
+				out.Astray.Subjects = append(out.Astray.Subjects, cm.Subject)
+			}
+		}
 		return printJSON(env.Stdout, out)
 	}
 	var b bytes.Buffer
@@ -73,6 +90,13 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 		b.Write(d.Patch)
 	}
 	b.WriteString("\n")
+	if as := d.Astray; as != nil {
+		head(fmt.Sprintf("## commits off the sandbox branch: %d (HEAD %s; land refuses them, discard keeps them under refs/agency/kept/)", len(as.Commits), as.Where))
+		for _, cm := range as.Commits {
+			fmt.Fprintf(&b, "%s %s\n", agency.ShortSHA(cm.ID), cm.Subject)
+		}
+		b.WriteString("\n")
+	}
 	switch {
 	case !d.SandboxPresent:
 		head("## uncommitted changes: none (the sandbox tree was removed)")

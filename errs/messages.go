@@ -200,6 +200,13 @@ func NothingToLand(inv string) *Error {
 		"nothing to land — sandbox has no commits and no uncommitted changes")
 }
 
+// NothingToLandTreeGone: no commits, and the sandbox tree (where any
+// uncommitted work was) is gone.
+func NothingToLandTreeGone(inv, tree string) *Error {
+	return New(ENothingToLand, "discard it with 'git agency agent discard "+inv+"'",
+		"nothing to land — its branch has no commits and its sandbox tree %s is gone", tree)
+}
+
 func NothingToLandDiscarded(inv string) *Error {
 	return New(ENothingToLand, "start a new agent with 'git agency agent start'",
 		"nothing to land — invocation %s was discarded", inv)
