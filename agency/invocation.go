@@ -26,6 +26,8 @@ type StartOptions struct {
 	PromptPath         string
 	RunnerArgs         []string
 	NoIncludeUntracked bool
+	// Full opts out of the integration tree's sparse checkout.
+	Full bool
 	// WindowWidth/Height size a headed session (0: tmux's default).
 	WindowWidth, WindowHeight int
 }
@@ -152,12 +154,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		cleanup()
 		return nil, err
 	}
-	base, err := a.CreateSandbox(ctx, wt, inv)
+	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
 		cleanup()
 		return nil, err
 	}
 	sandboxMade = true
+	base := made.Base
 	tree := a.Store.SandboxTreePath(inv)
 	mode := store.ModeHeaded
 	if opts.Headless {
@@ -179,6 +182,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		PromptSource:          opts.PromptSource,
 		PromptPath:            opts.PromptPath,
 		IncludeUntracked:      !opts.NoIncludeUntracked,
+		Include:               made.Include,
+		Sparse:                made.Sparse,
+	}
+	// The setup is read from the sandbox: exactly what will run there.
+	if err := a.sandboxSetup(ctx, rec); err != nil {
+		cleanup()
+		return nil, err
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
@@ -400,33 +410,32 @@ func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) str
 // reconcile) → runner_status.json → the stream → the stall detector: the
 // display status (watch's vocabulary: starting, active, stalled, needs
 // input, ready to land, landed, discarded, failed) and, for a running
-// invocation, its live semantic status, summary and usage (from the
-// supervisor's logs/status.json: no log is parsed here). For a finished
-// one the record's final values stand (semantic is "" then).
-func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, usage *store.Usage) {
+// invocation, its live semantic status, summary and the supervisor's
+// logs/status.json (usage, session id: no log is parsed here). For a
+// finished one the record's final values stand (semantic is "" then).
+func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, live *runner.LiveStatus) {
 	in := stream.StatusInput{
-		Lifecycle:      r.Status,
-		LandingStatus:  store.Deref(r.LandingStatus),
-		ExitReason:     store.Deref(r.ExitReason),
-		ExitCode:       r.ExitCode,
-		LastOutputAt:   lastOutput,
-		Now:            a.Now(),
-		StallThreshold: a.StallThreshold(),
+		Lifecycle:       r.Status,
+		LandingStatus:   store.Deref(r.LandingStatus),
+		Semantic:        r.SemanticStatus,
+		SemanticSummary: r.SemanticSummary,
+		ExitReason:      store.Deref(r.ExitReason),
+		ExitCode:        r.ExitCode,
+		LastOutputAt:    lastOutput,
+		Now:             a.Now(),
+		StallThreshold:  a.StallThreshold(),
 	}
 	if r.Status == store.StatusRunning {
 		in.Runner, _ = stream.ReadRunnerStatus(r.SandboxPath)
-		if ls := runner.ReadLiveStatus(a.Store, r.InvocationID); ls != nil {
-			in.Stream = ls.State
-			if ls.State.Events > 0 {
-				usage = runner.UsageRecord(ls.Usage)
-			}
+		if live = runner.ReadLiveStatus(a.Store, r.InvocationID); live != nil {
+			in.Stream = live.State
 		}
 	}
 	st, sum := stream.DeriveStatus(in)
 	if r.Status == store.StatusRunning {
 		semantic, summary = st, sum
 	}
-	return displayOf(st), semantic, summary, usage
+	return displayOf(st), semantic, summary, live
 }
 
 // displayOf maps DeriveStatus's statuses to the display vocabulary: the
@@ -447,13 +456,16 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
-	d, sem, sum, usage := a.derive(v.Record, v.LastOutput)
+	d, sem, sum, live := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if sem != "" {
 		cp := *v.Record
 		cp.SemanticStatus, cp.SemanticSummary = sem, sum
-		if usage != nil {
-			cp.Usage = usage
+		if live != nil && live.State.Events > 0 {
+			cp.Usage = runner.UsageRecord(live.Usage)
+		}
+		if live != nil && live.SessionID != "" {
+			cp.SessionID = live.SessionID
 		}
 		v.Record = &cp
 	}

@@ -53,7 +53,8 @@ type StartFlags struct {
 	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	Full               bool      `help:"Check out every file in the sandbox, even when the integration tree uses sparse-checkout."`
+	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim."`
 }
 
 // RawString is a flag value taken byte for byte: kong's own string
@@ -95,7 +96,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 func (c *AgentStartCmd) options() agency.StartOptions {
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
-		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked,
+		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Full: c.Full,
 	}
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
@@ -133,6 +134,9 @@ func (c *AgentStartCmd) withPrompt(env *Env, a *agency.App, opts agency.StartOpt
 // to it (headed) or follows its output (headless).
 func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	if rec.SetupUnapproved != "" {
+		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
+	}
 	if c.Detached {
 		return nil
 	}
@@ -221,6 +225,8 @@ type invocationJSON struct {
 	DisplayStatus    string `json:"display_status"`
 	WorktreeName     string `json:"worktree_name,omitempty"`
 	CheckpointsError string `json:"checkpoints_error,omitempty"`
+	// DiskBytes: the sandbox tree's disk use (cached; 0 once removed).
+	DiskBytes int64 `json:"disk_bytes"`
 }
 
 type brokenInvocationJSON struct {
@@ -256,7 +262,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError})
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)})
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -316,7 +322,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError})
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)})
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -365,17 +371,38 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("include_untracked", fmt.Sprint(r.IncludeUntracked))
 	if r.SetupStatus != "" {
-		p("setup_status", r.SetupStatus)
+		p("setup_status", r.SetupStatus+"  ("+orDash(r.SetupSource)+")")
 	}
+	if r.SetupUnapproved != "" {
+		p("setup", "not approved, did not run: "+r.SetupUnapproved)
+	}
+	if i := r.Include; i != nil {
+		p("include", fmt.Sprintf("%d files, %s (%d cloned) in %dms", i.Files, humanBytes(i.Bytes), i.Cloned, i.DurationMS))
+	}
+	if r.Sparse {
+		p("sparse", "true")
+	}
+	p("disk", humanBytes(a.DiskBytes(r)))
 	if r.SemanticStatus != "" {
 		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
+	}
+	if r.SessionID != "" {
+		p("session_id", r.SessionID)
 	}
 	if u := r.Usage; u != nil {
 		cost := "-"
 		if u.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *u.CostUSD)
 		}
-		p("usage", fmt.Sprintf("%d turns, %d input / %d output tokens, %s", u.Turns, u.InputTokens, u.OutputTokens, cost))
+		in := fmt.Sprintf("%d input", u.InputTokens)
+		if u.CachedInputTokens > 0 {
+			in += fmt.Sprintf(" (%d cached)", u.CachedInputTokens)
+		}
+		out := fmt.Sprintf("%d output", u.OutputTokens)
+		if u.ReasoningTokens > 0 {
+			out += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+		}
+		p("usage", fmt.Sprintf("%d turns, %s / %s tokens, %s", u.Turns, in, out, cost))
 	} else if r.Mode == store.ModeHeadless {
 		p("usage", "-")
 	}

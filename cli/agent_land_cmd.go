@@ -264,7 +264,7 @@ func (c *RunCmd) Run(env *Env) error {
 	if opts, err = start.withPrompt(env, a, opts); err != nil {
 		return err
 	}
-	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor}
+	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor, Full: c.Full}
 	wt, err := create.create(env, a)
 	if err != nil {
 		return err

@@ -34,8 +34,9 @@ type Supervisor struct {
 	// Log is the supervisor's own log (supervisor.log).
 	Log io.Writer
 
-	lastOutput atomic.Int64 // unix nanos of the last chunk
-	timedOut   atomic.Bool
+	lastOutput  atomic.Int64 // unix nanos of the last chunk
+	timedOut    atomic.Bool
+	timeoutNote atomic.Pointer[string] // which limit stopped the run
 
 	// stopAtExit is the stop request the record held when the runner
 	// exited (exitNoted: it was read).
@@ -96,7 +97,13 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
 		return s.failEarly("the sandbox tree is missing; refusing to run", store.ExitUnknown)
 	}
-	if setup, ok := s.Config.Get("agency.setup"); ok && setup != "" {
+	// agent start put the setup to run (agency.setup, or an approved
+	// project setup) in the record.
+	setup := rec.SetupScript
+	if setup == "" && rec.SetupSource == "" {
+		setup, _ = s.Config.Get("agency.setup")
+	}
+	if setup != "" {
 		if !s.runSetup(ctx, rec, setup) {
 			return nil
 		}
@@ -137,6 +144,18 @@ func AgentEnv(rec *store.InvocationRecord) []string {
 	)
 }
 
+// SetupEnv is what Cursor and Codex give their setup scripts, so a
+// project's declared setup finds the same variables here: the user's own
+// checkout (the main worktree) as ROOT_WORKTREE_PATH and
+// CODEX_SOURCE_TREE_PATH, the new sandbox as CODEX_WORKTREE_PATH.
+func SetupEnv(root, sandbox string) []string {
+	return []string{
+		"ROOT_WORKTREE_PATH=" + root,
+		"CODEX_SOURCE_TREE_PATH=" + root,
+		"CODEX_WORKTREE_PATH=" + sandbox,
+	}
+}
+
 // runSetup runs agency.setup in the sandbox; it reports whether the runner
 // may start. A failure fails the invocation and keeps the sandbox.
 func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, script string) bool {
@@ -149,7 +168,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	if err == nil {
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
 		cmd.Dir = rec.SandboxPath
-		cmd.Env = AgentEnv(rec)
+		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		traced := subproc.Trace(cmd)
@@ -232,10 +251,11 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 }
 
 // OutputHook receives every stdout chunk of a headless runner after it was
-// written to raw.jsonl (the stream parser, newStreamHook), and is closed at
-// the end.
+// written to raw.jsonl (the stream parser, newStreamHook), every stderr
+// chunk after stderr.log through Stderr's writer, and is closed at the end.
 type OutputHook interface {
 	io.Writer
+	Stderr() io.Writer
 	Close(rec *store.InvocationRecord)
 }
 
@@ -311,11 +331,12 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	cmd.Env = AgentEnv(rec)
 	cmd.Stdin = devnull
 	out := &chunkWriter{f: rawF, s: s}
+	errOut := &chunkWriter{f: errF, s: s}
 	if hook != nil {
-		out.hook = hook
+		out.hook, errOut.hook = hook, hook.Stderr()
 	}
 	cmd.Stdout = out
-	cmd.Stderr = &chunkWriter{f: errF, s: s}
+	cmd.Stderr = errOut
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A descendant that survives the runner (one that ignored SIGINT, or a
 	// background job) keeps stdout open: without a bound, Wait would wait
@@ -429,9 +450,18 @@ func (s *Supervisor) timeoutWhy(began, last time.Time) string {
 
 // timeoutFired records that a limit was passed.
 func (s *Supervisor) timeoutFired(why string) {
+	s.timeoutNote.Store(&why)
 	s.timedOut.Store(true)
 	s.logf("stopping the runner: %s", why)
 	s.event("timeout", map[string]any{"reason": why})
+}
+
+// timeoutReason says which limit stopped the run, "" if none did.
+func (s *Supervisor) timeoutReason() string {
+	if p := s.timeoutNote.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // stopGroup sends SIGINT to the runner's group, then SIGKILL after the

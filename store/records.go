@@ -22,6 +22,19 @@ type WorktreeRecord struct {
 	// over (`worktree adopt`): its directory is not under the data dir.
 	Adopted    bool   `json:"adopted,omitempty"`
 	ArchivedAt string `json:"archived_at,omitempty"`
+	// Include: the ignored files .worktreeinclude copied in; Sparse: the
+	// tree inherited its source's sparse-checkout patterns.
+	Include *IncludeStats `json:"include,omitempty"`
+	Sparse  bool          `json:"sparse,omitempty"`
+}
+
+// IncludeStats is what a .worktreeinclude copy did.
+type IncludeStats struct {
+	Files      int   `json:"files"`
+	Bytes      int64 `json:"bytes"`
+	DurationMS int64 `json:"duration_ms"`
+	// Cloned counts files copied as copy-on-write clones.
+	Cloned int `json:"cloned"`
 }
 
 // Invocation lifecycle states.
@@ -57,10 +70,13 @@ const (
 
 // Usage is a runner's reported consumption.
 type Usage struct {
-	Turns        int      `json:"turns"`
-	InputTokens  int64    `json:"input_tokens"`
-	OutputTokens int64    `json:"output_tokens"`
-	CostUSD      *float64 `json:"cost_usd"`
+	Turns        int   `json:"turns"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	// CachedInputTokens and ReasoningTokens are parts of the two above.
+	CachedInputTokens int64    `json:"cached_input_tokens,omitempty"`
+	ReasoningTokens   int64    `json:"reasoning_tokens,omitempty"`
+	CostUSD           *float64 `json:"cost_usd"`
 }
 
 // LandProgress records a land in flight so an interrupted one can be
@@ -112,16 +128,29 @@ type InvocationRecord struct {
 	IncludeUntracked bool    `json:"include_untracked"`
 	SetupStatus      string  `json:"setup_status,omitempty"` // "", running, succeeded, failed
 	SetupExitCode    *int    `json:"setup_exit_code,omitempty"`
-	Error            string  `json:"error,omitempty"`
+	// SetupSource names where the setup came from (agency.setup,
+	// .cursor/worktrees.json, …); SetupScript is what the supervisor runs.
+	SetupSource string `json:"setup_source,omitempty"`
+	SetupScript string `json:"setup_script,omitempty"`
+	// SetupUnapproved names a project setup that did not run because its
+	// content was not approved (`git agency setup approve`).
+	SetupUnapproved string `json:"setup_unapproved,omitempty"`
+	// Include and Sparse: as on the worktree record, for the sandbox.
+	Include *IncludeStats `json:"include,omitempty"`
+	Sparse  bool          `json:"sparse,omitempty"`
+	Error   string        `json:"error,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
-	StopRequested   string        `json:"stop_requested,omitempty"`
-	SemanticStatus  string        `json:"semantic_status,omitempty"`
-	SemanticSummary string        `json:"semantic_summary,omitempty"`
-	Usage           *Usage        `json:"usage,omitempty"`
-	Land            *LandProgress `json:"land,omitempty"`
-	LandedAt        *string       `json:"landed_at,omitempty"`
-	DiscardedAt     *string       `json:"discarded_at,omitempty"`
+	StopRequested   string `json:"stop_requested,omitempty"`
+	SemanticStatus  string `json:"semantic_status,omitempty"`
+	SemanticSummary string `json:"semantic_summary,omitempty"`
+	Usage           *Usage `json:"usage,omitempty"`
+	// SessionID is the runner's conversation id (claude session_id, codex
+	// thread_id), with which the conversation can be resumed.
+	SessionID   string        `json:"session_id,omitempty"`
+	Land        *LandProgress `json:"land,omitempty"`
+	LandedAt    *string       `json:"landed_at,omitempty"`
+	DiscardedAt *string       `json:"discarded_at,omitempty"`
 }
 
 // Str returns a pointer to s (for the record's nullable strings).
