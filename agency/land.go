@@ -156,6 +156,10 @@ type LandResult struct {
 	// IntegrationDirty (CheckLand only): land would refuse until the
 	// integration tree's changes are committed or stashed.
 	IntegrationDirty bool `json:"integration_dirty,omitempty"`
+	// Refused (CheckLand only): land would refuse, with this error's
+	// message (the integration tree is dirty, or files are in the way).
+	Refused string `json:"refused,omitempty"`
+	refusal error
 	// Recovered notes an interrupted earlier land that this one finished.
 	Note string `json:"note,omitempty"`
 }
@@ -194,6 +198,7 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 			return nil, nil, errs.LandDirtyIntegration(wt.Name, wt.TreePath)
 		}
 		res.IntegrationDirty = true
+		res.refuse(errs.LandDirtyIntegration(wt.Name, wt.TreePath))
 	}
 	head, err := integ.Head(ctx)
 	if err != nil {
@@ -278,8 +283,33 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	res.ResultHead = rp.Tip
 	res.Written = rp.Written
 	res.Skipped = rp.Skipped
+	// Files in the integration tree in the way of the fast-forward: say so
+	// now, as land would, before anything is touched.
+	if !res.IntegrationDirty {
+		paths, err := integ.BlockingPaths(ctx, head, rp.Tip)
+		if err != nil {
+			return nil, nil, gitErr(err)
+		}
+		if len(paths) > 0 {
+			e := errs.LandFilesInTheWay(inv, wt.TreePath, paths)
+			if !check {
+				return nil, nil, e
+			}
+			res.refuse(e)
+		}
+	}
 	return res, wt, nil
 }
+
+// refuse records (CheckLand) that land would refuse with err.
+func (r *LandResult) refuse(err error) {
+	if r.refusal == nil {
+		r.refusal, r.Refused = err, errs.As(err).Msg
+	}
+}
+
+// Refusal is the error land would refuse with (CheckLand), or nil.
+func (r *LandResult) Refusal() error { return r.refusal }
 
 // CheckLand is `land --check`: whether the land would apply cleanly onto the
 // current integration HEAD, and which files would conflict. It writes no

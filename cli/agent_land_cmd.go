@@ -148,7 +148,7 @@ type AgentLandCmd struct {
 	InvocationArg
 	Apply       bool `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit 'agency: land invocation <id>'."`
 	RequireBase bool `help:"Refuse when the integration HEAD is no longer the invocation's base commit."`
-	Check       bool `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict)."`
+	Check       bool `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict, or with land's own error when land would refuse: a dirty integration tree, files in the way)."`
 }
 
 func (c *AgentLandCmd) Run(env *Env) error {
@@ -169,7 +169,10 @@ func (c *AgentLandCmd) Run(env *Env) error {
 		} else {
 			printCheck(env.Stdout, res)
 		}
-		if !res.Clean {
+		if err := res.Refusal(); err != nil && !c.JSON {
+			return err // land would refuse: its own error
+		}
+		if !res.Clean || res.Refused != "" {
 			return &ExitError{Code: 1}
 		}
 		return nil
@@ -190,7 +193,9 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 	if res.Applied {
 		what += " and the uncommitted changes"
 	}
-	if res.Clean {
+	if res.Clean && res.Refused != "" {
+		fmt.Fprintf(w, "%s would apply cleanly (%s onto %s at %s), but land refuses as things are:\n", res.InvocationID, what, res.Branch, agency.ShortSHA(res.TargetHead))
+	} else if res.Clean {
 		fmt.Fprintf(w, "%s would land cleanly: %s onto %s at %s\n", res.InvocationID, what, res.Branch, agency.ShortSHA(res.TargetHead))
 	} else {
 		at := "its uncommitted changes"
@@ -201,9 +206,6 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 		for _, f := range res.Conflicts {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
-	}
-	if res.IntegrationDirty {
-		fmt.Fprintf(w, "note: the integration tree has uncommitted changes; land refuses until they are committed or stashed\n")
 	}
 }
 

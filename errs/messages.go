@@ -163,6 +163,13 @@ func LandWouldOverwrite(inv, tree string, cause error) *Error {
 		"landing %s would overwrite files in the integration tree", inv)
 }
 
+// LandFilesInTheWay: land (or --check) saw, before touching anything, that
+// files in the integration tree are in the way of the land.
+func LandFilesInTheWay(inv, tree string, paths []string) *Error {
+	return New(EDirtyWorktree, "move those files out of the way in "+tree+" and land again; nothing was applied",
+		"landing %s would overwrite files in the integration tree: %s", inv, strings.Join(paths, ", "))
+}
+
 // LandFastForwardFailed: moving the integration tree to the land's result
 // failed other than by one git command (e.g. and putting it back failed too).
 func LandFastForwardFailed(inv string, cause error) *Error {

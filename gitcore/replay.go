@@ -256,6 +256,12 @@ type BlockedError struct {
 func (e *BlockedError) Error() string { return e.Err.Error() }
 func (e *BlockedError) Unwrap() error { return e.Err }
 
+// BlockingPaths are the paths FastForward(from, to) would refuse to
+// overwrite (see blockingPaths): land --check asks before it lands.
+func (t *Tree) BlockingPaths(ctx context.Context, from, to string) ([]string, error) {
+	return t.blockingPaths(ctx, from, to)
+}
+
 // blockingPaths are the paths that differ between from and to and that the
 // tree has changes (or untracked files) at or under: the ones a two-tree
 // `read-tree -m -u` refuses to overwrite.
