@@ -34,6 +34,7 @@ type StartOptions struct {
 
 // Failpoints of StartInvocation.
 const (
+	FPStartBeforeLock   = "agent-start:before-lock"
 	FPStartAfterMkdir   = "agent-start:after-mkdir"
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
@@ -64,6 +65,9 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
+	if wt, err = a.stillPresent(wt); err != nil {
+		return nil, runner.Spec{}, err
+	}
 	if err := a.CheckOnBranch(context.Background(), wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
@@ -76,6 +80,23 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 		return nil, runner.Spec{}, err
 	}
 	return wt, spec, nil
+}
+
+// stillPresent re-reads a worktree record and checks its tree is there:
+// E_ARCHIVED once a worktree rm archived it, E_NOT_FOUND when the record
+// or the directory is gone (never git's "chdir: no such file").
+func (a *App) stillPresent(wt *store.WorktreeRecord) (*store.WorktreeRecord, error) {
+	cur, err := a.WorktreeByID(wt.WorktreeID)
+	if err != nil {
+		return nil, err
+	}
+	if cur.State != store.StatePresent {
+		return nil, errs.Archived(cur.Name, cur.WorktreeID)
+	}
+	if fi, err := os.Stat(cur.TreePath); err != nil || !fi.IsDir() {
+		return nil, errs.WorktreeTreeGone(cur.Name, cur.TreePath)
+	}
+	return cur, nil
 }
 
 // PrepareRunner checks what a start needs besides its worktree: the runner
@@ -121,11 +142,19 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, errs.Config("agency.maxActive", v, "a whole number")
 	}
 
+	if err := a.fail(FPStartBeforeLock); err != nil {
+		return nil, err
+	}
 	lock, err := a.Lock()
 	if err != nil {
 		return nil, err
 	}
 	defer func() { lock.Unlock() }()
+	// A worktree rm may have run since PrepareStart: look again under the
+	// lock, which rm holds while it removes and archives.
+	if wt, err = a.stillPresent(wt); err != nil {
+		return nil, err
+	}
 	if maxActive > 0 {
 		n, err := a.countActive(ctx)
 		if err != nil {

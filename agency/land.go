@@ -182,7 +182,7 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 		return nil, nil, err
 	}
 	if wt.State != store.StatePresent {
-		return nil, nil, errs.Archived(wt.Name, wt.WorktreeID)
+		return nil, nil, errs.ArchivedLand(wt.Name, wt.WorktreeID, inv, rec.SandboxBranch)
 	}
 	res := &LandResult{InvocationID: inv, WorktreeID: wt.WorktreeID, WorktreeName: wt.Name, Branch: wt.Branch}
 	integ := a.Repo.Tree(wt.TreePath)

@@ -87,6 +87,22 @@ func Archived(name, id string) *Error {
 		"worktree %q (%s) is archived", name, id)
 }
 
+// ArchivedLand: an invocation whose integration worktree was removed cannot
+// land (there is no tree to land into); its work is still in its sandbox
+// and on its branch, and the hint says how to get it out.
+func ArchivedLand(name, id, inv, branch string) *Error {
+	return New(EArchived, "its work is kept: 'git agency agent diff "+inv+"' shows it; to land it elsewhere, cherry-pick its branch "+branch+
+		" in another worktree (and 'git apply' the diff's uncommitted part), then 'git agency agent discard "+inv+"'",
+		"invocation %s cannot land: its worktree %q (%s) was removed", inv, name, id)
+}
+
+// WorktreeTreeGone: a worktree record says present but its directory is
+// gone (removed behind git-agency's back, or by a racing worktree rm).
+func WorktreeTreeGone(name, tree string) *Error {
+	return New(ENotFound, "'git agency worktree rm "+name+"' archives the record; then create it again",
+		"worktree %q: its directory %s is gone", name, tree)
+}
+
 func Git(args []string, exit int, stderr string) *Error {
 	msg := fmt.Sprintf("git %s failed (exit %d)", strings.Join(args, " "), exit)
 	if s := strings.TrimSpace(stderr); s != "" {
