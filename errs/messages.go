@@ -286,6 +286,12 @@ func NoSession(short string) *Error {
 	return New(ENotRunning, "wait for it to start", "invocation %s has no tmux session yet", short)
 }
 
+// NoSessionAfter: attach waited for a starting invocation's session in vain.
+func NoSessionAfter(inv, waited string) *Error {
+	return New(ENotRunning, "its setup may still run: see 'git agency agent show "+inv+"', and attach again",
+		"invocation %s is still starting after %s: no tmux session yet", inv, waited)
+}
+
 func TmuxMissing() *Error {
 	return New(ETmuxNotFound, "install tmux", "tmux is not on PATH")
 }
