@@ -42,6 +42,11 @@ type Supervisor struct {
 	// exited (exitNoted: it was read).
 	stopAtExit string
 	exitNoted  bool
+
+	// notifyWG counts the notify commands still running; waiting is
+	// whether the invocation was last seen needing input.
+	notifyWG sync.WaitGroup
+	waiting  bool
 }
 
 // noteExit reads the stop request as it stands when the runner has exited.
@@ -128,6 +133,7 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 		}
 		return nil
 	})
+	s.notifyEnd()
 	if err != nil {
 		return err
 	}
@@ -247,6 +253,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		}
 		return nil
 	})
+	s.notifyEnd()
 	return false
 }
 
@@ -364,8 +371,9 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	stopTasks := s.startTasks(ctx, rec)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); s.watchdog(rpid, rstart, done) }()
+	go func() { defer wg.Done(); s.followWaiting(rec.SandboxPath, done) }()
 	// Forward a SIGTERM of the supervisor to the runner group.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
@@ -565,7 +573,37 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 	}
 	s.event("exited", data)
 	s.logf("runner exited: code %v, reason %s", data["exit_code"], reason)
+	s.notifyEnd()
 	return err
+}
+
+// notifyEnd runs the notify command for the final record (finished or
+// failed) and waits for every notify command still running.
+func (s *Supervisor) notifyEnd() {
+	if rec, err := s.Store.ReadInvocation(s.Invocation); err == nil {
+		switch rec.Status {
+		case store.StatusFinished:
+			s.notify(NotifyFinished, "ready to land", endSummary(rec))
+		case store.StatusFailed:
+			s.notify(NotifyFailed, "failed", endSummary(rec))
+		}
+	}
+	s.waitNotify()
+}
+
+// endSummary is a final record's one-line summary for a notification.
+func endSummary(r *store.InvocationRecord) string {
+	if r.SemanticSummary != "" {
+		return r.SemanticSummary
+	}
+	if r.Error != "" {
+		return r.Error
+	}
+	s := "exit_reason " + store.Deref(r.ExitReason)
+	if r.ExitCode != nil {
+		s += fmt.Sprintf(", exit %d", *r.ExitCode)
+	}
+	return s
 }
 
 // LastOutput is the newest modification time of an invocation's logs: the
