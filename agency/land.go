@@ -637,6 +637,12 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 		// never remove a tree something still runs in.
 		return nil, errs.InvocationRunning(inv, "discard")
 	}
+	// Never remove a sandbox around live writers: what the agent left
+	// behind (setsid children) is stopped first; what will not stop keeps
+	// the sandbox.
+	if _, alive := runner.StopLeftovers(inv, a.Store.SandboxTreePath(inv), runner.LeftoverGrace); len(alive) > 0 {
+		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
+	}
 	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
 	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
 		return nil, err

@@ -454,3 +454,10 @@ func SetupChanged(have, want string) *Error {
 	return New(ESetupInvalid, "run 'git agency setup show' again and approve what it prints now",
 		"the setup changed: its sha256 is %s, not %s", have, want)
 }
+
+// LeftoversAlive: processes the agent left behind would not stop; the
+// sandbox they write into is kept.
+func LeftoversAlive(inv string, pids []int) *Error {
+	return New(EInvocationRunning, fmt.Sprintf("stop them (kill %v), then discard again", pids),
+		"processes %s left behind still run in its sandbox (pids %v); the sandbox was kept", inv, pids)
+}

@@ -408,6 +408,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		}
 		killGroupRemains(rpid)
 	}
+	s.stopLeftovers(rec)
 	stopTasks()
 	if hook != nil {
 		cur, _ := s.Store.ReadInvocation(s.Invocation)
@@ -489,6 +490,32 @@ func (s *Supervisor) stopGroup(pid int, start uint64) {
 	if SignalGroup(pid, start, syscall.SIGKILL) != nil {
 		killGroupRemains(pid)
 	}
+}
+
+// LeftoverGrace is how long processes an agent left behind get between
+// SIGTERM and SIGKILL.
+const LeftoverGrace = 2 * time.Second
+
+// stopLeftovers stops what the agent left outside its process group (a
+// child that called setsid: see StopLeftovers) once it ended, before the
+// final checkpoint, so nothing writes into the sandbox after it; the event
+// says which were stopped.
+func (s *Supervisor) stopLeftovers(rec *store.InvocationRecord) {
+	stopped, alive := StopLeftovers(s.Invocation, rec.SandboxPath, LeftoverGrace)
+	if len(stopped) == 0 {
+		return
+	}
+	s.logf("the agent left %d process(es) outside its group; stopped them", len(stopped))
+	s.event("leftovers_stopped", map[string]any{"pids": Pids(stopped), "still_alive": Pids(alive)})
+}
+
+// Pids are the pids of procs.
+func Pids(procs []Proc) []int {
+	out := []int{}
+	for _, p := range procs {
+		out = append(out, p.PID)
+	}
+	return out
 }
 
 // groupAlive reports whether process group pgid still has members. The
