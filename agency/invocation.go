@@ -295,9 +295,8 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	}
 	traced()
 	pid := cmd.Process.Pid
-	st, _ := runner.StartTime(pid)
 	rec.SupervisorPID = &pid
-	rec.SupervisorStartTime = &st
+	rec.SupervisorStartTime = runner.StartTimeOf(pid)
 	if err := a.Store.WriteInvocation(rec); err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()

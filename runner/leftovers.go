@@ -30,7 +30,7 @@ func StopLeftovers(inv, sandbox string, grace time.Duration) (stopped, alive []P
 		return nil, nil
 	}
 	for _, p := range procs {
-		if Alive(p.PID, p.Start) {
+		if Alive(p.PID, &p.Start) {
 			syscall.Kill(p.PID, syscall.SIGTERM)
 		}
 	}
@@ -39,7 +39,7 @@ func StopLeftovers(inv, sandbox string, grace time.Duration) (stopped, alive []P
 		time.Sleep(50 * time.Millisecond)
 	}
 	for _, p := range procs {
-		if Alive(p.PID, p.Start) {
+		if Alive(p.PID, &p.Start) {
 			syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	}
@@ -49,7 +49,7 @@ func StopLeftovers(inv, sandbox string, grace time.Duration) (stopped, alive []P
 		time.Sleep(20 * time.Millisecond)
 	}
 	for _, p := range procs {
-		if Alive(p.PID, p.Start) {
+		if Alive(p.PID, &p.Start) {
 			alive = append(alive, p)
 		}
 	}
@@ -58,7 +58,7 @@ func StopLeftovers(inv, sandbox string, grace time.Duration) (stopped, alive []P
 
 func anyAlive(procs []Proc) bool {
 	for _, p := range procs {
-		if Alive(p.PID, p.Start) {
+		if Alive(p.PID, &p.Start) {
 			return true
 		}
 	}

@@ -49,7 +49,7 @@ func findLeftovers(inv, sandbox string) []Proc {
 		if !match {
 			continue
 		}
-		if st, err := StartTime(pid); err == nil && Alive(pid, st) {
+		if st, err := StartTime(pid); err == nil && Alive(pid, &st) {
 			out = append(out, Proc{PID: pid, Start: st})
 		}
 	}
@@ -66,30 +66,15 @@ func canonicalDir(p string) string {
 	return filepath.Clean(p)
 }
 
-// statFields are the fields of /proc/<pid>/stat after the command name
-// (f[0] is field 3).
-func statFields(pid int) []string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return nil
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil
-	}
-	return strings.Fields(s[i+1:])
-}
-
 // hasTTY: field 7 (tty_nr) is not 0.
 func hasTTY(pid int) bool {
-	f := statFields(pid)
+	f, _ := statFields(pid)
 	return len(f) > 4 && f[4] != "0"
 }
 
 // parentOf: field 4 (ppid).
 func parentOf(pid int) int {
-	f := statFields(pid)
+	f, _ := statFields(pid)
 	if len(f) < 2 {
 		return 0
 	}

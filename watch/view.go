@@ -188,7 +188,7 @@ func (m Model) listLines() []string {
 	return lines
 }
 
-type widths struct{ runner, mode, status, age int }
+type widths struct{ runner, mode, status int }
 
 func columnWidths(s Snapshot) widths {
 	w := widths{runner: 6, mode: 8, status: 8}
