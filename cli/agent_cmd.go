@@ -360,6 +360,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if r.LogsIncomplete != "" {
+		p("logs", "INCOMPLETE: "+r.LogsIncomplete)
+	}
 	if l := r.Land; l != nil {
 		p("land", strings.TrimSpace(l.State+"  "+l.Note))
 	}
