@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -266,6 +267,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 		return nil, nil, errs.NoCommitsUseApply(inv)
 	case sandboxDirty && !opts.Apply:
 		return nil, nil, errs.UnlandedChanges(inv)
+	}
+	if err := a.checkSubmoduleCommits(ctx, rec, wt, commits, tree); err != nil {
+		return nil, nil, err
 	}
 	rp, err := a.Repo.Replay(ctx, head, commits)
 	if err != nil {
@@ -749,6 +753,38 @@ func (a *App) checkSandboxHead(ctx context.Context, rec *store.InvocationRecord,
 		return err
 	}
 	return errs.SandboxHeadAstray(rec.InvocationID, as.Where)
+}
+
+// checkSubmoduleCommits refuses a land that would point a submodule at a
+// commit only the sandbox holds: an agent that committed inside a submodule
+// of its sandbox made that commit in the sandbox's own submodule repository
+// (.git/worktrees/<x>/modules/<name>), which goes with the sandbox. Such a
+// commit is fine when the integration tree's submodule, or the main
+// repository's .git/modules/<path>, has it too, or when it is on a
+// remote-tracking branch of the sandbox's submodule (it was pushed).
+func (a *App) checkSubmoduleCommits(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, commits []gitcore.Commit, tree string) error {
+	if len(commits) == 0 {
+		return nil
+	}
+	links, err := a.Repo.GitlinkChanges(ctx, rec.BaseCommit, commits[len(commits)-1].ID)
+	if err != nil {
+		return gitErr(err)
+	}
+	for _, l := range links {
+		if a.Repo.SubmoduleHas(ctx, filepath.Join(wt.TreePath, l.Path), l.Commit) ||
+			a.Repo.SubmoduleHas(ctx, filepath.Join(a.Repo.CommonDir, "modules", l.Path), l.Commit) {
+			continue
+		}
+		if tree != "" && a.Repo.SubmodulePublished(ctx, filepath.Join(tree, l.Path), l.Commit) {
+			continue
+		}
+		sandbox := tree
+		if sandbox == "" {
+			sandbox = a.Store.SandboxTreePath(rec.InvocationID)
+		}
+		return errs.LandSubmoduleUnpublished(rec.InvocationID, l.Path, l.Commit, sandbox)
+	}
+	return nil
 }
 
 // CheckOnBranch refuses an integration tree that is not on its recorded

@@ -68,6 +68,8 @@ const (
 	ESetupInvalid   Code = "E_SETUP_INVALID"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
+	// A land would point a submodule at a commit only the sandbox has.
+	ELandSubmodule Code = "E_LAND_SUBMODULE"
 )
 
 // Error is the one error type git-agency shows to users.

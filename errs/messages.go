@@ -473,3 +473,12 @@ func LeftoversAlive(inv string, pids []int) *Error {
 	return New(EInvocationRunning, fmt.Sprintf("stop them (kill %v), then discard again", pids),
 		"processes %s left behind still run in its sandbox (pids %v); the sandbox was kept", inv, pids)
 }
+
+// LandSubmoduleUnpublished: the land would point submodule path at commit,
+// which only the sandbox's own submodule repository holds (git keeps it
+// under the sandbox's .git/worktrees/<x>/modules/, which goes with the
+// sandbox).
+func LandSubmoduleUnpublished(inv, path, commit, sandbox string) *Error {
+	return New(ELandSubmodule, "publish it first: 'git -C "+sandbox+"/"+path+" push origin "+commit+":refs/heads/<branch>' (then fetch), and land again; nothing was touched",
+		"landing %s would point submodule %s at %s, a commit that exists only in the sandbox's copy of the submodule and would be lost with it", inv, path, commit)
+}
