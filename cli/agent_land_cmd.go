@@ -207,6 +207,9 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}
+	if len(res.ConflictsWith) > 0 {
+		fmt.Fprintf(w, "note: it would conflict if landed after %s\n", strings.Join(res.ConflictsWith, ", "))
+	}
 }
 
 // printLines prints a result's report, a line each.
@@ -276,5 +279,5 @@ func (c *RunCmd) Run(env *Env) error {
 		kept, uerr := a.UndoCreateWorktree(env.Ctx, wt)
 		return errs.RunStartFailed(err, wt.Name, kept, uerr)
 	}
-	return start.follow(env, a, rec)
+	return start.started(env, a, rec)
 }
