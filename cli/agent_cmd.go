@@ -25,12 +25,12 @@ type AgentCmd struct {
 	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
 	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
-	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session (detach with the tmux prefix, then d)."`
+	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session, waiting for one still starting (detach with the tmux prefix, then d)."`
 	Open   AgentOpenCmd   `cmd:"" help:"Open an agent's sandbox in your editor."`
 
-	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, then its uncommitted work."`
+	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, commits off its branch, then its uncommitted work."`
 	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
-	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first)."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/)."`
 }
 
 // InvocationArg is the positional invocation id of most agent commands.

@@ -25,7 +25,7 @@ type WorktreeCreateCmd struct {
 	JSONFlag
 	Name   string `required:"" help:"Name: 2-40 of a-z, 0-9 and '-', not starting or ending with '-'; unique among present worktrees."`
 	Parent string `help:"Branch to start from (default: the current branch)."`
-	Open   bool   `help:"Open the new tree in your editor afterwards."`
+	Open   bool   `help:"Open the new tree in your editor afterwards (an editor that fails only warns: the worktree stays)."`
 	Editor string `help:"Editor for --open (default: agency.editor, $VISUAL, $EDITOR)."`
 	Full   bool   `help:"Check out every file, even when the current tree uses sparse-checkout."`
 }
