@@ -324,6 +324,18 @@ func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bo
 	}
 }
 
+// keptOnRecheck looks at an item's tree again under the lock (the plan may
+// be old) and marks the item kept when it now holds work.
+func (a *App) keptOnRecheck(ctx context.Context, it *GCItem, tree string) bool {
+	recheck := *it
+	recheck.Kept = false
+	a.keepIfDirty(ctx, &recheck, tree, it.forced)
+	if recheck.Kept {
+		it.Kept, it.KeptWhy = true, recheck.KeptWhy
+	}
+	return recheck.Kept
+}
+
 func hasFiles(dir string) bool {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -379,11 +391,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			return err
 		}
 		// The plan may be old (a prompt waited for an answer): look again.
-		recheck := *it
-		recheck.Kept = false
-		a.keepIfDirty(ctx, &recheck, tree, it.forced)
-		if recheck.Kept {
-			it.Kept, it.KeptWhy = true, recheck.KeptWhy
+		if a.keptOnRecheck(ctx, it, tree) {
 			return nil
 		}
 		if err := a.Repo.WorktreeRemove(ctx, tree, true); err != nil {
@@ -421,11 +429,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			return errs.New(errs.EInternal, "", "worktree %s has a record now; left alone", it.Invocation)
 		}
 		tree := a.Store.IntegrationWorktreeTreePath(it.Invocation)
-		recheck := *it
-		recheck.Kept = false
-		a.keepIfDirty(ctx, &recheck, tree, it.forced)
-		if recheck.Kept {
-			it.Kept, it.KeptWhy = true, recheck.KeptWhy
+		if a.keptOnRecheck(ctx, it, tree) {
 			return nil
 		}
 		if _, err := os.Stat(tree); err == nil {

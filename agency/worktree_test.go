@@ -119,13 +119,10 @@ func assertNothingLeft(t *testing.T, a *App, repo string) {
 func TestStartRacingWorktreeRm(t *testing.T) {
 	repo := newRepo(t)
 	ctx := context.Background()
-	a, err := Open(ctx, repo, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	gitOut(t, repo, "config", "agency.runner.sh.command", "sh")
 	gitOut(t, repo, "config", "agency.runner.sh.headlessArg", "-c")
-	if a, err = Open(ctx, repo, nil); err != nil {
+	a, err := Open(ctx, repo, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.CreateWorktree(ctx, CreateWorktreeOptions{Name: "feat"}); err != nil {

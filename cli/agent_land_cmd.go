@@ -44,6 +44,16 @@ type astrayJSON struct {
 	Subjects []string `json:"subjects"`
 }
 
+// idsAndSubjects are commits' ids and subjects, as two lists (never nil).
+func idsAndSubjects(commits []gitcore.Commit) (ids, subjects []string) {
+	ids, subjects = []string{}, []string{}
+	for _, cm := range commits {
+		ids = append(ids, cm.ID)
+		subjects = append(subjects, cm.Subject)
+	}
+	return ids, subjects
+}
+
 func (c *AgentDiffCmd) Run(env *Env) error {
 	a, err := env.App()
 	if err != nil {
@@ -59,16 +69,10 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 		out := diffJSON{InvocationID: r.InvocationID, BaseCommit: r.BaseCommit, SandboxBranch: r.SandboxBranch,
 			Commits: []string{}, Subjects: []string{}, Patch: string(d.Patch), SandboxPresent: d.SandboxPresent,
 			UncommittedFiles: append([]string{}, d.UncommittedFiles...), UncommittedPatch: string(d.Uncommitted), Denylisted: d.Denied}
-		for _, cm := range d.Commits {
-			out.Commits = append(out.Commits, cm.ID)
-			out.Subjects = append(out.Subjects, cm.Subject)
-		}
+		out.Commits, out.Subjects = idsAndSubjects(d.Commits)
 		if as := d.Astray; as != nil {
-			out.Astray = &astrayJSON{Where: as.Where, Head: as.Head, Branch: as.Branch, Commits: []string{}, Subjects: []string{}}
-			for _, cm := range as.Commits {
-				out.Astray.Commits = append(out.Astray.Commits, cm.ID)
-				out.Astray.Subjects = append(out.Astray.Subjects, cm.Subject)
-			}
+			out.Astray = &astrayJSON{Where: as.Where, Head: as.Head, Branch: as.Branch}
+			out.Astray.Commits, out.Astray.Subjects = idsAndSubjects(as.Commits)
 		}
 		return printJSON(env.Stdout, out)
 	}
