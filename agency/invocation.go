@@ -452,7 +452,6 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.LastOutput = a.lastOutput(v.Record)
 			v.QueuePlace = places[v.Record.InvocationID]
 			a.withLive(&v)
-			v.Display = a.landDisplay(ctx, v.Record, v.Display)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
 			v.CheckpointsError = a.checkpointsError(v.Record)
 		} else {
@@ -475,10 +474,13 @@ func (a *App) withForecasts(ctx context.Context, views []InvocationView) {
 			recs = append(recs, v.Record)
 		}
 	}
-	fc := a.Forecasts(ctx, recs)
+	fc, holds := a.forecasts(ctx, recs)
 	for i := range views {
 		if views[i].Record != nil {
 			views[i].Forecast = fc[views[i].Record.InvocationID]
+			if h := holds[views[i].Record.InvocationID]; h != "" && views[i].Display == stream.StatusReadyToLand {
+				views[i].Display = h
+			}
 		}
 	}
 }

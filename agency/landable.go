@@ -70,7 +70,8 @@ func (a *App) sandboxAstray(ctx context.Context, rec *store.InvocationRecord, tr
 
 // landDisplay refines "ready to land" for a finished, pending invocation:
 // DisplayNothingToLand, DisplaySandboxMissing or DisplayOffBranch when land
-// would not take it as it is; display unchanged otherwise.
+// would not take it as it is; display unchanged otherwise. (ls and watch
+// take the same answer from the forecast's cache: see forecasts.)
 func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, display string) string {
 	if display != stream.StatusReadyToLand {
 		return display
@@ -79,6 +80,16 @@ func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, disp
 	if err != nil {
 		return display // land says what is wrong (E_BRANCH_NOT_FOUND)
 	}
+	if h := a.landHold(ctx, rec, tip); h != "" {
+		return h
+	}
+	return display
+}
+
+// landHold says why land would not take a pending invocation (its sandbox
+// branch at tip) as it is: DisplayNothingToLand, DisplaySandboxMissing,
+// DisplayOffBranch, or "" when it would.
+func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip string) string {
 	commits := tip != rec.BaseCommit
 	if commits {
 		if n, err := a.Repo.Commits(ctx, rec.BaseCommit, tip); err == nil && len(n) == 0 {
@@ -88,7 +99,7 @@ func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, disp
 	tree := a.Store.SandboxTreePath(rec.InvocationID)
 	if _, err := os.Stat(tree); err != nil {
 		if commits {
-			return display
+			return ""
 		}
 		return DisplaySandboxMissing
 	}
@@ -96,11 +107,11 @@ func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, disp
 		return DisplayOffBranch
 	}
 	if commits {
-		return display
+		return ""
 	}
 	st, err := a.Repo.Tree(tree).Status(ctx)
 	if err != nil {
-		return display
+		return ""
 	}
 	deny := runner.FullDenylist(runner.DenylistFromConfig(a.Config))
 	for _, e := range st {
@@ -110,7 +121,7 @@ func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, disp
 		if e.Kind == gitcore.StatusUntracked && gitcore.Denied(e.Path, deny) {
 			continue
 		}
-		return display
+		return ""
 	}
 	return DisplayNothingToLand
 }
