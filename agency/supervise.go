@@ -15,6 +15,10 @@ import (
 // memory (debug.SetMemoryLimit); the executable's own pages come on top.
 const supervisorMemoryLimit = 6 << 20
 
+// FPSuperviseLogWrite makes every log write of the supervisor fail with
+// ENOSPC (a full disk under a running agent).
+const FPSuperviseLogWrite = "supervise:log-write"
+
 // Supervise is the body of the hidden `supervise <inv>` process that
 // StartInvocation spawns: it runs the invocation's runner under a
 // runner.Supervisor until it ends, writing the supervisor's own log to log.
@@ -33,6 +37,14 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	}
 	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: inv,
 		LockTimeout: a.LockTimeout, Spec: spec, Log: log}
+	if a.Failpoint != nil {
+		s.LogWriteFault = func() error {
+			if a.fail(FPSuperviseLogWrite) != nil {
+				return &os.PathError{Op: "write", Path: "log", Err: syscall.ENOSPC}
+			}
+			return nil
+		}
+	}
 	// The supervisor is in its own session; a stray SIGINT must not kill
 	// it. Notify, not Ignore: an ignored signal would be inherited by the
 	// runner, which then could not be stopped.

@@ -71,6 +71,11 @@ func parseSize(v string) (int64, error) {
 	return n * mult, nil
 }
 
+// FullDenylist is the built-in denylist plus extra (agency.checkpoint.denylist).
+func FullDenylist(extra []string) []string {
+	return append(append([]string(nil), gitcore.DefaultDenylist...), extra...)
+}
+
 // SnapshotTree builds the snapshot tree of a sandbox's uncommitted work
 // (HEAD plus every change; untracked files too when includeUntracked), with
 // the built-in denylist plus extraDenylist applied and .agency/ and exclude
@@ -104,7 +109,7 @@ func PreviewTree(ctx context.Context, o CheckpointOptions) (*gitcore.Snapshot, e
 func snapshotRequest(includeUntracked bool, extraDenylist, exclude []string) gitcore.SnapshotRequest {
 	return gitcore.SnapshotRequest{
 		IncludeUntracked: includeUntracked,
-		Denylist:         append(append([]string(nil), gitcore.DefaultDenylist...), extraDenylist...),
+		Denylist:         FullDenylist(extraDenylist),
 		Exclude:          append([]string{store.AgencyDir}, exclude...),
 	}
 }
