@@ -11,9 +11,10 @@ import (
 	"github.com/git-agency/git-agency/runner"
 )
 
-// supervisorMemoryLimit is the supervisor's soft limit on the Go runtime's
-// memory (debug.SetMemoryLimit); the executable's own pages come on top.
-const supervisorMemoryLimit = 6 << 20
+// supervisorGCPercent is the supervisor's GOGC: its heap may grow by half
+// of what is live before a collection, not double. (A tight memory limit
+// instead made it collect without end and answer its runner's exit late.)
+const supervisorGCPercent = 50
 
 // FPSuperviseLogWrite makes every log write of the supervisor fail with
 // ENOSPC (a full disk under a running agent).
@@ -26,7 +27,7 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	// One supervisor runs beside every agent, for hours: keep its heap
 	// small (the walk that sets up a large tree's file watches leaves
 	// megabytes of garbage) rather than let it double before each GC.
-	debug.SetMemoryLimit(supervisorMemoryLimit)
+	debug.SetGCPercent(supervisorGCPercent)
 	rec, err := a.readRecord(inv)
 	if err != nil {
 		return err
