@@ -149,6 +149,9 @@ type LandResult struct {
 	// IntegrationDirty (CheckLand only): land would refuse until the
 	// integration tree's changes are committed or stashed.
 	IntegrationDirty bool `json:"integration_dirty,omitempty"`
+	// IntegrationBlocked (CheckLand only): files of the integration tree
+	// (untracked ones, say) in the way of the land, which would refuse.
+	IntegrationBlocked []string `json:"integration_blocked,omitempty"`
 	// Recovered notes an interrupted earlier land that this one finished.
 	Note string `json:"note,omitempty"`
 	// ConflictsWith (CheckLand only) are the worktree's other pending
@@ -237,6 +240,11 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	res.ResultHead = rp.Tip
 	res.Written = rp.Written
 	res.Skipped = rp.Skipped
+	if check && !dirty {
+		if res.IntegrationBlocked, err = integ.BlockingPaths(ctx, head, rp.Tip); err != nil {
+			return nil, nil, gitErr(err)
+		}
+	}
 	return res, wt, nil
 }
 

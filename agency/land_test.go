@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -371,7 +372,12 @@ func TestLandBlockedByUntrackedFile(t *testing.T) {
 	f.sandbox(inv1, "echo x > x.txt && git add x.txt && git commit -qm x")
 	os.WriteFile(filepath.Join(f.wt.TreePath, "x.txt"), []byte("mine\n"), 0o644)
 	before := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD")
-	_, err := f.a.Land(f.ctx, LandOptions{Query: inv1})
+	// land --check agrees: clean onto HEAD, but x.txt is in the way.
+	res, err := f.a.CheckLand(f.ctx, LandOptions{Query: inv1})
+	if err != nil || !res.Clean || !reflect.DeepEqual(res.IntegrationBlocked, []string{"x.txt"}) {
+		t.Fatalf("check = %+v, %v; want clean with x.txt in the way", res, err)
+	}
+	_, err = f.a.Land(f.ctx, LandOptions{Query: inv1})
 	if !errs.Is(err, errs.EDirtyWorktree) || !strings.Contains(err.Error(), "would overwrite files") {
 		t.Fatalf("err = %v, want E_DIRTY_WORKTREE", err)
 	}

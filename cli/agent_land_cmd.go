@@ -183,6 +183,9 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 	if res.IntegrationDirty {
 		fmt.Fprintf(w, "note: the integration tree has uncommitted changes; land refuses until they are committed or stashed\n")
 	}
+	if len(res.IntegrationBlocked) > 0 {
+		fmt.Fprintf(w, "note: files in the integration tree are in the way; land refuses until they are moved: %s\n", strings.Join(res.IntegrationBlocked, ", "))
+	}
 }
 
 // printLines prints a result's report, a line each.

@@ -220,7 +220,7 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 		return err
 	}
 	if _, err := t.run(ctx, "read-tree", "-m", "-u", from, to); err != nil {
-		if paths, berr := t.blockingPaths(ctx, from, to); berr == nil && len(paths) > 0 {
+		if paths, berr := t.BlockingPaths(ctx, from, to); berr == nil && len(paths) > 0 {
 			return &BlockedError{Paths: paths, Err: err}
 		}
 		return err
@@ -256,10 +256,10 @@ type BlockedError struct {
 func (e *BlockedError) Error() string { return e.Err.Error() }
 func (e *BlockedError) Unwrap() error { return e.Err }
 
-// blockingPaths are the paths that differ between from and to and that the
+// BlockingPaths are the paths that differ between from and to and that the
 // tree has changes (or untracked files) at or under: the ones a two-tree
-// `read-tree -m -u` refuses to overwrite.
-func (t *Tree) blockingPaths(ctx context.Context, from, to string) ([]string, error) {
+// `read-tree -m -u` (FastForward) refuses to overwrite.
+func (t *Tree) BlockingPaths(ctx context.Context, from, to string) ([]string, error) {
 	changed, err := t.repo.DiffNames(ctx, from, to)
 	if err != nil || len(changed) == 0 {
 		return nil, err
