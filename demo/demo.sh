@@ -50,6 +50,8 @@ git config --global user.name "Demo User"
 git config --global user.email demo@example.com
 git config --global init.defaultBranch main
 git config --global commit.gpgsign false
+# agent diff pages like git diff: not in a demo that runs on.
+git config --global core.pager cat
 
 step "build and install into $DEMO_TMP/bin"
 make -s -C "$ROOT" install GOBIN="$DEMO_TMP/bin" BUILD="$DEMO_TMP/build" >/dev/null
@@ -99,7 +101,7 @@ run git agency agent ls
 
 step "what agent $A did"
 run git agency agent logs "$A" | head -n 4
-run git --no-pager diff "main...agency/sandbox-$A"
+run git agency agent diff "$A"
 
 step "land two"
 run git agency agent land "$A"
