@@ -20,9 +20,9 @@ import (
 // MaxActive is agency.maxActive (0: no limit).
 func (a *App) MaxActive() (int, error) {
 	n, ok := a.Config.Int("agency.maxActive", 0)
-	if !ok {
+	if !ok || n < 0 {
 		v, _ := a.Config.Get("agency.maxActive")
-		return 0, errs.Config("agency.maxActive", v, "a whole number")
+		return 0, errs.Config("agency.maxActive", v, "a whole number, 0 or more")
 	}
 	return n, nil
 }
