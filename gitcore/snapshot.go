@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -266,14 +267,17 @@ func excluded(path string, excl []string) bool {
 // directory: same filesystem, and split-index files stay findable) and
 // returns its path; to dst instead when dst is not "". Without an index,
 // the path of a not-yet-existing file is returned (git starts from an
-// empty index).
+// empty index). The copy keeps the index's mtime: git's racy-git check
+// compares it with each entry's, and a copy stamped "now" would make a
+// same-size edit written in the same second as the index (an agent's first
+// edit right after checkout) look clean.
 func copyIndex(index, dst string) (string, error) {
 	var f *os.File
 	var err error
 	if dst != "" {
 		f, err = os.Create(dst)
 	} else {
-		f, err = os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+"*")
+		f, err = os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+strconv.Itoa(os.Getpid())+"-*")
 	}
 	if err != nil {
 		return "", err
@@ -298,18 +302,20 @@ func copyIndex(index, dst string) (string, error) {
 		os.Remove(name)
 		return "", err
 	}
-	// The copy keeps the index's time: git trusts an entry's recorded stat
-	// only when it is older than the index file ("racy git"), so a copy
-	// that looked newer would hide a same-size edit made in the same clock
-	// tick as the index was written.
-	if fi, err := src.Stat(); err == nil {
-		os.Chtimes(name, fi.ModTime(), fi.ModTime())
+	fi, err := src.Stat()
+	if err == nil {
+		err = os.Chtimes(name, fi.ModTime(), fi.ModTime())
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
 	}
 	return name, nil
 }
 
 // SnapshotIndexPrefix names the temp index files SnapshotTree makes next to
-// a worktree's index.
+// a worktree's index: SnapshotIndexPrefix + "<pid>-<random>", the pid being
+// the writer's, so a crash's leftover is known at once.
 const SnapshotIndexPrefix = "agency-snapshot-index-"
 
 // SnapshotIndexDirs lists where SnapshotTree makes its temp index files:
