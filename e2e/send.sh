@@ -40,6 +40,8 @@ send_case() { # RUNNER
   expect "following printed only the new turn" sh -c "! grep -q 'Done: wrote the file' '$work/send-$r.out'"
   show_json "$inv" "$work/send-$r.2.json"
   expect "turns 2" test "$(jval "$work/send-$r.2.json" record.turns)" = 2
+  expect "usage counts the same 2 turns" test "$(jval "$work/send-$r.2.json" record.usage.turns)" = 2
+  expect "agent show: 'usage: 2 turns'" sh -c "git agency agent show '$inv' | grep -Eq '^usage: +2 turns, '"
   expect "status finished" test "$(jval "$work/send-$r.2.json" record.status)" = finished
   expect "the same sandbox" test "$(jval "$work/send-$r.2.json" record.sandbox_path)" = "$sb"
   expect "the same session id" test "$(jval "$work/send-$r.2.json" record.session_id)" = "$sid"
