@@ -99,7 +99,9 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	}
 	// An id chosen up front names a conversation only once the runner ran
 	// (not after a failed setup or start).
-	if rec.SessionID == "" || !a.runnerStarted(inv) {
+	// Without an id, a runner that can resume the latest conversation in
+	// the sandbox (codex resume --last) continues that one.
+	if !a.runnerStarted(inv) || rec.SessionID == "" && len(spec.ResumeLastArgs) == 0 {
 		return nil, errs.NoSessionID(inv, rec.Runner)
 	}
 	if _, err := spec.Find(); err != nil {
