@@ -3,10 +3,10 @@ package agency
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
@@ -82,7 +82,7 @@ func (a *App) stopHeaded(r *store.InvocationRecord, kill bool) error {
 
 // AttachCmd returns the command that attaches this terminal to a running
 // headed invocation (switch-client when already inside the same tmux).
-func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRecord, *exec.Cmd, error) {
+func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRecord, *subproc.Terminal, error) {
 	rec, err := a.ResolveInvocation(query)
 	if err != nil {
 		return nil, nil, err
@@ -109,7 +109,7 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 // SessionAttachCmd is `tmux attach-session` to a headed invocation's
 // session on git-agency's tmux server; run inside another tmux client, it
 // nests a client there.
-func (a *App) SessionAttachCmd(rec *store.InvocationRecord) (*exec.Cmd, error) {
+func (a *App) SessionAttachCmd(rec *store.InvocationRecord) (*subproc.Terminal, error) {
 	if _, err := tmux.Available(); err != nil {
 		return nil, errs.TmuxMissing()
 	}
