@@ -274,7 +274,12 @@ func writeVolatile(path string, v any) error {
 	}
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		os.Remove(tmp) // a full disk leaves a partial temp file
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
