@@ -176,3 +176,42 @@ func TestOnlyFrontEndsPrint(t *testing.T) {
 		})
 	}
 }
+
+// git runs only in gitcore, tmux only in runner/tmux: no exec.Command,
+// CommandContext or LookPath of "git" or "tmux" (or a path ending in it)
+// anywhere else.
+func TestGitAndTmuxHaveOneHome(t *testing.T) {
+	home := map[string]string{"git": "gitcore", "tmux": "runner/tmux"}
+	for _, g := range moduleFiles(t) {
+		if g.test || allowed(g.dir, execAllowed[4:]) {
+			continue
+		}
+		ast.Inspect(g.f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); !ok || id.Name != "exec" {
+				return true
+			}
+			arg := call.Args[0]
+			if sel.Sel.Name == "CommandContext" && len(call.Args) > 1 {
+				arg = call.Args[1]
+			}
+			lit, ok := arg.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			prog, _ := strconv.Unquote(lit.Value)
+			prog = prog[strings.LastIndex(prog, "/")+1:]
+			if want, ok := home[prog]; ok && g.dir != want {
+				t.Errorf("%s: exec.%s(%q) outside %s", g.pos(call), sel.Sel.Name, prog, want)
+			}
+			return true
+		})
+	}
+}
