@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestEscapeArg(t *testing.T) {
@@ -200,5 +201,17 @@ func TestNewSessionReportsAHalfMadeSessionItCannotKill(t *testing.T) {
 	_, err = c.NewSession(context.Background(), SessionOptions{Name: "agency-x", Dir: t.TempDir(), Argv: []string{"x"}})
 	if err == nil || strings.Contains(err.Error(), "left behind") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// CallTimeout puts a deadline on every call, whatever the caller's context.
+func TestClientCallTimeout(t *testing.T) {
+	f := &deadlineRunner{fakeRunner: fakeRunner{respond: func(args []string) (Result, error) { return Result{}, nil }}}
+	c := &Client{Path: "tmux", Runner: f, Env: []string{}}
+	c.HasSession(context.Background(), "agency-x")
+	c.CallTimeout = time.Second
+	c.HasSession(context.Background(), "agency-x")
+	if len(f.deadlines) != 2 || f.deadlines[0] || !f.deadlines[1] {
+		t.Fatalf("deadlines = %v, want [false true]", f.deadlines)
 	}
 }
