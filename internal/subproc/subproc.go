@@ -1,7 +1,10 @@
 // Package subproc is what every child process of git-agency shares: the
 // scrubbed environment it starts with and the AGENCY_TRACE=1 trace line it
 // leaves on stderr. gitcore's and runner/tmux's runners and runner's agent,
-// setup and supervisor starts go through it. It imports nothing of ours.
+// setup and supervisor starts go through it. Terminal is the one way cli
+// and watch hand the user's terminal to a program (an editor, a shell, a
+// pager, tmux attach, the watch program); they never use os/exec
+// themselves (internal/houserules checks it). It imports nothing of ours.
 package subproc
 
 import (
