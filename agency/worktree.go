@@ -366,19 +366,19 @@ func (a *App) Editor(flag string) (string, error) {
 // EditorCmd builds the command that opens path in editor. The editor string
 // goes through the shell, as git does with core.editor, so "code --wait"
 // works; the path is passed as an argument, never interpolated. The editor
-// acts on another tree than the one git may have pointed us at, so it
-// starts with every child's scrubbed environment.
+// acts on another tree than the one git may have pointed us at, so it does
+// not get git's repository variables (subproc.ScrubRepo).
 func EditorCmd(editor, path string) *subproc.Terminal {
-	return subproc.ShellTerminal(editor+` "$@"`, "", subproc.Scrub(os.Environ(), nil), editor, path)
+	return subproc.ShellTerminal(editor+` "$@"`, "", subproc.ScrubRepo(os.Environ()), editor, path)
 }
 
-// ShellCmd builds `$SHELL -l` in dir (a child process, not exec), with
-// every child's scrubbed environment (a GIT_DIR exported to us would make
-// git in that shell act on another repository than the tree's).
+// ShellCmd builds `$SHELL -l` in dir (a child process, not exec), without
+// git's repository variables (a GIT_DIR exported to us would make git in
+// that shell act on another repository than the tree's), TMUX kept.
 func ShellCmd(getenv func(string) string, dir string) *subproc.Terminal {
 	sh := getenv("SHELL")
 	if sh == "" {
 		sh = "/bin/sh"
 	}
-	return subproc.NewTerminal([]string{sh, "-l"}, dir, subproc.Scrub(os.Environ(), nil))
+	return subproc.NewTerminal([]string{sh, "-l"}, dir, subproc.ScrubRepo(os.Environ()))
 }
