@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -33,6 +34,8 @@ type StartOptions struct {
 
 // Failpoints of StartInvocation.
 const (
+	FPStartBeforeLock   = "agent-start:before-lock"
+	FPStartAfterMkdir   = "agent-start:after-mkdir"
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
 )
@@ -47,6 +50,9 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
+	if wt, err = a.stillPresent(wt); err != nil {
+		return nil, runner.Spec{}, err
+	}
 	if err := a.CheckOnBranch(context.Background(), wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
@@ -54,23 +60,54 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
 			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
-	spec, err := runner.Lookup(a.Config, opts.Runner)
+	spec, err := a.PrepareRunner(opts)
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
+	return wt, spec, nil
+}
+
+// stillPresent re-reads a worktree record and checks its tree is there:
+// E_ARCHIVED once a worktree rm archived it, E_NOT_FOUND when the record
+// or the directory is gone (never git's "chdir: no such file").
+func (a *App) stillPresent(wt *store.WorktreeRecord) (*store.WorktreeRecord, error) {
+	cur, err := a.WorktreeByID(wt.WorktreeID)
+	if err != nil {
+		return nil, err
+	}
+	if cur.State != store.StatePresent {
+		return nil, errs.Archived(cur.Name, cur.WorktreeID)
+	}
+	if fi, err := os.Stat(cur.TreePath); err != nil || !fi.IsDir() {
+		return nil, errs.WorktreeTreeGone(cur.Name, cur.TreePath)
+	}
+	return cur, nil
+}
+
+// PrepareRunner checks what a start needs besides its worktree: the runner
+// and its program, the checkpoint settings, tmux for a headed run. `run`
+// checks it before it creates the worktree.
+func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
+	spec, err := runner.Lookup(a.Config, opts.Runner)
+	if err != nil {
+		return runner.Spec{}, err
+	}
 	if _, err := spec.Find(); err != nil {
-		return nil, runner.Spec{}, err
+		return runner.Spec{}, err
 	}
 	// A bad checkpoint setting is an error now, not a surprise later.
 	if _, err := runner.CheckpointTimingFromConfig(a.Config); err != nil {
-		return nil, runner.Spec{}, err
+		return runner.Spec{}, err
+	}
+	if _, err := runner.NotifyTimeoutFromConfig(a.Config); err != nil {
+		return runner.Spec{}, err
 	}
 	if !opts.Headless {
 		if _, err := tmux.Available(); err != nil {
-			return nil, runner.Spec{}, TmuxNotFound()
+			return runner.Spec{}, TmuxNotFound()
 		}
 	}
-	return wt, spec, nil
+	return spec, nil
 }
 
 // StartInvocation creates the invocation record and its sandbox, then
@@ -96,25 +133,27 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, err
 	}
 
+	if err := a.fail(FPStartBeforeLock); err != nil {
+		return nil, err
+	}
 	lock, err := a.Lock()
 	if err != nil {
 		return nil, err
 	}
 	defer func() { lock.Unlock() }()
+	// A worktree rm may have run since PrepareStart: look again under the
+	// lock, which rm holds while it removes and archives.
+	if wt, err = a.stillPresent(wt); err != nil {
+		return nil, err
+	}
 	queued := false
-	if maxActive > 0 {
-		// Whoever waits already goes first.
-		a.drainQueueLocked(ctx)
-		n, err := a.countActive(ctx)
-		if err != nil {
-			return nil, err
+	if full, n, err := a.full(ctx, maxActive); err != nil {
+		return nil, err
+	} else if full {
+		if !queue {
+			return nil, errs.TooManyActive(n, maxActive)
 		}
-		if n >= maxActive {
-			if !queue {
-				return nil, errs.TooManyActive(n, maxActive)
-			}
-			queued = true
-		}
+		queued = true
 	}
 	inv, err := store.MkdirID(a.Store.InvocationsDir(), a.Now())
 	if err != nil {
@@ -130,6 +169,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		}
 		store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv))
 	}
+	if err := a.fail(FPStartAfterMkdir); err != nil {
+		cleanup()
+		return nil, err
+	}
 	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
 		cleanup()
@@ -142,6 +185,14 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if opts.Headless {
 		mode = store.ModeHeadless
 	}
+	// A runner that can be told its conversation id up front (claude's
+	// --session-id) gets one, so the id is known even for a headed run that
+	// prints no stream, and a follow-up can always resume it.
+	sessionID := runner.NewSessionID()
+	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
+	if len(startArgs) == 0 {
+		sessionID = ""
+	}
 	*rec = store.InvocationRecord{
 		SchemaVersion:         store.SchemaVersion,
 		InvocationID:          inv,
@@ -152,7 +203,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		BaseCommit:            base,
 		Runner:                spec.Name,
 		Mode:                  mode,
-		Command:               spec.Argv(opts.Headless, opts.RunnerArgs, opts.Prompt, tree),
+		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, tree),
+		RunnerArgs:            opts.RunnerArgs,
+		SessionID:             sessionID,
+		Turns:                 1,
 		StartedAt:             a.now(),
 		Status:                store.StatusStarting,
 		PromptSource:          opts.PromptSource,
@@ -166,16 +220,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		cleanup()
 		return nil, err
 	}
-	if spec.Hooks == "claude" && !opts.Headless {
-		// Its hooks report its state to the supervisor (hook.json). Not
-		// headless: with -p only SessionStart, UserPromptSubmit and
-		// SessionEnd fire, which the stream already tells.
-		settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
-		rec.Command, err = runner.WriteClaudeSettings(rec.Command, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
-		if err != nil {
-			cleanup()
-			return nil, errs.IO("write", settings, err)
-		}
+	if rec.Command, err = a.withHooks(spec, opts.Headless, inv, rec.Command); err != nil {
+		cleanup()
+		return nil, err
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
@@ -219,6 +266,22 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	return rec, nil
 }
 
+// withHooks gives a headed claude run its hooks, which report its state to
+// the supervisor (hook.json); argv is returned with them. Not headless:
+// with -p only SessionStart, UserPromptSubmit and SessionEnd fire, which the
+// stream already tells.
+func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []string) ([]string, error) {
+	if spec.Hooks != "claude" || headless {
+		return argv, nil
+	}
+	settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
+	out, err := runner.WriteClaudeSettings(argv, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
+	if err != nil {
+		return nil, errs.IO("write", settings, err)
+	}
+	return out, nil
+}
+
 // spawnSupervisor starts `<self> supervise <inv>` in its own session, stdin
 // from /dev/null, output to supervisor.log. The caller holds the lock; the
 // supervisor's first record update waits for it.
@@ -245,6 +308,21 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	}
 	sup.Release()
 	return nil
+}
+
+// full tells whether maxActive (if set) agents run already, once the
+// queue had its turn (whoever waits goes first); n is how many run. The
+// caller holds the lock.
+func (a *App) full(ctx context.Context, maxActive int) (bool, int, error) {
+	if maxActive <= 0 {
+		return false, 0, nil
+	}
+	a.drainQueueLocked(ctx)
+	n, err := a.countActive(ctx)
+	if err != nil {
+		return false, 0, err
+	}
+	return n >= maxActive, n, nil
 }
 
 // countActive counts starting and running invocations (after reconcile).
@@ -364,10 +442,13 @@ func (a *App) withForecasts(ctx context.Context, views []InvocationView) {
 			recs = append(recs, v.Record)
 		}
 	}
-	fc := a.Forecasts(ctx, recs)
+	fc, holds := a.forecasts(ctx, recs)
 	for i := range views {
 		if views[i].Record != nil {
 			views[i].Forecast = fc[views[i].Record.InvocationID]
+			if h := holds[views[i].Record.InvocationID]; h != "" && views[i].Display == stream.StatusReadyToLand {
+				views[i].Display = h
+			}
 		}
 	}
 }
@@ -411,6 +492,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 	v.LastOutput = a.lastOutput(rec)
 	a.withLive(v)
+	v.Display = a.landDisplay(ctx, rec, v.Display)
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
@@ -441,9 +523,13 @@ func worktreeRemoved(v *InvocationView, archived bool) {
 
 func (a *App) lastOutput(r *store.InvocationRecord) time.Time {
 	t := runner.LastOutput(a.Store, r.InvocationID)
-	if r.LastOutputAt != nil {
-		if rt, err := time.Parse(time.RFC3339, *r.LastOutputAt); err == nil && rt.After(t) {
-			t = rt
+	// A follow-up turn counts from its start, not from the last turn's
+	// output.
+	for _, v := range []*string{r.LastOutputAt, &r.TurnStartedAt} {
+		if v != nil {
+			if rt, err := time.Parse(time.RFC3339, *v); err == nil && rt.After(t) {
+				t = rt
+			}
 		}
 	}
 	return t
@@ -481,7 +567,7 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 		StallThreshold:  a.StallThreshold(),
 	}
 	if r.Status == store.StatusRunning {
-		in.Runner, _ = stream.ReadRunnerStatus(r.SandboxPath)
+		in.Runner = runner.TurnRunnerStatus(r)
 		if live = runner.ReadLiveStatus(a.Store, r.InvocationID); live != nil {
 			in.Stream = live.State
 		}

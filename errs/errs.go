@@ -67,8 +67,14 @@ const (
 	EIncludeOutside Code = "E_INCLUDE_OUTSIDE"
 	ECopyFailed     Code = "E_COPY_FAILED"
 	ESetupInvalid   Code = "E_SETUP_INVALID"
+	// `agent send`: a follow-up prompt that cannot be given.
+	EDiscarded Code = "E_DISCARDED"
+	ENoSession Code = "E_NO_SESSION"
+	ENoResume  Code = "E_NO_RESUME"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
+	// A land would point a submodule at a commit only the sandbox has.
+	ELandSubmodule Code = "E_LAND_SUBMODULE"
 )
 
 // Error is the one error type git-agency shows to users.

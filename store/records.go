@@ -35,6 +35,10 @@ type IncludeStats struct {
 	DurationMS int64 `json:"duration_ms"`
 	// Cloned counts files copied as copy-on-write clones.
 	Cloned int `json:"cloned"`
+	// Skipped: paths the patterns named that were not copied because
+	// the new tree does not ignore them (their ignore rule is not
+	// committed): a copy would enter checkpoints and lands.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Invocation lifecycle states.
@@ -145,6 +149,9 @@ type InvocationRecord struct {
 	Include *IncludeStats `json:"include,omitempty"`
 	Sparse  bool          `json:"sparse,omitempty"`
 	Error   string        `json:"error,omitempty"`
+	// LogsIncomplete says why the logs miss some of the agent's output (a
+	// write failed: a full disk); "" when they are complete.
+	LogsIncomplete string `json:"logs_incomplete,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
 	StopRequested   string `json:"stop_requested,omitempty"`
@@ -152,8 +159,16 @@ type InvocationRecord struct {
 	SemanticSummary string `json:"semantic_summary,omitempty"`
 	Usage           *Usage `json:"usage,omitempty"`
 	// SessionID is the runner's conversation id (claude session_id, codex
-	// thread_id), with which the conversation can be resumed.
-	SessionID   string        `json:"session_id,omitempty"`
+	// thread_id), with which the conversation can be resumed (agent send).
+	SessionID string `json:"session_id,omitempty"`
+	// Turns counts the prompts given through git-agency: 1 for agent start,
+	// one more for each agent send.
+	Turns int `json:"turns,omitempty"`
+	// TurnStartedAt is when the latest follow-up turn began (agent send).
+	TurnStartedAt string `json:"turn_started_at,omitempty"`
+	// RunnerArgs are the user's --runner-arg values, given again on every
+	// turn.
+	RunnerArgs  []string      `json:"runner_args,omitempty"`
 	Land        *LandProgress `json:"land,omitempty"`
 	LandedAt    *string       `json:"landed_at,omitempty"`
 	DiscardedAt *string       `json:"discarded_at,omitempty"`
