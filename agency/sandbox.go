@@ -101,7 +101,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 		return nil, errs.IO("create", a.Store.SandboxLogsDir(inv), err)
 	}
 	res := &SandboxResult{Base: base, Sparse: sparse}
-	if len(include) > 0 {
+	if len(include.Patterns) > 0 {
 		logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
 		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
