@@ -47,4 +47,7 @@ var Meaning = map[Code]string{
 	EAlreadyLanded:     "the invocation was landed already",
 	ENestedRepo:        "a sandbox holds a git repository of its own; landing it would lose its commits",
 	EWrongBranch:       "the integration tree is not on its own branch; switch it back",
+	ENothingToUndo:     "the operation log holds nothing that was not undone already",
+	EChangedSince:      "what the operation to undo left behind was changed since; nothing was touched",
+	EUndoExpired:       "gc removed what undoing that operation needs; nothing was touched",
 }

@@ -62,6 +62,10 @@ const (
 	EAlreadyAdopted Code = "E_ALREADY_ADOPTED"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
+	// `undo`.
+	ENothingToUndo Code = "E_NOTHING_TO_UNDO"
+	EChangedSince  Code = "E_CHANGED_SINCE"
+	EUndoExpired   Code = "E_UNDO_EXPIRED"
 )
 
 // Error is the one error type git-agency shows to users.

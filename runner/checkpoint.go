@@ -56,6 +56,9 @@ type CheckpointOptions struct {
 	Denylist []string
 	// Reason is recorded: "auto", "fallback", "exit", "manual", "before-apply".
 	Reason string
+	// Exclude leaves these paths out of the snapshot (undo's checkpoints
+	// leave denylisted files out instead of failing).
+	Exclude []string
 }
 
 // TakeCheckpoint snapshots the sandbox into refs/agency/snapshots/<inv>/<n>
@@ -112,7 +115,7 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 	}
 	defer lock.Unlock()
 
-	snap, err := SnapshotTree(ctx, o.Repo, o.SandboxPath, o.IncludeUntracked, o.Denylist)
+	snap, err := SnapshotTree(ctx, o.Repo, o.SandboxPath, o.IncludeUntracked, o.Denylist, o.Exclude...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,576 @@
+package agency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// Failpoints of Undo, in order (an undo killed at any of them is finished
+// by the next `undo`).
+const (
+	FPUndoAfterStart  = "undo:after-start"
+	FPUndoAfterBranch = "undo:after-branch"
+	FPUndoAfterTree   = "undo:after-tree"
+	FPUndoAfterRecord = "undo:after-record"
+)
+
+// UndoResult is what `undo` did.
+type UndoResult struct {
+	// Seq is the undo's own number in the operation log.
+	Seq int `json:"seq"`
+	// Undone is the operation reversed.
+	Undone store.OplogEntry `json:"undone"`
+	// Resumed is set when an interrupted undo was finished.
+	Resumed bool `json:"resumed"`
+	// Notes say what was left alone, and why.
+	Notes []string `json:"notes,omitempty"`
+	// Next is the operation a further `undo` would reverse.
+	Next *store.OplogEntry `json:"next,omitempty"`
+}
+
+// Oplog reads the operation log, folded: `undo --list`.
+func (a *App) Oplog() (*store.Oplog, error) {
+	lines, err := a.Store.ReadOplog()
+	if err != nil {
+		return nil, err
+	}
+	return store.FoldOplog(lines), nil
+}
+
+// Describe is one line saying what an operation did.
+func Describe(e store.Operation) string {
+	switch e.Op {
+	case store.OpLand:
+		return fmt.Sprintf("land %s onto %s (%s..%s)", e.InvocationID, e.Branch, ShortSHA(e.Before), ShortSHA(e.After))
+	case store.OpDiscard:
+		return "discard " + e.InvocationID
+	case store.OpCheckpointApply:
+		return fmt.Sprintf("checkpoint apply %d to %s", e.Applied, e.InvocationID)
+	case store.OpWorktreeRemove:
+		return fmt.Sprintf("worktree rm --force %s", e.WorktreeName)
+	case store.OpUndo:
+		return fmt.Sprintf("undo of #%d", e.Undoes)
+	}
+	return e.Op
+}
+
+// Undo is `git agency undo`: under the repo lock, reverse the newest
+// operation of the log not undone yet (or finish an undo that was
+// interrupted). Every refusal comes before the first change. The undo is
+// logged as started before it changes anything and as done at the end;
+// each step looks at what is there first, so running it again after a
+// crash finishes it.
+func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	lines, err := a.Store.ReadOplog()
+	if err != nil {
+		return nil, err
+	}
+	log := store.FoldOplog(lines)
+	res := &UndoResult{}
+	target := log.Next()
+	if log.Interrupted != nil {
+		target = log.Entry(log.Interrupted.Undoes)
+		res.Seq, res.Resumed = log.Interrupted.Seq, true
+	}
+	if target == nil {
+		return nil, errs.NothingToUndo()
+	}
+	u := &undoRun{a: a, res: res, entry: target.Operation}
+	if !res.Resumed {
+		res.Seq = store.NextSeq(lines)
+	}
+	switch target.Op {
+	case store.OpLand:
+		err = u.land(ctx)
+	case store.OpDiscard:
+		err = u.discard(ctx)
+	case store.OpCheckpointApply:
+		err = u.checkpointApply(ctx)
+	case store.OpWorktreeRemove:
+		err = u.worktreeRemove(ctx)
+	default:
+		err = errs.Internal("operation #%d: unknown kind %q", target.Seq, target.Op)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.Store.AppendOperation(u.undoLine(store.UndoDone)); err != nil {
+		return nil, err
+	}
+	res.Undone = *target
+	res.Undone.UndoneBy, res.Undone.UndoState = res.Seq, store.UndoDone
+	if lines, err := a.Store.ReadOplog(); err == nil {
+		res.Next = store.FoldOplog(lines).Next()
+	}
+	return res, nil
+}
+
+// undoRun is one undo in progress.
+type undoRun struct {
+	a     *App
+	res   *UndoResult
+	entry store.Operation
+}
+
+func (u *undoRun) resume() bool { return u.res.Resumed }
+
+func (u *undoRun) undoLine(state string) store.Operation {
+	return store.Operation{Seq: u.res.Seq, Op: store.OpUndo, Undoes: u.entry.Seq, State: state,
+		InvocationID: u.entry.InvocationID, WorktreeID: u.entry.WorktreeID, WorktreeName: u.entry.WorktreeName}
+}
+
+// begin logs the undo as started: from here on, a crash is finished by the
+// next undo. Every check comes before it.
+func (u *undoRun) begin() error {
+	if !u.resume() {
+		if _, err := u.a.Store.AppendOperation(u.undoLine(store.UndoStarted)); err != nil {
+			return err
+		}
+	}
+	return u.a.fail(FPUndoAfterStart)
+}
+
+func (u *undoRun) note(format string, args ...any) {
+	u.res.Notes = append(u.res.Notes, fmt.Sprintf(format, args...))
+}
+
+// what names the operation in errors.
+func (u *undoRun) what() string { return fmt.Sprintf("#%d (%s)", u.entry.Seq, Describe(u.entry)) }
+
+// invocation reads the record of the entry's invocation.
+func (u *undoRun) invocation() (*store.InvocationRecord, error) {
+	rec, err := u.a.Store.ReadInvocation(u.entry.InvocationID)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, errs.UndoExpired(u.what(), "the record of invocation "+u.entry.InvocationID)
+		}
+		return nil, errs.StoreCorrupt(u.a.Store.InvocationMetaPath(u.entry.InvocationID), err)
+	}
+	return rec, nil
+}
+
+// checkRestore refuses a restore whose branch or snapshot is gone, or
+// whose branch moved since.
+func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore) error {
+	if r == nil {
+		return errs.UndoExpired(u.what(), "the saved state (an entry without one)")
+	}
+	tip, err := u.a.Repo.RevParse(ctx, "refs/heads/"+r.Branch)
+	if err != nil || r.Head == "" {
+		return errs.UndoExpired(u.what(), "branch "+r.Branch)
+	}
+	if tip != r.Head {
+		return errs.UndoBranchMoved(u.what(), r.Branch, r.Head, tip)
+	}
+	if r.Commit != "" {
+		if _, err := u.a.Repo.RevParse(ctx, r.Commit); err != nil {
+			missing := "snapshot " + ShortSHA(r.Commit)
+			if r.Ref != "" {
+				missing += " (" + r.Ref + ")"
+			}
+			return errs.UndoExpired(u.what(), missing)
+		}
+	}
+	return nil
+}
+
+// checkSandboxAbsent refuses when the sandbox tree exists again (unless an
+// interrupted undo made it).
+func (u *undoRun) checkSandboxAbsent() error {
+	tree := u.a.Store.SandboxTreePath(u.entry.InvocationID)
+	if _, err := os.Stat(tree); err == nil && !u.resume() {
+		return errs.UndoTreeExists(u.what(), tree)
+	}
+	return nil
+}
+
+// recreateTree checks out r.Branch at path again (a tree an interrupted
+// undo left half made is removed first: the undo made it from r) and puts
+// the snapshot's files back, untracked ones untracked again.
+func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restore, remove func() error) error {
+	a := u.a
+	if _, err := os.Stat(path); err == nil {
+		if err := remove(); err != nil {
+			return err
+		}
+	}
+	if err := a.Repo.WorktreePrune(ctx); err != nil {
+		return gitErr(err)
+	}
+	if err := a.Repo.WorktreeAddExisting(ctx, path, r.Branch); err != nil {
+		return gitErr(err)
+	}
+	if r.Commit == "" {
+		return nil
+	}
+	return a.resetFiles(ctx, path, r.Commit)
+}
+
+// resetFiles makes a tree's files those of commit's tree, with the index
+// at HEAD (files the commit added are untracked again): `reset --hard`,
+// `clean -fd` (never .agency/), `read-tree --reset -u`, `reset`. An empty
+// commit means HEAD: the tree ends clean.
+func (a *App) resetFiles(ctx context.Context, path, commit string) error {
+	tree := a.Repo.Tree(path)
+	steps := []func(context.Context) error{
+		tree.ResetHard,
+		func(ctx context.Context) error { return tree.Clean(ctx, store.AgencyDir) },
+	}
+	if commit != "" {
+		steps = append(steps, func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) }, tree.ResetIndex)
+	}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return gitErr(err)
+		}
+	}
+	return nil
+}
+
+// recreateSandbox makes an invocation's sandbox tree again from r.
+func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationRecord, r *store.Restore) error {
+	a := u.a
+	inv := rec.InvocationID
+	tree := a.Store.SandboxTreePath(inv)
+	if err := store.CheckInside(a.Store.SandboxesDir(), tree); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
+		return errs.IO("create", a.Store.SandboxLogsDir(inv), err)
+	}
+	if err := u.recreateTree(ctx, tree, r, func() error { return a.RemoveSandboxTree(ctx, rec) }); err != nil {
+		return err
+	}
+	if err := WriteAgencyIgnore(tree); err != nil {
+		return err
+	}
+	if state := filepath.Join(tree, store.AgencyDir, "state"); os.MkdirAll(state, 0o755) != nil {
+		return errs.IO("create", state, os.ErrPermission)
+	}
+	if len(r.NotKept) > 0 {
+		u.note("not restored (denylisted, never saved): %v", r.NotKept)
+	}
+	return nil
+}
+
+// land reverses a land: the integration branch goes back to where it was
+// (compare-and-swap, with a reflog message) when it still points at what
+// the land made and its tree is clean; the sandbox tree is recreated from
+// its branch and its saved state; the invocation is pending again.
+func (u *undoRun) land(ctx context.Context) error {
+	a, e := u.a, u.entry
+	rec, err := u.invocation()
+	if err != nil {
+		return err
+	}
+	if s := store.Deref(rec.LandingStatus); s != store.LandingLanded && !(u.resume() && s == store.LandingPending) {
+		return errs.UndoStatusChanged(rec.InvocationID, store.LandingLanded, s)
+	}
+	if Active(rec) {
+		return errs.InvocationRunning(rec.InvocationID, "undo the land of")
+	}
+	wt, err := a.WorktreeByID(e.WorktreeID)
+	if err != nil {
+		return err
+	}
+	if wt.State != store.StatePresent {
+		return errs.UndoNeedsTree(u.what(), wt.Name)
+	}
+	if err := a.CheckOnBranch(ctx, wt); err != nil {
+		return err
+	}
+	integ := a.Repo.Tree(wt.TreePath)
+	head, err := integ.Head(ctx)
+	if err != nil {
+		return gitErr(err)
+	}
+	move := false
+	switch {
+	case head == e.After:
+		move = true
+		dirty, err := integ.HasTrackedChanges(ctx)
+		if err != nil {
+			return gitErr(err)
+		}
+		if dirty {
+			return errs.UndoDirtyIntegration(wt.Name, wt.TreePath)
+		}
+	case head == e.Before:
+		if !u.resume() {
+			u.note("the integration branch %s is at %s already; left alone", wt.Branch, ShortSHA(head))
+		}
+	default:
+		if ok, err := a.Repo.IsAncestor(ctx, e.After, head); err != nil {
+			return gitErr(err)
+		} else if ok {
+			return errs.UndoLandMoved(rec.InvocationID, wt.Branch, ShortSHA(e.Before), ShortSHA(e.After))
+		}
+		if !u.resume() {
+			return errs.UndoLandGone(rec.InvocationID, wt.Branch)
+		}
+	}
+	r := e.Restore
+	if err := u.checkRestore(ctx, r); err != nil {
+		return err
+	}
+	if err := u.checkSandboxAbsent(); err != nil {
+		return err
+	}
+
+	if err := u.begin(); err != nil {
+		return err
+	}
+	if move {
+		if err := integ.FastForward(ctx, e.After, e.Before, "agency: undo land invocation "+rec.InvocationID); err != nil {
+			// HEAD moved between the check and the compare-and-swap.
+			if now, herr := integ.Head(ctx); herr == nil && now != e.After {
+				return errs.UndoLandMoved(rec.InvocationID, wt.Branch, ShortSHA(e.Before), ShortSHA(e.After))
+			}
+			return gitErr(err)
+		}
+	}
+	if err := a.fail(FPUndoAfterBranch); err != nil {
+		return err
+	}
+	if err := u.recreateSandbox(ctx, rec, r); err != nil {
+		return err
+	}
+	if err := a.fail(FPUndoAfterTree); err != nil {
+		return err
+	}
+	if _, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
+		r.LandingStatus = store.Str(store.LandingPending)
+		r.LandedAt = nil
+		r.Land = nil
+		return nil
+	}); err != nil {
+		return err
+	}
+	a.Store.AppendEvent(rec.InvocationID, "land_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq,
+		"before": e.Before, "after": e.After, "moved": move})
+	return a.fail(FPUndoAfterRecord)
+}
+
+// discard reverses a discard: the sandbox is recreated at the checkpoint
+// the discard took, and the invocation's landing status is what it was.
+func (u *undoRun) discard(ctx context.Context) error {
+	a, e := u.a, u.entry
+	rec, err := u.invocation()
+	if err != nil {
+		return err
+	}
+	was := e.LandingStatus
+	if was == "" {
+		was = store.LandingPending
+	}
+	if s := store.Deref(rec.LandingStatus); s != store.LandingDiscarded && !(u.resume() && s == was) {
+		return errs.UndoStatusChanged(rec.InvocationID, store.LandingDiscarded, s)
+	}
+	r := e.Restore
+	if err := u.checkRestore(ctx, r); err != nil {
+		return err
+	}
+	if err := u.checkSandboxAbsent(); err != nil {
+		return err
+	}
+	if err := u.begin(); err != nil {
+		return err
+	}
+	if err := u.recreateSandbox(ctx, rec, r); err != nil {
+		return err
+	}
+	if err := a.fail(FPUndoAfterTree); err != nil {
+		return err
+	}
+	if _, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
+		r.LandingStatus = store.Str(was)
+		r.DiscardedAt = nil
+		return nil
+	}); err != nil {
+		return err
+	}
+	a.Store.AppendEvent(rec.InvocationID, "discard_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq})
+	return a.fail(FPUndoAfterRecord)
+}
+
+// checkpointApply reverses a `checkpoint apply`: the sandbox goes back to
+// its before-apply checkpoint, if it still holds what the apply left.
+func (u *undoRun) checkpointApply(ctx context.Context) error {
+	a, e := u.a, u.entry
+	rec, err := u.invocation()
+	if err != nil {
+		return err
+	}
+	rec = a.reconcileLocked(ctx, rec)
+	if Active(rec) {
+		return errs.CheckpointApplyRunning(rec.InvocationID)
+	}
+	if err := a.sandboxPresent(rec); err != nil {
+		return err
+	}
+	r := e.Restore
+	if r == nil {
+		return errs.UndoExpired(u.what(), "the saved state (an entry without one)")
+	}
+	tree := a.Store.SandboxTreePath(rec.InvocationID)
+	if head, err := a.Repo.Tree(tree).Head(ctx); err != nil {
+		return gitErr(err)
+	} else if head != r.Head {
+		return errs.UndoBranchMoved(u.what(), "HEAD of the sandbox", r.Head, head)
+	}
+	if r.Commit != "" {
+		if _, err := a.Repo.RevParse(ctx, r.Commit); err != nil {
+			return errs.UndoExpired(u.what(), "checkpoint "+fmt.Sprint(r.Checkpoint)+" ("+r.Ref+")")
+		}
+	}
+	if !u.resume() {
+		// The sandbox must hold exactly what the apply left there.
+		snap, err := a.snapshotSandbox(ctx, tree, nil)
+		if err != nil {
+			return err
+		}
+		want, err := a.Repo.TreeOf(ctx, e.AppliedCommit)
+		if err != nil {
+			return errs.UndoExpired(u.what(), "checkpoint "+fmt.Sprint(e.Applied))
+		}
+		if len(snap.Denied) > 0 || snap.Tree != want {
+			return errs.UndoSandboxChanged(rec.InvocationID)
+		}
+	}
+	if err := u.begin(); err != nil {
+		return err
+	}
+	cl, err := a.Store.LockCheckpoints(rec.InvocationID, runner.CheckpointLockTimeout)
+	if err != nil {
+		return err
+	}
+	defer cl.Unlock()
+	if err := a.resetFiles(ctx, tree, r.Commit); err != nil {
+		return err
+	}
+	if err := a.fail(FPUndoAfterTree); err != nil {
+		return err
+	}
+	a.Store.AppendEvent(rec.InvocationID, "checkpoint_apply_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq,
+		"restored_checkpoint": r.Checkpoint})
+	return nil
+}
+
+// worktreeRemove reverses a `worktree rm --force`: the integration tree is
+// checked out again from its kept branch, with the uncommitted changes rm
+// saved, and its record is present again. (The agents rm stopped have
+// their own discard operations, newer: they are undone first, one each.)
+func (u *undoRun) worktreeRemove(ctx context.Context) error {
+	a, e := u.a, u.entry
+	wt, err := a.WorktreeByID(e.WorktreeID)
+	if err != nil {
+		if errs.Is(err, errs.ENotFound) {
+			return errs.UndoExpired(u.what(), "the record of worktree "+e.WorktreeID)
+		}
+		return err
+	}
+	if wt.State != store.StateArchived && !u.resume() {
+		return errs.New(errs.EChangedSince, "see it with 'git agency worktree ls --all'",
+			"worktree %q is %s, not archived as rm left it; nothing was touched", wt.Name, wt.State)
+	}
+	if !wt.Adopted {
+		if err := store.CheckInside(a.Store.IntegrationWorktreeDir(wt.WorktreeID), wt.TreePath); err != nil {
+			return err
+		}
+	}
+	list, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+	}
+	for _, o := range list {
+		if o.Record != nil && o.ID != wt.WorktreeID && o.Record.State == store.StatePresent && o.Record.Name == wt.Name {
+			return errs.NameTaken(wt.Name, o.ID)
+		}
+	}
+	r := e.Restore
+	if err := u.checkRestore(ctx, r); err != nil {
+		return err
+	}
+	if _, err := os.Stat(wt.TreePath); err == nil && !u.resume() {
+		return errs.UndoTreeExists(u.what(), wt.TreePath)
+	}
+	if err := u.begin(); err != nil {
+		return err
+	}
+	remove := func() error {
+		if err := a.Repo.WorktreeRemove(ctx, wt.TreePath, true); err != nil && !wt.Adopted {
+			return store.RemoveAllInside(a.Store.IntegrationWorktreeDir(wt.WorktreeID), wt.TreePath)
+		}
+		return nil
+	}
+	if err := u.recreateTree(ctx, wt.TreePath, r, remove); err != nil {
+		return err
+	}
+	if err := WriteMarker(wt.TreePath); err != nil {
+		return err
+	}
+	if len(r.NotKept) > 0 {
+		u.note("not restored (denylisted or nested repositories, never saved): %v", r.NotKept)
+	}
+	if err := a.fail(FPUndoAfterTree); err != nil {
+		return err
+	}
+	wt.State, wt.ArchivedAt = store.StatePresent, ""
+	if err := a.Store.WriteWorktree(wt); err != nil {
+		return err
+	}
+	return a.fail(FPUndoAfterRecord)
+}
+
+// saveSandbox saves a sandbox's state before land or discard removes its
+// tree: a checkpoint of its uncommitted work, untracked files included
+// (denylisted ones left out, and named). It returns what undo restores.
+func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reason string) (*store.Restore, error) {
+	r := &store.Restore{Branch: rec.SandboxBranch}
+	if tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err == nil {
+		r.Head = tip
+	}
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return r, nil
+	}
+	o := a.checkpointOptions(rec, reason)
+	o.SandboxPath = tree
+	o.IncludeUntracked = true
+	cp, err := runner.TakeCheckpoint(ctx, o)
+	var e *errs.Error
+	if errors.As(err, &e) && e.Code == errs.EDenylisted {
+		r.NotKept = e.Detail
+		o.Exclude = e.Detail
+		cp, err = runner.TakeCheckpoint(ctx, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	if cp != nil {
+		n = cp.ID
+	} else if n, err = a.latestCheckpoint(ctx, rec.InvocationID); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		// Unchanged since checkpoint n: it holds the state.
+		r.Checkpoint, r.Ref = n, store.SnapshotRef(rec.InvocationID, n)
+		if r.Commit, err = a.Repo.RevParse(ctx, r.Ref); err != nil {
+			return nil, gitErr(err)
+		}
+	}
+	return r, nil
+}
