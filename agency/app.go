@@ -6,6 +6,8 @@ package agency
 import (
 	"context"
 	"os"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -26,7 +28,8 @@ type App struct {
 	// LockTimeout bounds the wait for the repo lock.
 	LockTimeout time.Duration
 	// Failpoint, when it returns an error for a named step, makes that step
-	// fail. Tests use it (or $AGENCY_FAILPOINT) to check cleanup.
+	// fail. Tests use it (or $AGENCY_FAILPOINT=<step>, or =kill:<step> for
+	// a kill -9 there) to check cleanup and recovery.
 	Failpoint func(step string) error
 }
 
@@ -61,8 +64,15 @@ func Open(ctx context.Context, dir string, runner gitcore.CommandRunner) (*App, 
 	}
 	a := &App{Repo: repo, Store: st, Config: cfg, Getenv: os.Getenv, Now: time.Now, LockTimeout: timeout}
 	if fp := os.Getenv("AGENCY_FAILPOINT"); fp != "" {
+		// "kill:<step>" is kill -9 at that step: the process dies on the
+		// spot, holding whatever it held.
+		kill, isKill := strings.CutPrefix(fp, "kill:")
 		a.Failpoint = func(step string) error {
-			if step == fp {
+			switch {
+			case isKill && step == kill:
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				select {} // SIGKILL cannot be caught: this never returns
+			case step == fp:
 				return errs.New(errs.EInternal, "", "injected failure at %s", step)
 			}
 			return nil

@@ -65,7 +65,8 @@ type Operation struct {
 	Op   string `json:"op"`
 	Time string `json:"time"`
 	// Key, when set, makes the append idempotent: a second line with the
-	// same key is not written (a land finished again after a crash).
+	// key of an operation not undone is not written (a land finished again
+	// after a crash).
 	Key          string `json:"key,omitempty"`
 	InvocationID string `json:"invocation_id,omitempty"`
 	WorktreeID   string `json:"worktree_id,omitempty"`
@@ -139,17 +140,17 @@ func NextSeq(lines []Operation) int {
 }
 
 // AppendOperation appends op to the log; the caller holds the repo lock.
-// A zero Seq is given the next number, an empty Time now. With a Key that
-// an earlier line has, nothing is written and that line is returned.
+// A zero Seq is given the next number, an empty Time now. With the Key of
+// an operation not undone, nothing is written and that one is returned.
 func (s *Store) AppendOperation(op Operation) (Operation, error) {
 	lines, err := s.ReadOplog()
 	if err != nil {
 		return op, err
 	}
 	if op.Key != "" {
-		for _, l := range lines {
-			if l.Key == op.Key {
-				return l, nil
+		for _, e := range FoldOplog(lines).Entries {
+			if e.Key == op.Key && e.UndoneBy == 0 {
+				return e.Operation, nil
 			}
 		}
 	}
