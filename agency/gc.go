@@ -34,6 +34,7 @@ const (
 	GCTmuxSession  = "tmux_session"
 	GCBranch       = "branch"
 	GCSnapshotRef  = "snapshot_ref"
+	GCUndoRef      = "undo_ref" // refs/agency/undo/<seq>: what undo of a worktree rm --force needs
 )
 
 // GCItem is one thing gc removes, or keeps and says why.
@@ -51,6 +52,7 @@ type GCItem struct {
 	admin    string // admin dir of a registration
 	refCount int
 	forced   bool // planned with --force: no re-check of the tree's work
+	orphan   bool // an undo ref no operation named when planned
 }
 
 // GCResult is gc's report.
@@ -201,6 +203,9 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			}
 			add(it)
 		}
+	}
+	for _, it := range a.planUndoRefs(ctx, cutoff) {
+		add(it)
 	}
 	return res, nil
 }
@@ -367,6 +372,12 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		return nil
 	case GCBranch:
 		return gitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
+	case GCUndoRef:
+		if it.orphan && a.undoRefNeeded(it.Target) {
+			it.Kept, it.KeptWhy = true, "a worktree rm --force logged it meanwhile"
+			return nil
+		}
+		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
 	case GCSnapshotRef:
 		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
 	}

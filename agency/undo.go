@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
@@ -174,14 +177,24 @@ func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore) error {
 	if tip != r.Head {
 		return errs.UndoBranchMoved(u.what(), r.Branch, r.Head, tip)
 	}
-	if r.Commit != "" {
-		if _, err := u.a.Repo.RevParse(ctx, r.Commit); err != nil {
-			missing := "snapshot " + ShortSHA(r.Commit)
-			if r.Ref != "" {
-				missing += " (" + r.Ref + ")"
-			}
+	return u.checkSnapshot(ctx, r)
+}
+
+// checkSnapshot refuses a restore whose snapshot gc removed: its ref (an
+// object without one is git gc's to prune at any time) or its commit.
+func (u *undoRun) checkSnapshot(ctx context.Context, r *store.Restore) error {
+	if r.Commit == "" {
+		return nil
+	}
+	missing := "snapshot " + ShortSHA(r.Commit)
+	if r.Ref != "" {
+		missing = r.Ref
+		if got, err := u.a.Repo.RevParse(ctx, r.Ref); err != nil || got != r.Commit {
 			return errs.UndoExpired(u.what(), missing)
 		}
+	}
+	if _, err := u.a.Repo.RevParse(ctx, r.Commit); err != nil {
+		return errs.UndoExpired(u.what(), missing)
 	}
 	return nil
 }
@@ -430,10 +443,8 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 	} else if head != r.Head {
 		return errs.UndoBranchMoved(u.what(), "HEAD of the sandbox", r.Head, head)
 	}
-	if r.Commit != "" {
-		if _, err := a.Repo.RevParse(ctx, r.Commit); err != nil {
-			return errs.UndoExpired(u.what(), "checkpoint "+fmt.Sprint(r.Checkpoint)+" ("+r.Ref+")")
-		}
+	if err := u.checkSnapshot(ctx, r); err != nil {
+		return err
 	}
 	if !u.resume() {
 		// The sandbox must hold exactly what the apply left there.
@@ -573,4 +584,51 @@ func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reas
 		}
 	}
 	return r, nil
+}
+
+// planUndoRefs lists the refs/agency/undo/<seq> refs gc removes: those of
+// operations older than cutoff (undo keeps them until then), and those no
+// operation names (a worktree rm killed before it logged itself).
+func (a *App) planUndoRefs(ctx context.Context, cutoff time.Time) []GCItem {
+	refs, err := a.Repo.ForEachRef(ctx, store.UndoRefPrefix)
+	if err != nil || len(refs) == 0 {
+		return nil
+	}
+	log, err := a.Oplog()
+	if err != nil {
+		return nil
+	}
+	var out []GCItem
+	for _, r := range refs {
+		seq, _ := strconv.Atoi(strings.TrimPrefix(r.Name, store.UndoRefPrefix))
+		it := GCItem{Kind: GCUndoRef, Target: r.Name}
+		e := log.Entry(seq)
+		if e == nil || e.Restore == nil || e.Restore.Ref != r.Name {
+			it.Reason, it.orphan = "no operation of the log needs it", true
+			out = append(out, it)
+			continue
+		}
+		when := firstTime(&e.Time)
+		if when.IsZero() || when.After(cutoff) {
+			continue
+		}
+		it.Reason = fmt.Sprintf("%s %s ago (undo can no longer restore its uncommitted changes)", Describe(e.Operation), roundAge(a.Now().Sub(when)))
+		out = append(out, it)
+	}
+	return out
+}
+
+// undoRefNeeded tells whether an operation of the log names ref (gc looks
+// again under the lock before it removes one it found orphaned).
+func (a *App) undoRefNeeded(ref string) bool {
+	log, err := a.Oplog()
+	if err != nil {
+		return true
+	}
+	for _, e := range log.Entries {
+		if e.Restore != nil && e.Restore.Ref == ref {
+			return true
+		}
+	}
+	return false
 }
