@@ -31,6 +31,9 @@ type App struct {
 	// fail. Tests use it (or $AGENCY_FAILPOINT=<step>, or =kill:<step> for
 	// a kill -9 there) to check cleanup and recovery.
 	Failpoint func(step string) error
+	// Relinked is set when Open found the repository moved and relinked
+	// its records.
+	Relinked *Relink
 }
 
 // Open discovers the repository containing dir, reads agency.* config and
@@ -77,6 +80,9 @@ func Open(ctx context.Context, dir string, runner gitcore.CommandRunner) (*App, 
 			}
 			return nil
 		}
+	}
+	if st.MovedFrom != "" {
+		a.Relinked = a.relink(ctx)
 	}
 	return a, nil
 }

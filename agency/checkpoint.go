@@ -43,6 +43,16 @@ func (a *App) ListCheckpoints(ctx context.Context, query string) (*store.Invocat
 	return rec, list, nil
 }
 
+// checkpointsError says why an invocation's checkpoints fail, or "": its
+// checkpoints.json does not decode, so every checkpoint (the supervisor's
+// and `checkpoint create`) fails until it is repaired.
+func (a *App) checkpointsError(rec *store.InvocationRecord) string {
+	if _, err := a.Store.ReadCheckpoints(rec.InvocationID); err != nil {
+		return "checkpoints are failing: " + a.Store.CheckpointsPath(rec.InvocationID) + " is damaged (see 'git agency doctor')"
+	}
+	return ""
+}
+
 // sandboxPresent returns E_NOT_FOUND when the invocation's sandbox tree is
 // gone (landed or discarded).
 func (a *App) sandboxPresent(rec *store.InvocationRecord) error {
@@ -134,6 +144,13 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	ref := store.SnapshotRef(rec.InvocationID, n)
 	commit, err := a.Repo.RevParse(ctx, ref)
 	if err != nil {
+		if f, ferr := a.Store.ReadCheckpoints(rec.InvocationID); ferr == nil {
+			for _, c := range f.Checkpoints {
+				if c.ID == n {
+					return nil, errs.CheckpointGone(rec.InvocationID, id)
+				}
+			}
+		}
 		return nil, errs.CheckpointNotFound(rec.InvocationID, id)
 	}
 	res := &ApplyResult{Invocation: rec, Applied: store.Checkpoint{ID: n, SnapshotRef: ref, SnapshotCommit: commit}}

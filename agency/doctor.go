@@ -85,6 +85,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 
 	// data dir
 	a.checkDataDir(add)
+	a.checkRelink(add)
 
 	// records
 	wts, err := a.Store.ScanWorktrees()
@@ -114,6 +115,9 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	}
 	records := map[string]*store.InvocationRecord{}
 	for _, e := range invs {
+		if e.Broken && os.IsNotExist(e.Err) {
+			continue // no meta.json: a leftover (checkLeftovers)
+		}
 		if e.Broken {
 			records[e.ID] = nil
 			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "invocation record %s is broken: %v", e.ID, e.Err)
@@ -174,6 +178,8 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 			}
 		}
 	}
+	a.checkLeftovers(add)
+	a.checkRecordFiles(add, invs)
 	problems := 0
 	for _, f := range out {
 		if f.Level == LevelProblem {
@@ -184,6 +190,56 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 		add("records", LevelOK, "", a.Store.RepoDir(), "%d worktree(s), %d invocation(s), no leftovers", len(wts), len(invs))
 	}
 	return out
+}
+
+// checkRelink reports a relink this command made (or could not make).
+func (a *App) checkRelink(add func(check, level, hint, path, format string, args ...any)) {
+	r := a.Relinked
+	if r == nil {
+		return
+	}
+	if r.Err != nil {
+		add("repository", LevelProblem, "fix the cause, then run 'git agency doctor' again: it retries the relink", a.Repo.CommonDir,
+			"this repository moved from %s, and relinking its records failed: %v", r.From, r.Err)
+		return
+	}
+	add("repository", LevelWarn, "", a.Repo.CommonDir,
+		"this repository moved from %s: its records were relinked and %d worktree(s) repaired", r.From, len(r.Repaired))
+}
+
+// checkLeftovers reports what killed writers left (see leftovers); gc
+// removes it.
+func (a *App) checkLeftovers(add func(check, level, hint, path, format string, args ...any)) {
+	for _, l := range a.leftovers() {
+		what := "temp file"
+		if l.Kind == GCInvocationDir {
+			what = "invocation directory " + l.Invocation
+		}
+		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
+	}
+}
+
+// checkRecordFiles reports records that do not decode: repo.json, each
+// sandbox's checkpoints.json (checkpoints fail while it is damaged) and
+// each invocation's events.jsonl (garbage or cut lines).
+func (a *App) checkRecordFiles(add func(check, level, hint, path, format string, args ...any), invs []store.InvocationEntry) {
+	var rr store.RepoRecord
+	if err := store.ReadJSON(a.Store.RepoJSONPath(), &rr); err != nil && !os.IsNotExist(err) {
+		add("records", LevelProblem, "remove it: the next command writes it again", a.Store.RepoJSONPath(), "repo.json is damaged: %v", err)
+	}
+	sbs, _ := store.ReadDirNames(a.Store.SandboxesDir())
+	for _, id := range sbs {
+		if _, err := a.Store.ReadCheckpoints(id); err != nil {
+			add("records", LevelProblem, "checkpoints of "+id+" fail until it is fixed: repair it, or move it aside (the snapshot refs stay and are listed)",
+				a.Store.CheckpointsPath(id), "checkpoints.json of %s is damaged: %v", id, err)
+		}
+	}
+	for _, e := range invs {
+		if n, err := a.Store.DamagedEventLines(e.ID); err == nil && n > 0 {
+			add("records", LevelWarn, "the damaged lines are skipped when reading; later events are appended on fresh lines",
+				a.Store.EventsPath(e.ID), "events.jsonl of %s has %d damaged line(s)", e.ID, n)
+		}
+	}
 }
 
 func (a *App) checkDataDir(add func(check, level, hint, path, format string, args ...any)) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -28,13 +29,15 @@ type GCOptions struct {
 
 // GC item kinds.
 const (
-	GCSandboxTree  = "sandbox_tree"   // the tree of a known invocation
-	GCOrphanDir    = "orphan_sandbox" // sandboxes/<id> without a record
-	GCRegistration = "registration"   // a git worktree registration whose directory is gone
-	GCTmuxSession  = "tmux_session"
-	GCBranch       = "branch"
-	GCSnapshotRef  = "snapshot_ref"
-	GCUndoRef      = "undo_ref" // refs/agency/undo/<seq>: what undo of a worktree rm --force needs
+	GCSandboxTree   = "sandbox_tree"   // the tree of a known invocation
+	GCOrphanDir     = "orphan_sandbox" // sandboxes/<id> without a record
+	GCRegistration  = "registration"   // a git worktree registration whose directory is gone
+	GCTmuxSession   = "tmux_session"
+	GCBranch        = "branch"
+	GCSnapshotRef   = "snapshot_ref"
+	GCTempFile      = "temp_file"      // a record write's or a snapshot's temp file, cut short
+	GCInvocationDir = "invocation_dir" // invocations/<id>/ without meta.json
+	GCUndoRef       = "undo_ref"       // refs/agency/undo/<seq>: what undo of a worktree rm --force needs
 )
 
 // GCItem is one thing gc removes, or keeps and says why.
@@ -74,12 +77,19 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	broken := map[string]bool{}
 	for _, e := range invs {
 		if e.Broken {
-			broken[e.ID] = true
+			// Without meta.json it is a killed start's leftover (see
+			// leftovers), and its sandbox an orphan.
+			if !os.IsNotExist(e.Err) {
+				broken[e.ID] = true
+			}
 			continue
 		}
 		records[e.ID] = a.Reconcile(ctx, e.Record)
 	}
 	add := func(it GCItem) { res.Items = append(res.Items, it) }
+	for _, l := range a.leftovers() {
+		add(GCItem{Kind: l.Kind, Invocation: l.Invocation, Target: l.Path, Bytes: l.Bytes, Reason: l.Reason})
+	}
 	// treeGoes[id]: the sandbox tree of id is gone or will be removed (its
 	// branch cannot be deleted while a tree has it checked out).
 	treeGoes := map[string]bool{}
@@ -363,6 +373,8 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		return a.pruneOurs(ctx)
 	case GCRegistration:
 		return a.pruneOurs(ctx)
+	case GCTempFile, GCInvocationDir:
+		return a.removeLeftover(it)
 	case GCTmuxSession:
 		ctx, cancel := context.WithTimeout(ctx, tmuxWait)
 		defer cancel()
@@ -438,4 +450,92 @@ func ParseAge(s string) (time.Duration, error) {
 		}
 	}
 	return time.ParseDuration(s)
+}
+
+// StaleTempAge is the age past which a temp file has no live writer: a
+// record write or a snapshot's temp index lives for well under a second,
+// even a checkpoint of a very large tree for far less than this.
+const StaleTempAge = 10 * time.Minute
+
+// Leftover is what a process killed in the middle of a step left behind
+// in the data directory or the git directory.
+type Leftover struct {
+	Kind       string // GCTempFile or GCInvocationDir
+	Invocation string
+	Path       string
+	Bytes      int64
+	Reason     string
+}
+
+// leftovers finds the residue of killed writers: WriteFileAtomic temp
+// files and SnapshotTree temp indexes older than StaleTempAge (a younger
+// one may belong to a write in progress), and invocation directories
+// without meta.json. A start creates the directory and writes the record
+// under the repo lock, so a directory still without its record once the
+// lock is ours is a leftover whatever its age.
+func (a *App) leftovers() []Leftover {
+	var out []Leftover
+	now := a.Now()
+	isIndex := func(name string) bool { return strings.HasPrefix(name, gitcore.SnapshotIndexPrefix) }
+	for _, g := range []struct {
+		files []store.TempFile
+		what  string
+	}{
+		{a.Store.AtomicTemps(), "temp file of a record write"},
+		{store.FilesIn(a.Repo.SnapshotIndexDirs(), isIndex), "temp index of a checkpoint"},
+	} {
+		for _, t := range g.files {
+			if age := now.Sub(t.ModTime); age >= StaleTempAge {
+				out = append(out, Leftover{Kind: GCTempFile, Path: t.Path, Bytes: t.Size,
+					Reason: g.what + " that was cut short (" + roundAge(age) + " old)"})
+			}
+		}
+	}
+	ids, _ := store.ReadDirNames(a.Store.InvocationsDir())
+	var missing []string
+	for _, id := range ids {
+		if a.Store.MissingMeta(id) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return out
+	}
+	// Bounded: doctor must not hang behind a long land.
+	lock, err := a.Store.Lock(min(a.LockTimeout, 3*time.Second))
+	if err != nil {
+		return out
+	}
+	defer lock.Unlock()
+	for _, id := range missing {
+		if a.Store.MissingMeta(id) {
+			dir := a.Store.InvocationDir(id)
+			out = append(out, Leftover{Kind: GCInvocationDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
+				Reason: "no meta.json: left by an agent start that was killed"})
+		}
+	}
+	return out
+}
+
+// removeLeftover removes one leftover, looking again first (the caller
+// holds the repo lock).
+func (a *App) removeLeftover(it *GCItem) error {
+	if it.Kind == GCInvocationDir {
+		if !a.Store.MissingMeta(it.Invocation) {
+			return errs.New(errs.EInternal, "", "invocation %s has a record now; left alone", it.Invocation)
+		}
+		return store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(it.Invocation))
+	}
+	fi, err := os.Lstat(it.Target)
+	if err != nil {
+		return nil // gone already
+	}
+	if !fi.Mode().IsRegular() || a.Now().Sub(fi.ModTime()) < StaleTempAge {
+		it.Kept, it.KeptWhy = true, "written to since the plan: not stale"
+		return nil
+	}
+	if err := os.Remove(it.Target); err != nil && !os.IsNotExist(err) {
+		return errs.IO("remove", it.Target, err)
+	}
+	return nil
 }

@@ -97,6 +97,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if opts.Headless && opts.Prompt == "" {
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
 	}
+	// An id has a fixed length, so a placeholder's path measures the same.
+	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
+		return nil, err
+	}
 	maxActive, ok := a.Config.Int("agency.maxActive", 0)
 	if !ok {
 		v, _ := a.Config.Get("agency.maxActive")
@@ -273,6 +277,9 @@ type InvocationView struct {
 	Display string
 	// LastOutput is the freshest output time (record or log mtimes).
 	LastOutput time.Time
+	// CheckpointsError says why checkpoints fail ("" when they do not):
+	// checkpoints.json is damaged.
+	CheckpointsError string
 }
 
 // ListOptions filter ListInvocations.
@@ -305,6 +312,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			v.LastOutput = a.lastOutput(v.Record)
 			a.withLive(&v)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
+			v.CheckpointsError = a.checkpointsError(v.Record)
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -329,6 +337,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
+	v.CheckpointsError = a.checkpointsError(rec)
 	return v, nil
 }
 
@@ -373,33 +382,32 @@ func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) str
 // reconcile) → runner_status.json → the stream → the stall detector: the
 // display status (watch's vocabulary: starting, active, stalled, needs
 // input, ready to land, landed, discarded, failed) and, for a running
-// invocation, its live semantic status, summary and usage (from the
-// supervisor's logs/status.json: no log is parsed here). For a finished
-// one the record's final values stand (semantic is "" then).
-func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, usage *store.Usage) {
+// invocation, its live semantic status, summary and the supervisor's
+// logs/status.json (usage, session id: no log is parsed here). For a
+// finished one the record's final values stand (semantic is "" then).
+func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, live *runner.LiveStatus) {
 	in := stream.StatusInput{
-		Lifecycle:      r.Status,
-		LandingStatus:  store.Deref(r.LandingStatus),
-		ExitReason:     store.Deref(r.ExitReason),
-		ExitCode:       r.ExitCode,
-		LastOutputAt:   lastOutput,
-		Now:            a.Now(),
-		StallThreshold: a.StallThreshold(),
+		Lifecycle:       r.Status,
+		LandingStatus:   store.Deref(r.LandingStatus),
+		Semantic:        r.SemanticStatus,
+		SemanticSummary: r.SemanticSummary,
+		ExitReason:      store.Deref(r.ExitReason),
+		ExitCode:        r.ExitCode,
+		LastOutputAt:    lastOutput,
+		Now:             a.Now(),
+		StallThreshold:  a.StallThreshold(),
 	}
 	if r.Status == store.StatusRunning {
 		in.Runner, _ = stream.ReadRunnerStatus(r.SandboxPath)
-		if ls := runner.ReadLiveStatus(a.Store, r.InvocationID); ls != nil {
-			in.Stream = ls.State
-			if ls.State.Events > 0 {
-				usage = runner.UsageRecord(ls.Usage)
-			}
+		if live = runner.ReadLiveStatus(a.Store, r.InvocationID); live != nil {
+			in.Stream = live.State
 		}
 	}
 	st, sum := stream.DeriveStatus(in)
 	if r.Status == store.StatusRunning {
 		semantic, summary = st, sum
 	}
-	return displayOf(st), semantic, summary, usage
+	return displayOf(st), semantic, summary, live
 }
 
 // displayOf maps DeriveStatus's statuses to the display vocabulary: the
@@ -420,13 +428,16 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
-	d, sem, sum, usage := a.derive(v.Record, v.LastOutput)
+	d, sem, sum, live := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if sem != "" {
 		cp := *v.Record
 		cp.SemanticStatus, cp.SemanticSummary = sem, sum
-		if usage != nil {
-			cp.Usage = usage
+		if live != nil && live.State.Events > 0 {
+			cp.Usage = runner.UsageRecord(live.Usage)
+		}
+		if live != nil && live.SessionID != "" {
+			cp.SessionID = live.SessionID
 		}
 		v.Record = &cp
 	}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
@@ -45,13 +47,28 @@ type AgentStartCmd struct {
 // StartFlags are agent start's flags after --worktree, shared with `run` so
 // the two never drift apart.
 type StartFlags struct {
-	Runner             string  `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
-	Headless           bool    `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
-	Prompt             string  `xor:"prompt" help:"The prompt (passed to the runner as one argument, never through a shell)."`
-	PromptFile         string  `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
-	Detached           bool    `short:"d" help:"Return at once instead of following the agent."`
-	NoIncludeUntracked bool    `help:"Checkpoints snapshot tracked files only."`
-	RunnerArg          RawArgs `help:"Extra argument for the runner (repeatable), before the prompt; taken verbatim."`
+	Runner             string    `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
+	Headless           bool      `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
+	Prompt             RawString `xor:"prompt" placeholder:"STRING" help:"The prompt (passed to the runner as one argument, never through a shell)."`
+	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
+	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
+	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
+	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim."`
+}
+
+// RawString is a flag value taken byte for byte: kong's own string
+// decoding goes through JSON, which turns bytes that are not UTF-8 into
+// U+FFFD.
+type RawString string
+
+// Decode takes the next token as is.
+func (r *RawString) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Pop()
+	if t.IsEOL() {
+		return fmt.Errorf("missing value")
+	}
+	*r = RawString(fmt.Sprint(t.Value))
+	return nil
 }
 
 func (c *AgentStartCmd) Run(env *Env) error {
@@ -72,14 +89,14 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	switch {
 	case c.Prompt != "":
-		opts.Prompt, opts.PromptSource = c.Prompt, "flag"
+		opts.Prompt, opts.PromptSource = string(c.Prompt), "flag"
 	case c.PromptFile != "":
-		data, err := os.ReadFile(c.PromptFile)
+		data, err := agency.ReadPromptFile(c.PromptFile)
 		if err != nil {
-			return errs.IO("read", c.PromptFile, err)
+			return err
 		}
 		abs, _ := filepath.Abs(c.PromptFile)
-		opts.Prompt, opts.PromptSource, opts.PromptPath = string(data), "file", abs
+		opts.Prompt, opts.PromptSource, opts.PromptPath = data, "file", abs
 	case c.Headless:
 		p, err := promptFromEditor(env, a)
 		if err != nil {
@@ -121,11 +138,7 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 	if err := runEditor(env, editor, path); err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", errs.IO("read", path, err)
-	}
-	return string(data), nil
+	return agency.ReadPromptFile(path)
 }
 
 // followInvocation prints an invocation's output until it ends (agency's
@@ -184,8 +197,9 @@ type AgentLsCmd struct {
 
 type invocationJSON struct {
 	*store.InvocationRecord
-	DisplayStatus string `json:"display_status"`
-	WorktreeName  string `json:"worktree_name,omitempty"`
+	DisplayStatus    string `json:"display_status"`
+	WorktreeName     string `json:"worktree_name,omitempty"`
+	CheckpointsError string `json:"checkpoints_error,omitempty"`
 }
 
 type brokenInvocationJSON struct {
@@ -221,7 +235,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID]})
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError})
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -232,7 +246,11 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			continue
 		}
 		r := v.Record
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), lsSummary(r))
+		summary := lsSummary(r)
+		if v.CheckpointsError != "" {
+			summary = "checkpoints failing (see 'git agency doctor')"
+		}
+		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), summary)
 	}
 	t.flush()
 	return nil
@@ -277,7 +295,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name})
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError})
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -331,17 +349,31 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	if r.SemanticStatus != "" {
 		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
 	}
+	if r.SessionID != "" {
+		p("session_id", r.SessionID)
+	}
 	if u := r.Usage; u != nil {
 		cost := "-"
 		if u.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *u.CostUSD)
 		}
-		p("usage", fmt.Sprintf("%d turns, %d input / %d output tokens, %s", u.Turns, u.InputTokens, u.OutputTokens, cost))
+		in := fmt.Sprintf("%d input", u.InputTokens)
+		if u.CachedInputTokens > 0 {
+			in += fmt.Sprintf(" (%d cached)", u.CachedInputTokens)
+		}
+		out := fmt.Sprintf("%d output", u.OutputTokens)
+		if u.ReasoningTokens > 0 {
+			out += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+		}
+		p("usage", fmt.Sprintf("%d turns, %s / %s tokens, %s", u.Turns, in, out, cost))
 	} else if r.Mode == store.ModeHeadless {
 		p("usage", "-")
 	}
 	if r.Error != "" {
 		p("error", r.Error)
+	}
+	if v.CheckpointsError != "" {
+		p("checkpoints", v.CheckpointsError)
 	}
 	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
 }

@@ -55,6 +55,11 @@ func (e *Env) App() (*agency.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r := a.Relinked; r != nil && r.Err == nil {
+		fmt.Fprintf(e.Stderr, "note: this repository moved from %s; its records were relinked and %d worktree(s) repaired\n", r.From, len(r.Repaired))
+	} else if r != nil {
+		fmt.Fprintf(e.Stderr, "warning: this repository moved from %s and relinking its records failed: %v ('git agency doctor' retries)\n", r.From, errs.As(r.Err).Msg)
+	}
 	e.app = a
 	return a, nil
 }

@@ -30,6 +30,7 @@ var Meaning = map[Code]string{
 	ENotIntegration:    "the directory is not an integration worktree",
 	EIntegrationTree:   "refusing to run an agent in an integration tree",
 	EPromptEmpty:       "the prompt is empty",
+	EPromptInvalid:     "the prompt cannot reach the runner unchanged: not UTF-8, a NUL byte, or too long",
 	ENotHeaded:         "the invocation is headless (no tmux session)",
 	ENotRunning:        "the invocation is not running",
 	EBaseMoved:         "the integration branch moved since the sandbox was made",

@@ -43,6 +43,7 @@ const (
 	ENotIntegration    Code = "E_NOT_INTEGRATION_TREE"
 	EIntegrationTree   Code = "E_INTEGRATION_TREE"
 	EPromptEmpty       Code = "E_PROMPT_EMPTY"
+	EPromptInvalid     Code = "E_PROMPT_INVALID"
 	ENotHeaded         Code = "E_NOT_HEADED"
 	ENotRunning        Code = "E_NOT_RUNNING"
 	EBaseMoved         Code = "E_BASE_MOVED"

@@ -129,6 +129,11 @@ func CheckpointNotFound(inv string, id string) *Error {
 		"invocation %s has no checkpoint %s", inv, id)
 }
 
+func CheckpointGone(inv string, id string) *Error {
+	return New(ENotFound, "list the ones that exist with 'git agency checkpoint ls --invocation "+inv+"'",
+		"checkpoint %s of invocation %s no longer exists: its snapshot ref was deleted (discard or gc)", id, inv)
+}
+
 func CheckpointApplyRunning(inv string) *Error {
 	return New(EInvocationRunning, "stop it first with 'git agency agent stop "+inv+"'",
 		"invocation %s is still running; refusing to roll its sandbox back", inv)
@@ -387,4 +392,19 @@ func UndoExpired(what, missing string) *Error {
 func UndoNeedsTree(what, name string) *Error {
 	return New(EArchived, "undo the removal of the worktree first, or restore it by hand",
 		"cannot undo %s: worktree %q was removed since; nothing was touched", what, name)
+}
+
+func PromptNotUTF8(offset int) *Error {
+	return New(EPromptInvalid, "runners take text: save the prompt as UTF-8 and start again; nothing was created",
+		"the prompt is not valid UTF-8 (first bad byte at offset %d)", offset)
+}
+
+func PromptNUL(offset int) *Error {
+	return New(EPromptInvalid, "remove the NUL bytes (a program's argument cannot hold one); nothing was created",
+		"the prompt holds a NUL byte at offset %d", offset)
+}
+
+func PromptTooLong(size string, max int, how string) *Error {
+	return New(EPromptInvalid, "shorten the prompt, or put the long part in a file in the worktree and point the prompt at it; nothing was created",
+		"the prompt is too long to run %s: %s bytes, at most %d", how, size, max)
 }

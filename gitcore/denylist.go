@@ -14,11 +14,14 @@ var DefaultDenylist = []string{".env", ".env.*", "*.key", "*.pem", "credentials.
 // pattern. A pattern without '/' matches the file's base name at any
 // depth; one with '/' matches the whole path; one ending in '/' names a
 // directory ("secrets/" at any depth, "conf/keys/" from the root). Globs
-// are path.Match's.
+// are path.Match's. Matching ignores case: on the case-insensitive
+// filesystems of macOS and Windows `.ENV` is `.env`, and a secret named
+// `Credentials.JSON` is as secret as `credentials.json`.
 func Denied(p string, patterns []string) bool {
+	p = strings.ToLower(p)
 	base := path.Base(p)
 	for _, pat := range patterns {
-		pat = strings.TrimSpace(pat)
+		pat = strings.ToLower(strings.TrimSpace(pat))
 		if pat == "" {
 			continue
 		}

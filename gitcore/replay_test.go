@@ -16,6 +16,8 @@ func TestDenied(t *testing.T) {
 		".env": true, "sub/.env": true, ".env.local": true, "a/b/server.key": true, "cert.pem": true,
 		"credentials.json": true, "x/secrets.json": true, "config/db.yml": true,
 		"env": false, "main.go": false, "my.env": false, "keys.txt": false, "other/config/db.yml": false,
+		// Case-insensitive filesystems: these are the same files.
+		".ENV": true, "sub/.Env.Local": true, "Credentials.JSON": true, "A/Server.KEY": true, "CONFIG/db.YML": true,
 	} {
 		if got := Denied(p, pats); got != want {
 			t.Errorf("Denied(%q) = %v, want %v", p, got, want)

@@ -333,3 +333,14 @@ func (r *Repo) Reachable(ctx context.Context, commit string) (bool, error) {
 	}
 	return strings.TrimSpace(string(out)) != "", nil
 }
+
+// WorktreeRepair runs `git worktree repair -- paths…`: after the repository
+// moved, each listed linked worktree's .git file is pointed at the new
+// git directory again (and its admin entry at the tree).
+func (r *Repo) WorktreeRepair(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	_, err := r.run(ctx, append([]string{"worktree", "repair", "--"}, paths...)...)
+	return err
+}

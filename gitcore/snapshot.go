@@ -178,7 +178,7 @@ func excluded(path string, excl []string) bool {
 // returns its path. Without an index, the path of a not-yet-existing file is
 // returned (git starts from an empty index).
 func copyIndex(index string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(index), "agency-snapshot-index-*")
+	f, err := os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+"*")
 	if err != nil {
 		return "", err
 	}
@@ -203,4 +203,24 @@ func copyIndex(index string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// SnapshotIndexPrefix names the temp index files SnapshotTree makes next to
+// a worktree's index.
+const SnapshotIndexPrefix = "agency-snapshot-index-"
+
+// SnapshotIndexDirs lists where SnapshotTree makes its temp index files:
+// the common git directory and every linked worktree's admin directory
+// (.git/worktrees/<x>/). A process killed during a snapshot leaves them
+// there, named SnapshotIndexPrefix*.
+func (r *Repo) SnapshotIndexDirs() []string {
+	dirs := []string{r.CommonDir}
+	if ents, err := os.ReadDir(filepath.Join(r.CommonDir, "worktrees")); err == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(r.CommonDir, "worktrees", e.Name()))
+			}
+		}
+	}
+	return dirs
 }

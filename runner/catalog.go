@@ -27,14 +27,18 @@ type Spec struct {
 	IdleTimeout time.Duration
 	// Format is the stdout stream format ("claude", "codex", "" = unknown).
 	Format string
+	// EndOfOptions puts "--" before the prompt, so that a runner argument
+	// that takes a value (--allowedTools Bash) can never swallow it. Set
+	// for the built-ins, whose parsers take "--"; a custom runner's may not.
+	EndOfOptions bool
 }
 
 // builtins are the runners that need no configuration.
 var builtins = map[string]Spec{
 	"claude": {Name: "claude", Program: "claude",
-		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude"},
+		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", EndOfOptions: true},
 	"codex": {Name: "codex", Program: "codex",
-		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex"},
+		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true},
 }
 
 // DefaultRunner is used when neither --runner nor agency.defaultRunner is set.
@@ -111,8 +115,8 @@ func Names(cfg *gitcore.Config) []string {
 
 // Argv is the runner's command line for a mode: program, the built-in's and
 // configured arguments, the user's --runner-args, then the prompt as one
-// last argument (omitted when empty). "{sandbox}" is replaced by the
-// sandbox path. Nothing goes through a shell.
+// last argument (omitted when empty), after "--" for the built-ins.
+// "{sandbox}" is replaced by the sandbox path. Nothing goes through a shell.
 func (s Spec) Argv(headless bool, runnerArgs []string, prompt, sandbox string) []string {
 	argv := []string{s.Program}
 	mode := s.HeadedArgs
@@ -123,6 +127,9 @@ func (s Spec) Argv(headless bool, runnerArgs []string, prompt, sandbox string) [
 		argv = append(argv, strings.ReplaceAll(a, "{sandbox}", sandbox))
 	}
 	if prompt != "" {
+		if s.EndOfOptions {
+			argv = append(argv, "--")
+		}
 		argv = append(argv, prompt)
 	}
 	return argv

@@ -204,8 +204,10 @@ func FormatDiffstat(s gitcore.Shortstat) string {
 
 // ListCheckpoints returns an invocation's checkpoints: checkpoints.json,
 // plus any snapshot ref it does not record (a supervisor killed between
-// creating the ref and writing the file), rebuilt from the commit. Records
-// whose ref is gone (the invocation was discarded) are kept.
+// creating the ref and writing the file), rebuilt from the commit. Only
+// checkpoints whose ref exists are listed: a record whose ref is gone
+// (discard, gc) names nothing that can be applied. checkpoints.json keeps
+// them as history.
 func ListCheckpoints(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) ([]store.Checkpoint, error) {
 	file, err := st.ReadCheckpoints(inv)
 	if err != nil {
@@ -215,11 +217,18 @@ func ListCheckpoints(ctx context.Context, repo *gitcore.Repo, st *store.Store, i
 	if err != nil {
 		return nil, err
 	}
+	exists := map[string]bool{}
+	for _, r := range refs {
+		exists[r.Name] = true
+	}
 	known := map[int]bool{}
+	out := []store.Checkpoint{}
 	for _, c := range file.Checkpoints {
 		known[c.ID] = true
+		if exists[store.SnapshotRef(inv, c.ID)] {
+			out = append(out, c)
+		}
 	}
-	out := file.Checkpoints
 	for _, r := range refs {
 		n, ok := store.SnapshotRefNumber(inv, r.Name)
 		if !ok || known[n] {

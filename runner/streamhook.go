@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -23,8 +25,10 @@ const StatusInterval = 250 * time.Millisecond
 
 // LiveStatus is the content of logs/status.json.
 type LiveStatus struct {
-	UpdatedAt time.Time          `json:"updated_at"`
-	Format    string             `json:"format"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Format    string    `json:"format"`
+	// SessionID is the runner's conversation id, once it printed it.
+	SessionID string             `json:"session_id,omitempty"`
 	State     stream.StreamState `json:"state"`
 	Usage     stream.Usage       `json:"usage"`
 }
@@ -63,36 +67,73 @@ func ParserFormat(format string) (string, bool) {
 
 // UsageRecord converts the stream's usage to the record's.
 func UsageRecord(u stream.Usage) *store.Usage {
-	return &store.Usage{Turns: u.Turns, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD}
+	return &store.Usage{Turns: u.Turns, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CachedInputTokens: u.CachedInputTokens, ReasoningTokens: u.ReasoningTokens, CostUSD: u.CostUSD}
+}
+
+// Exit is what the supervisor knows of how a run ended, for Semantic.
+type Exit struct {
+	// TimedOut says which limit stopped the run ("timeout 30m", "no
+	// output for 5m"); empty if none did.
+	TimedOut string
+	// Unchanged is set when the sandbox holds nothing new (HEAD is the
+	// base commit and the tree is clean); only looked at after a denial.
+	Unchanged bool
 }
 
 // Semantic is the semantic layer of an invocation's status (spec "Status
-// Model"): the runner's own runner_status.json when valid, else what the
-// stream says: "error" (a failed result or turn), "needs_input" (a turn
-// that ended waiting for the user), "ready_for_review" (the stream ended
-// cleanly; only when ended is set), else "" with the latest summary.
-func Semantic(rs *stream.RunnerStatus, st stream.StreamState, ended bool) (status, summary string) {
+// Model"). While the run goes (end nil): the runner's own
+// runner_status.json when valid, else what the stream says: "error" (a
+// failed result or turn), "needs_input" (a turn that ended waiting for the
+// user), else "" with the latest summary. After it ended, the stream's
+// final word wins over whatever runner_status.json was left behind:
+// a timeout or a stream error is "error"; a denied tool call "blocked"
+// when nothing changed (the run did none of its work: not ready to land),
+// else "needs_input", like a closing question (so a run whose work was
+// refused never looks clean); a clean end "ready_for_review".
+// runner_status.json only speaks for a stream that said nothing final.
+func Semantic(rs *stream.RunnerStatus, st stream.StreamState, end *Exit) (status, summary string) {
 	last := st.LastMessage
 	if last == "" {
 		last = st.LastSummary
 	}
+	validRS := rs != nil && rs.Valid()
+	if end == nil && validRS {
+		return rs.Status, orElse(rs.Summary, last)
+	}
 	switch {
-	case rs != nil && rs.Valid():
-		if rs.Summary != "" {
-			return rs.Status, rs.Summary
-		}
-		return rs.Status, last
+	case end != nil && end.TimedOut != "":
+		// What it was doing when it was stopped: the latest event.
+		return stream.StatusError, "timed out (" + end.TimedOut + ")" + prefixed(": ", st.LastSummary)
 	case st.ResultIsError || st.TurnFailed:
-		if st.LastError != "" {
-			return stream.StatusError, st.LastError
-		}
-		return stream.StatusError, "the agent reported an error"
+		return stream.StatusError, orElse(st.LastError, "the agent reported an error")
+	case end != nil && st.Denials > 0 && end.Unchanged:
+		return stream.StatusBlocked, "nothing changed: " + st.LastDenial
+	case end != nil && st.Denials > 0:
+		return stream.StatusNeedsInput, st.LastDenial + prefixed("; then: ", last)
 	case st.WaitingForUser:
 		return stream.StatusNeedsInput, st.LastSummary
-	case ended && (st.ResultSeen || st.LastKind == stream.KindTurnEnd):
+	case end != nil && st.Ended():
 		return stream.StatusReadyForReview, last
+	case end != nil && validRS:
+		return rs.Status, orElse(rs.Summary, last)
 	}
 	return "", last
+}
+
+func orElse(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// prefixed is sep+s, or "" when s is empty.
+func prefixed(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
 }
 
 // streamHook feeds a runner's stdout to the stream parser, which appends
@@ -114,13 +155,22 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 	if !ok {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "stream.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	path := filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "stream.jsonl")
+	// A resumed conversation appends to the stream of its earlier runs:
+	// their usage is where this run's account starts.
+	var prev stream.Usage
+	if old, err := os.Open(path); err == nil {
+		_, prev, _ = stream.LoadState(old)
+		old.Close()
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.logf("cannot open stream.jsonl: %v; no stream parsing", err)
 		return nil
 	}
 	h := &streamHook{s: s, format: s.Spec.Format, f: f, p: stream.NewParser(format, f),
 		stop: make(chan struct{}), done: make(chan struct{}), wrote: -1}
+	h.p.Continue(prev)
 	h.writeStatus() // an empty status.json: readers know a stream is coming
 	h.p.SetDir(rec.SandboxPath)
 	go h.loop()
@@ -129,6 +179,10 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 
 // Write never fails: a broken stream.jsonl must not stop the agent.
 func (h *streamHook) Write(b []byte) (int, error) { return h.p.Write(b) }
+
+// Stderr receives the runner's stderr, where some runners report what their
+// JSONL leaves out (codex's rejected patches and commands).
+func (h *streamHook) Stderr() io.Writer { return h.p.Stderr() }
 
 func (h *streamHook) loop() {
 	defer close(h.done)
@@ -152,7 +206,7 @@ func (h *streamHook) writeStatus() {
 	if st.Events == h.wrote {
 		return
 	}
-	ls := LiveStatus{UpdatedAt: time.Now().UTC(), Format: h.format, State: st, Usage: h.p.Usage()}
+	ls := LiveStatus{UpdatedAt: time.Now().UTC(), Format: h.format, SessionID: st.SessionID, State: st, Usage: h.p.Usage()}
 	if err := writeVolatile(StatusPath(h.s.Store, h.s.Invocation), ls); err != nil {
 		h.s.logf("status.json: %v", err)
 		return
@@ -171,18 +225,43 @@ func (h *streamHook) Close(rec *store.InvocationRecord) {
 	h.f.Close()
 	h.writeStatus()
 	st, u := h.p.State(), h.p.Usage()
+	end := &Exit{TimedOut: h.s.timeoutReason()}
 	var rs *stream.RunnerStatus
 	if rec != nil {
 		rs, _ = stream.ReadRunnerStatus(rec.SandboxPath)
+		if st.Denials > 0 {
+			end.Unchanged = h.s.unchanged(rec)
+		}
 	}
-	status, summary := Semantic(rs, st, true)
+	status, summary := Semantic(rs, st, end)
 	h.s.update(func(r *store.InvocationRecord) error {
 		r.SemanticStatus, r.SemanticSummary = status, summary
 		if st.Events > 0 {
 			r.Usage = UsageRecord(u)
 		}
+		if st.SessionID != "" {
+			r.SessionID = st.SessionID
+		}
 		return nil
 	})
+}
+
+// unchanged reports whether the sandbox holds nothing new: HEAD is still
+// the base commit and the tree is clean. Any doubt (an error) counts as
+// changed.
+func (s *Supervisor) unchanged(rec *store.InvocationRecord) bool {
+	if s.Repo == nil || rec.BaseCommit == "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	t := s.Repo.Tree(rec.SandboxPath)
+	head, err := t.Head(ctx)
+	if err != nil || head != rec.BaseCommit {
+		return false
+	}
+	dirty, err := t.IsDirty(ctx)
+	return err == nil && !dirty
 }
 
 // writeVolatile replaces path with v's JSON by a rename (readers never see

@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/git-agency/git-agency/runner/stream"
@@ -21,6 +22,18 @@ func TestSemanticOfRealStreams(t *testing.T) {
 		"codex_readonly.jsonl":  stream.StatusReadyForReview,
 		"codex_fail500.jsonl":   stream.StatusError,
 		"codex_deadport.jsonl":  stream.StatusError,
+		// Captures of claude 2.1.330 and codex 0.169 (with their stderr).
+		"real/c-deny.raw.jsonl":          stream.StatusNeedsInput,
+		"real/c-multi.raw.jsonl":         stream.StatusNeedsInput,
+		"real/c-hooks.raw.jsonl":         stream.StatusReadyForReview,
+		"real/c-SUBAGENT.raw.jsonl":      stream.StatusReadyForReview,
+		"real/c-THINK.raw.jsonl":         stream.StatusReadyForReview,
+		"real/c-hang.raw.jsonl":          stream.StatusError,
+		"real/x-deny.raw.jsonl":          stream.StatusNeedsInput,
+		"real/x-hookbypass.raw.jsonl":    stream.StatusReadyForReview,
+		"real/x-WEB.raw.jsonl":           stream.StatusReadyForReview,
+		"real/x-multi.raw.jsonl":         stream.StatusReadyForReview,
+		"real/x-resume-agency.raw.jsonl": stream.StatusReadyForReview,
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -30,8 +43,11 @@ func TestSemanticOfRealStreams(t *testing.T) {
 			}
 			p := stream.NewParser(stream.FormatAuto, nil)
 			p.Write(b)
+			if e, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "stream", strings.TrimSuffix(name, ".raw.jsonl")+".stderr.log")); err == nil {
+				p.Stderr().Write(e)
+			}
 			p.Flush()
-			got, sum := Semantic(nil, p.State(), true)
+			got, sum := Semantic(nil, p.State(), &Exit{})
 			if got != want || sum == "" {
 				t.Errorf("Semantic = %q, %q; want %q with a summary", got, sum, want)
 			}
@@ -45,24 +61,30 @@ func TestSemantic(t *testing.T) {
 		name     string
 		rs       *stream.RunnerStatus
 		st       stream.StreamState
-		ended    bool
+		end      *Exit
 		want     string
 		wantSumm string
 	}{
-		{"runner status wins", &stream.RunnerStatus{Status: stream.StatusBlocked, Summary: "no creds"}, done, true, stream.StatusBlocked, "no creds"},
-		{"runner status without summary", &stream.RunnerStatus{Status: stream.StatusWorking}, done, false, stream.StatusWorking, "Done"},
-		{"invalid runner status ignored", &stream.RunnerStatus{Status: "zzz"}, done, true, stream.StatusReadyForReview, "Done"},
-		{"error", nil, stream.StreamState{TurnFailed: true, LastError: "boom"}, true, stream.StatusError, "boom"},
-		{"needs input", nil, stream.StreamState{WaitingForUser: true, LastSummary: "Which?"}, true, stream.StatusNeedsInput, "Which?"},
-		{"clean end", nil, done, true, stream.StatusReadyForReview, "Done"},
-		{"codex turn end", nil, stream.StreamState{LastKind: stream.KindTurnEnd, LastSummary: "turn completed"}, true, stream.StatusReadyForReview, "turn completed"},
-		{"still running", nil, done, false, "", "Done"},
-		{"cut off mid-run", nil, stream.StreamState{LastKind: stream.KindToolCall, LastSummary: "Write a"}, true, "", "Write a"},
-		{"nothing", nil, stream.StreamState{}, true, "", ""},
+		{"runner status wins while running", &stream.RunnerStatus{Status: stream.StatusBlocked, Summary: "no creds"}, done, nil, stream.StatusBlocked, "no creds"},
+		{"runner status without summary", &stream.RunnerStatus{Status: stream.StatusWorking}, done, nil, stream.StatusWorking, "Done"},
+		{"the stream's end wins over runner status after exit", &stream.RunnerStatus{Status: stream.StatusWorking, Summary: "busy"}, done, &Exit{}, stream.StatusReadyForReview, "Done"},
+		{"runner status speaks for a stream without an end", &stream.RunnerStatus{Status: stream.StatusBlocked, Summary: "no creds"}, stream.StreamState{LastKind: stream.KindToolCall, LastSummary: "Write a"}, &Exit{}, stream.StatusBlocked, "no creds"},
+		{"invalid runner status ignored", &stream.RunnerStatus{Status: "zzz"}, done, &Exit{}, stream.StatusReadyForReview, "Done"},
+		{"error", nil, stream.StreamState{TurnFailed: true, LastError: "boom"}, &Exit{}, stream.StatusError, "boom"},
+		{"needs input", nil, stream.StreamState{WaitingForUser: true, LastSummary: "Which?"}, &Exit{}, stream.StatusNeedsInput, "Which?"},
+		{"denied, nothing changed", nil, stream.StreamState{TurnEnded: true, LastMessage: "Done", Denials: 1, LastDenial: "denied: patch rejected"}, &Exit{Unchanged: true}, stream.StatusBlocked, "nothing changed: denied: patch rejected"},
+		{"denied then done", nil, stream.StreamState{TurnEnded: true, LastMessage: "Done", Denials: 1, LastDenial: "denied: patch rejected"}, &Exit{}, stream.StatusNeedsInput, "denied: patch rejected; then: Done"},
+		{"timeout", nil, stream.StreamState{LastKind: stream.KindToolCall, LastSummary: "Bash sleep 99"}, &Exit{TimedOut: "no output for 5m0s"}, stream.StatusError, "timed out (no output for 5m0s): Bash sleep 99"},
+		{"timeout after a clean end", nil, done, &Exit{TimedOut: "timeout 1m0s"}, stream.StatusError, "timed out (timeout 1m0s): r"},
+		{"clean end", nil, done, &Exit{}, stream.StatusReadyForReview, "Done"},
+		{"codex turn end", nil, stream.StreamState{LastKind: stream.KindTurnEnd, TurnEnded: true, LastSummary: "turn completed"}, &Exit{}, stream.StatusReadyForReview, "turn completed"},
+		{"still running", nil, done, nil, "", "Done"},
+		{"cut off mid-run", nil, stream.StreamState{LastKind: stream.KindToolCall, LastSummary: "Write a"}, &Exit{}, "", "Write a"},
+		{"nothing", nil, stream.StreamState{}, &Exit{}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, sum := Semantic(tt.rs, tt.st, tt.ended)
+			got, sum := Semantic(tt.rs, tt.st, tt.end)
 			if got != tt.want || sum != tt.wantSumm {
 				t.Errorf("Semantic = %q, %q; want %q, %q", got, sum, tt.want, tt.wantSumm)
 			}

@@ -34,8 +34,9 @@ type Supervisor struct {
 	// Log is the supervisor's own log (supervisor.log).
 	Log io.Writer
 
-	lastOutput atomic.Int64 // unix nanos of the last chunk
-	timedOut   atomic.Bool
+	lastOutput  atomic.Int64 // unix nanos of the last chunk
+	timedOut    atomic.Bool
+	timeoutNote atomic.Pointer[string] // which limit stopped the run
 
 	// stopAtExit is the stop request the record held when the runner
 	// exited (exitNoted: it was read).
@@ -232,10 +233,11 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 }
 
 // OutputHook receives every stdout chunk of a headless runner after it was
-// written to raw.jsonl (the stream parser, newStreamHook), and is closed at
-// the end.
+// written to raw.jsonl (the stream parser, newStreamHook), every stderr
+// chunk after stderr.log through Stderr's writer, and is closed at the end.
 type OutputHook interface {
 	io.Writer
+	Stderr() io.Writer
 	Close(rec *store.InvocationRecord)
 }
 
@@ -311,11 +313,12 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	cmd.Env = AgentEnv(rec)
 	cmd.Stdin = devnull
 	out := &chunkWriter{f: rawF, s: s}
+	errOut := &chunkWriter{f: errF, s: s}
 	if hook != nil {
-		out.hook = hook
+		out.hook, errOut.hook = hook, hook.Stderr()
 	}
 	cmd.Stdout = out
-	cmd.Stderr = &chunkWriter{f: errF, s: s}
+	cmd.Stderr = errOut
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A descendant that survives the runner (one that ignored SIGINT, or a
 	// background job) keeps stdout open: without a bound, Wait would wait
@@ -429,9 +432,18 @@ func (s *Supervisor) timeoutWhy(began, last time.Time) string {
 
 // timeoutFired records that a limit was passed.
 func (s *Supervisor) timeoutFired(why string) {
+	s.timeoutNote.Store(&why)
 	s.timedOut.Store(true)
 	s.logf("stopping the runner: %s", why)
 	s.event("timeout", map[string]any{"reason": why})
+}
+
+// timeoutReason says which limit stopped the run, "" if none did.
+func (s *Supervisor) timeoutReason() string {
+	if p := s.timeoutNote.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // stopGroup sends SIGINT to the runner's group, then SIGKILL after the

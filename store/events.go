@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"time"
@@ -17,18 +18,27 @@ type Event struct {
 
 // AppendEvent appends one event to invocations/<inv>/events.jsonl. A single
 // write of a line under O_APPEND keeps concurrent writers from interleaving.
+// When the file does not end in a newline (a writer killed mid-line, a full
+// disk) the event starts on a fresh line, so it is not lost with the cut one.
 func (s *Store) AppendEvent(inv, name string, data map[string]any) error {
 	ev := Event{Time: time.Now().UTC().Format(time.RFC3339Nano), Event: name, Data: data}
 	line, err := json.Marshal(ev)
 	if err != nil {
 		return errs.Internal("encode event: %v", err)
 	}
-	f, err := os.OpenFile(s.EventsPath(inv), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(s.EventsPath(inv), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return errs.IO("append event", s.EventsPath(inv), err)
 	}
 	defer f.Close()
-	if _, err := f.Write(append(line, '\n')); err != nil {
+	line = append(line, '\n')
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	if _, err := f.Write(line); err != nil {
 		return errs.IO("append event", s.EventsPath(inv), err)
 	}
 	return nil
@@ -56,4 +66,27 @@ func (s *Store) ReadEvents(inv string) ([]Event, error) {
 		start = i + 1
 	}
 	return out, nil
+}
+
+// DamagedEventLines counts the lines of an invocation's events.jsonl that
+// are not an event: garbage, or a line cut short (the last one without its
+// newline). A missing file has none.
+func (s *Store) DamagedEventLines(inv string) (int, error) {
+	data, err := os.ReadFile(s.EventsPath(inv))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	bad := 0
+	for len(data) > 0 {
+		line, rest, found := bytes.Cut(data, []byte{'\n'})
+		data = rest
+		var ev Event
+		if !found || (len(line) > 0 && json.Unmarshal(line, &ev) != nil) {
+			bad++
+		}
+	}
+	return bad, nil
 }

@@ -57,10 +57,13 @@ const (
 
 // Usage is a runner's reported consumption.
 type Usage struct {
-	Turns        int      `json:"turns"`
-	InputTokens  int64    `json:"input_tokens"`
-	OutputTokens int64    `json:"output_tokens"`
-	CostUSD      *float64 `json:"cost_usd"`
+	Turns        int   `json:"turns"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	// CachedInputTokens and ReasoningTokens are parts of the two above.
+	CachedInputTokens int64    `json:"cached_input_tokens,omitempty"`
+	ReasoningTokens   int64    `json:"reasoning_tokens,omitempty"`
+	CostUSD           *float64 `json:"cost_usd"`
 }
 
 // LandProgress records a land in flight so an interrupted one can be
@@ -117,13 +120,16 @@ type InvocationRecord struct {
 	Error            string  `json:"error,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
-	StopRequested   string        `json:"stop_requested,omitempty"`
-	SemanticStatus  string        `json:"semantic_status,omitempty"`
-	SemanticSummary string        `json:"semantic_summary,omitempty"`
-	Usage           *Usage        `json:"usage,omitempty"`
-	Land            *LandProgress `json:"land,omitempty"`
-	LandedAt        *string       `json:"landed_at,omitempty"`
-	DiscardedAt     *string       `json:"discarded_at,omitempty"`
+	StopRequested   string `json:"stop_requested,omitempty"`
+	SemanticStatus  string `json:"semantic_status,omitempty"`
+	SemanticSummary string `json:"semantic_summary,omitempty"`
+	Usage           *Usage `json:"usage,omitempty"`
+	// SessionID is the runner's conversation id (claude session_id, codex
+	// thread_id), with which the conversation can be resumed.
+	SessionID   string        `json:"session_id,omitempty"`
+	Land        *LandProgress `json:"land,omitempty"`
+	LandedAt    *string       `json:"landed_at,omitempty"`
+	DiscardedAt *string       `json:"discarded_at,omitempty"`
 }
 
 // Str returns a pointer to s (for the record's nullable strings).

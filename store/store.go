@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -20,9 +21,18 @@ const SchemaVersion = "1.0"
 // DataDir resolves the data directory: $AGENCY_DATA_DIR, else the
 // configured agency.dataDir, else $XDG_DATA_HOME/agency, else
 // ~/.local/share/agency. The result is absolute.
+//
+// A relative agency.dataDir is refused (E_CONFIG): relative to the current
+// directory it would name a different data directory from every
+// subdirectory and worktree, and relative to the repository it would put
+// sandboxes inside the user's own working tree. It must be absolute or
+// start with ~/.
 func DataDir(getenv func(string) string, configured string) (string, error) {
 	dir := getenv("AGENCY_DATA_DIR")
-	if dir == "" {
+	if dir == "" && configured != "" {
+		if !filepath.IsAbs(configured) && !strings.HasPrefix(configured, "~/") {
+			return "", errs.Config("agency.dataDir", configured, "an absolute path, or one that starts with ~/")
+		}
 		dir = configured
 	}
 	if dir == "" {
@@ -64,12 +74,20 @@ func RepoID(commonDir string) string {
 type Store struct {
 	DataDir string
 	RepoID  string
+	// MovedFrom is set when the repository's records were found under the
+	// id of the path it had before it was moved (see findMoved): the
+	// caller relinks (Relink, and `git worktree repair` of its trees).
+	MovedFrom string
 }
 
-// Open returns the store for a repository and makes sure its directory and
-// repo.json exist.
+// Open returns the store for a repository and makes sure its directory,
+// repo.json and the identity file in its git directory exist.
 func Open(dataDir, commonDir string) (*Store, error) {
 	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir)}
+	if id, from := s.findMoved(commonDir); id != "" {
+		// The identity file names the records, whatever the path hashes to.
+		s.RepoID, s.MovedFrom = id, from
+	}
 	if err := os.MkdirAll(s.RepoDir(), 0o700); err != nil {
 		return nil, errs.IO("create", s.RepoDir(), err)
 	}
@@ -80,6 +98,7 @@ func Open(dataDir, commonDir string) (*Store, error) {
 			return nil, err
 		}
 	}
+	s.keepIdentity(commonDir)
 	return s, nil
 }
 
@@ -89,6 +108,8 @@ type RepoRecord struct {
 	RepoID        string `json:"repo_id"`
 	CommonDir     string `json:"common_dir"`
 	CreatedAt     string `json:"created_at"`
+	// MovedFrom is the common dir before the repository was last moved.
+	MovedFrom string `json:"moved_from,omitempty"`
 }
 
 func (s *Store) ReposDir() string     { return filepath.Join(s.DataDir, "repos") }

@@ -310,6 +310,15 @@ func TestDataDir(t *testing.T) {
 			t.Errorf("DataDir(%v, %q) = %q, %v; want %q", c.env, c.conf, got, err, c.want)
 		}
 	}
+	// A relative agency.dataDir is refused (unless the environment wins).
+	for _, conf := range []string{"data", "./data", "../data", "~data"} {
+		if got, err := DataDir(env(map[string]string{"HOME": "/h"}), conf); !errs.Is(err, errs.EConfig) {
+			t.Errorf("DataDir(%q) = %q, %v; want E_CONFIG", conf, got, err)
+		}
+	}
+	if got, err := DataDir(env(map[string]string{"AGENCY_DATA_DIR": "/a"}), "data"); err != nil || got != "/a" {
+		t.Errorf("env over a relative config: %q %v", got, err)
+	}
 }
 
 func TestCheckpointsFile(t *testing.T) {
@@ -350,4 +359,35 @@ func TestCheckpointsFile(t *testing.T) {
 		t.Errorf("second lock: %v", err)
 	}
 	l.Unlock()
+}
+
+func TestEventsAfterCutLine(t *testing.T) {
+	s := &Store{DataDir: t.TempDir(), RepoID: "r"}
+	inv := "20260128120500-b7c9"
+	if err := os.MkdirAll(s.InvocationDir(inv), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DamagedEventLines(inv); n != 0 || err != nil {
+		t.Fatalf("no file: %d %v", n, err)
+	}
+	if err := s.AppendEvent(inv, "one", nil); err != nil {
+		t.Fatal(err)
+	}
+	// A writer killed mid-line leaves a line without its newline.
+	f, _ := os.OpenFile(s.EventsPath(inv), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"time":"2026-01-28T12:05:00Z","ev`)
+	f.Close()
+	if n, _ := s.DamagedEventLines(inv); n != 1 {
+		t.Errorf("cut line: %d damaged", n)
+	}
+	if err := s.AppendEvent(inv, "two", nil); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.ReadEvents(inv)
+	if err != nil || len(evs) != 2 || evs[0].Event != "one" || evs[1].Event != "two" {
+		t.Fatalf("events after a cut line: %+v %v", evs, err)
+	}
+	if n, _ := s.DamagedEventLines(inv); n != 1 {
+		t.Errorf("after the next append: %d damaged", n)
+	}
 }

@@ -14,6 +14,9 @@
 //	-print-env NAME        print NAME=value (or NAME unset)
 //	-echo-prompt           print the last positional argument verbatim
 //	-runner-status s[:sum] write .agency/state/runner_status.json
+//	-deny path            with -stream: report a write of path the runner
+//	                       refused (claude: permission_denied; codex: the
+//	                       router error on stderr); nothing is written
 //	-wait-file path        block until path exists (gives up after 60 s, exit 3)
 //
 // In content, the two-character sequences \n and \t stand for a newline and
@@ -98,6 +101,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return nil
 	})
 	act("runner-status", "write runner_status.json `status[:summary]`", writeRunnerStatus)
+	act("deny", "report a refused write of `path` (with -stream)", func(v string) error {
+		if a.emit != nil {
+			a.emit.deny(v, stderr)
+		}
+		return nil
+	})
 	act("wait-file", "wait until `path` exists", func(v string) error { return waitFile(v, 60*time.Second) })
 	actBool("print-cwd", "print the working directory", func() error {
 		wd, err := os.Getwd()

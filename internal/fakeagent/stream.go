@@ -17,6 +17,7 @@ type emitter struct {
 	cwd    string
 	n      int // ids handed out
 	turns  int
+	denied []obj // claude permission_denials for the result
 }
 
 const (
@@ -149,6 +150,27 @@ func (e *emitter) command(cmd, output string) {
 	e.toolResult(id, output)
 }
 
+// deny reports a write the runner refused, the way each CLI does: claude
+// prints system/permission_denied and a failed tool result (and lists it in
+// the result); codex prints nothing in its JSONL, only an error on stderr.
+func (e *emitter) deny(path string, stderr io.Writer) {
+	abs := e.abs(path)
+	if e.format == "codex" {
+		fmt.Fprintln(stderr, "2026-11-23T15:25:59.451708Z ERROR codex_core::tools::router: error=patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings")
+		return
+	}
+	id := e.id("toolu_fake")
+	input := o("file_path", abs, "content", "x")
+	e.assistant(o("type", "tool_use", "id", id, "name", "Write", "input", input))
+	msg := "Claude requested permissions to write to " + abs + ", but you haven't granted it yet."
+	e.line(o("type", "system", "subtype", "permission_denied", "tool_name", "Write", "tool_use_id", id,
+		"message", msg, "uuid", e.id("uuid-"), "session_id", fakeSession))
+	e.line(o("type", "user", "message", o("role", "user", "content", []obj{
+		o("type", "tool_result", "content", msg, "is_error", true, "tool_use_id", id)}),
+		"parent_tool_use_id", nil, "session_id", fakeSession, "uuid", e.id("uuid-")))
+	e.denied = append(e.denied, o("tool_name", "Write", "tool_use_id", id, "tool_input", input))
+}
+
 func (e *emitter) assistant(block obj) {
 	e.turns++
 	e.line(o("type", "assistant", "message", o("id", e.id("msg_fake"), "type", "message", "role", "assistant",
@@ -194,5 +216,5 @@ func (e *emitter) finish(exit int, needsInput bool) {
 		"num_turns", max(e.turns, 1), "result", text, "stop_reason", "end_turn", "session_id", fakeSession,
 		"total_cost_usd", 0.00035, "usage", o("input_tokens", 20, "cache_creation_input_tokens", 0,
 			"cache_read_input_tokens", 0, "output_tokens", 10),
-		"permission_denials", []any{}, "terminal_reason", "completed", "uuid", e.id("uuid-")))
+		"permission_denials", append([]obj{}, e.denied...), "terminal_reason", "completed", "uuid", e.id("uuid-")))
 }

@@ -16,8 +16,10 @@ type codexLine struct {
 		Message string `json:"message"`
 	} `json:"error"` // turn.failed
 	Usage *struct {
-		InputTokens  int64 `json:"input_tokens"`
-		OutputTokens int64 `json:"output_tokens"`
+		InputTokens           int64 `json:"input_tokens"`
+		CachedInputTokens     int64 `json:"cached_input_tokens"`
+		OutputTokens          int64 `json:"output_tokens"`
+		ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
 	} `json:"usage"`
 }
 
@@ -54,9 +56,11 @@ func (p *Parser) codex(typ string, raw []byte) []Event {
 	case "turn.started":
 		return []Event{{Kind: KindTurnStart, SourceType: typ, Summary: "turn started"}}
 	case "turn.completed":
+		// The usage is the thread's total so far (cumulative on resume).
 		u := &Usage{Turns: 1}
 		if l.Usage != nil {
-			u.InputTokens, u.OutputTokens = l.Usage.InputTokens, l.Usage.OutputTokens
+			u.InputTokens, u.CachedInputTokens = l.Usage.InputTokens, l.Usage.CachedInputTokens
+			u.OutputTokens, u.ReasoningTokens = l.Usage.OutputTokens, l.Usage.ReasoningOutputTokens
 		}
 		ev := Event{Kind: KindTurnEnd, SourceType: typ, Usage: u,
 			Summary: fmt.Sprintf("turn completed (%d in, %d out tokens)", u.InputTokens, u.OutputTokens)}
@@ -72,8 +76,9 @@ func (p *Parser) codex(typ string, raw []byte) []Event {
 		}
 		return []Event{{Kind: KindError, SourceType: typ, IsError: true, Summary: text(msg)}}
 	case "error":
-		// Reconnect/retry notices; turn.failed follows if it gives up.
-		return []Event{{Kind: KindError, SourceType: typ, Retry: true, Summary: text(l.Message)}}
+		// Reconnect/retry notices, not fatal: turn.failed follows if it
+		// gives up.
+		return []Event{{Kind: KindError, SourceType: typ, Retry: true, Summary: text("retrying: " + l.Message)}}
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil {
 			return nil
@@ -132,6 +137,9 @@ func (p *Parser) codexItem(typ string, it *codexItem) []Event {
 		}
 		return []Event{{Kind: KindToolResult, SourceType: src, Tool: name, IsError: failed, Summary: name + " → " + it.Status}}
 	case "web_search":
+		if !done {
+			return skip // the same search follows on item.completed
+		}
 		return []Event{{Kind: KindToolCall, SourceType: src, Tool: "web_search", Summary: text("web_search " + it.Query)}}
 	case "todo_list":
 		n := 0
@@ -142,7 +150,28 @@ func (p *Parser) codexItem(typ string, it *codexItem) []Event {
 		}
 		return []Event{{Kind: KindMessage, SourceType: src, Summary: fmt.Sprintf("plan: %d/%d done", n, len(it.Items))}}
 	case "error":
-		return []Event{{Kind: KindError, SourceType: src, IsError: true, Summary: text(it.Message)}}
+		// Codex reports warnings as error items (a bypassed hook trust,
+		// say); failures end the turn with turn.failed.
+		return []Event{{Kind: KindError, SourceType: src, Warning: true, Summary: text("warning: " + it.Message)}}
 	}
 	return []Event{{Kind: KindUnknown, SourceType: src, Summary: "unknown item type " + it.Type}}
+}
+
+// codexRouterError marks the stderr line of a tool call that codex's
+// sandbox or approval policy rejected: the JSONL has no item for it.
+const codexRouterError = "codex_core::tools::router: error="
+
+// codexStderr maps a codex stderr line to an event, if it is one.
+func codexStderr(line string) (Event, bool) {
+	i := strings.Index(line, codexRouterError)
+	if i < 0 {
+		return Event{}, false
+	}
+	msg := strings.TrimSpace(line[i+len(codexRouterError):])
+	ev := Event{Kind: KindError, SourceType: "stderr/tools.router", IsError: true, Summary: text("tool error: " + msg)}
+	if strings.Contains(msg, "rejected") || strings.Contains(msg, "denied") || strings.Contains(msg, "blocked") {
+		ev.Denied = true
+		ev.Summary = text("denied: " + msg)
+	}
+	return ev, true
 }

@@ -27,7 +27,10 @@ const (
 	KindFileChange   = "file_change"   // codex file_change
 	KindTurnEnd      = "turn_end"      // codex turn.completed (carries the turn's usage)
 	KindResult       = "result"        // claude result (carries session totals)
-	KindError        = "error"         // failures and retry notices (see Event.Retry)
+	KindError        = "error"         // failures, denials, warnings and retry notices
+	KindHook         = "hook"          // claude system/hook_started, hook_response
+	KindTask         = "task"          // claude system/task_*, background_tasks_changed
+	KindProgress     = "progress"      // claude system/thinking_tokens
 	KindUnknown      = "unknown"       // unknown types, malformed or overlong lines
 )
 
@@ -53,6 +56,17 @@ type Event struct {
 	// ChangeKinds parallels Paths for file_change events: add, update, delete.
 	ChangeKinds []string `json:"change_kinds,omitempty"`
 	IsError     bool     `json:"is_error,omitempty"`
+	// Denied marks a tool call the runner refused to run: a claude
+	// permission denial, a codex patch or command rejected by its sandbox
+	// or approval policy (stderr). The agent carries on; nothing ran.
+	Denied bool `json:"denied,omitempty"`
+	// Warning marks an error event that is only a warning (codex
+	// item.completed of type error).
+	Warning bool `json:"warning,omitempty"`
+	// Agent names the subagent an event belongs to (claude agent_id, else
+	// the parent_tool_use_id of the Task call that started it); empty for
+	// the main agent.
+	Agent string `json:"agent,omitempty"`
 	// Retry marks a transient error notice (claude system/api_retry, codex
 	// top-level error): the runner carries on, so it is not fatal.
 	Retry bool `json:"retry,omitempty"`
@@ -61,15 +75,30 @@ type Event struct {
 	NeedsInput bool   `json:"needs_input,omitempty"`
 	Subtype    string `json:"subtype,omitempty"`
 	DurationMS int64  `json:"duration_ms,omitempty"`
-	// Usage is the turn's usage on turn_end (added up) and the session
-	// totals on result (replacing what came before).
+	// TerminalReason and APIErrorStatus are claude's result fields
+	// (completed, api_error, aborted_streaming; the HTTP status).
+	TerminalReason string `json:"terminal_reason,omitempty"`
+	APIErrorStatus *int   `json:"api_error_status,omitempty"`
+	// Usage on turn_end and result is the conversation's total so far (claude's
+	// modelUsage and total_cost_usd, codex's turn.completed usage are
+	// cumulative, on resume too): it replaces what came before, except Turns,
+	// which counts this event's turns and is added. On a message it is the
+	// usage of one new model message (claude message.usage), added to the
+	// last total for a live figure until the next total arrives.
 	Usage *Usage `json:"usage,omitempty"`
 }
 
-// Usage is the token and cost account of a run.
+// Usage is the token and cost account of a conversation.
 type Usage struct {
-	Turns        int      `json:"turns"`
-	InputTokens  int64    `json:"input_tokens"`
-	OutputTokens int64    `json:"output_tokens"`
-	CostUSD      *float64 `json:"cost_usd,omitempty"`
+	Turns int `json:"turns"`
+	// InputTokens counts every input token, cached ones included.
+	InputTokens int64 `json:"input_tokens"`
+	// CachedInputTokens is the part of InputTokens read from a cache
+	// (claude cache_read_input_tokens, codex cached_input_tokens).
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	OutputTokens      int64 `json:"output_tokens"`
+	// ReasoningTokens is the part of OutputTokens spent reasoning (codex
+	// reasoning_output_tokens, claude thinkingTokens).
+	ReasoningTokens int64    `json:"reasoning_tokens,omitempty"`
+	CostUSD         *float64 `json:"cost_usd,omitempty"`
 }

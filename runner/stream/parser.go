@@ -34,16 +34,23 @@ type Parser struct {
 	state    StreamState
 	usage    Usage
 	tools    map[string]string // claude tool_use id → tool name, until its result
-	cwd      string            // the runner's working directory, once known
-	err      error             // first error writing to w
-	out      bytes.Buffer      // encoding buffer, reused
+	tasks    map[string]string // claude Task tool_use id → the subagent's description
+	// lastMsgID is the claude message whose usage was counted last (one
+	// message spans several lines).
+	lastMsgID string
+	// denied counts claude's permission_denied lines since the last result.
+	denied int
+	errBuf []byte       // the current, incomplete stderr line
+	cwd    string       // the runner's working directory, once known
+	err    error        // first error writing to w
+	out    bytes.Buffer // encoding buffer, reused
 }
 
 // NewParser returns a parser for format ("claude", "codex", or "" to detect
 // each line's format from its type) that writes one JSON event per line to
 // w. w may be nil.
 func NewParser(format string, w io.Writer) *Parser {
-	return &Parser{format: format, w: w, now: time.Now, tools: map[string]string{}}
+	return &Parser{format: format, w: w, now: time.Now, tools: map[string]string{}, tasks: map[string]string{}}
 }
 
 // SetDir tells the parser the runner's working directory, so summaries
@@ -53,6 +60,15 @@ func (p *Parser) SetDir(dir string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cwd = dir
+}
+
+// Continue starts the account from the usage of earlier runs of the same
+// conversation (a resumed one appends to their stream.jsonl), so that live
+// usage is the conversation's total before this run prints its own.
+func (p *Parser) Continue(u Usage) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.usage = u
 }
 
 // SetClock replaces time.Now as the source of event times (for tests).
@@ -129,7 +145,50 @@ func (p *Parser) Flush() error {
 		p.handleLine(p.buf)
 	}
 	p.buf = nil
+	if len(p.errBuf) > 0 {
+		p.stderrLine(string(p.errBuf))
+		p.errBuf = nil
+	}
 	return p.err
+}
+
+// Stderr returns a writer for the runner's stderr. Runners report some
+// things only there (codex: a patch or command its sandbox or approval
+// policy rejected); those lines become events, the rest is ignored. Like
+// Write, it never fails.
+func (p *Parser) Stderr() io.Writer { return stderrWriter{p} }
+
+type stderrWriter struct{ p *Parser }
+
+func (w stderrWriter) Write(b []byte) (int, error) {
+	p := w.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if len(p.errBuf)+len(b) <= 64<<10 {
+				p.errBuf = append(p.errBuf, b...)
+			}
+			return n, nil
+		}
+		line := append(p.errBuf, b[:i]...)
+		p.stderrLine(string(line))
+		p.errBuf = p.errBuf[:0]
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+// stderrLine turns one stderr line into events, if it is one the format
+// knows.
+func (p *Parser) stderrLine(line string) {
+	if p.format != FormatClaude {
+		if ev, ok := codexStderr(line); ok {
+			p.emitAt(ev, 0)
+		}
+	}
 }
 
 // Err reports the first error writing events, if any.
@@ -209,10 +268,13 @@ func detect(typ string) string {
 	return ""
 }
 
-// emit stamps, folds and writes one event.
-func (p *Parser) emit(ev Event) {
+// emit stamps, folds and writes one event of the current stdout line.
+func (p *Parser) emit(ev Event) { p.emitAt(ev, p.line) }
+
+// emitAt stamps, folds and writes one event; line 0 means not from stdout.
+func (p *Parser) emitAt(ev Event, line int64) {
 	ev.Time = p.now().Round(0) // no monotonic reading: it does not survive JSON
-	ev.Line = p.line
+	ev.Line = line
 	ev.Summary = oneLine(ev.Summary)
 	p.state.Apply(ev, &p.usage)
 	if p.w == nil || p.err != nil {

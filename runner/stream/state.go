@@ -18,7 +18,8 @@ type StreamState struct {
 	LastEventAt time.Time `json:"last_event_at,omitzero"`
 	// LastMessage is the summary of the latest message event.
 	LastMessage string `json:"last_message,omitempty"`
-	// LastError is the summary of the latest error, fatal or not.
+	// LastError is the summary of the latest error, fatal or not (warnings
+	// are not errors).
 	LastError string `json:"last_error,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
 	// ResultSeen is set by a claude result line, ResultIsError by one
@@ -27,35 +28,59 @@ type StreamState struct {
 	ResultIsError bool `json:"result_is_error,omitempty"`
 	// TurnFailed is set by codex turn.failed and cleared by the next turn.
 	TurnFailed bool `json:"turn_failed,omitempty"`
+	// TurnEnded is set by codex turn.completed and cleared by the next turn.
+	TurnEnded bool `json:"turn_ended,omitempty"`
 	// WaitingForUser is set when the latest turn ended needing the user
 	// (Event.NeedsInput) and cleared by any later activity.
 	WaitingForUser bool `json:"waiting_for_user,omitempty"`
 	Retries        int  `json:"retries,omitempty"`
 	Unknown        int  `json:"unknown,omitempty"`
+	// Denials counts tool calls the runner refused (Event.Denied);
+	// LastDenial is the latest one's summary.
+	Denials    int    `json:"denials,omitempty"`
+	LastDenial string `json:"last_denial,omitempty"`
 }
 
-// Apply folds one event into the state and, if u is not nil, into the usage:
-// a turn_end's usage is added, a result's usage (session totals) replaces it.
-// Parser and LoadState share it, so both see the same state.
+// Ended reports whether the stream reached the end of a turn: a claude
+// result or a codex turn.completed, after everything else.
+func (s *StreamState) Ended() bool {
+	return s.ResultSeen || s.TurnEnded
+}
+
+// Apply folds one event into the state and, if u is not nil, into the usage
+// (see Event.Usage: totals replace, a message's usage is added). A
+// subagent's events count for activity, usage and errors, but its messages
+// are not the agent's last word. Parser and LoadState share it, so both see
+// the same state.
 func (s *StreamState) Apply(ev Event, u *Usage) {
 	s.Events++
 	s.LastKind = ev.Kind
 	s.LastSummary = ev.Summary
 	s.LastEventAt = ev.Time
-	if ev.SessionID != "" {
+	if ev.SessionID != "" && ev.Agent == "" {
 		s.SessionID = ev.SessionID
 	}
-	if ev.Kind != KindUnknown {
+	if ev.Agent == "" && !bookkeeping(ev.Kind) {
 		s.WaitingForUser = ev.NeedsInput
+	}
+	if ev.Denied {
+		s.Denials++
+		s.LastDenial = ev.Summary
 	}
 	switch ev.Kind {
 	case KindMessage:
-		s.LastMessage = ev.Summary
+		if ev.Agent == "" {
+			s.LastMessage = ev.Summary
+		}
+	case KindTurnEnd:
+		s.TurnEnded = true
 	case KindTurnStart:
-		s.TurnFailed = false
+		s.TurnFailed, s.TurnEnded = false, false
 		s.ResultSeen, s.ResultIsError = false, false
 	case KindError:
-		s.LastError = ev.Summary
+		if !ev.Warning {
+			s.LastError = ev.Summary
+		}
 		if ev.Retry {
 			s.Retries++
 		} else if ev.SourceType == "turn.failed" {
@@ -73,20 +98,28 @@ func (s *StreamState) Apply(ev Event, u *Usage) {
 		return
 	}
 	switch ev.Kind {
-	case KindTurnEnd:
-		u.Turns += ev.Usage.Turns
-		u.InputTokens += ev.Usage.InputTokens
-		u.OutputTokens += ev.Usage.OutputTokens
-		if ev.Usage.CostUSD != nil {
-			c := *ev.Usage.CostUSD
-			if u.CostUSD != nil {
-				c += *u.CostUSD
-			}
-			u.CostUSD = &c
-		}
-	case KindResult:
+	case KindTurnEnd, KindResult:
+		// The conversation's total: never added up across turns, results
+		// or resumed runs.
+		turns := u.Turns + ev.Usage.Turns
 		*u = *ev.Usage
+		u.Turns = turns
+	default:
+		u.InputTokens += ev.Usage.InputTokens
+		u.CachedInputTokens += ev.Usage.CachedInputTokens
+		u.OutputTokens += ev.Usage.OutputTokens
+		u.ReasoningTokens += ev.Usage.ReasoningTokens
 	}
+}
+
+// bookkeeping reports whether events of a kind say nothing about whether
+// the agent works or waits (a SessionEnd hook may follow the result).
+func bookkeeping(kind string) bool {
+	switch kind {
+	case KindUnknown, KindHook, KindTask, KindProgress:
+		return true
+	}
+	return false
 }
 
 // LoadState rebuilds the state and usage from a stream.jsonl written by a

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/store"
@@ -19,6 +20,9 @@ const (
 	LifecycleRunning  = "running"
 	LifecycleFinished = "finished"
 	LifecycleFailed   = "failed"
+
+	// ExitTimeout is the exit_reason of a run a timeout stopped.
+	ExitTimeout = "timeout"
 
 	LandingPending   = "pending"
 	LandingLanded    = "landed"
@@ -94,8 +98,12 @@ type StatusInput struct {
 	LandingStatus string // pending (or ""), landed, discarded
 	ExitReason    string // exited, stopped, killed, unknown, …
 	ExitCode      *int
-	Runner        *RunnerStatus // runner_status.json, if any
+	Runner        *RunnerStatus // runner_status.json, if any (read while running only)
 	Stream        StreamState   // zero if there is no stream (headed, custom)
+	// Semantic and SemanticSummary are the record's final semantic status
+	// and summary, written when the runner exited.
+	Semantic        string
+	SemanticSummary string
 	// LastOutputAt is the newest output time (record or log mtimes).
 	LastOutputAt   time.Time
 	Now            time.Time
@@ -108,15 +116,20 @@ type StatusInput struct {
 //  1. landing_status landed            → "landed", "landed"
 //  2. landing_status discarded         → "discarded", "discarded"
 //  3. lifecycle failed                 → "failed", "exit_reason <r>[, exit <code>][: <stream error>]"
-//  4. lifecycle finished               → "ready to land", the last message (else last summary, else "finished")
-//  5. lifecycle starting               → "starting", "starting"
-//  6. lifecycle other than running     → "unknown", "lifecycle <value>"
-//  7. a valid runner_status.json       → its status (working, needs_input, blocked,
+//     (a timeout: "timed out (<limit>)[, exit <code>][: <what it was doing>]")
+//  4. lifecycle finished, final semantic blocked (its work was denied and
+//     nothing changed, or its runner said so) → "needs_input", the semantic summary
+//  5. lifecycle finished, final semantic error (the agent reported a
+//     failure but exited 0)           → "failed", the semantic summary
+//  6. lifecycle finished               → "ready to land", the last message (else last summary, else "finished")
+//  7. lifecycle starting               → "starting", "starting"
+//  8. lifecycle other than running     → "unknown", "lifecycle <value>"
+//  9. a valid runner_status.json       → its status (working, needs_input, blocked,
 //     ready_for_review), its summary (else the last stream summary)
-//  8. stream result is_error or turn.failed → "error", the last error
-//  9. stream waiting for the user      → "needs_input", the last summary
-//  10. no output for > StallThreshold  → "stalled", "no output for <duration>"
-//  11. otherwise                       → "active", the last summary (else "running")
+//  10. stream result is_error or turn.failed → "error", the last error
+//  11. stream waiting for the user      → "needs_input", the last summary
+//  12. no output for > StallThreshold  → "stalled", "no output for <duration>"
+//  13. otherwise                       → "active", the last summary (else "running")
 func DeriveStatus(in StatusInput) (status, summary string) {
 	st := in.Stream
 	switch in.LandingStatus {
@@ -128,15 +141,29 @@ func DeriveStatus(in StatusInput) (status, summary string) {
 	switch in.Lifecycle {
 	case LifecycleFailed:
 		s := "exit_reason " + orDefault(in.ExitReason, "unknown")
+		why := st.LastError
+		if in.ExitReason == ExitTimeout {
+			// The supervisor's summary: "timed out (<limit>)[: <last>]".
+			s = "timed out"
+			if strings.HasPrefix(in.SemanticSummary, s) {
+				s, why, _ = strings.Cut(in.SemanticSummary, ": ")
+			}
+		}
 		if in.ExitCode != nil {
 			s += fmt.Sprintf(", exit %d", *in.ExitCode)
 		}
-		if st.LastError != "" {
-			s += ": " + st.LastError
+		if why != "" {
+			s += ": " + why
 		}
 		return StatusFailed, s
 	case LifecycleFinished:
-		return StatusReadyToLand, orDefault(st.LastMessage, orDefault(st.LastSummary, "finished"))
+		switch in.Semantic {
+		case StatusBlocked:
+			return StatusNeedsInput, orDefault(in.SemanticSummary, "blocked")
+		case StatusError:
+			return StatusFailed, orDefault(in.SemanticSummary, "the agent reported an error")
+		}
+		return StatusReadyToLand, orDefault(st.LastMessage, orDefault(st.LastSummary, orDefault(in.SemanticSummary, "finished")))
 	case LifecycleStarting:
 		return StatusStarting, "starting"
 	case LifecycleRunning:

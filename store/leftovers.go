@@ -1,0 +1,74 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// TempFile is a temp file a killed writer left behind (see AtomicTemps,
+// FilesIn).
+type TempFile struct {
+	Path    string
+	Size    int64
+	ModTime time.Time
+}
+
+// IsAtomicTemp tells whether a file name is one of WriteFileAtomic's temp
+// files (".<name>.tmp-<random>").
+func IsAtomicTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// AtomicTemps lists WriteFileAtomic's temp files in the directories where
+// records are written: the repo directory (repo.json), every
+// integration_worktrees/<id>/, invocations/<id>/, sandboxes/<id>/ and
+// sandboxes/<id>/logs/. It never looks inside a tree: a user's file of the
+// same shape is not ours.
+func (s *Store) AtomicTemps() []TempFile {
+	dirs := []string{s.RepoDir()}
+	for _, parent := range []string{s.IntegrationWorktreesDir(), s.InvocationsDir(), s.SandboxesDir()} {
+		names, _ := ReadDirNames(parent)
+		for _, id := range names {
+			dirs = append(dirs, filepath.Join(parent, id))
+		}
+	}
+	sbs, _ := ReadDirNames(s.SandboxesDir())
+	for _, id := range sbs {
+		dirs = append(dirs, s.SandboxLogsDir(id))
+	}
+	return FilesIn(dirs, IsAtomicTemp)
+}
+
+// FilesIn lists the regular files directly in dirs whose name matches
+// (unreadable directories are skipped).
+func FilesIn(dirs []string, match func(name string) bool) []TempFile {
+	var out []TempFile
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.Type().IsRegular() || !match(e.Name()) {
+				continue
+			}
+			if fi, err := e.Info(); err == nil {
+				out = append(out, TempFile{Path: filepath.Join(d, e.Name()), Size: fi.Size(), ModTime: fi.ModTime()})
+			}
+		}
+	}
+	return out
+}
+
+// MissingMeta tells whether an invocation directory exists without its
+// meta.json: an `agent start` killed between creating the directory and
+// writing the record (both happen under the repo lock).
+func (s *Store) MissingMeta(inv string) bool {
+	if fi, err := os.Stat(s.InvocationDir(inv)); err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err := os.Lstat(s.InvocationMetaPath(inv))
+	return os.IsNotExist(err)
+}
