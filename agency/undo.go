@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
@@ -19,6 +20,7 @@ import (
 // by the next `undo`).
 const (
 	FPUndoAfterStart  = "undo:after-start"
+	FPUndoAfterRef    = "undo:after-ref" // the branch moved back, not yet its files
 	FPUndoAfterBranch = "undo:after-branch"
 	FPUndoAfterTree   = "undo:after-tree"
 	FPUndoAfterRecord = "undo:after-record"
@@ -143,6 +145,12 @@ func (u *undoRun) begin() error {
 		}
 	}
 	return u.a.fail(FPUndoAfterStart)
+}
+
+// abort logs that a started undo failed having changed nothing: it is
+// not interrupted, the next undo starts afresh.
+func (u *undoRun) abort() {
+	u.a.Store.AppendOperation(u.undoLine(store.UndoAborted))
 }
 
 func (u *undoRun) note(format string, args ...any) {
@@ -309,10 +317,12 @@ func (u *undoRun) land(ctx context.Context) error {
 	if err != nil {
 		return gitErr(err)
 	}
-	move := false
+	// move: the branch goes back, then index and files follow it; files:
+	// only index and files (an undo killed between the two).
+	move, files := false, false
 	switch {
 	case head == e.After:
-		move = true
+		move, files = true, true
 		dirty, err := integ.HasTrackedChanges(ctx)
 		if err != nil {
 			return gitErr(err)
@@ -321,7 +331,11 @@ func (u *undoRun) land(ctx context.Context) error {
 			return errs.UndoDirtyIntegration(wt.Name, wt.TreePath)
 		}
 	case head == e.Before:
-		if !u.resume() {
+		if u.resume() {
+			if ok, err := integ.IndexMatches(ctx, e.After); err == nil && ok && e.After != e.Before {
+				files = true
+			}
+		} else {
 			u.note("the integration branch %s is at %s already; left alone", wt.Branch, ShortSHA(head))
 		}
 	default:
@@ -345,11 +359,28 @@ func (u *undoRun) land(ctx context.Context) error {
 	if err := u.begin(); err != nil {
 		return err
 	}
+	// The branch first, by compare-and-swap: when someone committed since
+	// the check above, it fails and nothing was touched.
 	if move {
-		if err := integ.FastForward(ctx, e.After, e.Before, "agency: undo land invocation "+rec.InvocationID); err != nil {
-			// HEAD moved between the check and the compare-and-swap.
+		if err := integ.MoveHead(ctx, e.After, e.Before, "agency: undo land invocation "+rec.InvocationID); err != nil {
+			u.abort()
 			if now, herr := integ.Head(ctx); herr == nil && now != e.After {
 				return errs.UndoLandMoved(rec.InvocationID, wt.Branch, ShortSHA(e.Before), ShortSHA(e.After))
+			}
+			return gitErr(err)
+		}
+		if err := a.fail(FPUndoAfterRef); err != nil {
+			return err
+		}
+	}
+	if files {
+		if err := integ.SwitchFiles(ctx, e.After, e.Before); err != nil {
+			// Put the branch back: the undo leaves nothing changed.
+			if move && integ.MoveHead(ctx, e.Before, e.After, "agency: undo of the land of "+rec.InvocationID+" failed; branch put back") == nil {
+				u.abort()
+			}
+			if blocked := (*gitcore.BlockedError)(nil); errors.As(err, &blocked) {
+				return errs.UndoDirtyIntegration(wt.Name, wt.TreePath).With(blocked.Paths...)
 			}
 			return gitErr(err)
 		}

@@ -216,13 +216,7 @@ var errRootCommit = errors.New("cannot replay a root commit onto other history")
 // local changes or untracked files in the way, the error is a
 // *BlockedError naming them; HEAD, index and files are then as they were.
 func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
-	if _, err := t.run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
-		return err
-	}
-	if _, err := t.run(ctx, "read-tree", "-m", "-u", from, to); err != nil {
-		if paths, berr := t.blockingPaths(ctx, from, to); berr == nil && len(paths) > 0 {
-			return &BlockedError{Paths: paths, Err: err}
-		}
+	if err := t.SwitchFiles(ctx, from, to); err != nil {
 		return err
 	}
 	if err := t.MoveHead(ctx, from, to, reflog); err != nil {
@@ -232,6 +226,23 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 			if _, rerr := t.run(ctx, "read-tree", "-m", "-u", to, from); rerr != nil {
 				return fmt.Errorf("%w; putting the files back to %s also failed: %v", err, from, rerr)
 			}
+		}
+		return err
+	}
+	return nil
+}
+
+// SwitchFiles updates the tree's index and files from `from`'s tree to
+// `to`'s, leaving HEAD alone: `read-tree -m -u from to`, which refuses to
+// overwrite local changes or untracked files (a *BlockedError naming the
+// paths in the way; nothing is changed then).
+func (t *Tree) SwitchFiles(ctx context.Context, from, to string) error {
+	if _, err := t.run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
+		return err
+	}
+	if _, err := t.run(ctx, "read-tree", "-m", "-u", from, to); err != nil {
+		if paths, berr := t.blockingPaths(ctx, from, to); berr == nil && len(paths) > 0 {
+			return &BlockedError{Paths: paths, Err: err}
 		}
 		return err
 	}

@@ -19,8 +19,9 @@ import (
 //     checkpoint apply, worktree rm --force) is one line, with what it
 //     changed and what is needed to reverse it.
 //   - An undo is two lines with its own seq: state "started" before it
-//     touches anything, "done" once it finished. A started undo without its
-//     done line was interrupted; the next `undo` finishes it first.
+//     touches anything, "done" once it finished ("aborted" when it failed
+//     having changed nothing). A started undo without a second line was
+//     interrupted; the next `undo` finishes it first.
 //
 // Each line is one write(2) of the whole line under O_APPEND, then fsync.
 // A line cut short by a crash has no newline: the next append starts a new
@@ -39,6 +40,9 @@ const (
 const (
 	UndoStarted = "started"
 	UndoDone    = "done"
+	// UndoAborted: it failed having changed nothing (a compare-and-swap
+	// that lost a race); as if it never ran.
+	UndoAborted = "aborted"
 )
 
 // Restore is a tree's state an undo recreates: the files of a snapshot
