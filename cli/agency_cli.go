@@ -32,7 +32,7 @@ type SandboxCLI struct {
 	Show    AgentShowCmd    `cmd:"" help:"Show one sandbox's invocation record."`
 	Diff    AgentDiffCmd    `cmd:"" help:"Show what the agent changed: commits, their diff, then uncommitted work."`
 	Land    AgentLandCmd    `cmd:"" help:"Land the sandbox on its integration worktree (--check: only predict)."`
-	Discard AgentDiscardCmd `cmd:"" help:"Throw the sandbox away (a running agent is stopped first)."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw the sandbox away (a running agent is stopped first; 'git agency undo' brings it back)."`
 	Logs    AgentLogsCmd    `cmd:"" help:"Print the agent's output; --follow streams it."`
 	Open    AgentOpenCmd    `cmd:"" help:"Open the sandbox in your editor."`
 	Stop    AgentStopCmd    `cmd:"" help:"Stop the agent gracefully."`

@@ -241,7 +241,7 @@ func (c *WorktreeShellCmd) Run(env *Env) error {
 // WorktreeRmCmd is `worktree rm`.
 type WorktreeRmCmd struct {
 	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
-	Force    bool   `help:"Discard the tree's uncommitted changes (and stop its agents)."`
+	Force    bool   `help:"Discard the tree's uncommitted changes (and stop its agents). They are saved first: 'git agency undo' brings the tree back."`
 }
 
 func (c *WorktreeRmCmd) Run(env *Env) error {
