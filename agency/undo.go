@@ -207,9 +207,12 @@ func (u *undoRun) checkSnapshot(ctx context.Context, r *store.Restore) error {
 	return nil
 }
 
-// checkSandboxAbsent refuses when the sandbox tree exists again (unless an
-// interrupted undo made it).
-func (u *undoRun) checkSandboxAbsent() error {
+// checkSandboxRestore refuses a sandbox restore that checkRestore refuses,
+// or whose tree exists again (unless an interrupted undo made it).
+func (u *undoRun) checkSandboxRestore(ctx context.Context, r *store.Restore) error {
+	if err := u.checkRestore(ctx, r); err != nil {
+		return err
+	}
 	tree := u.a.Store.SandboxTreePath(u.entry.InvocationID)
 	if _, err := os.Stat(tree); err == nil && !u.resume() {
 		return errs.UndoTreeExists(u.what(), tree)
@@ -260,7 +263,8 @@ func (a *App) resetFiles(ctx context.Context, path, commit string) error {
 	return nil
 }
 
-// recreateSandbox makes an invocation's sandbox tree again from r.
+// recreateSandbox makes an invocation's sandbox tree again from r (then
+// the failpoint after the tree).
 func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationRecord, r *store.Restore) error {
 	a := u.a
 	inv := rec.InvocationID
@@ -283,7 +287,7 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 	if len(r.NotKept) > 0 {
 		u.note("not restored (denylisted, never saved): %v", r.NotKept)
 	}
-	return nil
+	return a.fail(FPUndoAfterTree)
 }
 
 // land reverses a land: the integration branch goes back to where it was
@@ -349,10 +353,7 @@ func (u *undoRun) land(ctx context.Context) error {
 		}
 	}
 	r := e.Restore
-	if err := u.checkRestore(ctx, r); err != nil {
-		return err
-	}
-	if err := u.checkSandboxAbsent(); err != nil {
+	if err := u.checkSandboxRestore(ctx, r); err != nil {
 		return err
 	}
 
@@ -391,9 +392,6 @@ func (u *undoRun) land(ctx context.Context) error {
 	if err := u.recreateSandbox(ctx, rec, r); err != nil {
 		return err
 	}
-	if err := a.fail(FPUndoAfterTree); err != nil {
-		return err
-	}
 	if _, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
 		r.LandingStatus = store.Str(store.LandingPending)
 		r.LandedAt = nil
@@ -423,19 +421,13 @@ func (u *undoRun) discard(ctx context.Context) error {
 		return errs.UndoStatusChanged(rec.InvocationID, store.LandingDiscarded, s)
 	}
 	r := e.Restore
-	if err := u.checkRestore(ctx, r); err != nil {
-		return err
-	}
-	if err := u.checkSandboxAbsent(); err != nil {
+	if err := u.checkSandboxRestore(ctx, r); err != nil {
 		return err
 	}
 	if err := u.begin(); err != nil {
 		return err
 	}
 	if err := u.recreateSandbox(ctx, rec, r); err != nil {
-		return err
-	}
-	if err := a.fail(FPUndoAfterTree); err != nil {
 		return err
 	}
 	if _, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
@@ -524,8 +516,7 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 		return err
 	}
 	if wt.State != store.StateArchived && !u.resume() {
-		return errs.New(errs.EChangedSince, "see it with 'git agency worktree ls --all'",
-			"worktree %q is %s, not archived as rm left it; nothing was touched", wt.Name, wt.State)
+		return errs.UndoWorktreeNotArchived(wt.Name, wt.State)
 	}
 	if !wt.Adopted {
 		if err := store.CheckInside(a.Store.IntegrationWorktreeDir(wt.WorktreeID), wt.TreePath); err != nil {

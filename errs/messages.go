@@ -408,3 +408,8 @@ func PromptTooLong(size string, max int, how string) *Error {
 	return New(EPromptInvalid, "shorten the prompt, or put the long part in a file in the worktree and point the prompt at it; nothing was created",
 		"the prompt is too long to run %s: %s bytes, at most %d", how, size, max)
 }
+
+func UndoWorktreeNotArchived(name, state string) *Error {
+	return New(EChangedSince, "see it with 'git agency worktree ls --all'",
+		"worktree %q is %s, not archived as rm left it; nothing was touched", name, state)
+}

@@ -2,8 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -110,24 +108,16 @@ const UndoRefPrefix = "refs/agency/undo/"
 // ReadOplog reads every line of the operation log, in file order. A
 // missing log is empty; lines that do not decode are skipped.
 func (s *Store) ReadOplog() ([]Operation, error) {
-	data, err := os.ReadFile(s.OplogPath())
+	lines, err := readLines(s.OplogPath())
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
 		return nil, errs.IO("read", s.OplogPath(), err)
 	}
 	var out []Operation
-	start := 0
-	for i, b := range data {
-		if b != '\n' {
-			continue
-		}
+	for _, l := range lines {
 		var op Operation
-		if json.Unmarshal(data[start:i], &op) == nil && op.Seq > 0 && op.Op != "" {
+		if json.Unmarshal(l, &op) == nil && op.Seq > 0 && op.Op != "" {
 			out = append(out, op)
 		}
-		start = i + 1
 	}
 	return out, nil
 }
@@ -168,26 +158,8 @@ func (s *Store) AppendOperation(op Operation) (Operation, error) {
 	if err != nil {
 		return op, errs.Internal("encode operation: %v", err)
 	}
-	f, err := os.OpenFile(s.OplogPath(), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
-	if err != nil {
+	if err := appendLine(s.OplogPath(), line, true); err != nil {
 		return op, errs.IO("append", s.OplogPath(), err)
-	}
-	defer f.Close()
-	// A line cut short by a crash: start on a line of our own.
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, fi.Size()-1); err != nil && err != io.EOF {
-			return op, errs.IO("read", s.OplogPath(), err)
-		}
-		if last[0] != '\n' {
-			line = append([]byte{'\n'}, line...)
-		}
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		return op, errs.IO("append", s.OplogPath(), err)
-	}
-	if err := f.Sync(); err != nil {
-		return op, errs.IO("sync", s.OplogPath(), err)
 	}
 	return op, nil
 }
