@@ -336,11 +336,16 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 		a.Store.AppendEvent(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
 		return res, errs.LandConflict(inv, res.ConflictCommit, res.ConflictWhat, res.Conflicts)
 	}
-	// What `undo` needs to recreate the sandbox: its uncommitted work, saved
-	// as a checkpoint before the tree goes.
-	restore, err := a.saveSandbox(ctx, rec, store.CheckpointBeforeLand)
-	if err != nil {
-		return nil, err
+	// What `undo` needs to recreate the sandbox: its branch, and when it
+	// holds uncommitted work (only with --apply), that work saved as a
+	// checkpoint before the tree goes.
+	restore := &store.Restore{Branch: rec.SandboxBranch}
+	if res.Applied {
+		if restore, err = a.saveSandbox(ctx, rec, store.CheckpointBeforeLand); err != nil {
+			return nil, err
+		}
+	} else if restore.Head, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
+		return nil, SandboxBranchMissingErr(rec)
 	}
 	progress := &store.LandProgress{State: LandInProgress, StartedAt: a.now(), TargetHead: res.TargetHead,
 		Commits: res.Commits, Applied: res.Applied, ResultHead: res.ResultHead, Restore: restore}

@@ -85,4 +85,16 @@ func TestUndoLandBlockedPutsTheBranchBack(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(f.wt.TreePath, "a.txt")); string(b) != "one\ntwo\nthree\n" {
 		t.Errorf("a.txt after undo = %q", b)
 	}
+	// A land of commits only took no checkpoint: the sandbox comes back
+	// clean, at its branch.
+	sb := f.a.Store.SandboxTreePath(inv1)
+	if st := gitOut(t, sb, "status", "--porcelain"); st != "" {
+		t.Errorf("sandbox not clean:\n%s", st)
+	}
+	if got, want := gitOut(t, sb, "rev-parse", "HEAD"), gitOut(t, f.repo, "rev-parse", store.SandboxBranch(inv1)); got != want {
+		t.Errorf("sandbox HEAD %s, want %s", got, want)
+	}
+	if cps, _ := f.a.Store.ReadCheckpoints(inv1); len(cps.Checkpoints) != 0 {
+		t.Errorf("checkpoints taken: %+v", cps.Checkpoints)
+	}
 }
