@@ -15,7 +15,7 @@ BUILD   := build
 BASHCOMPDIR ?= $(abspath $(GOBIN)/../share/bash-completion/completions)
 ZSHCOMPDIR  ?= $(abspath $(GOBIN)/../share/zsh/site-functions)
 
-.PHONY: all build install test lint bench demo e2e-real clean man completion
+.PHONY: all build install test lint bench bench-include bench-sparse demo e2e-real clean man completion
 
 all: build
 
@@ -69,6 +69,15 @@ bench: bench-watch
 # at the default interval, as a share of one core (goal ≤ 3 %).
 bench-watch: build
 	-$(GO) run ./bench/watchcpu -bin $(BUILD)/git-agency -d 30s -n 50
+
+# bench-include: .worktreeinclude copying a 10k-file node_modules vs cp -a
+# (goal ≤ 1.2×); bench-sparse: a 1/10 sparse sandbox vs a full one (goal
+# ≤ 0.2×). Both also run from `make bench` (bench/*.bench.sh).
+bench-include:
+	-BENCH_ROOT=$(CURDIR) bash bench/include.bench.sh
+
+bench-sparse:
+	-BENCH_ROOT=$(CURDIR) bash bench/sparse.bench.sh
 
 # A throwaway repository, three demo agents, landing, cleanup (demo/demo.sh).
 # Touches nothing outside its own temp directory.

@@ -109,6 +109,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 				"worktree %q has no integration marker", r.Name)
 		}
 	}
+	a.checkSetups(ctx, add, wts)
 	invs, err := a.Store.ScanInvocations()
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.InvocationsDir(), "cannot scan invocation records: %v", err)

@@ -26,6 +26,8 @@ type StartOptions struct {
 	PromptPath         string
 	RunnerArgs         []string
 	NoIncludeUntracked bool
+	// Full opts out of the integration tree's sparse checkout.
+	Full bool
 	// WindowWidth/Height size a headed session (0: tmux's default).
 	WindowWidth, WindowHeight int
 }
@@ -136,12 +138,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		}
 		store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv))
 	}
-	base, err := a.CreateSandbox(ctx, wt, inv)
+	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
 		cleanup()
 		return nil, err
 	}
 	sandboxMade = true
+	base := made.Base
 	tree := a.Store.SandboxTreePath(inv)
 	mode := store.ModeHeaded
 	if opts.Headless {
@@ -163,6 +166,24 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		PromptSource:          opts.PromptSource,
 		PromptPath:            opts.PromptPath,
 		IncludeUntracked:      !opts.NoIncludeUntracked,
+		Include:               made.Include,
+		Sparse:                made.Sparse,
+	}
+	// The setup is read from the sandbox: exactly what will run there.
+	if err := a.sandboxSetup(ctx, rec); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if spec.Hooks == "claude" && !opts.Headless {
+		// Its hooks report its state to the supervisor (hook.json). Not
+		// headless: with -p only SessionStart, UserPromptSubmit and
+		// SessionEnd fire, which the stream already tells.
+		settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
+		rec.Command, err = runner.WriteClaudeSettings(rec.Command, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
+		if err != nil {
+			cleanup()
+			return nil, errs.IO("write", settings, err)
+		}
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
@@ -415,11 +436,12 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 // blocked, ready_for_review while still running, a failed turn) are all
 // "needs input"; working is "active".
 func displayOf(status string) string {
+	if runner.NeedsUser(status) {
+		return "needs input"
+	}
 	switch status {
 	case stream.StatusWorking, stream.StatusActive:
 		return "active"
-	case stream.StatusNeedsInput, stream.StatusBlocked, stream.StatusReadyForReview, stream.StatusError:
-		return "needs input"
 	}
 	return status // starting, stalled, ready to land, landed, discarded, failed, unknown
 }
@@ -433,7 +455,7 @@ func (a *App) withLive(v *InvocationView) {
 	if sem != "" {
 		cp := *v.Record
 		cp.SemanticStatus, cp.SemanticSummary = sem, sum
-		if live != nil && live.State.Events > 0 {
+		if live != nil && live.State.Events > 0 && live.Format != runner.HeadedFormat {
 			cp.Usage = runner.UsageRecord(live.Usage)
 		}
 		if live != nil && live.SessionID != "" {

@@ -16,19 +16,53 @@ import (
 // holds the repo lock and has checked the tree is on its branch
 // (PrepareStart).
 func (a *App) CreateSandbox(ctx context.Context, wt *store.WorktreeRecord, inv string) (string, error) {
+	res, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{})
+	if err != nil {
+		return "", err
+	}
+	return res.Base, nil
+}
+
+// SandboxOptions shape a new sandbox.
+type SandboxOptions struct {
+	// Full opts out of the integration tree's sparse checkout.
+	Full bool
+}
+
+// SandboxResult is what CreateSandboxWith made.
+type SandboxResult struct {
+	Base    string
+	Sparse  bool
+	Include *store.IncludeStats
+}
+
+// CreateSandboxWith is CreateSandbox with options. The sandbox inherits the
+// integration tree's sparse checkout and gets the ignored files its
+// .worktreeinclude lists (logged to logs/setup.log); a failing copy removes
+// everything made.
+func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, inv string, opts SandboxOptions) (*SandboxResult, error) {
 	base, err := a.Repo.Tree(wt.TreePath).Head(ctx)
 	if err != nil {
-		return "", gitErr(err)
+		return nil, gitErr(err)
 	}
 	if base == "" {
-		return "", errs.New(errs.EBranchNotFound, "commit something first", "integration branch %s has no commits", wt.Branch)
+		return nil, errs.New(errs.EBranchNotFound, "commit something first", "integration branch %s has no commits", wt.Branch)
+	}
+	// An uncommitted .worktreeinclude lives in the main worktree only.
+	trees := []string{wt.TreePath}
+	if _, err := os.Lstat(filepath.Join(wt.TreePath, IncludeFile)); err != nil {
+		trees = append(trees, a.mainWorktree(ctx))
+	}
+	include, err := a.IncludePatterns(trees...)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(a.Store.SandboxesDir(), 0o700); err != nil {
-		return "", errs.IO("create", a.Store.SandboxesDir(), err)
+		return nil, errs.IO("create", a.Store.SandboxesDir(), err)
 	}
 	dir := a.Store.SandboxDir(inv)
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return "", errs.IO("create", dir, err)
+		return nil, errs.IO("create", dir, err)
 	}
 	tree := a.Store.SandboxTreePath(inv)
 	branch := store.SandboxBranch(inv)
@@ -40,33 +74,49 @@ func (a *App) CreateSandbox(ctx context.Context, wt *store.WorktreeRecord, inv s
 		}
 		store.RemoveAllInside(a.Store.SandboxesDir(), dir)
 	}
-	if err := a.Repo.WorktreeAdd(ctx, tree, branch, base); err != nil {
+	sparse, err := a.addTree(ctx, wt.TreePath, tree, branch, base, opts.Full)
+	if err != nil {
 		cleanup(true)
-		return "", gitErr(err)
+		return nil, err
 	}
 	if err := a.fail("sandbox-create:after-worktree-add"); err != nil {
 		cleanup(true)
-		return "", err
+		return nil, err
 	}
 	if HasMarker(tree) {
 		// The integration branch itself tracks a marker: never a sandbox.
 		cleanup(true)
-		return "", errs.New(errs.EIntegrationTree, "remove .agency/INTEGRATION_MARKER from the branch's commits",
+		return nil, errs.New(errs.EIntegrationTree, "remove .agency/INTEGRATION_MARKER from the branch's commits",
 			"the new sandbox holds an integration marker; refusing to use it")
 	}
 	if err := WriteAgencyIgnore(tree); err != nil {
 		cleanup(true)
-		return "", err
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(tree, store.AgencyDir, "state"), 0o755); err != nil {
 		cleanup(true)
-		return "", errs.IO("create", filepath.Join(tree, store.AgencyDir, "state"), err)
+		return nil, errs.IO("create", filepath.Join(tree, store.AgencyDir, "state"), err)
 	}
 	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
 		cleanup(true)
-		return "", errs.IO("create", a.Store.SandboxLogsDir(inv), err)
+		return nil, errs.IO("create", a.Store.SandboxLogsDir(inv), err)
 	}
-	return base, nil
+	res := &SandboxResult{Base: base, Sparse: sparse}
+	if len(include) > 0 {
+		logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
+		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			cleanup(true)
+			return nil, errs.IO("create", logPath, err)
+		}
+		res.Include, err = a.includeIntoTree(ctx, include, wt.TreePath, tree, log)
+		log.Close()
+		if err != nil {
+			cleanup(true)
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // RemoveSandboxTree removes an invocation's sandbox tree and its git

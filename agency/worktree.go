@@ -21,6 +21,8 @@ func HasMarker(tree string) bool {
 type CreateWorktreeOptions struct {
 	Name   string
 	Parent string // "" = the current branch
+	// Full opts out of inheriting the current tree's sparse checkout.
+	Full bool
 }
 
 // Failpoint names of CreateWorktree, in order.
@@ -64,6 +66,11 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	if dirty {
 		return nil, errs.DirtyParent(a.Repo.Toplevel)
 	}
+	// A bad .worktreeinclude is refused before anything is made.
+	include, err := a.IncludePatterns(a.Repo.Toplevel)
+	if err != nil {
+		return nil, err
+	}
 
 	lock, err := a.Lock()
 	if err != nil {
@@ -104,11 +111,12 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		cleanup()
 		return nil, errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch)
 	}
-	if err := a.Repo.WorktreeAdd(ctx, tree, branch, parent); err != nil {
+	sparse, err := a.addTree(ctx, a.Repo.Toplevel, tree, branch, parent, opts.Full)
+	if err != nil {
 		// git may have left a branch or registration behind before failing.
 		worktreeAdded = true
 		cleanup()
-		return nil, gitErr(err)
+		return nil, err
 	}
 	worktreeAdded = true
 	if err := a.fail(FPCreateAfterWorktreeAdd); err != nil {
@@ -123,6 +131,12 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		cleanup()
 		return nil, err
 	}
+	// Ignored files the user listed come from the tree we run in.
+	included, err := a.includeIntoTree(ctx, include, a.Repo.Toplevel, tree, nil)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
 	rec := &store.WorktreeRecord{
 		SchemaVersion: store.SchemaVersion,
 		WorktreeID:    id,
@@ -134,6 +148,8 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		CreatedAt:     a.now(),
 		LastUsedAt:    a.now(),
 		State:         store.StatePresent,
+		Include:       included,
+		Sparse:        sparse,
 	}
 	if err := a.Store.WriteWorktree(rec); err != nil {
 		cleanup()

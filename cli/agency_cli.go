@@ -11,6 +11,7 @@ type AgencyCLI struct {
 	Run      RunCmd      `cmd:"" help:"Create a worktree, open it, and start an agent on it (worktree create --open + agent start)."`
 	Watch    WatchCmd    `cmd:"" help:"Live view of the worktrees and their agents; keys act on the selection (? for help)."`
 	Doctor   DoctorCmd   `cmd:"" help:"Check git, tmux, runners, the data directory and this repository's records; exit 1 on a problem."`
+	Setup    SetupCmd    `cmd:"" help:"Show and approve the setup a project declares for other agent tools (.cursor/worktrees.json, .codex/environments/environment.toml)."`
 	GC       GCCmd       `cmd:"" name:"gc" help:"Remove what crashes and outside deletions left behind (a dry run unless on a terminal or --yes)."`
 
 	Checkpoint CheckpointCmd `cmd:"" help:"List, take and roll back to an invocation's sandbox checkpoints."`

@@ -53,6 +53,7 @@ type StartFlags struct {
 	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
+	Full               bool      `help:"Check out every file in the sandbox, even when the integration tree uses sparse-checkout."`
 	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim."`
 }
 
@@ -78,7 +79,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
-		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked,
+		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Full: c.Full,
 	}
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
@@ -112,6 +113,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	if rec.SetupUnapproved != "" {
+		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
+	}
 	if c.Detached {
 		return nil
 	}
@@ -200,6 +204,8 @@ type invocationJSON struct {
 	DisplayStatus    string `json:"display_status"`
 	WorktreeName     string `json:"worktree_name,omitempty"`
 	CheckpointsError string `json:"checkpoints_error,omitempty"`
+	// DiskBytes: the sandbox tree's disk use (cached; 0 once removed).
+	DiskBytes int64 `json:"disk_bytes"`
 }
 
 type brokenInvocationJSON struct {
@@ -235,7 +241,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
 				continue
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError})
+			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)})
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -295,7 +301,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	}
 	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError})
+		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)})
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -344,8 +350,18 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("include_untracked", fmt.Sprint(r.IncludeUntracked))
 	if r.SetupStatus != "" {
-		p("setup_status", r.SetupStatus)
+		p("setup_status", r.SetupStatus+"  ("+orDash(r.SetupSource)+")")
 	}
+	if r.SetupUnapproved != "" {
+		p("setup", "not approved, did not run: "+r.SetupUnapproved)
+	}
+	if i := r.Include; i != nil {
+		p("include", fmt.Sprintf("%d files, %s (%d cloned) in %dms", i.Files, humanBytes(i.Bytes), i.Cloned, i.DurationMS))
+	}
+	if r.Sparse {
+		p("sparse", "true")
+	}
+	p("disk", humanBytes(a.DiskBytes(r)))
 	if r.SemanticStatus != "" {
 		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
 	}

@@ -224,7 +224,7 @@ type RunCmd struct {
 }
 
 func (c *RunCmd) Run(env *Env) error {
-	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor}
+	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor, Full: c.Full}
 	if err := create.Run(env); err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/runner"
 )
 
 // Version is set at build time with -ldflags "-X …/cli.Version=…".
@@ -71,6 +72,9 @@ func (e *Env) Color() bool {
 
 // MainAgency runs `git agency` with args (without the program name).
 func MainAgency(args []string) int {
+	if len(args) > 0 && args[0] == runner.HookEventCmd {
+		return hookEvent(args[1:], os.Stdin)
+	}
 	return Main("git agency", &AgencyCLI{}, args)
 }
 

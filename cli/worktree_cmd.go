@@ -27,6 +27,7 @@ type WorktreeCreateCmd struct {
 	Parent string `help:"Branch to start from (default: the current branch)."`
 	Open   bool   `help:"Open the new tree in your editor afterwards."`
 	Editor string `help:"Editor for --open (default: agency.editor, $VISUAL, $EDITOR)."`
+	Full   bool   `help:"Check out every file, even when the current tree uses sparse-checkout."`
 }
 
 func (c *WorktreeCreateCmd) Run(env *Env) error {
@@ -41,7 +42,7 @@ func (c *WorktreeCreateCmd) Run(env *Env) error {
 			return err
 		}
 	}
-	rec, err := a.CreateWorktree(env.Ctx, agency.CreateWorktreeOptions{Name: c.Name, Parent: c.Parent})
+	rec, err := a.CreateWorktree(env.Ctx, agency.CreateWorktreeOptions{Name: c.Name, Parent: c.Parent, Full: c.Full})
 	if err != nil {
 		return err
 	}
@@ -52,6 +53,12 @@ func (c *WorktreeCreateCmd) Run(env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "created worktree %q (%s) on branch %s from %s\n", rec.Name, rec.WorktreeID, rec.Branch, rec.ParentBranch)
 		fmt.Fprintf(env.Stdout, "path: %s\n", rec.TreePath)
+		if i := rec.Include; i != nil {
+			fmt.Fprintf(env.Stdout, "included: %d ignored files (%s) listed by .worktreeinclude\n", i.Files, humanBytes(i.Bytes))
+		}
+		if rec.Sparse {
+			fmt.Fprintln(env.Stdout, "sparse: the same sparse-checkout patterns as the current tree (--full for every file)")
+		}
 	}
 	if c.Open {
 		return runEditor(env, editor, rec.TreePath)

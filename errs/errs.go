@@ -61,6 +61,11 @@ const (
 	EMainWorktree   Code = "E_MAIN_WORKTREE"
 	EOtherRepo      Code = "E_OTHER_REPO"
 	EAlreadyAdopted Code = "E_ALREADY_ADOPTED"
+	// Ready sandboxes: .worktreeinclude and project setups.
+	EIncludeInvalid Code = "E_INCLUDE_INVALID"
+	EIncludeOutside Code = "E_INCLUDE_OUTSIDE"
+	ECopyFailed     Code = "E_COPY_FAILED"
+	ESetupInvalid   Code = "E_SETUP_INVALID"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
 	// `undo`.

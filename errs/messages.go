@@ -413,3 +413,45 @@ func UndoWorktreeNotArchived(name, state string) *Error {
 	return New(EChangedSince, "see it with 'git agency worktree ls --all'",
 		"worktree %q is %s, not archived as rm left it; nothing was touched", name, state)
 }
+
+// IncludeInvalid: a malformed .worktreeinclude or agency.include pattern.
+func IncludeInvalid(source string, line int, why string) *Error {
+	return New(EIncludeInvalid, "fix the pattern (gitignore syntax, one per line); nothing was created",
+		"%s:%d: %s", source, line, why)
+}
+
+// IncludeOutside: a pattern that names a path outside the repository.
+func IncludeOutside(source string, line int, pattern string) *Error {
+	return New(EIncludeOutside, "patterns are relative to the repository root and cannot leave it; nothing was created",
+		"%s:%d: pattern %q names a path outside the repository", source, line, pattern)
+}
+
+// CopyFailed: copying an included file failed; the new tree was rolled back.
+func CopyFailed(path string, err error) *Error {
+	return Wrap(ECopyFailed, err, "free some space (or fix the file's permissions) and retry; the new tree and its branch were removed",
+		"cannot copy included file %s", path)
+}
+
+// SetupInvalid: a malformed project setup file.
+func SetupInvalid(file string, err error) *Error {
+	return Wrap(ESetupInvalid, err, "fix the file, or set git config agency.setup to override it",
+		"cannot read the setup in %s", file)
+}
+
+// SetupNotApproved is the one line `agent start` prints when a project
+// setup exists but its content was not approved.
+func SetupNotApproved(sources string) string {
+	return fmt.Sprintf("note: the setup in %s is not approved and did not run; review it with 'git agency setup show', then 'git agency setup approve'", sources)
+}
+
+// NoSetup: `setup approve` with nothing declared.
+func NoSetup(files string) *Error {
+	return New(ENotFound, "declare one in "+files+", or set git config agency.setup",
+		"there is no project setup to approve")
+}
+
+// SetupChanged: `setup approve --sha256` for content that has changed.
+func SetupChanged(have, want string) *Error {
+	return New(ESetupInvalid, "run 'git agency setup show' again and approve what it prints now",
+		"the setup changed: its sha256 is %s, not %s", have, want)
+}

@@ -42,6 +42,11 @@ type Supervisor struct {
 	// exited (exitNoted: it was read).
 	stopAtExit string
 	exitNoted  bool
+
+	// notifyWG counts the notify commands still running; waiting is
+	// whether the invocation was last seen needing input.
+	notifyWG sync.WaitGroup
+	waiting  bool
 }
 
 // noteExit reads the stop request as it stands when the runner has exited.
@@ -97,7 +102,13 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
 		return s.failEarly("the sandbox tree is missing; refusing to run", store.ExitUnknown)
 	}
-	if setup, ok := s.Config.Get("agency.setup"); ok && setup != "" {
+	// agent start put the setup to run (agency.setup, or an approved
+	// project setup) in the record.
+	setup := rec.SetupScript
+	if setup == "" && rec.SetupSource == "" {
+		setup, _ = s.Config.Get("agency.setup")
+	}
+	if setup != "" {
 		if !s.runSetup(ctx, rec, setup) {
 			return nil
 		}
@@ -122,6 +133,7 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 		}
 		return nil
 	})
+	s.notifyEnd()
 	if err != nil {
 		return err
 	}
@@ -138,6 +150,18 @@ func AgentEnv(rec *store.InvocationRecord) []string {
 	)
 }
 
+// SetupEnv is what Cursor and Codex give their setup scripts, so a
+// project's declared setup finds the same variables here: the user's own
+// checkout (the main worktree) as ROOT_WORKTREE_PATH and
+// CODEX_SOURCE_TREE_PATH, the new sandbox as CODEX_WORKTREE_PATH.
+func SetupEnv(root, sandbox string) []string {
+	return []string{
+		"ROOT_WORKTREE_PATH=" + root,
+		"CODEX_SOURCE_TREE_PATH=" + root,
+		"CODEX_WORKTREE_PATH=" + sandbox,
+	}
+}
+
 // runSetup runs agency.setup in the sandbox; it reports whether the runner
 // may start. A failure fails the invocation and keeps the sandbox.
 func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, script string) bool {
@@ -150,7 +174,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	if err == nil {
 		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
 		cmd.Dir = rec.SandboxPath
-		cmd.Env = AgentEnv(rec)
+		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		traced := subproc.Trace(cmd)
@@ -229,6 +253,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		}
 		return nil
 	})
+	s.notifyEnd()
 	return false
 }
 
@@ -346,8 +371,9 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	stopTasks := s.startTasks(ctx, rec)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); s.watchdog(rpid, rstart, done) }()
+	go func() { defer wg.Done(); s.followWaiting(rec.SandboxPath, done) }()
 	// Forward a SIGTERM of the supervisor to the runner group.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
@@ -547,7 +573,37 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 	}
 	s.event("exited", data)
 	s.logf("runner exited: code %v, reason %s", data["exit_code"], reason)
+	s.notifyEnd()
 	return err
+}
+
+// notifyEnd runs the notify command for the final record (finished or
+// failed) and waits for every notify command still running.
+func (s *Supervisor) notifyEnd() {
+	if rec, err := s.Store.ReadInvocation(s.Invocation); err == nil {
+		switch rec.Status {
+		case store.StatusFinished:
+			s.notify(NotifyFinished, "ready to land", endSummary(rec))
+		case store.StatusFailed:
+			s.notify(NotifyFailed, "failed", endSummary(rec))
+		}
+	}
+	s.waitNotify()
+}
+
+// endSummary is a final record's one-line summary for a notification.
+func endSummary(r *store.InvocationRecord) string {
+	if r.SemanticSummary != "" {
+		return r.SemanticSummary
+	}
+	if r.Error != "" {
+		return r.Error
+	}
+	s := "exit_reason " + store.Deref(r.ExitReason)
+	if r.ExitCode != nil {
+		s += fmt.Sprintf(", exit %d", *r.ExitCode)
+	}
+	return s
 }
 
 // LastOutput is the newest modification time of an invocation's logs: the

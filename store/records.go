@@ -22,6 +22,19 @@ type WorktreeRecord struct {
 	// over (`worktree adopt`): its directory is not under the data dir.
 	Adopted    bool   `json:"adopted,omitempty"`
 	ArchivedAt string `json:"archived_at,omitempty"`
+	// Include: the ignored files .worktreeinclude copied in; Sparse: the
+	// tree inherited its source's sparse-checkout patterns.
+	Include *IncludeStats `json:"include,omitempty"`
+	Sparse  bool          `json:"sparse,omitempty"`
+}
+
+// IncludeStats is what a .worktreeinclude copy did.
+type IncludeStats struct {
+	Files      int   `json:"files"`
+	Bytes      int64 `json:"bytes"`
+	DurationMS int64 `json:"duration_ms"`
+	// Cloned counts files copied as copy-on-write clones.
+	Cloned int `json:"cloned"`
 }
 
 // Invocation lifecycle states.
@@ -117,7 +130,17 @@ type InvocationRecord struct {
 	IncludeUntracked bool    `json:"include_untracked"`
 	SetupStatus      string  `json:"setup_status,omitempty"` // "", running, succeeded, failed
 	SetupExitCode    *int    `json:"setup_exit_code,omitempty"`
-	Error            string  `json:"error,omitempty"`
+	// SetupSource names where the setup came from (agency.setup,
+	// .cursor/worktrees.json, …); SetupScript is what the supervisor runs.
+	SetupSource string `json:"setup_source,omitempty"`
+	SetupScript string `json:"setup_script,omitempty"`
+	// SetupUnapproved names a project setup that did not run because its
+	// content was not approved (`git agency setup approve`).
+	SetupUnapproved string `json:"setup_unapproved,omitempty"`
+	// Include and Sparse: as on the worktree record, for the sandbox.
+	Include *IncludeStats `json:"include,omitempty"`
+	Sparse  bool          `json:"sparse,omitempty"`
+	Error   string        `json:"error,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
 	StopRequested   string `json:"stop_requested,omitempty"`

@@ -235,6 +235,10 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 	if last {
 		branch = "└── "
 	}
+	if inv.Display == StatusNeedsInput {
+		// Unmistakable without colour too: the agent waits for you.
+		branch = strings.Replace(branch, "── ", "─▶ ", 1)
+	}
 	age := "-"
 	if t := inv.Age(); !t.IsZero() {
 		age = agency.Ago(now.Sub(t))

@@ -1,0 +1,57 @@
+package agency
+
+import (
+	"context"
+
+	"github.com/git-agency/git-agency/gitcore"
+)
+
+// addTree registers a new worktree at path on a new branch from start. When
+// source (the tree it is made from) uses sparse-checkout, the new tree gets
+// the same patterns before any file is written (`worktree add
+// --no-checkout`, `sparse-checkout set`, `checkout`): it is never a full
+// checkout trimmed afterwards. full opts out. It reports whether the new
+// tree is sparse. On error the caller removes the tree and branch.
+func (a *App) addTree(ctx context.Context, source, path, branch, start string, full bool) (bool, error) {
+	var src gitcore.Sparse
+	if !full {
+		sp, err := a.Repo.Tree(source).SparseCheckout(ctx)
+		if err != nil {
+			return false, gitErr(err)
+		}
+		src = sp
+	}
+	// `git worktree add` copies the sparse patterns of the worktree it runs
+	// in; with --full or a non-sparse source those must go.
+	here := gitcore.Sparse{}
+	if full || source != a.Repo.Toplevel {
+		sp, err := a.Repo.Tree(a.Repo.Toplevel).SparseCheckout(ctx)
+		if err != nil {
+			return false, gitErr(err)
+		}
+		here = sp
+	}
+	if !src.Enabled && !here.Enabled {
+		return false, gitErr(a.Repo.WorktreeAdd(ctx, path, branch, start))
+	}
+	if err := a.Repo.WorktreeAddNoCheckout(ctx, path, branch, start); err != nil {
+		return false, gitErr(err)
+	}
+	t := a.Repo.Tree(path)
+	if src.Enabled {
+		if err := t.SparseCheckoutSet(ctx, src); err != nil {
+			return false, gitErr(err)
+		}
+	} else {
+		sp, err := t.SparseCheckout(ctx)
+		if err != nil {
+			return false, gitErr(err)
+		}
+		if sp.Enabled {
+			if err := t.SparseCheckoutDisable(ctx); err != nil {
+				return false, gitErr(err)
+			}
+		}
+	}
+	return src.Enabled, gitErr(t.CheckoutHead(ctx))
+}

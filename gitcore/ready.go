@@ -1,0 +1,163 @@
+package gitcore
+
+import (
+	"context"
+	"os"
+	"strings"
+)
+
+// This file holds the git operations that make a new tree ready to work:
+// listing the ignored files to copy into it (.worktreeinclude), sparse
+// checkouts, and the local configuration of approved setups.
+
+// IncludeCandidates lists what `.worktreeinclude` patterns may copy from the
+// tree: matched are the untracked paths the patterns in patternsFile match
+// (a whole directory as "dir/" when everything in it matches), ignored are
+// the paths git ignores (`--exclude-standard --directory`). Both are
+// relative to the tree's root; the caller intersects them (IncludePaths).
+func (t *Tree) IncludeCandidates(ctx context.Context, patternsFile string) (matched, ignored []string, err error) {
+	out, err := t.query(ctx, "ls-files", "-z", "-o", "-i", "--directory", "--exclude-from="+patternsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	matched = SplitZ(out)
+	out, err = t.query(ctx, "ls-files", "-z", "-o", "-i", "--directory", "--exclude-standard")
+	if err != nil {
+		return nil, nil, err
+	}
+	return matched, SplitZ(out), nil
+}
+
+// SplitZ splits NUL-terminated output, dropping the empty tail.
+func SplitZ(out []byte) []string {
+	var list []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// Sparse is a tree's sparse-checkout state.
+type Sparse struct {
+	Enabled bool
+	Cone    bool
+	// Patterns are `git sparse-checkout list` lines: directories in cone
+	// mode, gitignore-style patterns otherwise (as `set --stdin` takes them).
+	Patterns []string
+}
+
+// SparseCheckout reads the tree's sparse-checkout state.
+func (t *Tree) SparseCheckout(ctx context.Context) (Sparse, error) {
+	on, err := t.configBool(ctx, "core.sparseCheckout")
+	if err != nil || !on {
+		return Sparse{}, err
+	}
+	cone, err := t.configBool(ctx, "core.sparseCheckoutCone")
+	if err != nil {
+		return Sparse{}, err
+	}
+	out, err := t.query(ctx, "sparse-checkout", "list")
+	if err != nil {
+		return Sparse{}, err
+	}
+	sp := Sparse{Enabled: true, Cone: cone}
+	for _, l := range strings.Split(string(out), "\n") {
+		if l != "" {
+			sp.Patterns = append(sp.Patterns, l)
+		}
+	}
+	return sp, nil
+}
+
+func (t *Tree) configBool(ctx context.Context, key string) (bool, error) {
+	out, err := t.query(ctx, "config", "--type=bool", "--get", key)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return false, nil
+		}
+		return false, err
+	}
+	return strings.TrimSpace(string(out)) == "true", nil
+}
+
+// WorktreeAddNoCheckout runs `git worktree add --no-checkout -b branch path
+// start`: the tree is registered and HEAD set, but no file is written yet.
+func (r *Repo) WorktreeAddNoCheckout(ctx context.Context, path, branch, start string) error {
+	_, err := r.run(ctx, "worktree", "add", "--quiet", "--no-checkout", "-b", branch, "--", path, start)
+	return err
+}
+
+// SparseCheckoutSet sets the tree's sparse-checkout patterns (`git
+// sparse-checkout set --cone|--no-cone --stdin`).
+func (t *Tree) SparseCheckoutSet(ctx context.Context, sp Sparse) error {
+	mode := "--no-cone"
+	if sp.Cone {
+		mode = "--cone"
+	}
+	in := strings.Join(sp.Patterns, "\n") + "\n"
+	_, err := t.exec(ctx, nil, []byte(in), "sparse-checkout", "set", mode, "--stdin")
+	return err
+}
+
+// SparseCheckoutDisable turns sparse checkout off in the tree (`git
+// worktree add` copies the patterns of the worktree it runs in).
+func (t *Tree) SparseCheckoutDisable(ctx context.Context) error {
+	_, err := t.run(ctx, "sparse-checkout", "disable")
+	return err
+}
+
+// CheckoutHead writes HEAD's files into a tree made with --no-checkout,
+// honouring its sparse-checkout patterns.
+func (t *Tree) CheckoutHead(ctx context.Context) error {
+	_, err := t.run(ctx, "checkout", "--quiet")
+	return err
+}
+
+// LocalConfigValues returns every value of key in the repository's local
+// configuration (`git config --local --get-all`); unset is no error.
+func (r *Repo) LocalConfigValues(ctx context.Context, key string) ([]string, error) {
+	out, err := r.query(ctx, "config", "--local", "-z", "--get-all", key)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return SplitZ(out), nil
+}
+
+// LocalConfigAdd adds a value to a multi-valued key in the repository's
+// local configuration (`git config --local --add`).
+func (r *Repo) LocalConfigAdd(ctx context.Context, key, value string) error {
+	_, err := r.run(ctx, "config", "--local", "--add", key, value)
+	return err
+}
+
+// tempPatterns writes patterns to a temporary file for --exclude-from.
+func tempPatterns(patterns []string) (string, error) {
+	f, err := os.CreateTemp("", "agency-include-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(strings.Join(patterns, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// IncludeCandidatesFor is IncludeCandidates for patterns held in memory.
+func (t *Tree) IncludeCandidatesFor(ctx context.Context, patterns []string) (matched, ignored []string, err error) {
+	file, err := tempPatterns(patterns)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.Remove(file)
+	return t.IncludeCandidates(ctx, file)
+}
