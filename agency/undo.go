@@ -287,6 +287,13 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 	if len(r.NotKept) > 0 {
 		u.note("not restored (denylisted, never saved): %v", r.NotKept)
 	}
+	// The ignored files .worktreeinclude lists went with the tree: copy
+	// them again, as into a new sandbox (a failure is only said).
+	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.State == store.StatePresent {
+		if err := a.includeIntoSandbox(ctx, wt, inv); err != nil {
+			u.note("the files %s lists were not copied again: %s", IncludeFile, errs.As(err).Msg)
+		}
+	}
 	return a.fail(FPUndoAfterTree)
 }
 
