@@ -131,7 +131,7 @@ func CheckpointNotFound(inv string, id string) *Error {
 
 func CheckpointGone(inv string, id string) *Error {
 	return New(ENotFound, "list the ones that exist with 'git agency checkpoint ls --invocation "+inv+"'",
-		"checkpoint %s of invocation %s no longer exists: its snapshot ref was deleted (discard or gc)", id, inv)
+		"checkpoint %s of invocation %s no longer exists: its snapshot ref was deleted (gc)", id, inv)
 }
 
 func CheckpointApplyRunning(inv string) *Error {

@@ -250,8 +250,8 @@ func ListCheckpoints(ctx context.Context, repo *gitcore.Repo, st *store.Store, i
 	return out, nil
 }
 
-// DeleteSnapshotRefs removes every snapshot ref of an invocation (on
-// discard); checkpoints.json is kept as history.
+// DeleteSnapshotRefs removes every snapshot ref of an invocation;
+// checkpoints.json is kept as history. (Discard keeps them for undo.)
 func DeleteSnapshotRefs(ctx context.Context, repo *gitcore.Repo, inv string) error {
 	return repo.DeleteRefs(ctx, store.SnapshotRefPrefix(inv))
 }
