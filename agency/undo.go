@@ -172,9 +172,9 @@ func (u *undoRun) invocation() (*store.InvocationRecord, error) {
 	return rec, nil
 }
 
-// checkRestore refuses a restore whose branch or snapshot is gone, or
-// whose branch moved since.
-func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore) error {
+// checkRestore refuses a restore at path whose branch or snapshot is gone,
+// whose branch moved since, or is checked out in another tree.
+func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore, path string) error {
 	if r == nil {
 		return errs.UndoExpired(u.what(), "the saved state (an entry without one)")
 	}
@@ -184,6 +184,15 @@ func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore) error {
 	}
 	if tip != r.Head {
 		return errs.UndoBranchMoved(u.what(), r.Branch, r.Head, tip)
+	}
+	wts, err := u.a.Repo.Worktrees(ctx)
+	if err != nil {
+		return gitErr(err)
+	}
+	for _, w := range wts {
+		if w.Branch == "refs/heads/"+r.Branch && !w.Prunable && filepath.Clean(w.Path) != filepath.Clean(path) {
+			return errs.UndoBranchCheckedOut(u.what(), r.Branch, w.Path)
+		}
 	}
 	return u.checkSnapshot(ctx, r)
 }
@@ -210,10 +219,10 @@ func (u *undoRun) checkSnapshot(ctx context.Context, r *store.Restore) error {
 // checkSandboxRestore refuses a sandbox restore that checkRestore refuses,
 // or whose tree exists again (unless an interrupted undo made it).
 func (u *undoRun) checkSandboxRestore(ctx context.Context, r *store.Restore) error {
-	if err := u.checkRestore(ctx, r); err != nil {
+	tree := u.a.Store.SandboxTreePath(u.entry.InvocationID)
+	if err := u.checkRestore(ctx, r, tree); err != nil {
 		return err
 	}
-	tree := u.a.Store.SandboxTreePath(u.entry.InvocationID)
 	if _, err := os.Stat(tree); err == nil && !u.resume() {
 		return errs.UndoTreeExists(u.what(), tree)
 	}
@@ -540,7 +549,7 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 		}
 	}
 	r := e.Restore
-	if err := u.checkRestore(ctx, r); err != nil {
+	if err := u.checkRestore(ctx, r, wt.TreePath); err != nil {
 		return err
 	}
 	if _, err := os.Stat(wt.TreePath); err == nil && !u.resume() {

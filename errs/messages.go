@@ -455,3 +455,8 @@ func SetupChanged(have, want string) *Error {
 	return New(ESetupInvalid, "run 'git agency setup show' again and approve what it prints now",
 		"the setup changed: its sha256 is %s, not %s", have, want)
 }
+
+func UndoBranchCheckedOut(what, branch, path string) *Error {
+	return New(EChangedSince, "switch that tree to another branch (or remove it), then undo again",
+		"%s: branch %s is checked out at %s; nothing was touched", what, branch, path)
+}
