@@ -327,7 +327,7 @@ func (u *undoRun) land(ctx context.Context) error {
 		return err
 	}
 	if wt.State != store.StatePresent {
-		return errs.UndoNeedsTree(u.what(), wt.Name)
+		return errs.UndoNeedsTree(u.what(), wt.Name, wt.Branch, ShortSHA(e.Before), ShortSHA(e.After))
 	}
 	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return err

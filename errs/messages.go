@@ -389,8 +389,8 @@ func UndoExpired(what, missing string) *Error {
 		"cannot undo %s: %s is gone; nothing was touched", what, missing)
 }
 
-func UndoNeedsTree(what, name string) *Error {
-	return New(EArchived, "undo the removal of the worktree first, or restore it by hand",
+func UndoNeedsTree(what, name, branch, before, after string) *Error {
+	return New(EArchived, "its branch "+branch+" is kept: revert the land on it instead (git revert --no-edit "+before+".."+after+")",
 		"cannot undo %s: worktree %q was removed since; nothing was touched", what, name)
 }
 
