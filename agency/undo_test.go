@@ -98,3 +98,27 @@ func TestUndoLandBlockedPutsTheBranchBack(t *testing.T) {
 		t.Errorf("checkpoints taken: %+v", cps.Checkpoints)
 	}
 }
+
+// The land's worktree was removed (plainly: nothing logged) since: refused
+// with E_ARCHIVED, the kept branch left where the land put it.
+func TestUndoLandOfARemovedWorktree(t *testing.T) {
+	f := newLandFixture(t)
+	f.sandbox(inv1, "echo x > x.txt && git add x.txt && git commit -qm x")
+	res, err := f.a.Land(f.ctx, LandOptions{Query: inv1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.a.RemoveWorktree(f.ctx, RemoveWorktreeOptions{Query: "feat"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.a.Undo(f.ctx)
+	if !errs.Is(err, errs.EArchived) {
+		t.Fatalf("undo = %v, want E_ARCHIVED", err)
+	}
+	if got := gitOut(t, f.repo, "rev-parse", f.wt.Branch); got != res.ResultHead+"\n" {
+		t.Errorf("branch %s moved to %s", f.wt.Branch, got)
+	}
+	if _, err := os.Stat(f.a.Store.SandboxTreePath(inv1)); !os.IsNotExist(err) {
+		t.Error("sandbox recreated")
+	}
+}
