@@ -48,14 +48,13 @@ type GCItem struct {
 	Bytes      int64  `json:"bytes"`
 	Reason     string `json:"reason"`
 	// Kept is set (with why) when gc leaves the item alone.
-	Kept     bool   `json:"kept,omitempty"`
-	KeptWhy  string `json:"kept_why,omitempty"`
-	Removed  bool   `json:"removed"`
-	Error    string `json:"error,omitempty"`
-	admin    string // admin dir of a registration
-	refCount int
-	forced   bool // planned with --force: no re-check of the tree's work
-	orphan   bool // an undo ref no operation named when planned
+	Kept    bool   `json:"kept,omitempty"`
+	KeptWhy string `json:"kept_why,omitempty"`
+	Removed bool   `json:"removed"`
+	Error   string `json:"error,omitempty"`
+	admin   string // admin dir of a registration
+	forced  bool   // planned with --force: no re-check of the tree's work
+	orphan  bool   // an undo ref no operation named when planned
 }
 
 // GCResult is gc's report.
@@ -115,8 +114,8 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			treeGoes[id] = true
 			continue
 		}
-		if Active(r) {
-			continue
+		if Active(r) || Queued(r) {
+			continue // a queued sandbox waits for its agent
 		}
 		landing := store.Deref(r.LandingStatus)
 		it := GCItem{Kind: GCSandboxTree, Invocation: id, Target: tree, Bytes: store.DirSize(tree)}
@@ -330,7 +329,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if err != nil {
 			return errs.StoreCorrupt(a.Store.InvocationMetaPath(it.Invocation), err)
 		}
-		if Active(r) {
+		if Active(r) || Queued(r) {
 			return errs.New(errs.EInvocationRunning, "", "invocation %s started running again", it.Invocation)
 		}
 		tree := a.Store.SandboxTreePath(it.Invocation)

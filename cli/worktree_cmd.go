@@ -79,15 +79,18 @@ func runEditor(env *Env, editor, path string) error {
 type WorktreeLsCmd struct {
 	JSONFlag
 	All bool `help:"Include archived and broken records."`
+	AllReposFlag
 }
 
 type worktreeJSON struct {
+	repoJSON
 	*store.WorktreeRecord
 	Broken    bool   `json:"broken,omitempty"`
 	RecordDir string `json:"record_dir,omitempty"`
 }
 
 type brokenWorktreeJSON struct {
+	repoJSON
 	WorktreeID string `json:"worktree_id"`
 	Broken     bool   `json:"broken"`
 	Status     string `json:"status"`
@@ -96,39 +99,45 @@ type brokenWorktreeJSON struct {
 }
 
 func (c *WorktreeLsCmd) Run(env *Env) error {
-	a, err := env.App()
+	groups, err := repoGroups(env, c.AllRepos)
 	if err != nil {
 		return err
 	}
-	list, err := a.ListWorktrees(c.All)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		out := []any{}
-		for _, e := range list {
-			if e.Broken {
-				out = append(out, brokenWorktreeJSON{WorktreeID: e.ID, Broken: true, Status: "broken", RecordDir: e.Dir, Error: errText(e.Err)})
-			} else {
-				out = append(out, worktreeJSON{WorktreeRecord: e.Record})
-			}
+	out := []any{}
+	for i, g := range groups {
+		list, err := g.Worktrees(c.All)
+		if err != nil {
+			return err
 		}
-		return printJSON(env.Stdout, out)
-	}
-	t := newTable(env, "NAME", "ID", "BRANCH", "STATE", "CREATED", "PATH")
-	for _, e := range list {
-		if e.Broken {
-			t.add("-", e.ID, "-", "broken", "-", e.Dir)
+		if c.JSON {
+			for _, e := range list {
+				if e.Broken {
+					out = append(out, brokenWorktreeJSON{repoJSON: g.json, WorktreeID: e.ID, Broken: true, Status: "broken", RecordDir: e.Dir, Error: errText(e.Err)})
+				} else {
+					out = append(out, worktreeJSON{repoJSON: g.json, WorktreeRecord: e.Record})
+				}
+			}
 			continue
 		}
-		r := e.Record
-		path := r.TreePath
-		if r.State != store.StatePresent {
-			path = "-"
+		g.header(env, i)
+		t := newTable(env, "NAME", "ID", "BRANCH", "STATE", "CREATED", "PATH")
+		for _, e := range list {
+			if e.Broken {
+				t.add("-", e.ID, "-", "broken", "-", e.Dir)
+				continue
+			}
+			r := e.Record
+			path := r.TreePath
+			if r.State != store.StatePresent {
+				path = "-"
+			}
+			t.add(r.Name, r.WorktreeID, r.Branch, r.State, env.when(r.CreatedAt), path)
 		}
-		t.add(r.Name, r.WorktreeID, r.Branch, r.State, env.when(r.CreatedAt), path)
+		t.flush()
 	}
-	t.flush()
+	if c.JSON {
+		return printJSON(env.Stdout, out)
+	}
 	return nil
 }
 
@@ -247,8 +256,17 @@ func (c *WorktreeShellCmd) Run(env *Env) error {
 
 // WorktreeRmCmd is `worktree rm`.
 type WorktreeRmCmd struct {
+	JSONFlag
 	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
 	Force    bool   `help:"Discard the tree's uncommitted changes (and stop its agents). They are saved first: 'git agency undo' brings the tree back."`
+}
+
+// worktreeRmJSON is what `worktree rm --json` prints: the archived record,
+// the agents whose sandboxes went with it, and the sandboxes kept.
+type worktreeRmJSON struct {
+	Worktree  *store.WorktreeRecord `json:"worktree"`
+	Discarded []string              `json:"discarded"`
+	Kept      []string              `json:"kept"`
 }
 
 func (c *WorktreeRmCmd) Run(env *Env) error {
@@ -259,6 +277,9 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 	res, err := a.RemoveWorktree(env.Ctx, agency.RemoveWorktreeOptions{Query: c.Worktree, Force: c.Force})
 	if err != nil {
 		return err
+	}
+	if c.JSON {
+		return printJSON(env.Stdout, worktreeRmJSON{Worktree: res.Worktree, Discarded: nonNil(res.Discarded), Kept: nonNil(res.Kept)})
 	}
 	r := res.Worktree
 	fmt.Fprintf(env.Stdout, "removed worktree %q (%s); record archived, branch %s kept\n", r.Name, r.WorktreeID, r.Branch)

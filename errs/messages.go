@@ -144,6 +144,18 @@ func CheckpointApplyDenylisted(files []string) *Error {
 		"cannot save the current state before the rollback: untracked files match the checkpoint denylist, and the rollback would delete them").With(files...)
 }
 
+// StopGaveUp: stop (or kill) --wait ended with the agent still running.
+func StopGaveUp(inv, verb, wait string) *Error {
+	return New(EInvocationRunning, "the "+verb+" request stands: see 'git agency agent show "+inv+"', wait longer with --wait, or 'git agency agent kill "+inv+"'",
+		"invocation %s is still running %s after the %s request", inv, wait, verb)
+}
+
+// Usage is a command line the grammar rejects; help names the command
+// whose --help explains it.
+func Usage(msg, help string) *Error {
+	return New(EUsage, "see '"+help+" --help'", "%s", msg)
+}
+
 // Landing (agent diff/land/discard, git sandbox).
 
 func InvocationRunning(inv, verb string) *Error {
@@ -394,6 +406,16 @@ func UndoNeedsTree(what, name, branch, before, after string) *Error {
 		"cannot undo %s: worktree %q was removed since; nothing was touched", what, name)
 }
 
+func TooManyActive(n, max int) *Error {
+	return New(ETooManyActive, "wait for one to finish, stop one, queue this one with --queue (or git config agency.queue true), or raise git config agency.maxActive",
+		"%d agents are running in this repository (agency.maxActive = %d)", n, max)
+}
+
+func NotQueued(inv, state string) *Error {
+	return New(ENotQueued, "only a queued invocation can be started with --now; list the queue with 'git agency agent ls'",
+		"invocation %s is not queued (it is %s)", inv, state)
+}
+
 func PromptNotUTF8(offset int) *Error {
 	return New(EPromptInvalid, "runners take text: save the prompt as UTF-8 and start again; nothing was created",
 		"the prompt is not valid UTF-8 (first bad byte at offset %d)", offset)
@@ -412,6 +434,23 @@ func PromptTooLong(size string, max int, how string) *Error {
 func UndoWorktreeNotArchived(name, state string) *Error {
 	return New(EChangedSince, "see it with 'git agency worktree ls --all'",
 		"worktree %q is %s, not archived as rm left it; nothing was touched", name, state)
+}
+
+func NowWithWorktree() *Error {
+	return New(EUsage, "start a queued invocation with --now alone", "--now and --worktree cannot be combined")
+}
+
+func StartNeedsWorktree(prog string) *Error {
+	return New(EUsage, "see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
+}
+
+func AllReposWithWorktree() *Error {
+	return New(EUsage, "list one repository's worktree with --worktree alone (and --repo PATH for another repository)", "--all-repos and --worktree cannot be combined")
+}
+
+func RepoGone(repoID string) *Error {
+	return New(ENotFound, "its records are kept under the data directory's repos/"+repoID+"; run git agency in the repository's new place to relink them",
+		"the repository of these records is gone (moved or deleted)")
 }
 
 // IncludeInvalid: a malformed .worktreeinclude or agency.include pattern.

@@ -83,10 +83,10 @@ func now() string { return time.Now().UTC().Format(time.RFC3339) }
 // sandbox tree, and refuses a tree holding the integration marker.
 func (s *Supervisor) Run(ctx context.Context) error {
 	pid := os.Getpid()
-	st, _ := StartTime(pid)
+	st := StartTimeOf(pid)
 	rec, err := s.update(func(r *store.InvocationRecord) error {
 		r.SupervisorPID = &pid
-		r.SupervisorStartTime = &st
+		r.SupervisorStartTime = st
 		return nil
 	})
 	if err != nil {
@@ -185,7 +185,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 			asked := make(chan string, 1)
 			go func() {
 				pid := cmd.Process.Pid
-				st, _ := StartTime(pid)
+				st := StartTimeOf(pid)
 				t := time.NewTicker(100 * time.Millisecond)
 				defer t.Stop()
 				for {
@@ -358,11 +358,11 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
 	rpid := cmd.Process.Pid
-	rstart, _ := StartTime(rpid)
+	rstart := StartTimeOf(rpid)
 	s.update(func(r *store.InvocationRecord) error {
 		r.Status = store.StatusRunning
 		r.PID = &rpid
-		r.PIDStartTime = &rstart
+		r.PIDStartTime = rstart
 		return nil
 	})
 	s.event("started", map[string]any{"pid": rpid, "command": rec.Command, "mode": store.ModeHeadless})
@@ -420,7 +420,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 }
 
 // watchdog enforces the wall-clock and idle timeouts.
-func (s *Supervisor) watchdog(pid int, start uint64, done <-chan struct{}) {
+func (s *Supervisor) watchdog(pid int, start *uint64, done <-chan struct{}) {
 	if s.Spec.Timeout <= 0 && s.Spec.IdleTimeout <= 0 {
 		return
 	}
@@ -475,7 +475,7 @@ func (s *Supervisor) timeoutReason() string {
 // stopGroup sends SIGINT to the runner's group, then SIGKILL after the
 // grace to whatever of the group is still there (the runner itself, or
 // descendants that outlived it).
-func (s *Supervisor) stopGroup(pid int, start uint64) {
+func (s *Supervisor) stopGroup(pid int, start *uint64) {
 	if SignalGroup(pid, start, syscall.SIGINT) != nil {
 		return
 	}
