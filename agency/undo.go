@@ -429,10 +429,8 @@ func (u *undoRun) discard(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// "" is a queued invocation's: back in the queue.
 	was := e.LandingStatus
-	if was == "" {
-		was = store.LandingPending
-	}
 	if s := store.Deref(rec.LandingStatus); s != store.LandingDiscarded && !(u.resume() && s == was) {
 		return errs.UndoStatusChanged(rec.InvocationID, store.LandingDiscarded, s)
 	}
@@ -447,7 +445,10 @@ func (u *undoRun) discard(ctx context.Context) error {
 		return err
 	}
 	if _, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
-		r.LandingStatus = store.Str(was)
+		r.LandingStatus = nil
+		if was != "" {
+			r.LandingStatus = store.Str(was)
+		}
 		r.DiscardedAt = nil
 		return nil
 	}); err != nil {
