@@ -109,6 +109,9 @@ func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
 		err = errs.Internal("operation #%d: unknown kind %q", target.Seq, target.Op)
 	}
 	if err != nil {
+		if e := (*errs.Error)(nil); res.Resumed && errors.As(err, &e) {
+			return nil, e.With(fmt.Sprintf("undo #%d of #%d was interrupted and must finish before any other undo", res.Seq, target.Seq))
+		}
 		return nil, err
 	}
 	if _, err := a.Store.AppendOperation(u.undoLine(store.UndoDone)); err != nil {
