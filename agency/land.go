@@ -27,6 +27,10 @@ const (
 	FPLandAfterRemove  = "land:after-remove"
 )
 
+// FPDiscardAfterLog fails a discard once it logged itself, before the
+// tree goes.
+const FPDiscardAfterLog = "discard:after-log"
+
 // snapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
 // untracked files included, denylist applied (checked before staging),
 // .agency/ and exclude left out. The same snapshot as checkpoints take.
@@ -673,6 +677,9 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 			return nil, err
 		}
 		out.Restore = restore
+		if err := a.fail(FPDiscardAfterLog); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err

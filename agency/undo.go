@@ -434,8 +434,18 @@ func (u *undoRun) discard(ctx context.Context) error {
 	}
 	// "" is a queued invocation's: back in the queue.
 	was := e.LandingStatus
-	if s := store.Deref(rec.LandingStatus); s != store.LandingDiscarded && !(u.resume() && s == was) {
+	s := store.Deref(rec.LandingStatus)
+	if s != store.LandingDiscarded && s != was {
 		return errs.UndoStatusChanged(rec.InvocationID, store.LandingDiscarded, s)
+	}
+	if s == was && !u.resume() {
+		// The discard failed (or was killed) after it logged itself and
+		// before it marked the record: with the tree still there, there
+		// is nothing to undo; without it, it is recreated.
+		if _, err := os.Stat(a.Store.SandboxTreePath(rec.InvocationID)); err == nil {
+			u.note("the discard of %s never finished: its sandbox is still there; nothing to undo", rec.InvocationID)
+			return nil
+		}
 	}
 	r := e.Restore
 	if err := u.checkSandboxRestore(ctx, r); err != nil {
@@ -536,7 +546,13 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 		return err
 	}
 	if wt.State != store.StateArchived && !u.resume() {
-		return errs.UndoWorktreeNotArchived(wt.Name, wt.State)
+		if _, err := os.Stat(wt.TreePath); err == nil {
+			// rm failed (or was killed) after it logged itself and before
+			// it removed the tree: nothing to undo. (Without the tree, it
+			// died before archiving the record: the tree is recreated.)
+			u.note("worktree rm --force %s never finished: its tree is still there; nothing to undo", wt.Name)
+			return nil
+		}
 	}
 	if !wt.Adopted {
 		if err := store.CheckInside(a.Store.IntegrationWorktreeDir(wt.WorktreeID), wt.TreePath); err != nil {

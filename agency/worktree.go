@@ -25,6 +25,10 @@ type CreateWorktreeOptions struct {
 	Full bool
 }
 
+// FPRemoveAfterLog fails a worktree rm --force once it logged itself,
+// before the tree goes.
+const FPRemoveAfterLog = "worktree-rm:after-log"
+
 // Failpoint names of CreateWorktree, in order.
 const (
 	FPCreateAfterMkdir       = "worktree-create:after-mkdir"
@@ -287,6 +291,9 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			// Its uncommitted changes are saved and the removal logged
 			// first: `undo` checks the branch out again with them.
 			if err := a.logWorktreeRemoveLocked(ctx, rec, stopped); err != nil {
+				return nil, err
+			}
+			if err := a.fail(FPRemoveAfterLog); err != nil {
 				return nil, err
 			}
 		}

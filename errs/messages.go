@@ -431,11 +431,6 @@ func PromptTooLong(size string, max int, how string) *Error {
 		"the prompt is too long to run %s: %s bytes, at most %d", how, size, max)
 }
 
-func UndoWorktreeNotArchived(name, state string) *Error {
-	return New(EChangedSince, "see it with 'git agency worktree ls --all'",
-		"worktree %q is %s, not archived as rm left it; nothing was touched", name, state)
-}
-
 func NowWithWorktree() *Error {
 	return New(EUsage, "start a queued invocation with --now alone", "--now and --worktree cannot be combined")
 }
