@@ -97,6 +97,10 @@ func (a *App) latestCheckpoint(ctx context.Context, inv string) (int, error) {
 	return max, nil
 }
 
+// FPApplyAfterLog fails a checkpoint apply once it logged itself, before
+// the files change.
+const FPApplyAfterLog = "checkpoint-apply:after-log"
+
 // ApplyResult is what `checkpoint apply` did.
 type ApplyResult struct {
 	Invocation *store.InvocationRecord
@@ -208,6 +212,9 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	}
 	if _, err := a.Store.AppendOperation(store.Operation{Op: store.OpCheckpointApply, InvocationID: rec.InvocationID,
 		WorktreeID: rec.IntegrationWorktreeID, Applied: n, AppliedCommit: commit, Restore: restore}); err != nil {
+		return nil, err
+	}
+	if err := a.fail(FPApplyAfterLog); err != nil {
 		return nil, err
 	}
 

@@ -509,6 +509,18 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 		if err != nil {
 			return errs.UndoExpired(u.what(), "checkpoint "+fmt.Sprint(e.Applied))
 		}
+		if len(snap.Denied) == 0 && snap.Tree != want {
+			// The apply failed (or was killed) after it logged itself and
+			// before it changed the files: nothing to undo.
+			before := snap.HeadTree
+			if r.Commit != "" {
+				before, _ = a.Repo.TreeOf(ctx, r.Commit)
+			}
+			if snap.Tree == before {
+				u.note("the checkpoint apply never finished: the sandbox of %s is as it was before; nothing to undo", rec.InvocationID)
+				return nil
+			}
+		}
 		if len(snap.Denied) > 0 || snap.Tree != want {
 			return errs.UndoSandboxChanged(rec.InvocationID)
 		}
