@@ -56,4 +56,7 @@ var Meaning = map[Code]string{
 	ENothingToUndo:     "the operation log holds nothing that was not undone already",
 	EChangedSince:      "what the operation to undo left behind was changed since; nothing was touched",
 	EUndoExpired:       "gc removed what undoing that operation needs; nothing was touched",
+	EDiscarded:         "the invocation was discarded; its sandbox is gone",
+	ENoSession:         "no conversation id was recorded for the invocation, so it cannot be resumed",
+	ENoResume:          "the runner has no resume support (set agency.runner.<name>.resumeArg)",
 }
