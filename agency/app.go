@@ -6,7 +6,6 @@ package agency
 import (
 	"context"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
@@ -28,8 +27,8 @@ type App struct {
 	// LockTimeout bounds the wait for the repo lock.
 	LockTimeout time.Duration
 	// Failpoint, when it returns an error for a named step, makes that step
-	// fail. Tests use it (or $AGENCY_FAILPOINT=<step>, or =kill:<step> for
-	// a kill -9 there) to check cleanup and recovery.
+	// fail. Tests use it (or $AGENCY_FAILPOINT=<step>) to check cleanup;
+	// $AGENCY_FAILPOINT=kill:<step> kills the process there (SIGKILL).
 	Failpoint func(step string) error
 	// Relinked is set when Open found the repository moved and relinked
 	// its records.
@@ -79,15 +78,12 @@ func newApp(repo *gitcore.Repo, cfg *gitcore.Config, st *store.Store) (*App, err
 	}
 	a := &App{Repo: repo, Store: st, Config: cfg, Getenv: os.Getenv, Now: time.Now, LockTimeout: timeout}
 	if fp := os.Getenv("AGENCY_FAILPOINT"); fp != "" {
-		// "kill:<step>" is kill -9 at that step: the process dies on the
-		// spot, holding whatever it held.
-		kill, isKill := strings.CutPrefix(fp, "kill:")
 		a.Failpoint = func(step string) error {
-			switch {
-			case isKill && step == kill:
+			if "kill:"+step == fp {
+				// kill -9 at this step: what a crash leaves behind.
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
-				select {} // SIGKILL cannot be caught: this never returns
-			case step == fp:
+			}
+			if step == fp {
 				return errs.New(errs.EInternal, "", "injected failure at %s", step)
 			}
 			return nil

@@ -54,6 +54,9 @@ func (r *DiscardResult) Report() []string {
 	if r.Restore != nil && len(r.Restore.NotKept) > 0 {
 		lines = append(lines, fmt.Sprintf("not saved (denylisted): %s", strings.Join(r.Restore.NotKept, " ")))
 	}
+	if r.Kept != "" {
+		lines = append(lines, "its HEAD held commits no branch has: kept as "+r.Kept+" (save them on a branch; 'git agency gc --force' deletes it)")
+	}
 	return append(lines, "undo with: git agency undo")
 }
 

@@ -64,7 +64,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	cleanup := func(added bool) {
 		if added {
 			a.Repo.WorktreeRemove(ctx, tree, true)
-			a.Repo.WorktreePrune(ctx)
+			a.pruneOurs(ctx)
 			a.Repo.DeleteBranch(ctx, branch, true)
 		}
 		store.RemoveAllInside(a.Store.SandboxesDir(), dir)
@@ -161,7 +161,7 @@ func (a *App) RemoveSandboxTree(ctx context.Context, rec *store.InvocationRecord
 			}
 		}
 	}
-	return gitErr(a.Repo.WorktreePrune(ctx))
+	return a.pruneOurs(ctx)
 }
 
 // ResolveInvocation finds an invocation by id or unique id prefix. A broken

@@ -242,8 +242,8 @@ func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restor
 			return err
 		}
 	}
-	if err := a.Repo.WorktreePrune(ctx); err != nil {
-		return gitErr(err)
+	if err := a.pruneOurs(ctx, path); err != nil {
+		return err
 	}
 	if err := a.Repo.WorktreeAddExisting(ctx, path, r.Branch); err != nil {
 		return gitErr(err)

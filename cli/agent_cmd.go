@@ -26,12 +26,12 @@ type AgentCmd struct {
 	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
 	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
-	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session (detach with the tmux prefix, then d)."`
+	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session, waiting for one still starting (detach with the tmux prefix, then d)."`
 	Open   AgentOpenCmd   `cmd:"" help:"Open an agent's sandbox in your editor."`
 
-	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, then its uncommitted work."`
+	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, commits off its branch, then its uncommitted work."`
 	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
-	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first; 'git agency undo' brings it back)."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/; 'git agency undo' brings it back)."`
 }
 
 // InvocationArg is the positional invocation id of most agent commands.
@@ -44,6 +44,13 @@ type AgentStartCmd struct {
 	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
 	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d applies)."`
 	StartFlags
+	JSON bool `name:"json" help:"Print the invocation's record as one JSON object (as agent show --json) instead of its id: at once with -d (or when queued), else when the agent has ended (its output goes to stderr; a headed agent is not attached)."`
+}
+
+// AfterApply records --json so errors are printed as JSON too.
+func (c *AgentStartCmd) AfterApply(env *Env) error {
+	env.JSON = c.JSON
+	return nil
 }
 
 // StartFlags are agent start's flags after --worktree, shared with `run` so
@@ -93,6 +100,23 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if c.Worktree == "" {
 		return errs.StartNeedsWorktree(env.Prog)
 	}
+	opts := c.options()
+	// Check what can be checked before asking for a prompt.
+	if _, _, err := a.PrepareStart(opts); err != nil {
+		return err
+	}
+	if opts, err = c.withPrompt(env, a, opts); err != nil {
+		return err
+	}
+	rec, err := a.StartInvocation(env.Ctx, opts)
+	if err != nil {
+		return err
+	}
+	return c.started(env, a, rec)
+}
+
+// options are the start's options from its flags (without the prompt).
+func (c *AgentStartCmd) options() agency.StartOptions {
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
 		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Full: c.Full, Queue: c.Queue,
@@ -100,23 +124,30 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
 	}
-	// Check what can be checked before asking for a prompt.
-	if _, _, err := a.PrepareStart(opts); err != nil {
-		return err
-	}
+	return opts
+}
+
+// withPrompt reads the prompt (flag, file, or the editor for a headless
+// run) into opts; an empty headless prompt is refused.
+func (c *AgentStartCmd) withPrompt(env *Env, a *agency.App, opts agency.StartOptions) (agency.StartOptions, error) {
 	pr, err := readPrompt(env, a, string(c.Prompt), c.PromptFile, c.Headless)
 	if err != nil {
-		return err
+		return opts, err
 	}
 	opts.Prompt, opts.PromptSource, opts.PromptPath = pr.text, pr.source, pr.path
 	if c.Headless && strings.TrimSpace(opts.Prompt) == "" {
-		return errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
+		return opts, errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
 	}
-	rec, err := a.StartInvocation(env.Ctx, opts)
-	if err != nil {
-		return err
-	}
+	return opts, nil
+}
+
+// started reports a new invocation: its id and queue place when it was
+// queued (agency.maxActive), else it follows it.
+func (c *AgentStartCmd) started(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	if rec.Status == store.StatusQueued {
+		if c.JSON {
+			return startJSON(env, a, rec.InvocationID, true, false)
+		}
 		fmt.Fprintln(env.Stdout, rec.InvocationID)
 		place := 0
 		if list, err := a.Store.ScanInvocations(); err == nil {
@@ -132,9 +163,18 @@ func (c *AgentStartCmd) Run(env *Env) error {
 // follow prints the id of a started invocation and, unless --detached,
 // follows it (headless: its output; headed: tmux attach).
 func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRecord) error {
-	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	if !c.JSON {
+		fmt.Fprintln(env.Stdout, rec.InvocationID)
+	}
 	if rec.SetupUnapproved != "" {
 		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
+	}
+	if c.Detached {
+		// A followed start shows setup.log, which says it too.
+		warnNotIgnored(env, rec.Include)
+	}
+	if c.JSON {
+		return startJSON(env, a, rec.InvocationID, c.Detached, rec.Mode == store.ModeHeaded)
 	}
 	if c.Detached {
 		return nil
@@ -143,6 +183,33 @@ func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRec
 		return attachHeaded(env, a, rec)
 	}
 	return followInvocation(env, a, rec.InvocationID, true, true, agency.LogReadable)
+}
+
+// startJSON prints a started invocation as one JSON object: at once when
+// detached, else once it has ended (its output followed onto stderr, so
+// that stdout holds the object alone), exiting with the agent's status.
+func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error {
+	var exit error
+	if !detached {
+		o := agency.FollowOptions{Stdout: env.Stderr, Stderr: env.Stderr, Kind: agency.LogReadable}
+		if headed {
+			// A headed agent's log is its screen: not for a stream.
+			o.Stdout = io.Discard
+		}
+		if exit = follow(env, a, inv, true, true, o); exit != nil {
+			if _, ok := exit.(*ExitError); !ok {
+				return exit
+			}
+		}
+	}
+	v, err := a.ShowInvocation(env.Ctx, inv)
+	if err != nil {
+		return err
+	}
+	if err := printJSON(env.Stdout, newInvocationJSON(a, v, worktreeNames(a.Store)[v.Record.IntegrationWorktreeID])); err != nil {
+		return err
+	}
+	return exit
 }
 
 // prompt is a prompt as read for start or send.
@@ -200,9 +267,14 @@ func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exit
 }
 
 // follow is followInvocation with the rest of agency's FollowOptions (the
-// log offsets a send's turn starts at).
+// log offsets a send's turn starts at; streams other than the command's).
 func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool, o agency.FollowOptions) error {
-	o.Stdout, o.Stderr = env.Stdout, env.Stderr
+	if o.Stdout == nil {
+		o.Stdout = env.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = env.Stderr
+	}
 	if stopOnInterrupt {
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
@@ -457,6 +529,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if r.LogsIncomplete != "" {
+		p("logs", "INCOMPLETE: "+r.LogsIncomplete)
+	}
 	if f := v.Forecast; f != nil {
 		line := forecastText(f)
 		if len(f.ConflictFiles) > 0 {
@@ -506,7 +581,17 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		if u.ReasoningTokens > 0 {
 			out += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
 		}
-		p("usage", fmt.Sprintf("%d turns, %s / %s tokens, %s", u.Turns, in, out, cost))
+		turns := fmt.Sprintf("%d turns", u.Turns)
+		if u.Turns == 1 {
+			turns = "1 turn"
+		}
+		if u.InputTokens == 0 && u.OutputTokens == 0 && u.CostUSD == nil {
+			// A headed claude counts turns through its hooks; its
+			// tokens are never reported (not zero).
+			p("usage", turns+", tokens not reported")
+		} else {
+			p("usage", fmt.Sprintf("%s, %s / %s tokens, %s", turns, in, out, cost))
+		}
 	} else if r.Mode == store.ModeHeadless {
 		p("usage", "-")
 	}

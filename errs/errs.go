@@ -77,6 +77,8 @@ const (
 	ENothingToUndo Code = "E_NOTHING_TO_UNDO"
 	EChangedSince  Code = "E_CHANGED_SINCE"
 	EUndoExpired   Code = "E_UNDO_EXPIRED"
+	// A land would point a submodule at a commit only the sandbox has.
+	ELandSubmodule Code = "E_LAND_SUBMODULE"
 )
 
 // Error is the one error type git-agency shows to users.

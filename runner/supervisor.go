@@ -33,6 +33,16 @@ type Supervisor struct {
 	Spec Spec
 	// Log is the supervisor's own log (supervisor.log).
 	Log io.Writer
+	// LogWriteFault, when set, is asked before every log write and makes
+	// the write fail with its error (tests: a full disk).
+	LogWriteFault func() error
+
+	// logFailure is the first failed log write ("" none); logRecorded
+	// whether the record says so yet.
+	logMu       sync.Mutex
+	logFailure  string
+	logRecorded bool
+	logTried    time.Time
 
 	lastOutput  atomic.Int64 // unix nanos of the last chunk
 	timedOut    atomic.Bool
@@ -299,12 +309,54 @@ type chunkWriter struct {
 }
 
 func (w *chunkWriter) Write(p []byte) (int, error) {
-	n, err := w.f.Write(p)
-	w.s.lastOutput.Store(time.Now().UnixNano())
-	if w.hook != nil && n > 0 {
-		w.hook.Write(p[:n])
+	var err error
+	if w.s.LogWriteFault != nil {
+		err = w.s.LogWriteFault()
 	}
-	return n, err
+	if err == nil {
+		_, err = w.f.Write(p)
+	}
+	w.s.lastOutput.Store(time.Now().UnixNano())
+	if w.hook != nil {
+		w.hook.Write(p)
+	}
+	if err != nil {
+		// The agent goes on (a failed write must not kill it through a
+		// broken pipe); the record says at once that the logs miss output.
+		w.s.logWriteFailed(filepath.Base(w.f.Name()), err)
+	}
+	return len(p), nil
+}
+
+// logWriteFailed notes the first failed log write and records it in the
+// record (logs_incomplete) and as an event as soon as it can: on a full
+// disk the record write may fail too, so it is tried again on later
+// failures (at most once a second) and at the end.
+func (s *Supervisor) logWriteFailed(name string, err error) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	if s.logFailure == "" {
+		s.logFailure = fmt.Sprintf("writing logs/%s failed at %s: %v; output after that is missing from the logs", name, now(), err)
+		s.logf("log write failed: %v", err)
+	}
+	if s.logRecorded || time.Since(s.logTried) < time.Second {
+		return
+	}
+	s.recordLogFailureLocked()
+}
+
+// recordLogFailureLocked writes the noted log failure into the record (the
+// caller holds logMu).
+func (s *Supervisor) recordLogFailureLocked() {
+	if s.logFailure == "" || s.logRecorded {
+		return
+	}
+	s.logTried = time.Now()
+	msg := s.logFailure
+	if _, err := s.update(func(r *store.InvocationRecord) error { r.LogsIncomplete = msg; return nil }); err == nil {
+		s.logRecorded = true
+		s.event("log_write_failed", map[string]any{"error": msg})
+	}
 }
 
 func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecord) error {
@@ -410,6 +462,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		}
 		killGroupRemains(rpid)
 	}
+	s.stopLeftovers(rec)
 	stopTasks()
 	if hook != nil {
 		cur, _ := s.Store.ReadInvocation(s.Invocation)
@@ -493,6 +546,32 @@ func (s *Supervisor) stopGroup(pid int, start *uint64) {
 	}
 }
 
+// LeftoverGrace is how long processes an agent left behind get between
+// SIGTERM and SIGKILL.
+const LeftoverGrace = 2 * time.Second
+
+// stopLeftovers stops what the agent left outside its process group (a
+// child that called setsid: see StopLeftovers) once it ended, before the
+// final checkpoint, so nothing writes into the sandbox after it; the event
+// says which were stopped.
+func (s *Supervisor) stopLeftovers(rec *store.InvocationRecord) {
+	stopped, alive := StopLeftovers(s.Invocation, rec.SandboxPath, LeftoverGrace)
+	if len(stopped) == 0 {
+		return
+	}
+	s.logf("the agent left %d process(es) outside its group; stopped them", len(stopped))
+	s.event("leftovers_stopped", map[string]any{"pids": Pids(stopped), "still_alive": Pids(alive)})
+}
+
+// Pids are the pids of procs.
+func Pids(procs []Proc) []int {
+	out := []int{}
+	for _, p := range procs {
+		out = append(out, p.PID)
+	}
+	return out
+}
+
 // groupAlive reports whether process group pgid still has members. The
 // runner's pid cannot be reused while its group exists.
 func groupAlive(pgid int) bool { return pgid > 0 && syscall.Kill(-pgid, 0) == nil }
@@ -535,7 +614,14 @@ func (s *Supervisor) finish(code int, reason string) error {
 // finishWith is finish for an exit code that may be unknown (nil: a headed
 // session that vanished).
 func (s *Supervisor) finishWith(code *int, reason string) error {
+	s.logMu.Lock()
+	s.recordLogFailureLocked()
+	incomplete := s.logFailure
+	s.logMu.Unlock()
 	_, err := s.update(func(r *store.InvocationRecord) error {
+		if incomplete != "" {
+			r.LogsIncomplete = incomplete
+		}
 		// A stop asked for after the runner had exited on its own (during
 		// the final checkpoint) does not change how it ended.
 		stop := r.StopRequested

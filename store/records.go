@@ -35,6 +35,10 @@ type IncludeStats struct {
 	DurationMS int64 `json:"duration_ms"`
 	// Cloned counts files copied as copy-on-write clones.
 	Cloned int `json:"cloned"`
+	// Skipped: paths the patterns named that were not copied because
+	// the new tree does not ignore them (their ignore rule is not
+	// committed): a copy would enter checkpoints and lands.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Invocation lifecycle states.
@@ -147,6 +151,9 @@ type InvocationRecord struct {
 	Include *IncludeStats `json:"include,omitempty"`
 	Sparse  bool          `json:"sparse,omitempty"`
 	Error   string        `json:"error,omitempty"`
+	// LogsIncomplete says why the logs miss some of the agent's output (a
+	// write failed: a full disk); "" when they are complete.
+	LogsIncomplete string `json:"logs_incomplete,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
 	StopRequested   string `json:"stop_requested,omitempty"`
