@@ -85,6 +85,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 
 	// data dir
 	a.checkDataDir(add)
+	a.checkConfig(add)
 	a.checkRelink(add)
 
 	// records

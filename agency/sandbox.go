@@ -106,7 +106,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 
 // sandboxIncludes are the include patterns of a new sandbox of wt (an
 // uncommitted .worktreeinclude lives in the main worktree only).
-func (a *App) sandboxIncludes(ctx context.Context, wt *store.WorktreeRecord) ([]string, error) {
+func (a *App) sandboxIncludes(ctx context.Context, wt *store.WorktreeRecord) (IncludeSpec, error) {
 	trees := []string{wt.TreePath}
 	if _, err := os.Lstat(filepath.Join(wt.TreePath, IncludeFile)); err != nil {
 		trees = append(trees, a.mainWorktree(ctx))
@@ -127,8 +127,8 @@ func (a *App) includeIntoSandbox(ctx context.Context, wt *store.WorktreeRecord, 
 
 // includeIntoSandboxWith copies what the patterns list from wt's tree into
 // the sandbox tree of inv, logging to its logs/setup.log.
-func (a *App) includeIntoSandboxWith(ctx context.Context, wt *store.WorktreeRecord, inv string, include []string) (*store.IncludeStats, error) {
-	if len(include) == 0 {
+func (a *App) includeIntoSandboxWith(ctx context.Context, wt *store.WorktreeRecord, inv string, include IncludeSpec) (*store.IncludeStats, error) {
+	if len(include.Patterns) == 0 {
 		return nil, nil
 	}
 	logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
