@@ -251,18 +251,19 @@ func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restor
 	if r.Commit == "" {
 		return nil
 	}
-	return a.resetFiles(ctx, path, r.Commit)
+	return a.resetFiles(ctx, path, r.Commit, nil) // a new checkout: nothing untracked yet
 }
 
 // resetFiles makes a tree's files those of commit's tree, with the index
 // at HEAD (files the commit added are untracked again): `reset --hard`,
-// `clean -fd` (never .agency/), `read-tree --reset -u`, `reset`. An empty
-// commit means HEAD: the tree ends clean.
-func (a *App) resetFiles(ctx context.Context, path, commit string) error {
+// `clean -fd` (never .agency/, nor what keep names: the untracked files
+// checkpoints leave out), `read-tree --reset -u`, `reset`. An empty commit
+// means HEAD: the tree ends clean.
+func (a *App) resetFiles(ctx context.Context, path, commit string, keep []string) error {
 	tree := a.Repo.Tree(path)
 	steps := []func(context.Context) error{
 		tree.ResetHard,
-		func(ctx context.Context) error { return tree.Clean(ctx, store.AgencyDir) },
+		func(ctx context.Context) error { return tree.Clean(ctx, keep, store.AgencyDir) },
 	}
 	if commit != "" {
 		steps = append(steps, func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) }, tree.ResetIndex)
@@ -533,7 +534,13 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 		return err
 	}
 	defer cl.Unlock()
-	if err := a.resetFiles(ctx, tree, r.Commit); err != nil {
+	// Untracked files checkpoints leave out are in neither checkpoint: they
+	// stay where they are, as the apply left them.
+	st, err := a.Repo.Tree(tree).Status(ctx)
+	if err != nil {
+		return gitErr(err)
+	}
+	if err := a.resetFiles(ctx, tree, r.Commit, runner.LeftOutPatterns(a.checkpointOptions(rec, ""), st)); err != nil {
 		return err
 	}
 	if err := a.fail(FPUndoAfterTree); err != nil {
