@@ -234,8 +234,11 @@ func (u *undoRun) checkSandboxRestore(ctx context.Context, r *store.Restore) err
 
 // recreateTree checks out r.Branch at path again (a tree an interrupted
 // undo left half made is removed first: the undo made it from r) and puts
-// the snapshot's files back, untracked ones untracked again.
-func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restore, remove func() error) error {
+// the snapshot's files back, untracked ones untracked again. A non-nil
+// sparse says the tree's sparse checkout, set before any file is written
+// (not enabled: a full tree, whatever git copies from the main tree); nil
+// leaves it to git.
+func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restore, remove func() error, sparse *gitcore.Sparse) error {
 	a := u.a
 	if _, err := os.Stat(path); err == nil {
 		if err := remove(); err != nil {
@@ -245,13 +248,43 @@ func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restor
 	if err := a.pruneOurs(ctx, path); err != nil {
 		return err
 	}
-	if err := a.Repo.WorktreeAddExisting(ctx, path, r.Branch); err != nil {
-		return gitErr(err)
+	if sparse == nil {
+		if err := a.Repo.WorktreeAddExisting(ctx, path, r.Branch); err != nil {
+			return gitErr(err)
+		}
+	} else if err := a.checkoutSparse(ctx, path, r.Branch, *sparse); err != nil {
+		return err
 	}
 	if r.Commit == "" {
 		return nil
 	}
 	return a.resetFiles(ctx, path, r.Commit, nil) // a new checkout: nothing untracked yet
+}
+
+// checkoutSparse adds branch's tree at path with exactly sp's sparse
+// checkout (none when not enabled) before checking its files out.
+func (a *App) checkoutSparse(ctx context.Context, path, branch string, sp gitcore.Sparse) error {
+	if err := a.Repo.WorktreeAddExistingNoCheckout(ctx, path, branch); err != nil {
+		return gitErr(err)
+	}
+	t := a.Repo.Tree(path)
+	if sp.Enabled {
+		if err := t.SparseCheckoutSet(ctx, sp); err != nil {
+			return gitErr(err)
+		}
+	} else {
+		// `git worktree add` copies the main tree's patterns.
+		got, err := t.SparseCheckout(ctx)
+		if err != nil {
+			return gitErr(err)
+		}
+		if got.Enabled {
+			if err := t.SparseCheckoutDisable(ctx); err != nil {
+				return gitErr(err)
+			}
+		}
+	}
+	return gitErr(t.CheckoutHead(ctx))
 }
 
 // resetFiles makes a tree's files those of commit's tree, with the index
@@ -288,7 +321,19 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
 		return errs.IO("create", a.Store.SandboxLogsDir(inv), err)
 	}
-	if err := u.recreateTree(ctx, tree, r, func() error { return a.RemoveSandboxTree(ctx, rec) }); err != nil {
+	// A sandbox made sparse (not --full) gets the integration tree's
+	// patterns again, as a new sandbox would.
+	sparse := &gitcore.Sparse{}
+	if rec.Sparse {
+		if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.State == store.StatePresent {
+			sp, err := a.Repo.Tree(wt.TreePath).SparseCheckout(ctx)
+			if err != nil {
+				return gitErr(err)
+			}
+			sparse = &sp
+		}
+	}
+	if err := u.recreateTree(ctx, tree, r, func() error { return a.RemoveSandboxTree(ctx, rec) }, sparse); err != nil {
 		return err
 	}
 	if err := WriteAgencyIgnore(tree); err != nil {
@@ -603,7 +648,7 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 		}
 		return nil
 	}
-	if err := u.recreateTree(ctx, wt.TreePath, r, remove); err != nil {
+	if err := u.recreateTree(ctx, wt.TreePath, r, remove, nil); err != nil {
 		return err
 	}
 	if err := WriteMarker(wt.TreePath); err != nil {

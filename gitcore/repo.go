@@ -227,6 +227,13 @@ func (r *Repo) WorktreeAddExisting(ctx context.Context, path, branch string) err
 	return err
 }
 
+// WorktreeAddExistingNoCheckout registers an existing branch in a new
+// worktree without writing its files (sparse patterns are set first).
+func (r *Repo) WorktreeAddExistingNoCheckout(ctx context.Context, path, branch string) error {
+	_, err := r.run(ctx, "worktree", "add", "--quiet", "--no-checkout", "--", path, branch)
+	return err
+}
+
 // WorktreeRemove runs `git worktree remove [--force] path`.
 func (r *Repo) WorktreeRemove(ctx context.Context, path string, force bool) error {
 	args := []string{"worktree", "remove"}
