@@ -274,7 +274,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 }
 
 // withHooks gives a headed claude run its hooks, which report its state to
-// the supervisor (hook.json); argv is returned with them. Not headless:
+// the supervisor (hook.jsonl); argv is returned with them. Not headless:
 // with -p only SessionStart, UserPromptSubmit and SessionEnd fire, which the
 // stream already tells.
 func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []string) ([]string, error) {
