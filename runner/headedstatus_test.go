@@ -405,18 +405,9 @@ func TestHeadedWatchCombines(t *testing.T) {
 // (two hooks at once) does not turn the state back.
 func TestHeadedWatchSeesEveryEventBetweenPolls(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "data"), filepath.Join(dir, "common"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := "20260101000000-600c"
-	os.MkdirAll(st.InvocationDir(inv), 0o700)
-	os.MkdirAll(st.SandboxLogsDir(inv), 0o700)
-	rec := &store.InvocationRecord{SchemaVersion: store.SchemaVersion, InvocationID: inv, RepoID: st.RepoID,
-		Runner: "claude", Mode: store.ModeHeaded, Status: store.StatusRunning, SandboxPath: dir}
-	if err := st.WriteInvocation(rec); err != nil {
-		t.Fatal(err)
-	}
+	st, rec := supervisedRecord(t, dir, &store.InvocationRecord{InvocationID: "20260101000000-600c",
+		Runner: "claude", Mode: store.ModeHeaded, Status: store.StatusRunning, SandboxPath: dir})
+	inv := rec.InvocationID
 	s := &Supervisor{Store: st, Invocation: inv, LockTimeout: 5 * time.Second}
 	w := &headedWatch{s: s, hookPath: HookPath(st, inv), sandbox: dir}
 	write := func(in string) {

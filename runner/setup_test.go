@@ -18,22 +18,10 @@ import (
 // too, not only the script.
 func TestRunSetupCancelKillsItsGroup(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "data"), filepath.Join(dir, "common"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv := "20260101000000-5e70"
 	sandbox := filepath.Join(dir, "sandbox")
-	for _, d := range []string{sandbox, st.InvocationDir(inv), st.SandboxLogsDir(inv)} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rec := &store.InvocationRecord{SchemaVersion: store.SchemaVersion, InvocationID: inv, RepoID: st.RepoID,
-		Runner: "sh", Mode: store.ModeHeadless, Status: store.StatusStarting, SandboxPath: sandbox}
-	if err := st.WriteInvocation(rec); err != nil {
-		t.Fatal(err)
-	}
+	st, rec := supervisedRecord(t, dir, &store.InvocationRecord{InvocationID: "20260101000000-5e70",
+		Runner: "sh", Mode: store.ModeHeadless, Status: store.StatusStarting, SandboxPath: sandbox})
+	inv := rec.InvocationID
 	s := &Supervisor{Repo: &gitcore.Repo{Toplevel: dir}, Store: st, Invocation: inv, LockTimeout: 5 * time.Second}
 	pidFile := filepath.Join(dir, "child.pid")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -70,4 +58,24 @@ func TestRunSetupCancelKillsItsGroup(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// supervisedRecord is a store under dir holding rec, with its invocation,
+// logs and sandbox directories: what a Supervisor works on, no git.
+func supervisedRecord(t *testing.T, dir string, rec *store.InvocationRecord) (*store.Store, *store.InvocationRecord) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(dir, "data"), filepath.Join(dir, "common"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{rec.SandboxPath, st.InvocationDir(rec.InvocationID), st.SandboxLogsDir(rec.InvocationID)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.SchemaVersion, rec.RepoID = store.SchemaVersion, st.RepoID
+	if err := st.WriteInvocation(rec); err != nil {
+		t.Fatal(err)
+	}
+	return st, rec
 }
