@@ -618,7 +618,14 @@ type DiscardResult struct {
 // gc deletes it with the invocation's other refs: only once its commits
 // are on a branch, or with --force.
 func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) (string, error) {
-	tree := a.sandboxTree(rec)
+	return a.keepTreeHead(ctx, a.sandboxTree(rec), rec.InvocationID)
+}
+
+// keepTreeHead saves the HEAD of tree under refs/agency/kept/<id>/HEAD when
+// no branch reaches it, before the tree goes (a sandbox's discard, an
+// integration worktree's rm), and returns that ref ("" when nothing needed
+// keeping or there is no tree).
+func (a *App) keepTreeHead(ctx context.Context, tree, id string) (string, error) {
 	if tree == "" {
 		return "", nil
 	}
@@ -631,7 +638,7 @@ func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) 
 	} else if ok {
 		return "", nil
 	}
-	ref := store.KeptRefPrefix(rec.InvocationID) + "HEAD"
+	ref := store.KeptRefPrefix(id) + "HEAD"
 	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
 }
 

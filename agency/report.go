@@ -44,9 +44,15 @@ func (r *DiscardResult) Report() []string {
 	}
 	lines := []string{first, fmt.Sprintf("sandbox tree removed, %s removed; branch %s kept", Plural(r.RefsRemoved, "snapshot ref"), rec.SandboxBranch)}
 	if r.Kept != "" {
-		lines = append(lines, "its HEAD held commits no branch has: kept as "+r.Kept+" (save them on a branch; 'git agency gc --force' deletes it)")
+		lines = append(lines, KeptHeadLine(r.Kept, "'git agency gc --force' deletes it"))
 	}
 	return lines
+}
+
+// KeptHeadLine says that a removed tree's HEAD, which no branch had, is
+// kept as ref; then how it goes.
+func KeptHeadLine(ref, goes string) string {
+	return "its HEAD held commits no branch has: kept as " + ref + " (save them on a branch; " + goes + ")"
 }
 
 // Plural is "1 commit", "2 commits".

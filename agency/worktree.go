@@ -281,6 +281,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			return nil, err
 		}
 	}
+	kept := ""
 	if _, err := os.Stat(rec.TreePath); err == nil {
 		if !opts.Force {
 			dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx)
@@ -290,6 +291,10 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			if dirty {
 				return nil, errs.DirtyWorktree(rec.Name)
 			}
+		}
+		// Commits made on a detached HEAD would go with the tree: keep them.
+		if kept, err = a.keepTreeHead(ctx, rec.TreePath, rec.WorktreeID); err != nil {
+			return nil, err
 		}
 		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
 			// Changed since the check above: git refused, and says why only
@@ -313,7 +318,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	if err := a.Store.WriteWorktree(rec); err != nil {
 		return nil, err
 	}
-	res := &RemoveWorktreeResult{Worktree: rec}
+	res := &RemoveWorktreeResult{Worktree: rec, KeptRef: kept}
 	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
 	if err != nil {
 		return res, err
@@ -324,6 +329,9 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 // RemoveWorktreeResult is what `worktree rm` did.
 type RemoveWorktreeResult struct {
 	Worktree *store.WorktreeRecord
+	// KeptRef holds the tree's HEAD when no branch had its commits
+	// (refs/agency/kept/<worktree-id>/HEAD), "" when none.
+	KeptRef string
 	// Discarded: the agents rm --force stopped, whose sandboxes went with
 	// the worktree.
 	Discarded []string
