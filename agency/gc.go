@@ -320,8 +320,40 @@ func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bo
 	if head, err := a.Repo.Tree(tree).Head(ctx); err == nil && head != "" {
 		if ok, err := a.Repo.Reachable(ctx, head); err == nil && !ok {
 			it.Kept, it.KeptWhy = true, "its HEAD holds commits no branch or ref has (--force removes it)"
+			return
 		}
 	}
+	if sub := a.localOnlySubmodule(ctx, tree); sub != "" {
+		it.Kept, it.KeptWhy = true, "its submodule "+sub+" holds a commit that exists only in this tree (--force removes it)"
+	}
+}
+
+// localOnlySubmodule returns the path of a submodule checked out in tree
+// whose HEAD exists only there: a commit made inside it lives in the
+// tree's own submodule repository (.git/worktrees/<x>/modules/<name>),
+// which goes with the tree. A HEAD the main repository's .git/modules/<path>
+// has, or on a remote-tracking branch (pushed), is safe. "" when none.
+func (a *App) localOnlySubmodule(ctx context.Context, tree string) string {
+	paths, err := a.Repo.SubmodulePaths(ctx, tree)
+	if err != nil {
+		return ""
+	}
+	for _, p := range paths {
+		dir := filepath.Join(tree, p)
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+			continue // not checked out: nothing of its own
+		}
+		head, err := a.Repo.Tree(dir).Head(ctx)
+		if err != nil || head == "" {
+			continue
+		}
+		if a.Repo.SubmodulePublished(ctx, dir, head) ||
+			a.Repo.SubmoduleHas(ctx, filepath.Join(a.Repo.CommonDir, "modules", p), head) {
+			continue
+		}
+		return p
+	}
+	return ""
 }
 
 // keptOnRecheck looks at an item's tree again under the lock (the plan may
