@@ -323,21 +323,22 @@ func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bo
 			return
 		}
 	}
-	if sub := a.localOnlySubmodule(ctx, tree); sub != "" {
-		it.Kept, it.KeptWhy = true, "its submodule "+sub+" holds a commit that exists only in this tree (--force removes it)"
+	if subs := a.localOnlySubmodules(ctx, tree); len(subs) > 0 {
+		it.Kept, it.KeptWhy = true, "its submodule "+subs[0]+" holds a commit that exists only in this tree (--force removes it)"
 	}
 }
 
-// localOnlySubmodule returns the path of a submodule checked out in tree
-// whose HEAD exists only there: a commit made inside it lives in the
+// localOnlySubmodules returns the paths of the submodules checked out in
+// tree whose HEAD exists only there: a commit made inside it lives in the
 // tree's own submodule repository (.git/worktrees/<x>/modules/<name>),
 // which goes with the tree. A HEAD the main repository's .git/modules/<path>
-// has, or on a remote-tracking branch (pushed), is safe. "" when none.
-func (a *App) localOnlySubmodule(ctx context.Context, tree string) string {
+// has, or on a remote-tracking branch (pushed), is safe.
+func (a *App) localOnlySubmodules(ctx context.Context, tree string) []string {
 	paths, err := a.Repo.SubmodulePaths(ctx, tree)
 	if err != nil {
-		return ""
+		return nil
 	}
+	var local []string
 	for _, p := range paths {
 		dir := filepath.Join(tree, p)
 		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
@@ -351,9 +352,9 @@ func (a *App) localOnlySubmodule(ctx context.Context, tree string) string {
 			a.Repo.SubmoduleHas(ctx, filepath.Join(a.Repo.CommonDir, "modules", p), head) {
 			continue
 		}
-		return p
+		local = append(local, p)
 	}
-	return ""
+	return local
 }
 
 // keptOnRecheck looks at an item's tree again under the lock (the plan may

@@ -609,6 +609,30 @@ type DiscardResult struct {
 	// Kept is the ref that now holds commits the sandbox's HEAD had and no
 	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
 	Kept string
+	// KeptSubmodules are the refs (refs/agency/kept/<inv>/submodule/<path>)
+	// that now hold commits made inside the sandbox's submodules that only
+	// the sandbox had.
+	KeptSubmodules []string
+}
+
+// keepSubmoduleHeads fetches, before a sandbox goes, the HEAD of each of
+// its submodules that only the sandbox's own submodule repository has into
+// the repository, under refs/agency/kept/<inv>/submodule/<path>, and
+// returns those refs. gc deletes them as the invocation's other kept refs.
+func (a *App) keepSubmoduleHeads(ctx context.Context, rec *store.InvocationRecord) ([]string, error) {
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return nil, nil
+	}
+	var refs []string
+	for _, p := range a.localOnlySubmodules(ctx, tree) {
+		ref := store.KeptRefPrefix(rec.InvocationID) + "submodule/" + p
+		if err := a.Repo.KeepSubmoduleHead(ctx, filepath.Join(tree, p), ref); err != nil {
+			return refs, gitErr(err)
+		}
+		refs = append(refs, ref)
+	}
+	return refs, nil
 }
 
 // keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
@@ -701,6 +725,9 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
 		return nil, err
 	}
+	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, rec); err != nil {
+		return nil, err
+	}
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -728,6 +755,9 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	data := map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)}
 	if out.Kept != "" {
 		data["kept_ref"] = out.Kept
+	}
+	if len(out.KeptSubmodules) > 0 {
+		data["kept_submodule_refs"] = out.KeptSubmodules
 	}
 	a.Store.AppendEvent(inv, "discarded", data)
 	return rec, nil

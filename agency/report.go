@@ -2,6 +2,7 @@ package agency
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/store"
@@ -45,6 +46,10 @@ func (r *DiscardResult) Report() []string {
 	lines := []string{first, fmt.Sprintf("sandbox tree removed, %s removed; branch %s kept", Plural(r.RefsRemoved, "snapshot ref"), rec.SandboxBranch)}
 	if r.Kept != "" {
 		lines = append(lines, KeptHeadLine(r.Kept, "'git agency gc --force' deletes it"))
+	}
+	for _, ref := range r.KeptSubmodules {
+		path := strings.TrimPrefix(ref, store.KeptRefPrefix(rec.InvocationID)+"submodule/")
+		lines = append(lines, "submodule "+path+" held a commit only the sandbox had: kept as "+ref+" (fetch it into the submodule; 'git agency gc --force' deletes it)")
 	}
 	return lines
 }

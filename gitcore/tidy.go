@@ -125,6 +125,14 @@ func (r *Repo) SubmodulePaths(ctx context.Context, dir string) ([]string, error)
 	return paths, nil
 }
 
+// KeepSubmoduleHead fetches the HEAD of the submodule checked out at dir
+// into this repository as ref, so the commit outlives the submodule's own
+// repository.
+func (r *Repo) KeepSubmoduleHead(ctx context.Context, dir, ref string) error {
+	_, err := r.run(ctx, "-c", "protocol.file.allow=always", "fetch", "-q", "--no-tags", "--no-write-fetch-head", dir, "HEAD:"+ref)
+	return err
+}
+
 // SubmoduleHas reports whether the repository of the submodule checked out
 // at dir (a populated submodule's directory, or its git directory under
 // .git/modules) holds commit. It is false when dir is not a repository of
