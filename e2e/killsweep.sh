@@ -71,6 +71,8 @@ setup() {
   land-detached | discard-detached)
     (cd "$(sandbox)" && git checkout -q --detach && echo d >d.txt && git add d.txt && git commit -qm detached-commit) ;;
   rm-force) echo wt-work >"$(git-agency worktree path feat)/w.txt" ;;
+  rm-detached)
+    (cd "$(git-agency worktree path feat)" && git checkout -q --detach && git commit -q --allow-empty -m wt-detached) ;;
   esac
 }
 sandbox() { git-agency agent show "$inv" --json | sed -n 's/.*"sandbox_path": *"\([^"]*\)".*/\1/p'; }
@@ -86,7 +88,7 @@ cmd() {
   land | land-detached) git-agency agent land "$inv" ;;
   land-apply) git-agency agent land --apply "$inv" ;;
   discard | discard-detached) git-agency agent discard "$inv" ;;
-  rm-force) git-agency worktree rm --force feat ;;
+  rm-force | rm-detached) git-agency worktree rm --force feat ;;
   esac
 }
 
@@ -146,7 +148,8 @@ sweep() {
     blobs=$(dirtyblobs)
     # a discard drops uncommitted work and checkpoints by the user's word;
     # its commits (a detached HEAD's included) must stay
-    case $scenario in discard*) blobs= ;; esac
+    # (so does worktree rm --force, for its tree's)
+    case $scenario in discard* | rm-*) blobs= ;; esac
     export SWEEP_COUNT="$work/count" SWEEP_KILL_AT=$k
     rm -f "$SWEEP_COUNT" "$SWEEP_COUNT.killed"
     cmd "$scenario" >"$work/out" 2>&1
@@ -178,7 +181,7 @@ sweep() {
   done
 }
 
-scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force}
+scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached}
 for s in $scenarios; do sweep "$s"; done
 tmux kill-server 2>/dev/null
 echo "killsweep: $runs kills, $fails failures"
