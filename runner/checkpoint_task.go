@@ -20,6 +20,11 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		s.logf("checkpoint: %v; using the defaults", err)
 		timing = DefaultCheckpointTiming
 	}
+	leaveOut, maxSize, err := LeaveOutFromConfig(s.Config)
+	if err != nil {
+		s.logf("checkpoint: %v; leaving out untracked files over %d bytes", err, DefaultMaxFileSize)
+		maxSize = DefaultMaxFileSize
+	}
 	o := CheckpointOptions{
 		Repo:             s.Repo,
 		Store:            s.Store,
@@ -27,6 +32,8 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		SandboxPath:      rec.SandboxPath,
 		IncludeUntracked: rec.IncludeUntracked,
 		Denylist:         DenylistFromConfig(s.Config),
+		LeaveOut:         leaveOut,
+		MaxFileSize:      maxSize,
 	}
 	return &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
 }

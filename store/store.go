@@ -78,12 +78,16 @@ type Store struct {
 	// id of the path it had before it was moved (see findMoved): the
 	// caller relinks (Relink, and `git worktree repair` of its trees).
 	MovedFrom string
+
+	// finished keeps the finished-record cache decoded between scans of a
+	// long-lived process (watch scans every second); nil: not kept.
+	finished *finishedMemo
 }
 
 // Open returns the store for a repository and makes sure its directory,
 // repo.json and the identity file in its git directory exist.
 func Open(dataDir, commonDir string) (*Store, error) {
-	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir)}
+	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir), finished: &finishedMemo{}}
 	if id, from := s.findMoved(commonDir); id != "" {
 		// The identity file names the records, whatever the path hashes to.
 		s.RepoID, s.MovedFrom = id, from
