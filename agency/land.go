@@ -631,18 +631,18 @@ type DiscardResult struct {
 	KeptSubmodules []string
 }
 
-// keepSubmoduleHeads fetches, before a sandbox goes, the HEAD of each of
-// its submodules that only the sandbox's own submodule repository has into
-// the repository, under refs/agency/kept/<inv>/submodule/<path>, and
-// returns those refs. gc deletes them as the invocation's other kept refs.
-func (a *App) keepSubmoduleHeads(ctx context.Context, rec *store.InvocationRecord) ([]string, error) {
-	tree := a.sandboxTree(rec)
+// keepSubmoduleHeads fetches, before a tree goes (a sandbox, an
+// integration worktree: id is its invocation's or worktree's), the HEAD of
+// each of its submodules that only the tree's own submodule repository has
+// into the repository, under refs/agency/kept/<id>/submodule/<path>, and
+// returns those refs. gc deletes an invocation's as its other kept refs.
+func (a *App) keepSubmoduleHeads(ctx context.Context, tree, id string) ([]string, error) {
 	if tree == "" {
 		return nil, nil
 	}
 	var refs []string
 	for _, p := range a.localOnlySubmodules(ctx, tree) {
-		ref := store.KeptRefPrefix(rec.InvocationID) + "submodule/" + p
+		ref := store.KeptRefPrefix(id) + "submodule/" + p
 		if err := a.Repo.KeepSubmoduleHead(ctx, filepath.Join(tree, p), ref); err != nil {
 			return refs, gitErr(err)
 		}
@@ -741,7 +741,7 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
 		return nil, err
 	}
-	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, rec); err != nil {
+	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, a.sandboxTree(rec), rec.InvocationID); err != nil {
 		return nil, err
 	}
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {

@@ -48,10 +48,17 @@ func (r *DiscardResult) Report() []string {
 		lines = append(lines, KeptHeadLine(r.Kept, "'git agency gc --force' deletes it"))
 	}
 	for _, ref := range r.KeptSubmodules {
-		path := strings.TrimPrefix(ref, store.KeptRefPrefix(rec.InvocationID)+"submodule/")
-		lines = append(lines, "submodule "+path+" held a commit only the sandbox had: kept as "+ref+" (fetch it into the submodule; 'git agency gc --force' deletes it)")
+		lines = append(lines, KeptSubmoduleLine(ref, rec.InvocationID, "sandbox", "'git agency gc --force' deletes it"))
 	}
 	return lines
+}
+
+// KeptSubmoduleLine says that a commit of a removed tree's submodule that
+// only the tree (of invocation or worktree id) had is kept as ref; then how
+// it goes.
+func KeptSubmoduleLine(ref, id, tree, goes string) string {
+	path := strings.TrimPrefix(ref, store.KeptRefPrefix(id)+"submodule/")
+	return "submodule " + path + " held a commit only the " + tree + " had: kept as " + ref + " (fetch it into the submodule; " + goes + ")"
 }
 
 // KeptHeadLine says that a removed tree's HEAD, which no branch had, is

@@ -281,7 +281,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			return nil, err
 		}
 	}
-	kept := ""
+	kept, keptSubs := "", []string(nil)
 	if _, err := os.Stat(rec.TreePath); err == nil {
 		if !opts.Force {
 			dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx)
@@ -294,6 +294,9 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 		}
 		// Commits made on a detached HEAD would go with the tree: keep them.
 		if kept, err = a.keepTreeHead(ctx, rec.TreePath, rec.WorktreeID); err != nil {
+			return nil, err
+		}
+		if keptSubs, err = a.keepSubmoduleHeads(ctx, rec.TreePath, rec.WorktreeID); err != nil {
 			return nil, err
 		}
 		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
@@ -318,7 +321,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	if err := a.Store.WriteWorktree(rec); err != nil {
 		return nil, err
 	}
-	res := &RemoveWorktreeResult{Worktree: rec, KeptRef: kept}
+	res := &RemoveWorktreeResult{Worktree: rec, KeptRef: kept, KeptSubmodules: keptSubs}
 	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
 	if err != nil {
 		return res, err
@@ -332,6 +335,9 @@ type RemoveWorktreeResult struct {
 	// KeptRef holds the tree's HEAD when no branch had its commits
 	// (refs/agency/kept/<worktree-id>/HEAD), "" when none.
 	KeptRef string
+	// KeptSubmodules hold commits made inside the tree's submodules that
+	// only the tree had (refs/agency/kept/<worktree-id>/submodule/<path>).
+	KeptSubmodules []string
 	// Discarded: the agents rm --force stopped, whose sandboxes went with
 	// the worktree.
 	Discarded []string
