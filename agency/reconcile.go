@@ -64,7 +64,7 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 	var code *int
 	finished, reason := store.StatusFailed, store.ExitUnknown
 	if cur.Mode == store.ModeHeaded {
-		running, c := a.headedState(cur)
+		running, c := a.headedState(ctx, cur)
 		if running {
 			return cur
 		}

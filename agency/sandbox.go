@@ -46,7 +46,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 		return nil, gitErr(err)
 	}
 	if base == "" {
-		return nil, errs.New(errs.EBranchNotFound, "commit something first", "integration branch %s has no commits", wt.Branch)
+		return nil, errs.EmptyIntegrationBranch(wt.Branch)
 	}
 	// An uncommitted .worktreeinclude lives in the main worktree only.
 	trees := []string{wt.TreePath}
@@ -86,8 +86,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	if HasMarker(tree) {
 		// The integration branch itself tracks a marker: never a sandbox.
 		cleanup(true)
-		return nil, errs.New(errs.EIntegrationTree, "remove .agency/INTEGRATION_MARKER from the branch's commits",
-			"the new sandbox holds an integration marker; refusing to use it")
+		return nil, errs.MarkerInSandbox()
 	}
 	if err := WriteAgencyIgnore(tree); err != nil {
 		cleanup(true)

@@ -45,7 +45,7 @@ func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, 
 	}
 	a.Store.AppendEvent(rec.InvocationID, reason+"_requested", nil)
 	if rec.Mode == store.ModeHeaded {
-		if err := a.stopHeaded(rec, kill); err != nil {
+		if err := a.stopHeaded(ctx, rec, kill); err != nil {
 			return nil, err
 		}
 	} else if err := a.signalRunner(rec, kill); err != nil {
