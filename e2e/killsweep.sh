@@ -163,7 +163,15 @@ sweep() {
       fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
     fi
     local leftover
-    leftover=$(find "$AGENCY_DATA_DIR" "$repo/.git" \( -name '*.tmp-*' -o -name 'agency-snapshot-index-*' \) 2>/dev/null)
+    # (a temp file whose writer, named in it, still runs is a write in
+    # progress: a supervisor that outlived the kill)
+    leftover=$(find "$AGENCY_DATA_DIR" "$repo/.git" \( -name '*.tmp-*' -o -name 'agency-snapshot-index-*' \) 2>/dev/null |
+      while read -r f; do
+        pid=$(basename "$f" | sed -n 's/.*\(tmp\|index\)-\([0-9]*\)-[0-9]*$/\2/p')
+        [ -n "$pid" ] && [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != "" ] &&
+          [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != Z ] && continue
+        echo "$f"
+      done)
     [ -z "$leftover" ] || fail "temp files left (kill at [$killed]): $leftover"
     git worktree list --porcelain | sed -n 's/^worktree //p' | while read -r t; do
       [ -d "$t" ] || echo "FAIL $scenario K=$k: registration without directory: $t"
