@@ -28,6 +28,10 @@ const (
 	FPLandAfterRemove  = "land:after-remove"
 )
 
+// FPDiscardAfterLog fails a discard once it logged itself, before the
+// tree goes.
+const FPDiscardAfterLog = "discard:after-log"
+
 // snapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
 // untracked files included, denylist applied (checked before staging),
 // .agency/ and exclude left out. The same snapshot as checkpoints take.
@@ -438,8 +442,19 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 		a.Store.AppendEvent(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
 		return res, errs.LandConflict(inv, res.ConflictCommit, res.ConflictWhat, res.Conflicts)
 	}
+	// What `undo` needs to recreate the sandbox: its branch, and when it
+	// holds uncommitted work (only with --apply), that work saved as a
+	// checkpoint before the tree goes.
+	restore := &store.Restore{Branch: rec.SandboxBranch}
+	if res.Applied {
+		if restore, err = a.saveSandbox(ctx, rec, store.CheckpointBeforeLand); err != nil {
+			return nil, err
+		}
+	} else if restore.Head, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
+		return nil, SandboxBranchMissingErr(rec)
+	}
 	progress := &store.LandProgress{State: LandInProgress, StartedAt: a.now(), TargetHead: res.TargetHead,
-		Commits: res.Commits, Applied: res.Applied, ResultHead: res.ResultHead}
+		Commits: res.Commits, Applied: res.Applied, ResultHead: res.ResultHead, Restore: restore}
 	if rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
 		r.Land = progress
 		return nil
@@ -505,6 +520,9 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	if err := a.fail(FPLandAfterRemove); err != nil {
 		return nil, err
 	}
+	if err := a.logLandLocked(ctx, rec); err != nil {
+		return nil, err
+	}
 	rec, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
 		r.LandingStatus = store.Str(store.LandingLanded)
 		r.LandedAt = store.Str(a.now())
@@ -532,6 +550,31 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	}
 	a.Store.AppendEvent(rec.InvocationID, "landed", data)
 	return rec, nil
+}
+
+// logLandLocked appends the land to the operation log, once (finishing an
+// interrupted land logs it too): before and after of the integration
+// branch, and the sandbox's saved state.
+func (a *App) logLandLocked(ctx context.Context, rec *store.InvocationRecord) error {
+	p := rec.Land
+	if p == nil || p.ResultHead == "" {
+		return nil
+	}
+	op := store.Operation{Op: store.OpLand, Key: "land:" + rec.InvocationID + ":" + p.ResultHead,
+		InvocationID: rec.InvocationID, WorktreeID: rec.IntegrationWorktreeID,
+		Before: p.TargetHead, After: p.ResultHead, Restore: p.Restore}
+	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
+		op.WorktreeName, op.Branch = wt.Name, wt.Branch
+	}
+	if op.Restore == nil {
+		// A land begun before it saved anything: its branch, clean.
+		op.Restore = &store.Restore{Branch: rec.SandboxBranch}
+		if tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err == nil {
+			op.Restore.Head = tip
+		}
+	}
+	_, err := a.Store.AppendOperation(op)
+	return err
 }
 
 // RecoverLand is for readers: when rec shows a land in progress and no
@@ -621,7 +664,9 @@ type DiscardResult struct {
 	Invocation       *store.InvocationRecord
 	Stopped          bool // it was running and was stopped (or killed)
 	AlreadyDiscarded bool
-	RefsRemoved      int
+	// Restore is what `undo` brings back: the branch, and the checkpoint
+	// holding the uncommitted work (none when the tree was clean).
+	Restore *store.Restore
 	// Kept is the ref that now holds commits the sandbox's HEAD had and no
 	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
 	Kept string
@@ -683,8 +728,9 @@ func (a *App) keepTreeHead(ctx context.Context, tree, id string) (string, error)
 }
 
 // Discard is `agent discard`: a running invocation is stopped (5 s grace,
-// then killed); the record says discarded; the sandbox tree and the
-// invocation's snapshot refs are removed (its branch is kept).
+// then killed); its uncommitted work is saved as a checkpoint; the record
+// says discarded; the sandbox tree is removed. Its branch and snapshot
+// refs are kept until gc (--older-than), so `undo` can bring it back.
 func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error) {
 	rec, err := a.ResolveInvocation(query)
 	if err != nil {
@@ -738,6 +784,27 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
 	}
 	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
+	if !out.AlreadyDiscarded {
+		// Save the uncommitted work and log the discard before anything
+		// goes: `undo` recreates the sandbox from its branch and this
+		// checkpoint. Snapshot refs and branch stay until gc.
+		restore, err := a.saveSandbox(ctx, rec, store.CheckpointBeforeDiscard)
+		if err != nil {
+			return nil, err
+		}
+		op := store.Operation{Op: store.OpDiscard, InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID,
+			LandingStatus: store.Deref(rec.LandingStatus), Restore: restore}
+		if out.Stopped {
+			op.Note = "it was running and was stopped"
+		}
+		if _, err := a.Store.AppendOperation(op); err != nil {
+			return nil, err
+		}
+		out.Restore = restore
+		if err := a.fail(FPDiscardAfterLog); err != nil {
+			return nil, err
+		}
+	}
 	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -747,16 +814,6 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
-	refs, err := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(inv))
-	if err != nil {
-		return nil, gitErr(err)
-	}
-	for _, r := range refs {
-		if err := a.Repo.DeleteRef(ctx, r.Name); err != nil {
-			return nil, gitErr(err)
-		}
-	}
-	out.RefsRemoved = len(refs)
 	if out.AlreadyDiscarded {
 		return rec, nil
 	}
@@ -768,7 +825,10 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)}
+	data := map[string]any{"stopped": out.Stopped}
+	if out.Restore != nil && out.Restore.Checkpoint > 0 {
+		data["checkpoint"] = out.Restore.Checkpoint
+	}
 	if out.Kept != "" {
 		data["kept_ref"] = out.Kept
 	}
