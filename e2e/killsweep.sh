@@ -71,6 +71,7 @@ setup() {
   land-detached | discard-detached)
     (cd "$(sandbox)" && git checkout -q --detach && echo d >d.txt && git add d.txt && git commit -qm detached-commit) ;;
   rm-force) echo wt-work >"$(git-agency worktree path feat)/w.txt" ;;
+  undo-discard) git-agency agent discard "$inv" >/dev/null ;;
   rm-detached)
     (cd "$(git-agency worktree path feat)" && git checkout -q --detach && git commit -q --allow-empty -m wt-detached) ;;
   esac
@@ -89,6 +90,7 @@ cmd() {
   land-apply) git-agency agent land --apply "$inv" ;;
   discard | discard-detached) git-agency agent discard "$inv" ;;
   rm-force | rm-detached) git-agency worktree rm --force feat ;;
+  undo-discard) git-agency undo ;;
   esac
 }
 
@@ -189,7 +191,7 @@ sweep() {
   done
 }
 
-scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached}
+scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached undo-discard}
 for s in $scenarios; do sweep "$s"; done
 tmux kill-server 2>/dev/null
 echo "killsweep: $runs kills, $fails failures"
