@@ -670,6 +670,30 @@ type DiscardResult struct {
 	// Kept is the ref that now holds commits the sandbox's HEAD had and no
 	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
 	Kept string
+	// KeptSubmodules are the refs (refs/agency/kept/<inv>/submodule/<path>)
+	// that now hold commits made inside the sandbox's submodules that only
+	// the sandbox had.
+	KeptSubmodules []string
+}
+
+// keepSubmoduleHeads fetches, before a tree goes (a sandbox, an
+// integration worktree: id is its invocation's or worktree's), the HEAD of
+// each of its submodules that only the tree's own submodule repository has
+// into the repository, under refs/agency/kept/<id>/submodule/<path>, and
+// returns those refs. gc deletes an invocation's as its other kept refs.
+func (a *App) keepSubmoduleHeads(ctx context.Context, tree, id string) ([]string, error) {
+	if tree == "" {
+		return nil, nil
+	}
+	var refs []string
+	for _, p := range a.localOnlySubmodules(ctx, tree) {
+		ref := store.KeptRefPrefix(id) + "submodule/" + p
+		if err := a.Repo.KeepSubmoduleHead(ctx, filepath.Join(tree, p), ref); err != nil {
+			return refs, gitErr(err)
+		}
+		refs = append(refs, ref)
+	}
+	return refs, nil
 }
 
 // keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
@@ -679,7 +703,14 @@ type DiscardResult struct {
 // gc deletes it with the invocation's other refs: only once its commits
 // are on a branch, or with --force.
 func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) (string, error) {
-	tree := a.sandboxTree(rec)
+	return a.keepTreeHead(ctx, a.sandboxTree(rec), rec.InvocationID)
+}
+
+// keepTreeHead saves the HEAD of tree under refs/agency/kept/<id>/HEAD when
+// no branch reaches it, before the tree goes (a sandbox's discard, an
+// integration worktree's rm), and returns that ref ("" when nothing needed
+// keeping or there is no tree).
+func (a *App) keepTreeHead(ctx context.Context, tree, id string) (string, error) {
 	if tree == "" {
 		return "", nil
 	}
@@ -692,7 +723,7 @@ func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) 
 	} else if ok {
 		return "", nil
 	}
-	ref := store.KeptRefPrefix(rec.InvocationID) + "HEAD"
+	ref := store.KeptRefPrefix(id) + "HEAD"
 	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
 }
 
@@ -777,6 +808,9 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
 		return nil, err
 	}
+	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, a.sandboxTree(rec), rec.InvocationID); err != nil {
+		return nil, err
+	}
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -797,6 +831,9 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	}
 	if out.Kept != "" {
 		data["kept_ref"] = out.Kept
+	}
+	if len(out.KeptSubmodules) > 0 {
+		data["kept_submodule_refs"] = out.KeptSubmodules
 	}
 	a.Store.AppendEvent(inv, "discarded", data)
 	return rec, nil
