@@ -125,6 +125,41 @@ func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
 	return res, nil
 }
 
+// SkipUndo is `git agency undo --skip`: under the repo lock, the newest
+// operation not undone yet (the one an interrupted undo must finish,
+// first) is marked skipped by an appended line, and nothing else changes:
+// the next undo reaches the operation before it.
+func (a *App) SkipUndo() (*UndoResult, error) {
+	lock, err := a.Lock()
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	lines, err := a.Store.ReadOplog()
+	if err != nil {
+		return nil, err
+	}
+	log := store.FoldOplog(lines)
+	target := log.Next()
+	if log.Interrupted != nil {
+		target = log.Entry(log.Interrupted.Undoes)
+	}
+	if target == nil {
+		return nil, errs.NothingToUndo()
+	}
+	u := &undoRun{a: a, res: &UndoResult{Seq: store.NextSeq(lines)}, entry: target.Operation}
+	if _, err := a.Store.AppendOperation(u.undoLine(store.UndoSkipped)); err != nil {
+		return nil, err
+	}
+	res := u.res
+	res.Undone = *target
+	res.Undone.UndoneBy, res.Undone.UndoState = res.Seq, store.UndoSkipped
+	if lines, err := a.Store.ReadOplog(); err == nil {
+		res.Next = store.FoldOplog(lines).Next()
+	}
+	return res, nil
+}
+
 // undoRun is one undo in progress.
 type undoRun struct {
 	a     *App

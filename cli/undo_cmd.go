@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/git-agency/git-agency/agency"
@@ -10,7 +11,8 @@ import (
 // UndoCmd is `git agency undo`.
 type UndoCmd struct {
 	JSONFlag
-	List bool `help:"Show the operation log, newest first, instead of undoing."`
+	List bool `help:"Show the operation log, newest first, instead of undoing." xor:"mode"`
+	Skip bool `help:"Mark the operation undo would reverse next as skipped, changing nothing else (one that can never be undone), so the next undo reaches older ones." xor:"mode"`
 }
 
 type oplogJSON struct {
@@ -31,7 +33,11 @@ func (c *UndoCmd) Run(env *Env) error {
 	if c.List {
 		return c.list(env, a)
 	}
-	res, err := a.Undo(env.Ctx)
+	undo := a.Undo
+	if c.Skip {
+		undo = func(context.Context) (*agency.UndoResult, error) { return a.SkipUndo() }
+	}
+	res, err := undo(env.Ctx)
 	if err != nil {
 		return err
 	}
@@ -39,11 +45,13 @@ func (c *UndoCmd) Run(env *Env) error {
 		return printJSON(env.Stdout, res)
 	}
 	verb := "undid"
-	if res.Resumed {
+	if c.Skip {
+		verb = "skipped"
+	} else if res.Resumed {
 		verb = "finished the interrupted undo of"
 	}
 	fmt.Fprintf(env.Stdout, "%s #%d: %s\n", verb, res.Undone.Seq, agency.Describe(res.Undone.Operation))
-	for _, l := range undoneLines(res.Undone.Operation) {
+	for _, l := range undoneLines(res.Undone.Operation, c.Skip) {
 		fmt.Fprintln(env.Stdout, l)
 	}
 	for _, n := range res.Notes {
@@ -56,7 +64,10 @@ func (c *UndoCmd) Run(env *Env) error {
 }
 
 // undoneLines say what an undo of op brought back.
-func undoneLines(op store.Operation) []string {
+func undoneLines(op store.Operation, skipped bool) []string {
+	if skipped {
+		return nil
+	}
 	saved := func(what string) string {
 		if op.Restore != nil && op.Restore.Commit != "" {
 			return what + " recreated with its uncommitted work"
@@ -117,6 +128,8 @@ func (c *UndoCmd) list(env *Env, a *agency.App) error {
 			state = "interrupted (undo finishes it)"
 		case e.Op == store.OpUndo:
 			state = e.State
+		case e.UndoState == store.UndoSkipped:
+			state = fmt.Sprintf("skipped by #%d", e.UndoneBy)
 		case e.UndoneBy != 0:
 			state = fmt.Sprintf("undone by #%d", e.UndoneBy)
 		case e.Seq == out.Next:

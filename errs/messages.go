@@ -450,7 +450,7 @@ func UndoSandboxChanged(inv string) *Error {
 }
 
 func UndoExpired(what, missing string) *Error {
-	return New(EUndoExpired, "'git agency gc' removes what undo needs only after --older-than (or with --force)",
+	return New(EUndoExpired, "it can never be undone: 'git agency undo --skip' passes it by, so the next undo reaches older operations ('git agency gc' removes what undo needs only after --older-than, or with --force)",
 		"cannot undo %s: %s is gone; nothing was touched", what, missing)
 }
 

@@ -41,6 +41,9 @@ const (
 	// UndoAborted: it failed having changed nothing (a compare-and-swap
 	// that lost a race); as if it never ran.
 	UndoAborted = "aborted"
+	// UndoSkipped: `undo --skip` passed the operation by (it can never be
+	// undone); the next undo reaches the one before it. Nothing changed.
+	UndoSkipped = "skipped"
 )
 
 // Restore is a tree's state an undo recreates: the files of a snapshot
@@ -167,9 +170,11 @@ func (s *Store) AppendOperation(op Operation) (Operation, error) {
 // OplogEntry is an operation as `undo --list` shows it.
 type OplogEntry struct {
 	Operation
-	// UndoneBy is the seq of the undo that reversed it (0: not undone).
+	// UndoneBy is the seq of the undo that reversed (or skipped) it (0:
+	// not undone).
 	UndoneBy int `json:"undone_by,omitempty"`
-	// UndoState is "started" while an undo of it is interrupted.
+	// UndoState is "started" while an undo of it is interrupted, "done"
+	// once undone, "skipped" once `undo --skip` passed it by.
 	UndoState string `json:"undo_state,omitempty"`
 }
 
@@ -208,6 +213,10 @@ func FoldOplog(lines []Operation) *Oplog {
 		switch e.State {
 		case UndoDone:
 			target.UndoneBy, target.UndoState = e.Seq, UndoDone
+		case UndoSkipped:
+			if target.UndoneBy == 0 {
+				target.UndoneBy, target.UndoState = e.Seq, UndoSkipped
+			}
 		case UndoStarted:
 			if target.UndoneBy == 0 {
 				target.UndoState = UndoStarted

@@ -67,3 +67,24 @@ func TestOplogAppendAndFold(t *testing.T) {
 		t.Fatalf("land after undo not logged: %+v", relanded)
 	}
 }
+
+// A skipped operation (undo --skip) no longer blocks older ones, nor an
+// interrupted undo of it.
+func TestOplogFoldSkipped(t *testing.T) {
+	lines := []Operation{
+		{Seq: 1, Op: OpLand},
+		{Seq: 2, Op: OpDiscard},
+		{Seq: 3, Op: OpUndo, Undoes: 2, State: UndoStarted},
+		{Seq: 4, Op: OpUndo, Undoes: 2, State: UndoSkipped},
+	}
+	log := FoldOplog(lines)
+	if log.Interrupted != nil {
+		t.Fatalf("a skipped operation's interrupted undo still blocks: %+v", log.Interrupted)
+	}
+	if e := log.Entry(2); e.UndoState != UndoSkipped || e.UndoneBy != 4 {
+		t.Errorf("skipped entry %+v", e)
+	}
+	if n := log.Next(); n == nil || n.Seq != 1 {
+		t.Errorf("next %+v, want #1", n)
+	}
+}
