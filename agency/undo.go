@@ -78,19 +78,13 @@ func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
-	lines, err := a.Store.ReadOplog()
+	lines, log, target, err := a.undoTarget()
 	if err != nil {
 		return nil, err
 	}
-	log := store.FoldOplog(lines)
 	res := &UndoResult{}
-	target := log.Next()
 	if log.Interrupted != nil {
-		target = log.Entry(log.Interrupted.Undoes)
 		res.Seq, res.Resumed = log.Interrupted.Seq, true
-	}
-	if target == nil {
-		return nil, errs.NothingToUndo()
 	}
 	u := &undoRun{a: a, res: res, entry: target.Operation}
 	if !res.Resumed {
@@ -125,6 +119,25 @@ func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
 	return res, nil
 }
 
+// undoTarget reads the log and the operation the next undo is for: the
+// one an interrupted undo must finish, else the newest not undone. The
+// caller holds the repo lock.
+func (a *App) undoTarget() ([]store.Operation, *store.Oplog, *store.OplogEntry, error) {
+	lines, err := a.Store.ReadOplog()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	log := store.FoldOplog(lines)
+	target := log.Next()
+	if log.Interrupted != nil {
+		target = log.Entry(log.Interrupted.Undoes)
+	}
+	if target == nil {
+		return nil, nil, nil, errs.NothingToUndo()
+	}
+	return lines, log, target, nil
+}
+
 // SkipUndo is `git agency undo --skip`: under the repo lock, the newest
 // operation not undone yet (the one an interrupted undo must finish,
 // first) is marked skipped by an appended line, and nothing else changes:
@@ -135,17 +148,9 @@ func (a *App) SkipUndo() (*UndoResult, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
-	lines, err := a.Store.ReadOplog()
+	lines, _, target, err := a.undoTarget()
 	if err != nil {
 		return nil, err
-	}
-	log := store.FoldOplog(lines)
-	target := log.Next()
-	if log.Interrupted != nil {
-		target = log.Entry(log.Interrupted.Undoes)
-	}
-	if target == nil {
-		return nil, errs.NothingToUndo()
 	}
 	u := &undoRun{a: a, res: &UndoResult{Seq: store.NextSeq(lines)}, entry: target.Operation}
 	if _, err := a.Store.AppendOperation(u.undoLine(store.UndoSkipped)); err != nil {
