@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -78,6 +79,9 @@ type Store struct {
 	// id of the path it had before it was moved (see findMoved): the
 	// caller relinks (Relink, and `git worktree repair` of its trees).
 	MovedFrom string
+
+	// held counts the repo locks this Store holds (Lock, Unlock).
+	held atomic.Int32
 }
 
 // Open returns the store for a repository and makes sure its directory,
