@@ -53,6 +53,7 @@ test:
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) test -count=1 ./internal/shape
 
 # Benchmarks print numbers and ratios against plain git; they never fail.
 # Add a benchmark as bench/<name>.bench.sh (or a Go Benchmark function).
