@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -89,11 +90,11 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 		}
 	}
 
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 
 	entries, err := a.Store.ScanWorktrees()
 	if err != nil {
@@ -125,17 +126,14 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 	}
 	recordDir := a.Store.IntegrationWorktreeDir(id)
 	undoMarker := markerUndo(tree)
-	cleanup := func() {
-		undoMarker()
-		store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir)
+	cleanup := func() error {
+		return errors.Join(undoMarker(), store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir))
 	}
 	if err := WriteMarker(tree); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := a.fail(FPAdoptAfterMarker); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	rec := &store.WorktreeRecord{
 		SchemaVersion: store.SchemaVersion,
@@ -150,8 +148,7 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 		Adopted:       true,
 	}
 	if err := a.Store.WriteWorktree(rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	return rec, nil
 }
@@ -159,19 +156,27 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 // markerUndo returns a function that removes what WriteMarker adds to tree,
 // and only that: files that were not there before, then .agency/ if we
 // created it and it is empty. Nothing recursive: the tree is the user's.
-func markerUndo(tree string) func() {
+// The returned function says what it could not remove.
+func markerUndo(tree string) func() error {
 	dir := filepath.Join(tree, store.AgencyDir)
 	_, dirErr := os.Lstat(dir)
 	ignore := filepath.Join(dir, ".gitignore")
 	_, ignErr := os.Lstat(ignore)
-	return func() {
-		os.Remove(store.MarkerPath(tree))
+	remove := func(path string) error {
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			return errs.IO("remove", path, err)
+		}
+		return nil
+	}
+	return func() error {
+		err := remove(store.MarkerPath(tree))
 		if os.IsNotExist(ignErr) {
-			os.Remove(ignore)
+			err = errors.Join(err, remove(ignore))
 		}
 		if os.IsNotExist(dirErr) {
-			os.Remove(dir)
+			err = errors.Join(err, remove(dir))
 		}
+		return err
 	}
 }
 

@@ -314,11 +314,11 @@ func (a *App) GC(ctx context.Context, plan *GCResult) *GCResult {
 }
 
 func (a *App) gcOne(ctx context.Context, it *GCItem) error {
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	switch it.Kind {
 	case GCSandboxTree:
 		r, err := a.Store.ReadInvocation(it.Invocation)
@@ -349,7 +349,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if err := a.pruneOurs(ctx); err != nil {
 			return err
 		}
-		a.Store.AppendEvent(it.Invocation, "gc", map[string]any{"removed": "sandbox_tree"})
+		a.event(it.Invocation, "gc", map[string]any{"removed": "sandbox_tree"})
 		return nil
 	case GCOrphanDir:
 		if _, err := os.Stat(a.Store.InvocationMetaPath(it.Invocation)); err == nil {
@@ -490,7 +490,8 @@ func (a *App) leftovers() []Leftover {
 	if len(missing) == 0 {
 		return out
 	}
-	// Bounded: doctor must not hang behind a long land.
+	// Bounded: doctor must not hang behind a long land. No subprocess
+	// runs under this lock: it only looks at directories.
 	lock, err := a.Store.Lock(min(a.LockTimeout, 3*time.Second))
 	if err != nil {
 		return out

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
@@ -31,13 +32,20 @@ func paneOf(r *store.InvocationRecord) string {
 	return tmux.PaneTarget(sessionOf(r))
 }
 
+// tmuxLockedTimeout bounds the tmux calls reconcile makes under the repo
+// lock: tmux answers in milliseconds, and a hung server must not keep every
+// other command waiting for the lock.
+const tmuxLockedTimeout = 10 * time.Second
+
 // headedState is reconcile's view of a headed invocation whose supervisor is
 // gone: a live pane is running; a dead pane gives its status (the screen is
 // captured and the session removed); a vanished session is finished. When
-// it cannot tell, the invocation is still running.
-func (a *App) headedState(r *store.InvocationRecord) (running bool, exitCode *int) {
+// it cannot tell (tmux did not answer in time, say), the invocation is
+// still running. The caller holds the repo lock.
+func (a *App) headedState(ctx context.Context, r *store.InvocationRecord) (running bool, exitCode *int) {
 	client := TmuxClient()
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(ctx, tmuxLockedTimeout)
+	defer cancel()
 	name := sessionOf(r)
 	// Pane ids are unique per server only: after a server restart "%7"
 	// may be someone else's, so the session must exist first.
@@ -58,15 +66,16 @@ func (a *App) headedState(r *store.InvocationRecord) (running bool, exitCode *in
 		return true, nil
 	}
 	runner.CaptureScreen(ctx, client, st.PaneID, filepath.Join(a.Store.SandboxLogsDir(r.InvocationID), runner.ScreenLog))
-	client.KillSession(ctx, name)
+	// A session that does not go now stays a leftover `doctor` and `gc`
+	// report (tmux_sessions); the record is right either way.
+	_ = client.KillSession(ctx, name)
 	code, _ := runner.DeadStatus(st)
 	return false, code
 }
 
 // stopHeaded sends C-c to the pane (stop) or kills the session (kill).
-func (a *App) stopHeaded(r *store.InvocationRecord, kill bool) error {
+func (a *App) stopHeaded(ctx context.Context, r *store.InvocationRecord, kill bool) error {
 	client := TmuxClient()
-	ctx := context.Background()
 	name := sessionOf(r)
 	var err error
 	if kill {

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,11 +110,11 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, errs.Config("agency.maxActive", v, "a whole number")
 	}
 
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { lock.Unlock() }()
+	defer unlock()
 	if maxActive > 0 {
 		n, err := a.countActive(ctx)
 		if err != nil {
@@ -130,18 +131,16 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	sandboxMade := false
 	rec := &store.InvocationRecord{}
-	cleanup := func() {
+	cleanup := func() error {
+		var sandbox error
 		if sandboxMade {
-			a.RemoveSandboxTree(ctx, rec)
-			a.Repo.DeleteBranch(ctx, store.SandboxBranch(inv), true)
-			store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(inv))
+			sandbox = a.undoAdd(ctx, true, a.Store.SandboxesDir(), a.Store.SandboxDir(inv), a.Store.SandboxTreePath(inv), store.SandboxBranch(inv))
 		}
-		store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv))
+		return errors.Join(sandbox, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
 	}
 	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	sandboxMade = true
 	base := made.Base
@@ -171,37 +170,35 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	// The setup is read from the sandbox: exactly what will run there.
 	if err := a.sandboxSetup(ctx, rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
 		rec.WindowWidth, rec.WindowHeight = opts.WindowWidth, opts.WindowHeight
 	}
 	if err := a.fail(FPStartAfterSandbox); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if opts.Prompt != "" {
 		if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(inv), "prompt.md"), []byte(opts.Prompt), 0o600); err != nil {
-			cleanup()
-			return nil, err
+			return nil, withCleanup(err, cleanup())
 		}
 	}
 	if err := a.Store.WriteInvocation(rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	// last_used_at: agent start touches its worktree.
+	// Not worth failing the start for, but said.
 	if cur, err := a.Store.ReadWorktree(wt.WorktreeID); err == nil {
 		cur.LastUsedAt = a.now()
-		a.Store.WriteWorktree(cur)
+		if err := a.Store.WriteWorktree(cur); err != nil {
+			a.warn(inv, err)
+		}
 	}
-	if err := a.spawnSupervisor(rec); err != nil {
-		cleanup()
-		return nil, err
+	if err := a.spawnSupervisor(ctx, rec); err != nil {
+		return nil, withCleanup(err, cleanup())
 	}
-	a.Store.AppendEvent(inv, "created", map[string]any{
+	a.event(inv, "created", map[string]any{
 		"worktree_id": wt.WorktreeID, "runner": spec.Name, "mode": mode, "base_commit": base,
 	})
 	return rec, nil
@@ -210,7 +207,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 // spawnSupervisor starts `<self> supervise <inv>` in its own session, stdin
 // from /dev/null, output to supervisor.log. The caller holds the lock; the
 // supervisor's first record update waits for it.
-func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
+func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) error {
 	if err := a.fail(FPStartSpawn); err != nil {
 		return err
 	}
@@ -228,7 +225,7 @@ func (a *App) spawnSupervisor(rec *store.InvocationRecord) error {
 	// Run from the main worktree: the tree we were started in may be an
 	// integration tree the user removes while the agent runs.
 	cmd.Dir = a.Repo.Toplevel
-	if wts, err := a.Repo.Worktrees(context.Background()); err == nil && len(wts) > 0 && !wts[0].Bare {
+	if wts, err := a.Repo.Worktrees(ctx); err == nil && len(wts) > 0 && !wts[0].Bare {
 		cmd.Dir = wts[0].Path
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf

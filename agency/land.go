@@ -298,11 +298,11 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	}
 	// Repair a record whose supervisor died before judging it running.
 	found = a.Reconcile(ctx, found)
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	rec, err := a.Store.ReadInvocation(found.InvocationID)
 	if err != nil {
 		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(found.InvocationID), err)
@@ -333,7 +333,7 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	}
 	res.Note = note
 	if !res.Clean {
-		a.Store.AppendEvent(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
+		a.event(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
 		return res, errs.LandConflict(inv, res.ConflictCommit, res.ConflictWhat, res.Conflicts)
 	}
 	progress := &store.LandProgress{State: LandInProgress, StartedAt: a.now(), TargetHead: res.TargetHead,
@@ -428,7 +428,7 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	if note != "" {
 		data["note"] = note
 	}
-	a.Store.AppendEvent(rec.InvocationID, "landed", data)
+	a.event(rec.InvocationID, "landed", data)
 	return rec, nil
 }
 
@@ -440,11 +440,11 @@ func (a *App) RecoverLand(ctx context.Context, rec *store.InvocationRecord) *sto
 	if rec == nil || rec.Land == nil || rec.Land.State != LandInProgress {
 		return rec
 	}
-	lock, err := a.Store.Lock(0)
+	ctx, unlock, err := a.lockWorkWait(ctx, 0)
 	if err != nil {
 		return rec // a land (or another command) is at work
 	}
-	defer lock.Unlock()
+	defer unlock()
 	cur, err := a.Store.ReadInvocation(rec.InvocationID)
 	if err != nil {
 		return rec
@@ -483,7 +483,7 @@ func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord
 		if err != nil {
 			return rec, err
 		}
-		a.Store.AppendEvent(rec.InvocationID, "land_interrupted", map[string]any{"note": note})
+		a.event(rec.InvocationID, "land_interrupted", map[string]any{"note": note})
 		return out, nil
 	}
 	if p.ResultHead != "" && head != "" {
@@ -541,11 +541,11 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 			return nil, err
 		}
 	}
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	if rec, err = a.discardLocked(ctx, rec.InvocationID, out); err != nil {
 		return nil, err
 	}
@@ -596,7 +596,7 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err != nil {
 		return nil, err
 	}
-	a.Store.AppendEvent(inv, "discarded", map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)})
+	a.event(inv, "discarded", map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)})
 	return rec, nil
 }
 

@@ -29,11 +29,11 @@ func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.I
 	}
 	// A read path never waits long: with the lock busy, show the record
 	// as it is and repair it next time.
-	lock, err := a.Store.Lock(reconcileLockWait)
+	ctx, unlock, err := a.lockWorkWait(ctx, reconcileLockWait)
 	if err != nil {
 		return r
 	}
-	defer lock.Unlock()
+	defer unlock()
 	return a.reconcileLocked(ctx, r)
 }
 
@@ -64,7 +64,7 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 	var code *int
 	finished, reason := store.StatusFailed, store.ExitUnknown
 	if cur.Mode == store.ModeHeaded {
-		running, c := a.headedState(cur)
+		running, c := a.headedState(ctx, cur)
 		if running {
 			return cur
 		}
@@ -98,6 +98,6 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 	if err := a.Store.WriteInvocation(cur); err != nil {
 		return r
 	}
-	a.Store.AppendEvent(cur.InvocationID, "reconciled", map[string]any{"status": cur.Status, "exit_reason": reason})
+	a.event(cur.InvocationID, "reconciled", map[string]any{"status": cur.Status, "exit_reason": reason})
 	return cur
 }

@@ -66,54 +66,41 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	}
 	tree := a.Store.SandboxTreePath(inv)
 	branch := store.SandboxBranch(inv)
-	cleanup := func(added bool) {
-		if added {
-			a.Repo.WorktreeRemove(ctx, tree, true)
-			a.Repo.WorktreePrune(ctx)
-			a.Repo.DeleteBranch(ctx, branch, true)
-		}
-		store.RemoveAllInside(a.Store.SandboxesDir(), dir)
+	cleanup := func(added bool) error {
+		return a.undoAdd(ctx, added, a.Store.SandboxesDir(), dir, tree, branch)
 	}
 	sparse, err := a.addTree(ctx, wt.TreePath, tree, branch, base, opts.Full)
 	if err != nil {
-		cleanup(true)
-		return nil, err
+		return nil, withCleanup(err, cleanup(true))
 	}
 	if err := a.fail("sandbox-create:after-worktree-add"); err != nil {
-		cleanup(true)
-		return nil, err
+		return nil, withCleanup(err, cleanup(true))
 	}
 	if HasMarker(tree) {
 		// The integration branch itself tracks a marker: never a sandbox.
-		cleanup(true)
-		return nil, errs.New(errs.EIntegrationTree, "remove .agency/INTEGRATION_MARKER from the branch's commits",
-			"the new sandbox holds an integration marker; refusing to use it")
+		return nil, withCleanup(errs.New(errs.EIntegrationTree, "remove .agency/INTEGRATION_MARKER from the branch's commits",
+			"the new sandbox holds an integration marker; refusing to use it"), cleanup(true))
 	}
 	if err := WriteAgencyIgnore(tree); err != nil {
-		cleanup(true)
-		return nil, err
+		return nil, withCleanup(err, cleanup(true))
 	}
 	if err := os.MkdirAll(filepath.Join(tree, store.AgencyDir, "state"), 0o755); err != nil {
-		cleanup(true)
-		return nil, errs.IO("create", filepath.Join(tree, store.AgencyDir, "state"), err)
+		return nil, withCleanup(errs.IO("create", filepath.Join(tree, store.AgencyDir, "state"), err), cleanup(true))
 	}
 	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
-		cleanup(true)
-		return nil, errs.IO("create", a.Store.SandboxLogsDir(inv), err)
+		return nil, withCleanup(errs.IO("create", a.Store.SandboxLogsDir(inv), err), cleanup(true))
 	}
 	res := &SandboxResult{Base: base, Sparse: sparse}
 	if len(include) > 0 {
 		logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
 		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
-			cleanup(true)
-			return nil, errs.IO("create", logPath, err)
+			return nil, withCleanup(errs.IO("create", logPath, err), cleanup(true))
 		}
 		res.Include, err = a.includeIntoTree(ctx, include, wt.TreePath, tree, log)
 		log.Close()
 		if err != nil {
-			cleanup(true)
-			return nil, err
+			return nil, withCleanup(err, cleanup(true))
 		}
 	}
 	return res, nil

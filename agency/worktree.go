@@ -71,11 +71,11 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		return nil, err
 	}
 
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {
@@ -94,47 +94,35 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	tree := a.Store.IntegrationWorktreeTreePath(id)
 	branch := "agency/" + opts.Name + "-" + store.ShortID(id)
 	worktreeAdded := false
-	cleanup := func() {
-		if worktreeAdded {
-			a.Repo.WorktreeRemove(ctx, tree, true)
-			a.Repo.WorktreePrune(ctx)
-			a.Repo.DeleteBranch(ctx, branch, true)
-		}
-		store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir)
+	cleanup := func() error {
+		return a.undoAdd(ctx, worktreeAdded, a.Store.IntegrationWorktreesDir(), recordDir, tree, branch)
 	}
 	if err := a.fail(FPCreateAfterMkdir); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if ok, _ := a.Repo.BranchExists(ctx, branch); ok {
-		cleanup()
-		return nil, errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch)
+		return nil, withCleanup(errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch), cleanup())
 	}
 	sparse, err := a.addTree(ctx, a.Repo.Toplevel, tree, branch, parent, opts.Full)
 	if err != nil {
 		// git may have left a branch or registration behind before failing.
 		worktreeAdded = true
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	worktreeAdded = true
 	if err := a.fail(FPCreateAfterWorktreeAdd); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := WriteMarker(tree); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := a.fail(FPCreateAfterMarker); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	// Ignored files the user listed come from the tree we run in.
 	included, err := a.includeIntoTree(ctx, include, a.Repo.Toplevel, tree, nil)
 	if err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	rec := &store.WorktreeRecord{
 		SchemaVersion: store.SchemaVersion,
@@ -151,8 +139,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		Sparse:        sparse,
 	}
 	if err := a.Store.WriteWorktree(rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	return rec, nil
 }
@@ -257,11 +244,11 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	// Re-read under the lock: another command may have removed it meanwhile.
 	cur, err := a.Store.ReadWorktree(rec.WorktreeID)
 	if err != nil {

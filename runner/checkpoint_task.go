@@ -27,6 +27,7 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		SandboxPath:      rec.SandboxPath,
 		IncludeUntracked: rec.IncludeUntracked,
 		Denylist:         DenylistFromConfig(s.Config),
+		Warn:             func(err error) { s.logf("%v", err) },
 	}
 	return &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
 }
