@@ -645,7 +645,12 @@ func (a *App) afterWorktreeRemoveInvocations(ctx context.Context, wt *store.Work
 		}
 		discarded = append(discarded, id)
 	}
-	list, _ := a.Store.ScanInvocations()
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		// The tree is gone already: say the list of kept sandboxes is
+		// unknown rather than fail a removal that happened.
+		a.warn("", errs.IO("scan", a.Store.InvocationsDir(), err))
+	}
 	for _, e := range list {
 		r := e.Record
 		if r == nil || r.IntegrationWorktreeID != wt.WorktreeID || isStopped[r.InvocationID] {

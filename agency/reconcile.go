@@ -96,6 +96,8 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 		cur.Error = "the supervisor is gone; the outcome was reconstructed"
 	}
 	if err := a.Store.WriteInvocation(cur); err != nil {
+		// Shown as it was; the next read tries again.
+		a.warn(cur.InvocationID, err)
 		return r
 	}
 	a.event(cur.InvocationID, "reconciled", map[string]any{"status": cur.Status, "exit_reason": reason})

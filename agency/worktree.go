@@ -259,7 +259,11 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	}
 	rec = cur
 	// An agent started since the check above keeps the tree.
-	if running := a.activeInvocationsLocked(ctx, rec.WorktreeID); len(running) > 0 {
+	running, err := a.activeInvocationsLocked(ctx, rec.WorktreeID)
+	if err != nil {
+		return nil, err
+	}
+	if len(running) > 0 {
 		return nil, errs.HasInvocations(rec.Name, running)
 	}
 	if !rec.Adopted {
@@ -319,10 +323,14 @@ type RemoveWorktreeResult struct {
 }
 
 // activeInvocationsLocked lists the worktree's running invocations (after
-// reconcile); the caller holds the lock.
-func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) []string {
+// reconcile); the caller holds the lock. When the records cannot be read it
+// fails rather than say there are none.
+func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) ([]string, error) {
 	var out []string
-	list, _ := a.Store.ScanInvocations()
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
+	}
 	for _, e := range list {
 		if e.Record == nil || e.Record.IntegrationWorktreeID != wtID || !Active(e.Record) {
 			continue
@@ -331,7 +339,7 @@ func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) []string
 			out = append(out, r.InvocationID)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Editor returns the editor command: flag, agency.editor, $VISUAL, $EDITOR.
