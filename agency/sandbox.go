@@ -91,6 +91,13 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 		return nil, withCleanup(errs.IO("create", a.Store.SandboxLogsDir(inv), err), cleanup(true))
 	}
 	res := &SandboxResult{Base: base, Sparse: sparse}
+	// The copy runs under the repo lock, like the rest of the sandbox's
+	// making. Releasing the lock for it would publish a sandbox that is not
+	// ready: discard, worktree rm --force, gc and reconcile would each need
+	// to recognise a record "being prepared" (and leave it to the live
+	// start command), or a discard could remove the tree under the copy and
+	// the start's cleanup then remove the record the discard wrote. See
+	// docs/architecture.md, "Locks".
 	if len(include) > 0 {
 		logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
 		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
