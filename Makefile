@@ -9,13 +9,21 @@ endif
 # man finds pages in <dir>/../share/man for every <dir> on PATH.
 MANDIR  ?= $(abspath $(GOBIN)/../share/man/man1)
 BUILD   := build
-# Completion: bash-completion (2.9+) loads completions/git-agency from the
-# share directory next to a bin directory on PATH; zsh needs the
-# site-functions directory on $fpath (see README).
-BASHCOMPDIR ?= $(abspath $(GOBIN)/../share/bash-completion/completions)
+# Completion: bash-completion 2.x loads completions/git-agency from the
+# user's directory, ${XDG_DATA_HOME:-~/.local/share}/bash-completion; zsh
+# needs the site-functions directory on $fpath (see README).
+XDG_DATA_HOME ?= $(HOME)/.local/share
+BASHCOMPDIR ?= $(XDG_DATA_HOME)/bash-completion/completions
 ZSHCOMPDIR  ?= $(abspath $(GOBIN)/../share/zsh/site-functions)
 
-.PHONY: all build install test lint bench bench-include bench-sparse demo e2e-real clean man completion
+# staticcheck, pinned; installed from the Go module proxy into .cache/ on
+# first use (not a go.mod tool dependency: that would pull its own
+# versions of golang.org/x/tools and others into the module graph that
+# builds git-agency).
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK := $(CURDIR)/.cache/tools/$(STATICCHECK_VERSION)/staticcheck
+
+.PHONY: all build install test test-race lint bench bench-scripts bench-watch bench-include bench-sparse demo e2e-real clean man completion
 
 all: build
 
@@ -50,21 +58,32 @@ install: build man completion
 test:
 	$(GO) test -count=1 -timeout 30m ./...
 
-lint:
+# The same under the race detector (slow on a small machine). A race or a
+# panic that a supervisor writes into its supervisor.log fails the script
+# that started it, in both.
+test-race:
+	$(GO) test -race -count=1 -timeout 60m ./...
+
+lint: $(STATICCHECK)
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
 	$(GO) test -count=1 ./internal/shape
 
-# Benchmarks print numbers and ratios against plain git; they never fail.
-# Add a benchmark as bench/<name>.bench.sh (or a Go Benchmark function).
-bench:
-	bash bench/run.sh
+$(STATICCHECK):
+	GOBIN=$(dir $(STATICCHECK)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 clean:
 	rm -rf $(BUILD)
 
-# bench runs every benchmark; each area adds its own bench-<area> target.
-bench: bench-watch
+# Benchmarks print numbers and ratios against plain git; they never fail
+# (a benchmark that breaks says so and the next one runs). Add one as
+# bench/<name>.bench.sh, a Go Benchmark function, or a bench-<area> target
+# listed here.
+bench: bench-scripts bench-watch
+
+bench-scripts:
+	-bash bench/run.sh
 
 # bench-watch: CPU used by `git agency watch` over 30 s with 50 invocations
 # at the default interval, as a share of one core (goal ≤ 3 %).

@@ -10,7 +10,8 @@ import (
 
 // TestMakeInstall runs 'make install' into a temporary GOBIN and checks
 // that man finds the pages through PATH alone (MANPATH unset) and that the
-// completion scripts are where bash-completion and zsh look.
+// completion scripts are where bash-completion ($XDG_DATA_HOME) and zsh
+// look.
 func TestMakeInstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries: skipped with -short")
@@ -20,14 +21,15 @@ func TestMakeInstall(t *testing.T) {
 	}
 	root := t.TempDir()
 	gobin := filepath.Join(root, "bin")
-	cmd := exec.Command("make", "install", "GOBIN="+gobin, "BUILD="+filepath.Join(root, "build"))
+	cmd := exec.Command("make", "install", "GOBIN="+gobin, "BUILD="+filepath.Join(root, "build"),
+		"XDG_DATA_HOME="+filepath.Join(root, "data"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
 	for _, f := range []string{
 		"bin/git-agency", "bin/git-sandbox",
 		"share/man/man1/git-agency.1", "share/man/man1/git-sandbox.1",
-		"share/bash-completion/completions/git-agency", "share/bash-completion/completions/git-sandbox",
+		"data/bash-completion/completions/git-agency", "data/bash-completion/completions/git-sandbox",
 		"share/zsh/site-functions/_git-agency", "share/zsh/site-functions/_git-sandbox",
 	} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {

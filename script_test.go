@@ -23,13 +23,24 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removeBinDir{m}, map[string]func(){
 		"git-agency":  func() { os.Exit(cli.MainAgency(os.Args[1:])) },
 		"git-sandbox": func() { os.Exit(cli.MainSandbox(os.Args[1:])) },
 		"git-agency-watch": func() {
 			os.Exit(watchmain.Main(os.Args[1:]))
 		},
 	})
+}
+
+// removeBinDir removes the helper directory once every test has run.
+type removeBinDir struct{ m *testing.M }
+
+func (r removeBinDir) Run() int {
+	code := r.m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	return code
 }
 
 // buildHelpers builds the fake agent once per test binary.
@@ -101,6 +112,9 @@ func setupEnv(env *testscript.Env) error {
 		}
 		os.RemoveAll(tmuxDir)
 	})
+	// Runs before the tmux servers are killed (defers run in reverse).
+	dataDir := filepath.Join(env.WorkDir, "data")
+	env.Defer(func() { cleanupScript(env, dataDir) })
 	env.Setenv("HOME", home)
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -108,7 +122,7 @@ func setupEnv(env *testscript.Env) error {
 	env.Setenv("TZ", "UTC")
 	env.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
 	env.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
-	env.Setenv("AGENCY_DATA_DIR", filepath.Join(env.WorkDir, "data"))
+	env.Setenv("AGENCY_DATA_DIR", dataDir)
 	env.Setenv("TMUX_TMPDIR", tmuxDir)
 	env.Setenv("TMUX", "")
 	env.Setenv("EDITOR", "")

@@ -90,7 +90,8 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 		}
 	}
 
-	ctx, unlock, err := a.lockWork(ctx)
+	// No subprocess runs under this lock: records and marker files only.
+	_, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -47,13 +47,12 @@ type GCItem struct {
 	Bytes      int64  `json:"bytes"`
 	Reason     string `json:"reason"`
 	// Kept is set (with why) when gc leaves the item alone.
-	Kept     bool   `json:"kept,omitempty"`
-	KeptWhy  string `json:"kept_why,omitempty"`
-	Removed  bool   `json:"removed"`
-	Error    string `json:"error,omitempty"`
-	admin    string // admin dir of a registration
-	refCount int
-	forced   bool // planned with --force: no re-check of the tree's work
+	Kept    bool   `json:"kept,omitempty"`
+	KeptWhy string `json:"kept_why,omitempty"`
+	Removed bool   `json:"removed"`
+	Error   string `json:"error,omitempty"`
+	admin   string // admin dir of a registration
+	forced  bool   // planned with --force: no re-check of the tree's work
 }
 
 // GCResult is gc's report.

@@ -172,6 +172,17 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.sandboxSetup(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+	if spec.Hooks == "claude" && !opts.Headless {
+		// Its hooks report its state to the supervisor (hook.json). Not
+		// headless: with -p only SessionStart, UserPromptSubmit and
+		// SessionEnd fire, which the stream already tells.
+		settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
+		rec.Command, err = runner.WriteClaudeSettings(rec.Command, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
+		if err != nil {
+			cleanup()
+			return nil, errs.IO("write", settings, err)
+		}
+	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
 		rec.WindowWidth, rec.WindowHeight = opts.WindowWidth, opts.WindowHeight
@@ -236,9 +247,8 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	}
 	traced()
 	pid := cmd.Process.Pid
-	st, _ := runner.StartTime(pid)
 	rec.SupervisorPID = &pid
-	rec.SupervisorStartTime = &st
+	rec.SupervisorStartTime = runner.StartTimeOf(pid)
 	if err := a.Store.WriteInvocation(rec); err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -422,11 +432,12 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 // blocked, ready_for_review while still running, a failed turn) are all
 // "needs input"; working is "active".
 func displayOf(status string) string {
+	if runner.NeedsUser(status) {
+		return "needs input"
+	}
 	switch status {
 	case stream.StatusWorking, stream.StatusActive:
 		return "active"
-	case stream.StatusNeedsInput, stream.StatusBlocked, stream.StatusReadyForReview, stream.StatusError:
-		return "needs input"
 	}
 	return status // starting, stalled, ready to land, landed, discarded, failed, unknown
 }
@@ -440,7 +451,7 @@ func (a *App) withLive(v *InvocationView) {
 	if sem != "" {
 		cp := *v.Record
 		cp.SemanticStatus, cp.SemanticSummary = sem, sum
-		if live != nil && live.State.Events > 0 {
+		if live != nil && live.State.Events > 0 && live.Format != runner.HeadedFormat {
 			cp.Usage = runner.UsageRecord(live.Usage)
 		}
 		if live != nil && live.SessionID != "" {

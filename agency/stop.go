@@ -64,11 +64,7 @@ func (a *App) signalRunner(rec *store.InvocationRecord, kill bool) error {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if rec.PID != nil {
-			var st uint64
-			if rec.PIDStartTime != nil {
-				st = *rec.PIDStartTime
-			}
-			if err := runner.SignalGroup(*rec.PID, st, sig); err != nil && err != os.ErrProcessDone {
+			if err := runner.SignalGroup(*rec.PID, rec.PIDStartTime, sig); err != nil && err != os.ErrProcessDone {
 				return errs.Wrap(errs.EIO, err, "", "cannot signal the agent (pid %d)", *rec.PID)
 			}
 			return nil

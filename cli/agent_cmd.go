@@ -397,7 +397,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 // AgentStopCmd is `agent stop`.
 type AgentStopCmd struct {
 	InvocationArg
-	Wait time.Duration `default:"10s" help:"How long to wait for the agent to end before returning."`
+	Wait time.Duration `default:"10s" help:"How long to wait for the agent to end; still running then is an error (exit 1)."`
 }
 
 func (c *AgentStopCmd) Run(env *Env) error { return stopCmd(env, c.Invocation, false, c.Wait) }
@@ -419,8 +419,7 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 		return err
 	}
 	if agency.Active(rec) {
-		fmt.Fprintf(env.Stdout, "%s: %s requested; still running\n", rec.InvocationID, map[bool]string{false: "stop", true: "kill"}[kill])
-		return nil
+		return errs.StopGaveUp(rec.InvocationID, map[bool]string{false: "stop", true: "kill"}[kill], wait.String())
 	}
 	fmt.Fprintf(env.Stdout, "%s: %s (%s)\n", rec.InvocationID, rec.Status, store.Deref(rec.ExitReason))
 	return nil

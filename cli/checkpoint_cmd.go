@@ -109,6 +109,16 @@ func (c *CheckpointApplyCmd) Run(env *Env) error {
 	return nil
 }
 
+// checkpointCreateJSON is what `checkpoint create --json` prints: always an
+// object. When a checkpoint was made its fields are there too (id,
+// snapshot_ref, …); latest is the newest checkpoint's number (0: none).
+type checkpointCreateJSON struct {
+	InvocationID string `json:"invocation_id"`
+	Created      bool   `json:"created"`
+	Latest       int    `json:"latest"`
+	*store.Checkpoint
+}
+
 // CheckpointCreateCmd is `checkpoint create`.
 type CheckpointCreateCmd struct {
 	InvocationFlag
@@ -125,8 +135,11 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 		return err
 	}
 	if c.JSON {
-		// null when nothing changed since the last checkpoint.
-		return printJSON(env.Stdout, cp)
+		out := checkpointCreateJSON{InvocationID: rec.InvocationID, Created: cp != nil, Latest: latest, Checkpoint: cp}
+		if cp != nil {
+			out.Latest = cp.ID
+		}
+		return printJSON(env.Stdout, out)
 	}
 	switch {
 	case cp != nil:

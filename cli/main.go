@@ -20,10 +20,12 @@ import (
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/runner"
 )
 
-// Version is set at build time with -ldflags "-X …/cli.Version=…".
-var Version = "dev"
+// Version is set at build time with -ldflags "-X …/cli.Version=…" (make
+// build). Left empty, the binary's build info says: see version.
+var Version string
 
 // Env is what every command gets: streams, the working directory, and the
 // repository opened on first use. Bound into kong by type.
@@ -73,6 +75,9 @@ func (e *Env) Color() bool {
 
 // MainAgency runs `git agency` with args (without the program name).
 func MainAgency(args []string) int {
+	if len(args) > 0 && args[0] == runner.HookEventCmd {
+		return hookEvent(args[1:], os.Stdin)
+	}
 	return Main("git agency", &AgencyCLI{}, args)
 }
 
@@ -115,7 +120,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		// A flag's value may start with '-' (--runner-arg --verbose), as
 		// with git's own options.
 		kong.WithHyphenPrefixedParameters(true),
-		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + Version},
+		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + version()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true, WrapUpperBound: 100}),
 	)
 	if err != nil {
@@ -131,16 +136,39 @@ func Run(env *Env, grammar any, args []string) (code int) {
 			panic(r)
 		}
 	}()
+	if len(args) == 0 && len(parser.Model.Children) > 0 {
+		// A program of subcommands run with none, as `git worktree`: the
+		// usage summary on stderr, and the usage exit status.
+		parser.Stdout = env.Stderr
+		if kctx, err := kong.Trace(parser, nil); err == nil {
+			kctx.PrintUsage(true)
+		}
+		return 2
+	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "error: %s: %v\n", errs.EUsage, err)
-		fmt.Fprintf(env.Stderr, "hint: see '%s --help'\n", helpPath(env.Prog, err))
-		return 2
+		// --json asks for JSON errors even when the line does not parse.
+		env.JSON = env.JSON || wantsJSON(args)
+		return printError(env, errs.Usage(err.Error(), helpPath(env.Prog, err)))
 	}
 	if err := kctx.Run(); err != nil {
 		return printError(env, err)
 	}
 	return 0
+}
+
+// wantsJSON reports whether a command line that did not parse asked for
+// --json (before any "--").
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
 }
 
 func description(prog string) string {

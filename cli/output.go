@@ -61,6 +61,14 @@ func (env *Env) when(ts string) string {
 	return agency.Ago(time.Since(t))
 }
 
+// nonNil makes an empty list print as [] in JSON, not null.
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"

@@ -114,6 +114,9 @@ func (c *GCCmd) Run(env *Env) error {
 		plan = a.GC(env.Ctx, plan)
 	}
 	if c.JSON {
+		if plan.Items == nil {
+			plan.Items = []agency.GCItem{} // nothing to do is [], not null
+		}
 		return printJSON(env.Stdout, plan)
 	}
 	if act {

@@ -247,8 +247,17 @@ func (c *WorktreeShellCmd) Run(env *Env) error {
 
 // WorktreeRmCmd is `worktree rm`.
 type WorktreeRmCmd struct {
+	JSONFlag
 	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
 	Force    bool   `help:"Discard the tree's uncommitted changes (and stop its agents)."`
+}
+
+// worktreeRmJSON is what `worktree rm --json` prints: the archived record,
+// the agents whose sandboxes went with it, and the sandboxes kept.
+type worktreeRmJSON struct {
+	Worktree  *store.WorktreeRecord `json:"worktree"`
+	Discarded []string              `json:"discarded"`
+	Kept      []string              `json:"kept"`
 }
 
 func (c *WorktreeRmCmd) Run(env *Env) error {
@@ -259,6 +268,9 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 	res, err := a.RemoveWorktree(env.Ctx, agency.RemoveWorktreeOptions{Query: c.Worktree, Force: c.Force})
 	if err != nil {
 		return err
+	}
+	if c.JSON {
+		return printJSON(env.Stdout, worktreeRmJSON{Worktree: res.Worktree, Discarded: nonNil(res.Discarded), Kept: nonNil(res.Kept)})
 	}
 	r := res.Worktree
 	fmt.Fprintf(env.Stdout, "removed worktree %q (%s); record archived, branch %s kept\n", r.Name, r.WorktreeID, r.Branch)

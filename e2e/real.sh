@@ -14,7 +14,7 @@
 # the CLIs' config dirs and the data dir are all inside a temp directory.
 #   AGENCY_E2E_CLIS   where the CLIs are installed (default ~/.cache/agency-real-clis)
 #   AGENCY_E2E_KEEP=1 keep the temp directory for inspection
-#   AGENCY_E2E_ONLY=claude|codex   run one runner only
+#   AGENCY_E2E_ONLY=claude|codex|headed   run one runner (or the headed checks) only
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 clis=$("$root/e2e/install-clis.sh") || exit 1
@@ -128,7 +128,7 @@ run_ok() { # RUNNER RAWTYPE STREAMKIND LOGLINE
   expect "the agent wrote hello.txt in its sandbox" grep -qx "hello from mock" "$sb/hello.txt"
   expect "nothing written in the integration tree" test ! -e "$repo/hello.txt"
   expect "raw.jsonl has the runner's $2" grep -q "\"type\":\"$2\"" "$logs/raw.jsonl"
-  expect "following printed raw.jsonl (not a terminal)" cmp -s <(tail -n +2 "$work/$r.out") "$logs/raw.jsonl"
+  expect "following printed the readable events (not a terminal)" cmp -s <(tail -n +2 "$work/$r.out") <(git agency agent logs "$inv")
   expect "stream.jsonl has a session_start" grep -q '"kind":"session_start"' "$logs/stream.jsonl"
   expect "stream.jsonl has a $3" grep -q "\"kind\":\"$3\".*hello.txt" "$logs/stream.jsonl"
   expect "stream.jsonl has no unknown events" sh -c "! grep -q '\"kind\":\"unknown\"' '$logs/stream.jsonl'"
@@ -174,6 +174,11 @@ case ${AGENCY_E2E_ONLY:-codex} in codex)
   run_tty codex
   run_hang codex --runner-arg=-c --runner-arg="model_providers.mock.base_url=\"http://127.0.0.1:$port/hang/v1\"";;
 esac
+
+# Headed runs (e2e/headed.sh): needs input from hooks and the screen, notify.
+. "$root/e2e/headed.sh"
+case ${AGENCY_E2E_ONLY:-headed} in claude|headed) headed_claude;; esac
+case ${AGENCY_E2E_ONLY:-headed} in codex|headed) headed_codex;; esac
 
 if [ "$fails" -gt 0 ]; then echo "e2e-real: $fails check(s) failed"; exit 1; fi
 echo "e2e-real: all checks passed"

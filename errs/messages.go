@@ -144,6 +144,18 @@ func CheckpointApplyDenylisted(files []string) *Error {
 		"cannot save the current state before the rollback: untracked files match the checkpoint denylist, and the rollback would delete them").With(files...)
 }
 
+// StopGaveUp: stop (or kill) --wait ended with the agent still running.
+func StopGaveUp(inv, verb, wait string) *Error {
+	return New(EInvocationRunning, "the "+verb+" request stands: see 'git agency agent show "+inv+"', wait longer with --wait, or 'git agency agent kill "+inv+"'",
+		"invocation %s is still running %s after the %s request", inv, wait, verb)
+}
+
+// Usage is a command line the grammar rejects; help names the command
+// whose --help explains it.
+func Usage(msg, help string) *Error {
+	return New(EUsage, "see '"+help+" --help'", "%s", msg)
+}
+
 // Landing (agent diff/land/discard, git sandbox).
 
 func InvocationRunning(inv, verb string) *Error {

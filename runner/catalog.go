@@ -27,6 +27,10 @@ type Spec struct {
 	IdleTimeout time.Duration
 	// Format is the stdout stream format ("claude", "codex", "" = unknown).
 	Format string
+	// Hooks is the hook flavour injected into a run: "claude" (the
+	// built-in claude's default; `--settings` with hooks that report its
+	// state) or "" (none).
+	Hooks string
 	// EndOfOptions puts "--" before the prompt, so that a runner argument
 	// that takes a value (--allowedTools Bash) can never swallow it. Set
 	// for the built-ins, whose parsers take "--"; a custom runner's may not.
@@ -36,7 +40,7 @@ type Spec struct {
 // builtins are the runners that need no configuration.
 var builtins = map[string]Spec{
 	"claude": {Name: "claude", Program: "claude",
-		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", EndOfOptions: true},
+		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true},
 	"codex": {Name: "codex", Program: "codex",
 		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true},
 }
@@ -77,6 +81,14 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 	spec.HeadedArgs = append(spec.HeadedArgs, cfg.GetAll(key+"headedArg")...)
 	if v, ok := cfg.Get(key + "format"); ok {
 		spec.Format = v
+	}
+	if v, ok := cfg.Get(key + "hooks"); ok {
+		switch v {
+		case "claude", "none", "":
+			spec.Hooks = strings.TrimPrefix(v, "none")
+		default:
+			return Spec{}, errs.Config(key+"hooks", v, "claude or none")
+		}
 	}
 	var ok bool
 	if spec.Timeout, ok = cfg.Duration(key+"timeout", 0); !ok {

@@ -227,14 +227,65 @@ func waitCheckpoints(t *testing.T, o CheckpointOptions, n int) []store.Checkpoin
 	return nil
 }
 
+// observe records the directories c watches and reports when its Run has
+// started (watches in place, start-up dirty check made).
+type observer struct {
+	started chan struct{}
+	mu      sync.Mutex
+	watched map[string]bool
+}
+
+func observe(c *Checkpointer) *observer {
+	ob := &observer{started: make(chan struct{}), watched: map[string]bool{}}
+	add := c.addWatchFn
+	c.addWatchFn = func(w *fsnotify.Watcher, path string) error {
+		err := add(w, path)
+		if err == nil {
+			ob.mu.Lock()
+			ob.watched[path] = true
+			ob.mu.Unlock()
+		}
+		return err
+	}
+	c.startedFn = func() { close(ob.started) }
+	return ob
+}
+
+func (ob *observer) waitStarted(t *testing.T) {
+	t.Helper()
+	select {
+	case <-ob.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the checkpointer did not start")
+	}
+}
+
+func (ob *observer) isWatched(path string) bool {
+	ob.mu.Lock()
+	defer ob.mu.Unlock()
+	return ob.watched[path]
+}
+
+func (ob *observer) waitWatched(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ob.isWatched(path) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not watched", path)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func TestCheckpointerWatches(t *testing.T) {
 	o := sandbox(t)
 	var log logBuf
 	c := NewCheckpointer(o, CheckpointTiming{Debounce: 50 * time.Millisecond, RateLimit: 100 * time.Millisecond}, log.logf)
+	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { c.Run(ctx); close(done) }()
-	time.Sleep(100 * time.Millisecond) // the watches are in place
+	ob.waitStarted(t)
 
 	writeT(t, o.SandboxPath, "one.txt", "1\n")
 	cps := waitCheckpoints(t, o, 1)
@@ -244,29 +295,43 @@ func TestCheckpointerWatches(t *testing.T) {
 	// A new directory tree: watched as it appears.
 	writeT(t, o.SandboxPath, "deep/er/two.txt", "2\n")
 	waitCheckpoints(t, o, 2)
-	time.Sleep(150 * time.Millisecond)
+	ob.waitWatched(t, filepath.Join(o.SandboxPath, "deep", "er"))
 	writeT(t, o.SandboxPath, "deep/er/two.txt", "2 changed\n")
 	cps = waitCheckpoints(t, o, 3)
 	if !treeHas(t, o, cps[2].SnapshotCommit, "deep/er/two.txt") {
 		t.Error("third checkpoint lacks deep/er/two.txt")
 	}
-	// Ignored directories and .agency/ do not trigger.
+	// Ignored directories and .agency/ do not trigger: they are never
+	// watched, and the events of .agency's creation are dropped.
 	writeT(t, o.SandboxPath, "node_modules/x/y.js", "x\n")
 	writeT(t, o.SandboxPath, ".agency/state/s", "x\n")
-	time.Sleep(300 * time.Millisecond)
-	if f, _ := o.Store.ReadCheckpoints(testInv); len(f.Checkpoints) != 3 {
-		t.Errorf("ignored writes made checkpoints: %+v", f.Checkpoints)
+	for _, d := range []string{"node_modules", "node_modules/x", ".agency", ".agency/state"} {
+		p := filepath.Join(o.SandboxPath, d)
+		if ob.isWatched(p) {
+			t.Errorf("%s is watched", d)
+		}
+		if strings.HasPrefix(d, ".agency") && !c.ignoreEvent(fsnotify.Event{Name: p, Op: fsnotify.Create}) {
+			t.Errorf("the creation of %s is not ignored", d)
+		}
+	}
+	// A later write still triggers; no checkpoint came between, and none
+	// holds the ignored files.
+	writeT(t, o.SandboxPath, "after.txt", "a\n")
+	cps = waitCheckpoints(t, o, 4)
+	if len(cps) != 4 || !treeHas(t, o, cps[3].SnapshotCommit, "after.txt") ||
+		treeHas(t, o, cps[3].SnapshotCommit, "node_modules/x/y.js") || treeHas(t, o, cps[3].SnapshotCommit, ".agency/state/s") {
+		t.Errorf("checkpoints after the ignored writes: %+v", cps)
 	}
 	cancel()
 	<-done
 	// The final checkpoint after the agent exits.
 	writeT(t, o.SandboxPath, "last.txt", "bye\n")
 	c.Final(context.Background())
-	cps = waitCheckpoints(t, o, 4)
-	if cps[3].Reason != store.CheckpointExit {
-		t.Errorf("final reason %q", cps[3].Reason)
+	cps = waitCheckpoints(t, o, 5)
+	if cps[4].Reason != store.CheckpointExit {
+		t.Errorf("final reason %q", cps[4].Reason)
 	}
-	if !strings.Contains(log.String(), "checkpoint 4 (exit)") {
+	if !strings.Contains(log.String(), "checkpoint 5 (exit)") {
 		t.Errorf("log:\n%s", log.String())
 	}
 }
@@ -274,10 +339,11 @@ func TestCheckpointerWatches(t *testing.T) {
 func TestCheckpointerRateLimit(t *testing.T) {
 	o := sandbox(t)
 	c := NewCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 700 * time.Millisecond}, nil)
+	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go c.Run(ctx)
-	time.Sleep(100 * time.Millisecond)
+	ob.waitStarted(t)
 	writeT(t, o.SandboxPath, "one.txt", "1\n")
 	waitCheckpoints(t, o, 1)
 	writeT(t, o.SandboxPath, "two.txt", "2\n")
@@ -301,10 +367,11 @@ func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 	c := NewCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 10 * time.Millisecond,
 		FallbackInterval: 100 * time.Millisecond}, log.logf)
 	c.addWatchFn = func(*fsnotify.Watcher, string) error { return syscall.ENOSPC }
+	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go c.Run(ctx)
-	time.Sleep(150 * time.Millisecond) // past the dirty check at start
+	ob.waitStarted(t) // past the dirty check at start
 	writeT(t, o.SandboxPath, "one.txt", "1\n")
 	cps := waitCheckpoints(t, o, 1)
 	if cps[0].Reason != store.CheckpointFallback {

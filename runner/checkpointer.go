@@ -77,6 +77,9 @@ type Checkpointer struct {
 	ignored    map[string]bool // directories git ignores (relative)
 	watchFull  bool            // inotify watches ran out
 	addWatchFn func(w *fsnotify.Watcher, path string) error
+	// startedFn, when set, is called once Run watches the tree and has
+	// made its start-up dirty check (tests wait on it instead of sleeping).
+	startedFn func()
 }
 
 // NewCheckpointer returns a checkpointer for one sandbox. logf receives
@@ -142,6 +145,9 @@ func (c *Checkpointer) Run(ctx context.Context) {
 	// dirty check now catches them.
 	if dirty, err := c.o.Repo.Tree(c.root).IsDirtyQuick(ctx, c.o.IncludeUntracked); err == nil && dirty {
 		schedule(time.Now())
+	}
+	if c.startedFn != nil {
+		c.startedFn()
 	}
 
 	for {

@@ -88,19 +88,42 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	s.logf("runner started in tmux session %s (pane %s, pid %d)", name, sess.PaneID, sess.PanePID)
 	stopTasks := s.startTasks(ctx, rec)
 
-	code, reason := waitPane(ctx, s, client, sess)
+	hw := newHeadedWatch(s, client, sess.PaneID, rec)
+	code, reason := waitPane(ctx, s, client, sess, hw)
 	s.noteExit()
 	stopTasks()
+	s.finishHeaded(hw, rec)
 	return s.finishWith(code, reason)
+}
+
+// finishHeaded records what the agent's own reports say about the ended
+// run: its semantic status, session id and usage.
+func (s *Supervisor) finishHeaded(hw *headedWatch, rec *store.InvocationRecord) {
+	status, summary, session, usage := hw.final(rec)
+	if status == "" && session == "" && usage == nil {
+		return
+	}
+	s.update(func(r *store.InvocationRecord) error {
+		if status != "" {
+			r.SemanticStatus, r.SemanticSummary = status, summary
+		}
+		if session != "" {
+			r.SessionID = session
+		}
+		if usage != nil {
+			r.Usage = usage
+		}
+		return nil
+	})
 }
 
 // waitPane polls the pane until its program is dead (then captures the
 // screen and kills the session) or the session vanished behind our back. It
 // enforces the run's timeouts (C-c, then kill-session after the grace; idle
 // is measured on pane.log), and a supervisor asked to stop (SIGTERM)
-// passes it on as C-c and keeps waiting. tmux calls never use the
-// cancelled context.
-func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux.Session) (*int, string) {
+// passes it on as C-c and keeps waiting. Every poll also follows the
+// agent's own reports (hw). tmux calls never use the cancelled context.
+func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux.Session, hw *headedWatch) (*int, string) {
 	bg := context.WithoutCancel(ctx)
 	began := time.Now()
 	var killAt time.Time
@@ -145,6 +168,7 @@ func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux
 			return DeadStatus(st)
 		} else {
 			gone = 0
+			hw.tick(bg)
 		}
 		time.Sleep(headedPoll)
 	}

@@ -42,6 +42,11 @@ type Supervisor struct {
 	// exited (exitNoted: it was read).
 	stopAtExit string
 	exitNoted  bool
+
+	// notifyWG counts the notify commands still running; waiting is
+	// whether the invocation was last seen needing input.
+	notifyWG sync.WaitGroup
+	waiting  bool
 }
 
 // noteExit reads the stop request as it stands when the runner has exited.
@@ -78,10 +83,10 @@ func now() string { return time.Now().UTC().Format(time.RFC3339) }
 // sandbox tree, and refuses a tree holding the integration marker.
 func (s *Supervisor) Run(ctx context.Context) error {
 	pid := os.Getpid()
-	st, _ := StartTime(pid)
+	st := StartTimeOf(pid)
 	rec, err := s.update(func(r *store.InvocationRecord) error {
 		r.SupervisorPID = &pid
-		r.SupervisorStartTime = &st
+		r.SupervisorStartTime = st
 		return nil
 	})
 	if err != nil {
@@ -128,6 +133,7 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 		}
 		return nil
 	})
+	s.notifyEnd()
 	if err != nil {
 		return err
 	}
@@ -179,7 +185,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 			asked := make(chan string, 1)
 			go func() {
 				pid := cmd.Process.Pid
-				st, _ := StartTime(pid)
+				st := StartTimeOf(pid)
 				t := time.NewTicker(100 * time.Millisecond)
 				defer t.Stop()
 				for {
@@ -247,6 +253,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		}
 		return nil
 	})
+	s.notifyEnd()
 	return false
 }
 
@@ -351,11 +358,11 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
 	rpid := cmd.Process.Pid
-	rstart, _ := StartTime(rpid)
+	rstart := StartTimeOf(rpid)
 	s.update(func(r *store.InvocationRecord) error {
 		r.Status = store.StatusRunning
 		r.PID = &rpid
-		r.PIDStartTime = &rstart
+		r.PIDStartTime = rstart
 		return nil
 	})
 	s.event("started", map[string]any{"pid": rpid, "command": rec.Command, "mode": store.ModeHeadless})
@@ -364,8 +371,9 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	stopTasks := s.startTasks(ctx, rec)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() { defer wg.Done(); s.watchdog(rpid, rstart, done) }()
+	go func() { defer wg.Done(); s.followWaiting(rec.SandboxPath, done) }()
 	// Forward a SIGTERM of the supervisor to the runner group.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
@@ -412,7 +420,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 }
 
 // watchdog enforces the wall-clock and idle timeouts.
-func (s *Supervisor) watchdog(pid int, start uint64, done <-chan struct{}) {
+func (s *Supervisor) watchdog(pid int, start *uint64, done <-chan struct{}) {
 	if s.Spec.Timeout <= 0 && s.Spec.IdleTimeout <= 0 {
 		return
 	}
@@ -467,7 +475,7 @@ func (s *Supervisor) timeoutReason() string {
 // stopGroup sends SIGINT to the runner's group, then SIGKILL after the
 // grace to whatever of the group is still there (the runner itself, or
 // descendants that outlived it).
-func (s *Supervisor) stopGroup(pid int, start uint64) {
+func (s *Supervisor) stopGroup(pid int, start *uint64) {
 	if SignalGroup(pid, start, syscall.SIGINT) != nil {
 		return
 	}
@@ -565,7 +573,37 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 	}
 	s.event("exited", data)
 	s.logf("runner exited: code %v, reason %s", data["exit_code"], reason)
+	s.notifyEnd()
 	return err
+}
+
+// notifyEnd runs the notify command for the final record (finished or
+// failed) and waits for every notify command still running.
+func (s *Supervisor) notifyEnd() {
+	if rec, err := s.Store.ReadInvocation(s.Invocation); err == nil {
+		switch rec.Status {
+		case store.StatusFinished:
+			s.notify(NotifyFinished, "ready to land", endSummary(rec))
+		case store.StatusFailed:
+			s.notify(NotifyFailed, "failed", endSummary(rec))
+		}
+	}
+	s.waitNotify()
+}
+
+// endSummary is a final record's one-line summary for a notification.
+func endSummary(r *store.InvocationRecord) string {
+	if r.SemanticSummary != "" {
+		return r.SemanticSummary
+	}
+	if r.Error != "" {
+		return r.Error
+	}
+	s := "exit_reason " + store.Deref(r.ExitReason)
+	if r.ExitCode != nil {
+		s += fmt.Sprintf(", exit %d", *r.ExitCode)
+	}
+	return s
 }
 
 // LastOutput is the newest modification time of an invocation's logs: the

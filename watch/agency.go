@@ -82,8 +82,15 @@ func Load(ctx context.Context, a *agency.App, all bool) (Snapshot, error) {
 	}
 	for i := range snap.Worktrees {
 		list := snap.Worktrees[i].Invocations
-		// Newest first: ids begin with their start time.
-		sort.SliceStable(list, func(x, y int) bool { return list[x].ID > list[y].ID })
+		// Those waiting for the user first, then newest first (ids
+		// begin with their start time).
+		sort.SliceStable(list, func(x, y int) bool {
+			nx, ny := list[x].Display == StatusNeedsInput, list[y].Display == StatusNeedsInput
+			if nx != ny {
+				return nx
+			}
+			return list[x].ID > list[y].ID
+		})
 	}
 	return snap, nil
 }

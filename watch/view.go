@@ -188,7 +188,7 @@ func (m Model) listLines() []string {
 	return lines
 }
 
-type widths struct{ runner, mode, status, age int }
+type widths struct{ runner, mode, status int }
 
 func columnWidths(s Snapshot) widths {
 	w := widths{runner: 6, mode: 8, status: 8}
@@ -234,6 +234,10 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 	branch := "├── "
 	if last {
 		branch = "└── "
+	}
+	if inv.Display == StatusNeedsInput {
+		// Unmistakable without colour too: the agent waits for you.
+		branch = strings.Replace(branch, "── ", "─▶ ", 1)
 	}
 	age := "-"
 	if t := inv.Age(); !t.IsZero() {

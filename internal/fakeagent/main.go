@@ -18,6 +18,10 @@
 //	                       refused (claude: permission_denied; codex: the
 //	                       router error on stderr); nothing is written
 //	-wait-file path        block until path exists (gives up after 60 s, exit 3)
+//	-hook EVENT[=json]     run the claude hook command that --settings gives
+//	                       for EVENT, its JSON on stdin: hook_event_name,
+//	                       session_id, cwd, and the fields of json (an object)
+//	-osc state[:kind]      print codex's OSC 7501 state sequence
 //
 // In content, the two-character sequences \n and \t stand for a newline and
 // a tab (txtar scripts cannot pass them otherwise).
@@ -34,6 +38,7 @@
 //	-sleep duration        sleep before exiting
 //	-ignore-sigint         ignore SIGINT (else SIGINT exits 130)
 //	-exit N                exit status (default 0)
+//	--settings json|file   claude's settings (the hooks -hook runs)
 //
 // SIGTERM always exits 143. Positional arguments after the flags are the
 // prompt.
@@ -68,6 +73,7 @@ type agent struct {
 	ignoreSigint   bool
 	exit           int
 	prompt         string
+	settings       string
 	emit           *emitter // nil without -stream
 }
 
@@ -120,6 +126,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return nil
 	})
 	actBool("echo-prompt", "print the prompt", func() error { _, err := fmt.Fprintln(stdout, a.prompt); return err })
+	act("hook", "run the claude hook `EVENT[=json]`", a.runHook)
+	act("osc", "print OSC 7501 `state[:kind]`", func(v string) error {
+		state, kind, _ := strings.Cut(v, ":")
+		seq := "\x1b]7501;state=" + state + ":app=codex"
+		if kind != "" {
+			seq += ":kind=" + kind
+		}
+		_, err := fmt.Fprint(stdout, seq+"\x1b\\")
+		return err
+	})
+	fs.StringVar(&a.settings, "settings", "", "claude settings `json` (hooks)")
 	fs.StringVar(&a.stream, "stream", "", "print a `claude|codex` JSONL stream")
 	fs.BoolVar(&a.needsInput, "needs-input", false, "end the stream waiting for the user")
 	fs.BoolVar(&a.interactive, "interactive", false, "echo stdin lines after a \"> \" prompt")
@@ -246,6 +263,55 @@ func writeRunnerStatus(v string) error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, "runner_status.json"))
+}
+
+// hookSession is the session id the fake agent's hooks report.
+const hookSession = "00000000-0000-4000-8000-00000000ca11"
+
+// runHook runs the command hooks --settings configures for an event, the
+// way claude does: through the shell, with the event's JSON on stdin.
+func (a *agent) runHook(v string) error {
+	event, extra, _ := strings.Cut(v, "=")
+	in := map[string]any{}
+	if extra != "" {
+		if err := json.Unmarshal([]byte(extra), &in); err != nil {
+			return fmt.Errorf("-hook %s: %v", event, err)
+		}
+	}
+	wd, _ := os.Getwd()
+	in["hook_event_name"], in["session_id"], in["cwd"] = event, hookSession, wd
+	body, _ := json.Marshal(in)
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Type, Command string }
+		}
+	}
+	if a.settings != "" {
+		raw := []byte(a.settings)
+		if !strings.HasPrefix(strings.TrimSpace(a.settings), "{") { // a file, as claude takes
+			var err error
+			if raw, err = os.ReadFile(a.settings); err != nil {
+				return fmt.Errorf("--settings: %v", err)
+			}
+		}
+		if err := json.Unmarshal(raw, &settings); err != nil {
+			return fmt.Errorf("--settings: %v", err)
+		}
+	}
+	for _, g := range settings.Hooks[event] {
+		for _, h := range g.Hooks {
+			if h.Type != "command" {
+				continue
+			}
+			cmd := exec.Command("/bin/sh", "-c", h.Command)
+			cmd.Stdin = strings.NewReader(string(body))
+			cmd.Stdout, cmd.Stderr = a.stderr, a.stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("hook %s: %v", event, err)
+			}
+		}
+	}
+	return nil
 }
 
 type waitErr struct{ path string }

@@ -278,3 +278,26 @@ func TestWaitFile(t *testing.T) {
 		t.Fatal("waitFile did not give up")
 	}
 }
+
+func TestHookAndOSC(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "hook.in")
+	settings := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cat > '` + out + `'"}]}],` +
+		`"SessionStart":[{"hooks":[{"type":"command","command":"exit 0"}]}]}}`
+	_, stdout, stderr, code := inDir(t, "--settings", settings, "-hook", "SessionStart",
+		"-hook", `Stop={"last_assistant_message":"done"}`, "-hook", "PreToolUse", "-osc", "blocked:permission", "hi")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"hook_event_name":"Stop"`, `"last_assistant_message":"done"`, `"session_id":"` + hookSession + `"`, `"cwd":"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("hook stdin %s lacks %s", b, want)
+		}
+	}
+	if want := "\x1b]7501;state=blocked:app=codex:kind=permission\x1b\\"; stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+}

@@ -141,6 +141,16 @@ func (c *Client) CapturePane(ctx context.Context, target string) ([]byte, error)
 	return res.Stdout, nil
 }
 
+// CaptureScreen returns the pane's visible screen as text (no history, no
+// escape sequences, wrapped lines joined): what the user would see now.
+func (c *Client) CaptureScreen(ctx context.Context, target string) ([]byte, error) {
+	res, err := c.run(ctx, "capture-pane", "-p", "-J", "-t", target)
+	if err != nil {
+		return nil, err
+	}
+	return res.Stdout, nil
+}
+
 // PaneCurrentPath returns the working directory of the program in target's
 // pane.
 func (c *Client) PaneCurrentPath(ctx context.Context, target string) (string, error) {

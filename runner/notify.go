@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/git-agency/git-agency/internal/subproc"
+	"github.com/git-agency/git-agency/runner/stream"
+	"github.com/git-agency/git-agency/store"
+)
+
+// Notification events (agency.notify.command's stdin "event").
+const (
+	NotifyNeedsInput = "needs_input"
+	NotifyFinished   = "finished"
+	NotifyFailed     = "failed"
+)
+
+// NotifyTimeout bounds a notify command unless agency.notify.timeout says
+// otherwise.
+const NotifyTimeout = 10 * time.Second
+
+// Notification is the JSON object a notify command gets on stdin.
+type Notification struct {
+	Event         string `json:"event"`
+	InvocationID  string `json:"invocation_id"`
+	Worktree      string `json:"worktree"`
+	Runner        string `json:"runner"`
+	DisplayStatus string `json:"display_status"`
+	Summary       string `json:"summary"`
+	Time          string `json:"time"`
+}
+
+// notify runs agency.notify.command (if set) for an event, in the
+// background: through /bin/sh -c like core.editor, in the sandbox, with the
+// Notification on stdin and AGENCY_EVENT / AGENCY_INVOCATION_ID set. It is
+// bounded by agency.notify.timeout (its process group is killed then) and
+// never blocks the agent; a failure is recorded in events.jsonl
+// (notify_failed). waitNotify waits for the ones still running.
+func (s *Supervisor) notify(event, display, summary string) {
+	if s.Config == nil {
+		return
+	}
+	command, ok := s.Config.Get("agency.notify.command")
+	if !ok || command == "" {
+		return
+	}
+	timeout, ok := s.Config.Duration("agency.notify.timeout", NotifyTimeout)
+	if !ok || timeout <= 0 {
+		timeout = NotifyTimeout
+	}
+	rec, err := s.Store.ReadInvocation(s.Invocation)
+	if err != nil {
+		s.logf("notify: %v", err)
+		return
+	}
+	n := Notification{Event: event, InvocationID: rec.InvocationID, Worktree: rec.IntegrationWorktreeID,
+		Runner: rec.Runner, DisplayStatus: display, Summary: summary, Time: now()}
+	if wt, err := s.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.Name != "" {
+		n.Worktree = wt.Name
+	}
+	s.notifyWG.Add(1)
+	go func() {
+		defer s.notifyWG.Done()
+		if err := RunNotify(context.Background(), command, n, rec, timeout); err != nil {
+			s.logf("notify %s: %v", event, err)
+			s.event("notify_failed", map[string]any{"notify_event": event, "error": err.Error()})
+		}
+	}()
+}
+
+// waitNotify waits for the notify commands still running (each is bounded
+// by its timeout).
+func (s *Supervisor) waitNotify() { s.notifyWG.Wait() }
+
+// RunNotify runs one notify command and waits for it (at most timeout).
+func RunNotify(ctx context.Context, command string, n Notification, rec *store.InvocationRecord, timeout time.Duration) error {
+	body, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Env = append(AgentEnv(rec), "AGENCY_EVENT="+n.Event, "AGENCY_INVOCATION_ID="+n.InvocationID)
+	if fi, err := os.Stat(rec.SandboxPath); err == nil && fi.IsDir() {
+		cmd.Dir = rec.SandboxPath
+	}
+	cmd.Stdin = bytes.NewReader(append(body, '\n'))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	err = subproc.Run(cmd)
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("timed out after %s", timeout)
+	}
+	if err != nil {
+		msg := bytes.TrimSpace(out.Bytes())
+		if len(msg) > 500 {
+			msg = msg[len(msg)-500:]
+		}
+		if len(msg) > 0 {
+			return fmt.Errorf("%v: %s", err, msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// NeedsUser reports whether a status from stream.DeriveStatus wants a
+// person (displayed as "needs input"): the runner's or the stream's
+// needs_input, blocked, ready_for_review while still running, an error.
+func NeedsUser(status string) bool {
+	switch status {
+	case stream.StatusNeedsInput, stream.StatusBlocked, stream.StatusReadyForReview, stream.StatusError:
+		return true
+	}
+	return false
+}
+
+// waitingPoll is how often a headless run's status files are read for the
+// needs-input notification.
+const waitingPoll = 500 * time.Millisecond
+
+// checkWaiting reads what readers derive the live status from
+// (runner_status.json, logs/status.json) and, when the invocation enters
+// needs input, records a needs_input event and notifies (once per entry).
+func (s *Supervisor) checkWaiting(sandbox string) {
+	in := stream.StatusInput{Lifecycle: stream.LifecycleRunning}
+	in.Runner, _ = stream.ReadRunnerStatus(sandbox)
+	if ls := ReadLiveStatus(s.Store, s.Invocation); ls != nil {
+		in.Stream = ls.State
+	}
+	status, summary := stream.DeriveStatus(in)
+	waiting := NeedsUser(status)
+	was := s.waiting
+	s.waiting = waiting
+	if !waiting || was {
+		return
+	}
+	s.logf("the agent needs input: %s", summary)
+	s.event("needs_input", map[string]any{"summary": summary})
+	s.notify(NotifyNeedsInput, "needs input", summary)
+}
+
+// followWaiting calls checkWaiting until done is closed.
+func (s *Supervisor) followWaiting(sandbox string, done <-chan struct{}) {
+	t := time.NewTicker(waitingPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			s.checkWaiting(sandbox)
+		}
+	}
+}

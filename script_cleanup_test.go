@@ -1,0 +1,198 @@
+package gitagency_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// cleanupScript ends what a script left running and fails it when a
+// supervisor wrote a panic or a data race report into its supervisor.log.
+// It runs after the script, whether it passed or failed, before the tmux
+// servers are killed.
+//
+// Supervisors are this test binary re-executed: built with -race (make
+// test-race) they report races into supervisor.log, which no test would
+// see otherwise. Scanning the logs is cheap, so the check runs always.
+func cleanupScript(env *testscript.Env, dataDir string) {
+	for _, p := range killRecorded(dataDir) {
+		env.T().Log(p)
+	}
+	if problems := supervisorProblems(dataDir); len(problems) > 0 {
+		if tb, ok := env.T().(testing.TB); ok {
+			for _, p := range problems {
+				tb.Error(p)
+			}
+			return
+		}
+		env.T().Fatal(problems)
+	}
+}
+
+// killRecorded kills, with their process groups, the supervisors and
+// agents that the invocation records under dataDir name and that still
+// run (the same process: same pid and start time), and waits until they
+// are gone. It returns what it killed.
+func killRecorded(dataDir string) []string {
+	metas, _ := filepath.Glob(filepath.Join(dataDir, "repos", "*", "invocations", "*", "meta.json"))
+	type proc struct {
+		pid   int
+		start *uint64
+	}
+	var live []proc
+	var killed []string
+	for _, m := range metas {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		var r store.InvocationRecord
+		if json.Unmarshal(b, &r) != nil {
+			continue
+		}
+		for _, p := range []proc{{deref(r.SupervisorPID), r.SupervisorStartTime}, {deref(r.PID), r.PIDStartTime}} {
+			if p.pid <= 0 {
+				continue
+			}
+			// Each was started as a group leader (setsid / setpgid): its
+			// group may outlive it, and no new process takes the pid
+			// while the group exists. A live pid with another start
+			// time is someone else's: left alone.
+			alive := runner.Alive(p.pid, p.start)
+			if !alive && p.start != nil && runner.Alive(p.pid, nil) {
+				continue
+			}
+			if syscall.Kill(-p.pid, syscall.SIGKILL) == nil || alive {
+				if alive {
+					syscall.Kill(p.pid, syscall.SIGKILL)
+					live = append(live, p)
+				}
+				killed = append(killed, fmt.Sprintf("killed process (group) %d left running by %s", p.pid, filepath.Dir(m)))
+			}
+		}
+	}
+	// Condition wait with a deadline: a killed process is gone once its
+	// parent (init, for a detached supervisor) has reaped it.
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range live {
+		for runner.Alive(p.pid, p.start) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return killed
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// supervisorProblems lists the supervisor logs under dataDir that hold a
+// Go panic or a data race report.
+func supervisorProblems(dataDir string) []string {
+	logs, _ := filepath.Glob(filepath.Join(dataDir, "repos", "*", "invocations", "*", "supervisor.log"))
+	var problems []string
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			continue
+		}
+		for _, marker := range []string{"WARNING: DATA RACE", "panic: "} {
+			if i := bytes.Index(b, []byte(marker)); i >= 0 {
+				end := min(len(b), i+4000)
+				problems = append(problems, fmt.Sprintf("%s holds %q:\n%s", l, marker, b[i:end]))
+			}
+		}
+	}
+	return problems
+}
+
+// writeRecord writes an invocation record naming pid (with start) as its
+// agent under dataDir.
+func writeRecord(t *testing.T, dataDir, inv string, pid int, start *uint64) {
+	t.Helper()
+	dir := filepath.Join(dataDir, "repos", "r", "invocations", inv)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(store.InvocationRecord{InvocationID: inv, PID: &pid, PIDStartTime: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestKillRecordedEndsRecordedProcessesOnly(t *testing.T) {
+	start := func() *exec.Cmd {
+		cmd := exec.Command("sleep", "300")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	agent, stranger := start(), start()
+	dataDir := t.TempDir()
+	writeRecord(t, dataDir, "20260101000000-aaaa", agent.Process.Pid, runner.StartTimeOf(agent.Process.Pid))
+	// A record whose pid now belongs to another process.
+	st := runner.StartTimeOf(stranger.Process.Pid)
+	if st == nil {
+		t.Skip("start times cannot be read here")
+	}
+	other := *st + 1
+	writeRecord(t, dataDir, "20260101000000-bbbb", stranger.Process.Pid, &other)
+
+	exited := make(chan error, 1)
+	go func() { exited <- agent.Wait() }()
+	if killed := killRecorded(dataDir); len(killed) != 1 {
+		t.Fatalf("killRecorded = %q, want the recorded agent only", killed)
+	}
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the recorded agent still runs")
+	}
+	if !runner.Alive(stranger.Process.Pid, st) {
+		t.Fatal("killRecorded killed a process that only reuses a recorded pid")
+	}
+}
+
+func TestSupervisorProblems(t *testing.T) {
+	dataDir := t.TempDir()
+	write := func(inv, text string) {
+		dir := filepath.Join(dataDir, "repos", "r", "invocations", inv)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "supervisor.log"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a", "runner started\nrunner exited 0\n")
+	if p := supervisorProblems(dataDir); len(p) != 0 {
+		t.Fatalf("clean log reported: %q", p)
+	}
+	write("b", "==================\nWARNING: DATA RACE\nWrite at 0x00c by goroutine 7:\n")
+	write("c", "runner started\npanic: runtime error: index out of range\n\ngoroutine 1 [running]:\n")
+	p := supervisorProblems(dataDir)
+	if len(p) != 2 || !strings.Contains(p[0], "DATA RACE") || !strings.Contains(p[1], "index out of range") {
+		t.Fatalf("supervisorProblems = %q, want the race and the panic", p)
+	}
+}
