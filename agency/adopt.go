@@ -33,61 +33,13 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 	if opts.Name != "" && !store.ValidName(opts.Name) {
 		return nil, errs.InvalidName(opts.Name)
 	}
-	abs, err := filepath.Abs(opts.Path)
+	tree, branch, err := a.adoptableTree(ctx, opts.Path)
 	if err != nil {
-		return nil, errs.NotAWorktree(opts.Path)
+		return nil, err
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return nil, errs.NotAWorktree(abs)
-	}
-	loc, ok, err := a.Repo.Locate(ctx, abs)
-	if err != nil {
-		return nil, gitErr(err)
-	}
-	if !ok || loc.Bare {
-		return nil, errs.NotAWorktree(abs)
-	}
-	if loc.CommonDir != a.Repo.CommonDir {
-		return nil, errs.OtherRepo(abs, loc.CommonDir)
-	}
-	tree := canonical(loc.Toplevel)
-	if canonical(abs) != tree {
-		return nil, errs.NotAWorktree(abs).With("it is a directory inside the worktree at " + tree)
-	}
-	list, err := a.Repo.Worktrees(ctx)
-	if err != nil {
-		return nil, gitErr(err)
-	}
-	var wt *gitcore.Worktree
-	for i := range list {
-		if canonical(list[i].Path) == tree {
-			if i == 0 {
-				// git lists the main worktree first.
-				return nil, errs.MainWorktree(tree)
-			}
-			wt = &list[i]
-			break
-		}
-	}
-	if wt == nil {
-		return nil, errs.NotAWorktree(abs)
-	}
-	if inside(a.Store.SandboxesDir(), tree) {
-		return nil, errs.ManagedTree(tree)
-	}
-	if wt.Detached || wt.Branch == "" {
-		return nil, errs.AdoptDetached(tree)
-	}
-	branch := strings.TrimPrefix(wt.Branch, "refs/heads/")
 	name := opts.Name
 	if name == "" {
-		name = SanitizeName(branch)
-		if !store.ValidName(name) {
-			name = SanitizeName(filepath.Base(tree))
-		}
-		if !store.ValidName(name) {
-			name = "adopted"
-		}
+		name = adoptName(branch, tree)
 	}
 
 	// No subprocess runs under this lock: records and marker files only.
@@ -96,31 +48,111 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 		return nil, err
 	}
 	defer unlock()
-
-	entries, err := a.Store.ScanWorktrees()
-	if err != nil {
-		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+	if err := a.checkAdoptLocked(tree, name, opts.Name != ""); err != nil {
+		return nil, err
 	}
-	for _, e := range entries {
-		if e.Record == nil || e.Record.State != store.StatePresent {
+	return a.writeAdoptedLocked(tree, name, branch)
+}
+
+// adoptableTree finds the linked worktree at path and checks it can be
+// adopted: a worktree of this repository (its top directory, not one
+// inside it), not the main worktree, not a sandbox, on a branch. It
+// returns the tree's canonical path and its branch name.
+func (a *App) adoptableTree(ctx context.Context, path string) (tree, branch string, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", "", errs.NotAWorktree(path)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", "", errs.NotAWorktree(abs)
+	}
+	loc, ok, err := a.Repo.Locate(ctx, abs)
+	if err != nil {
+		return "", "", gitErr(err)
+	}
+	if !ok || loc.Bare {
+		return "", "", errs.NotAWorktree(abs)
+	}
+	if loc.CommonDir != a.Repo.CommonDir {
+		return "", "", errs.OtherRepo(abs, loc.CommonDir)
+	}
+	tree = canonical(loc.Toplevel)
+	if canonical(abs) != tree {
+		return "", "", errs.NotAWorktree(abs).With("it is a directory inside the worktree at " + tree)
+	}
+	wt, err := a.linkedWorktree(ctx, abs, tree)
+	if err != nil {
+		return "", "", err
+	}
+	if inside(a.Store.SandboxesDir(), tree) {
+		return "", "", errs.ManagedTree(tree)
+	}
+	if wt.Detached || wt.Branch == "" {
+		return "", "", errs.AdoptDetached(tree)
+	}
+	return tree, strings.TrimPrefix(wt.Branch, "refs/heads/"), nil
+}
+
+// linkedWorktree is git's entry for tree, refusing the main worktree (git
+// lists it first) and a directory git does not list.
+func (a *App) linkedWorktree(ctx context.Context, abs, tree string) (*gitcore.Worktree, error) {
+	list, err := a.Repo.Worktrees(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	for i := range list {
+		if canonical(list[i].Path) != tree {
 			continue
 		}
-		if canonical(e.Record.TreePath) == tree {
-			return nil, errs.AlreadyAdopted(tree, e.Record.Name, e.ID)
+		if i == 0 {
+			return nil, errs.MainWorktree(tree)
+		}
+		return &list[i], nil
+	}
+	return nil, errs.NotAWorktree(abs)
+}
+
+// adoptName derives an adopted worktree's name from its branch, else its
+// directory, else "adopted".
+func adoptName(branch, tree string) string {
+	for _, n := range []string{SanitizeName(branch), SanitizeName(filepath.Base(tree))} {
+		if store.ValidName(n) {
+			return n
+		}
+	}
+	return "adopted"
+}
+
+// checkAdoptLocked refuses a tree that is already an integration worktree
+// (adopted or created) and a name a present worktree has. named is true
+// when the user chose the name.
+func (a *App) checkAdoptLocked(tree, name string, named bool) error {
+	entries, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+	}
+	for _, e := range entries {
+		if e.Record != nil && e.Record.State == store.StatePresent && canonical(e.Record.TreePath) == tree {
+			return errs.AlreadyAdopted(tree, e.Record.Name, e.ID)
 		}
 	}
 	if HasMarker(tree) || inside(a.Store.IntegrationWorktreesDir(), tree) {
-		return nil, errs.AlreadyIntegrationTree(tree)
+		return errs.AlreadyIntegrationTree(tree)
 	}
 	for _, e := range entries {
 		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.Name == name {
-			if opts.Name == "" {
-				return nil, errs.AdoptNameTaken(name, e.ID)
+			if !named {
+				return errs.AdoptNameTaken(name, e.ID)
 			}
-			return nil, errs.NameTaken(name, e.ID)
+			return errs.NameTaken(name, e.ID)
 		}
 	}
+	return nil
+}
 
+// writeAdoptedLocked writes the marker into the tree and the record; a
+// failure takes both back.
+func (a *App) writeAdoptedLocked(tree, name, branch string) (*store.WorktreeRecord, error) {
 	id, err := store.MkdirID(a.Store.IntegrationWorktreesDir(), a.Now())
 	if err != nil {
 		return nil, err
