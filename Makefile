@@ -86,7 +86,9 @@ bench-scripts:
 	-bash bench/run.sh
 
 # bench-watch: CPU used by `git agency watch` over 30 s with 50 invocations
-# at the default interval, as a share of one core (goal ≤ 3 %).
+# (40 pending, 20 per worktree, every pair conflicting: the conflict
+# forecast's worst case) at the default interval, as a share of one core
+# (goal ≤ 3 %).
 bench-watch: build
 	-$(GO) run ./bench/watchcpu -bin $(BUILD)/git-agency -d 30s -n 50
 

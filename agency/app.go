@@ -62,6 +62,18 @@ func Open(ctx context.Context, dir string, runner gitcore.CommandRunner) (*App, 
 	if err != nil {
 		return nil, err
 	}
+	a, err := newApp(repo, cfg, st)
+	if err != nil {
+		return nil, err
+	}
+	if st.MovedFrom != "" {
+		a.Relinked = a.relink(ctx)
+	}
+	return a, nil
+}
+
+// newApp is the App of repo with its configuration and store.
+func newApp(repo *gitcore.Repo, cfg *gitcore.Config, st *store.Store) (*App, error) {
 	timeout, ok := cfg.Duration("agency.lockTimeout", store.DefaultLockTimeout)
 	if !ok {
 		v, _ := cfg.Get("agency.lockTimeout")
@@ -75,9 +87,6 @@ func Open(ctx context.Context, dir string, runner gitcore.CommandRunner) (*App, 
 			}
 			return nil
 		}
-	}
-	if st.MovedFrom != "" {
-		a.Relinked = a.relink(ctx)
 	}
 	return a, nil
 }

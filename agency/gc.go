@@ -112,8 +112,8 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			treeGoes[id] = true
 			continue
 		}
-		if Active(r) {
-			continue
+		if Active(r) || Queued(r) {
+			continue // a queued sandbox waits for its agent
 		}
 		landing := store.Deref(r.LandingStatus)
 		it := GCItem{Kind: GCSandboxTree, Invocation: id, Target: tree, Bytes: store.DirSize(tree)}
@@ -324,7 +324,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if err != nil {
 			return errs.StoreCorrupt(a.Store.InvocationMetaPath(it.Invocation), err)
 		}
-		if Active(r) {
+		if Active(r) || Queued(r) {
 			return errs.New(errs.EInvocationRunning, "", "invocation %s started running again", it.Invocation)
 		}
 		tree := a.Store.SandboxTreePath(it.Invocation)

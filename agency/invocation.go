@@ -31,6 +31,9 @@ type StartOptions struct {
 	Full bool
 	// WindowWidth/Height size a headed session (0: tmux's default).
 	WindowWidth, WindowHeight int
+	// Queue records a start over agency.maxActive as queued instead of
+	// refusing it (also agency.queue).
+	Queue bool
 }
 
 // Failpoints of StartInvocation.
@@ -104,10 +107,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
 		return nil, err
 	}
-	maxActive, ok := a.Config.Int("agency.maxActive", 0)
-	if !ok {
-		v, _ := a.Config.Get("agency.maxActive")
-		return nil, errs.Config("agency.maxActive", v, "a whole number")
+	maxActive, err := a.MaxActive()
+	if err != nil {
+		return nil, err
+	}
+	queue, err := a.queueConfig(opts.Queue)
+	if err != nil {
+		return nil, err
 	}
 
 	ctx, unlock, err := a.lockWork(ctx)
@@ -115,14 +121,19 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, err
 	}
 	defer unlock()
+	queued := false
 	if maxActive > 0 {
+		// Whoever waits already goes first.
+		a.drainQueueLocked(ctx)
 		n, err := a.countActive(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if n >= maxActive {
-			return nil, errs.New(errs.ETooManyActive, "wait for one to finish, stop one, or raise git config agency.maxActive",
-				"%d agents are running in this repository (agency.maxActive = %d)", n, maxActive)
+			if !queue {
+				return nil, errs.TooManyActive(n, maxActive)
+			}
+			queued = true
 		}
 	}
 	inv, err := store.MkdirID(a.Store.InvocationsDir(), a.Now())
@@ -187,6 +198,11 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
 		rec.WindowWidth, rec.WindowHeight = opts.WindowWidth, opts.WindowHeight
 	}
+	if queued {
+		rec.Status = store.StatusQueued
+		// Nanoseconds, fixed width: the queue's order within a second.
+		rec.QueuedAt = a.Now().UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
+	}
 	if err := a.fail(FPStartAfterSandbox); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
@@ -206,12 +222,16 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 			a.warn(inv, err)
 		}
 	}
+	created := map[string]any{"worktree_id": wt.WorktreeID, "runner": spec.Name, "mode": mode, "base_commit": base}
+	if queued {
+		a.event(inv, "created", created)
+		a.event(inv, "queued", map[string]any{"max_active": maxActive})
+		return rec, nil
+	}
 	if err := a.spawnSupervisor(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
-	a.event(inv, "created", map[string]any{
-		"worktree_id": wt.WorktreeID, "runner": spec.Name, "mode": mode, "base_commit": base,
-	})
+	a.event(inv, "created", created)
 	return rec, nil
 }
 
@@ -297,6 +317,30 @@ type InvocationView struct {
 	// CheckpointsError says why checkpoints fail ("" when they do not):
 	// checkpoints.json is damaged.
 	CheckpointsError string
+	// Forecast is the conflict forecast of a pending invocation (nil
+	// otherwise, or when it has nothing to land).
+	Forecast *Forecast
+	// QueuePlace is a queued invocation's place in the queue (1: next).
+	QueuePlace int
+}
+
+// scanDrained scans the invocations; when some are queued it first lets
+// the queue take free slots (briefly waiting for the lock) and rescans.
+func (a *App) scanDrained(ctx context.Context) ([]store.InvocationEntry, error) {
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
+	}
+	if len(queuedRecords(list)) == 0 {
+		return list, nil
+	}
+	if len(a.DrainQueue(ctx, reconcileLockWait)) == 0 {
+		return list, nil
+	}
+	if list, err = a.Store.ScanInvocations(); err != nil {
+		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
+	}
+	return list, nil
 }
 
 // ListOptions filter ListInvocations.
@@ -304,12 +348,14 @@ type ListOptions struct {
 	WorktreeID string // "" = all
 }
 
-// ListInvocations scans, reconciles and derives display status.
+// ListInvocations scans, reconciles and derives display status. Queued
+// work is started first if slots are free (a killed supervisor did not).
 func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
-	list, err := a.Store.ScanInvocations()
+	list, err := a.scanDrained(ctx)
 	if err != nil {
-		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
+		return nil, err
 	}
+	places := QueuePlaces(list)
 	archived := map[string]bool{}
 	if wts, err := a.Store.ScanWorktrees(); err == nil {
 		for _, w := range wts {
@@ -327,6 +373,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			}
 			v.Record = a.Reconcile(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
+			v.QueuePlace = places[v.Record.InvocationID]
 			a.withLive(&v)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
 			v.CheckpointsError = a.checkpointsError(v.Record)
@@ -338,7 +385,40 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 		}
 		out = append(out, v)
 	}
+	a.withForecasts(ctx, out)
 	return out, nil
+}
+
+// withForecasts attaches the conflict forecast to the pending views.
+func (a *App) withForecasts(ctx context.Context, views []InvocationView) {
+	var recs []*store.InvocationRecord
+	for _, v := range views {
+		if v.Record != nil && v.Display != DisplayWorktreeRemoved {
+			recs = append(recs, v.Record)
+		}
+	}
+	fc := a.Forecasts(ctx, recs)
+	for i := range views {
+		if views[i].Record != nil {
+			views[i].Forecast = fc[views[i].Record.InvocationID]
+		}
+	}
+}
+
+// WorktreeForecasts is the forecast of every pending invocation of one
+// integration worktree (show and land --check name the partners).
+func (a *App) WorktreeForecasts(ctx context.Context, worktreeID string) map[string]*Forecast {
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil
+	}
+	var recs []*store.InvocationRecord
+	for _, e := range list {
+		if e.Record != nil && e.Record.IntegrationWorktreeID == worktreeID {
+			recs = append(recs, e.Record)
+		}
+	}
+	return a.Forecasts(ctx, recs)
 }
 
 // ShowInvocation resolves, reconciles and derives display status.
@@ -348,6 +428,19 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 		return nil, err
 	}
 	rec = a.Reconcile(ctx, rec)
+	if Queued(rec) {
+		list, err := a.scanDrained(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
+			rec = cur
+		}
+		v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
+		v.QueuePlace = QueuePlaces(list)[rec.InvocationID]
+		a.withLive(v)
+		return v, nil
+	}
 	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 	v.LastOutput = a.lastOutput(rec)
 	a.withLive(v)
@@ -355,8 +448,14 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
 	v.CheckpointsError = a.checkpointsError(rec)
+	if Pending(rec) && v.Display != DisplayWorktreeRemoved {
+		v.Forecast = a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]
+	}
 	return v, nil
 }
+
+// DisplayQueued is the display status of a queued invocation.
+const DisplayQueued = "queued"
 
 // DisplayWorktreeRemoved is the display status of an ended invocation that
 // was never landed or discarded and whose integration worktree was removed
@@ -446,6 +545,10 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
+	if Queued(v.Record) {
+		v.Display = DisplayQueued
+		return
+	}
 	d, sem, sum, live := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if sem != "" {

@@ -151,6 +151,10 @@ type LandResult struct {
 	IntegrationDirty bool `json:"integration_dirty,omitempty"`
 	// Recovered notes an interrupted earlier land that this one finished.
 	Note string `json:"note,omitempty"`
+	// ConflictsWith (CheckLand only) are the worktree's other pending
+	// invocations this one would conflict with if they landed first, as
+	// the forecast says (agent ls).
+	ConflictsWith []string `json:"conflicts_with,omitempty"`
 }
 
 // landPlan computes a land in the object database: preconditions, the
@@ -200,51 +204,15 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err != nil {
 		return nil, nil, SandboxBranchMissingErr(rec)
 	}
-	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, tip)
+	work, err := a.landWork(ctx, rec, tip, opts.Apply)
 	if err != nil {
-		return nil, nil, gitErr(err)
+		return nil, nil, err
 	}
-	for _, c := range commits {
+	commits, sandboxDirty := work.Commits, work.Dirty
+	for _, c := range commits[:work.Committed] {
 		res.Commits = append(res.Commits, c.ID)
 	}
-	sandboxDirty := false
-	tree := a.sandboxTree(rec)
-	if tree != "" {
-		if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
-			return nil, nil, err
-		}
-		if sandboxDirty, err = a.Repo.Tree(tree).IsDirty(ctx); err != nil {
-			return nil, nil, gitErr(err)
-		}
-	}
-	if sandboxDirty && opts.Apply {
-		snap, err := a.snapshotSandbox(ctx, tree, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(snap.Denied) > 0 {
-			return nil, nil, errs.LandDenylisted(inv, snap.Denied)
-		}
-		if len(snap.Nested) > 0 {
-			return nil, nil, errs.LandNestedRepo(inv, snap.Nested)
-		}
-		changed, err := a.Repo.DiffNames(ctx, snap.Head, snap.Tree)
-		if err != nil {
-			return nil, nil, gitErr(err)
-		}
-		if len(changed) == 0 {
-			sandboxDirty = false // only stat or ignored noise
-		} else {
-			msg := "agency: land invocation " + inv + "\n"
-			u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil)
-			if err != nil {
-				return nil, nil, gitErr(err)
-			}
-			commits = append(commits, gitcore.Commit{ID: u, Parents: []string{snap.Head}, Tree: snap.Tree,
-				Subject: strings.TrimSpace(msg), Message: msg})
-			res.Applied = true
-		}
-	}
+	res.Applied = work.Applied
 	switch {
 	case len(res.Commits) == 0 && !sandboxDirty:
 		return nil, nil, errs.NothingToLand(inv)
@@ -272,6 +240,70 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	return res, wt, nil
 }
 
+// landWork is what a land of rec would replay.
+type landWork struct {
+	// Commits are replayed in order: the sandbox's commits base..tip, then
+	// (Applied) one commit of its uncommitted work.
+	Commits []gitcore.Commit
+	// Committed is how many of Commits are the sandbox's own.
+	Committed int
+	// Dirty: the sandbox tree holds uncommitted changes.
+	Dirty   bool
+	Applied bool
+}
+
+// landWork collects the commits a land of rec (its branch at tip) replays
+// and, with apply, a commit of the sandbox's snapshot tree (untracked files
+// included, denylist applied) on top. It writes only unreferenced objects;
+// land, land --check and the forecast share it.
+func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip string, apply bool) (*landWork, error) {
+	inv := rec.InvocationID
+	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, tip)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	w := &landWork{Commits: commits, Committed: len(commits)}
+	tree := a.sandboxTree(rec)
+	if tree != "" {
+		if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
+			return nil, err
+		}
+		if w.Dirty, err = a.Repo.Tree(tree).IsDirty(ctx); err != nil {
+			return nil, gitErr(err)
+		}
+	}
+	if !w.Dirty || !apply {
+		return w, nil
+	}
+	snap, err := a.snapshotSandbox(ctx, tree, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(snap.Denied) > 0 {
+		return nil, errs.LandDenylisted(inv, snap.Denied)
+	}
+	if len(snap.Nested) > 0 {
+		return nil, errs.LandNestedRepo(inv, snap.Nested)
+	}
+	changed, err := a.Repo.DiffNames(ctx, snap.Head, snap.Tree)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	if len(changed) == 0 {
+		w.Dirty = false // only stat or ignored noise
+		return w, nil
+	}
+	msg := "agency: land invocation " + inv + "\n"
+	u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	w.Commits = append(w.Commits, gitcore.Commit{ID: u, Parents: []string{snap.Head}, Tree: snap.Tree,
+		Subject: strings.TrimSpace(msg), Message: msg})
+	w.Applied = true
+	return w, nil
+}
+
 // CheckLand is `land --check`: whether the land would apply cleanly onto the
 // current integration HEAD, and which files would conflict. It writes no
 // tree, index, ref or record (only unreferenced objects).
@@ -282,7 +314,17 @@ func (a *App) CheckLand(ctx context.Context, opts LandOptions) (*LandResult, err
 	}
 	rec = a.Reconcile(ctx, rec)
 	res, _, err := a.landPlan(ctx, rec, opts, true)
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	if f := a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]; f != nil {
+		for _, p := range f.ConflictsWith {
+			if p != ConflictsIntegration {
+				res.ConflictsWith = append(res.ConflictsWith, p)
+			}
+		}
+	}
+	return res, nil
 }
 
 // Land is `agent land`: under the repo lock, replay the sandbox's commits

@@ -30,5 +30,8 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT)
 	defer signal.Stop(sigs)
-	return s.Run(ctx)
+	err = s.Run(ctx)
+	// This agent's slot is free: the oldest queued invocation takes it.
+	a.DrainQueue(context.WithoutCancel(ctx), a.LockTimeout)
+	return err
 }

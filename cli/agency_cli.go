@@ -5,6 +5,7 @@ import "github.com/alecthomas/kong"
 // AgencyCLI is the grammar of `git agency`.
 type AgencyCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	RepoFlag
 
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
 	Agent    AgentCmd    `cmd:"" help:"Run coding agents in sandboxes and inspect them."`
@@ -26,6 +27,7 @@ type AgencyCLI struct {
 // SandboxCLI is the grammar of `git sandbox`.
 type SandboxCLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
+	RepoFlag
 
 	// The same command structs as `git agency agent …`: one code path.
 	Ls      AgentLsCmd      `cmd:"" aliases:"list" help:"List sandboxes (agent invocations)."`

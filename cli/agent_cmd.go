@@ -40,7 +40,8 @@ type InvocationArg struct {
 
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
-	Worktree string `required:"" short:"w" help:"Integration worktree (name, id or unique id prefix)."`
+	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
+	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d applies)."`
 	StartFlags
 }
 
@@ -55,6 +56,7 @@ type StartFlags struct {
 	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
 	Full               bool      `help:"Check out every file in the sandbox, even when the integration tree uses sparse-checkout."`
 	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim."`
+	Queue              bool      `help:"Over agency.maxActive, queue the start instead of refusing it (also agency.queue): it returns at once and the agent starts when a slot frees."`
 }
 
 // RawString is a flag value taken byte for byte: kong's own string
@@ -77,9 +79,22 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if c.Now != "" {
+		if c.Worktree != "" {
+			return errs.NowWithWorktree()
+		}
+		rec, err := a.StartQueuedNow(env.Ctx, c.Now)
+		if err != nil {
+			return err
+		}
+		return c.follow(env, a, rec)
+	}
+	if c.Worktree == "" {
+		return errs.StartNeedsWorktree(env.Prog)
+	}
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
-		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Full: c.Full,
+		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Full: c.Full, Queue: c.Queue,
 	}
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
@@ -112,6 +127,22 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if rec.Status == store.StatusQueued {
+		fmt.Fprintln(env.Stdout, rec.InvocationID)
+		place := 0
+		if list, err := a.Store.ScanInvocations(); err == nil {
+			place = agency.QueuePlaces(list)[rec.InvocationID]
+		}
+		fmt.Fprintf(env.Stderr, "queued %s: place %d; it starts when a running agent ends (agency.maxActive), or now with '%s agent start --now %s'\n",
+			rec.InvocationID, place, env.Prog, store.ShortID(rec.InvocationID))
+		return nil
+	}
+	return c.follow(env, a, rec)
+}
+
+// follow prints the id of a started invocation and, unless --detached,
+// follows it (headless: its output; headed: tmux attach).
+func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	fmt.Fprintln(env.Stdout, rec.InvocationID)
 	if rec.SetupUnapproved != "" {
 		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
@@ -197,18 +228,37 @@ func agentExit(rec *store.InvocationRecord) error {
 type AgentLsCmd struct {
 	JSONFlag
 	Worktree string `short:"w" help:"Only this integration worktree's invocations."`
+	AllReposFlag
 }
 
 type invocationJSON struct {
+	repoJSON
 	*store.InvocationRecord
 	DisplayStatus    string `json:"display_status"`
 	WorktreeName     string `json:"worktree_name,omitempty"`
 	CheckpointsError string `json:"checkpoints_error,omitempty"`
 	// DiskBytes: the sandbox tree's disk use (cached; 0 once removed).
 	DiskBytes int64 `json:"disk_bytes"`
+	// QueuePlace: a queued invocation's place in the queue (1: next).
+	QueuePlace int `json:"queue_place,omitempty"`
+	// The conflict forecast (lands_cleanly, conflicts_with,
+	// conflict_files), for pending invocations only.
+	*agency.Forecast
+}
+
+// newInvocationJSON is an invocation as ls --json and show --json print it.
+// a is nil for a repository that is gone (--all-repos).
+func newInvocationJSON(a *agency.App, v *agency.InvocationView, worktreeName string) invocationJSON {
+	j := invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: worktreeName,
+		CheckpointsError: v.CheckpointsError, QueuePlace: v.QueuePlace, Forecast: v.Forecast}
+	if a != nil {
+		j.DiskBytes = a.DiskBytes(v.Record)
+	}
+	return j
 }
 
 type brokenInvocationJSON struct {
+	repoJSON
 	InvocationID string `json:"invocation_id"`
 	Broken       bool   `json:"broken"`
 	Status       string `json:"status"`
@@ -217,49 +267,90 @@ type brokenInvocationJSON struct {
 }
 
 func (c *AgentLsCmd) Run(env *Env) error {
-	a, err := env.App()
+	if c.AllRepos && c.Worktree != "" {
+		return errs.AllReposWithWorktree()
+	}
+	groups, err := repoGroups(env, c.AllRepos)
 	if err != nil {
 		return err
 	}
-	opts := agency.ListOptions{}
-	if c.Worktree != "" {
-		e, err := a.ResolveWorktree(c.Worktree, true)
-		if err != nil {
+	out := []any{}
+	for i, g := range groups {
+		var views []agency.InvocationView
+		if c.Worktree != "" {
+			e, err := g.App.ResolveWorktree(c.Worktree, true)
+			if err != nil {
+				return err
+			}
+			views, err = g.App.ListInvocations(env.Ctx, agency.ListOptions{WorktreeID: e.ID})
+			if err != nil {
+				return err
+			}
+		} else if views, err = g.Invocations(env.Ctx); err != nil {
 			return err
 		}
-		opts.WorktreeID = e.ID
-	}
-	views, err := a.ListInvocations(env.Ctx, opts)
-	if err != nil {
-		return err
-	}
-	names := worktreeNames(a)
-	if c.JSON {
-		out := []any{}
-		for _, v := range views {
-			if v.Broken {
-				out = append(out, brokenInvocationJSON{InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
-				continue
+		names := worktreeNames(g.Store)
+		if c.JSON {
+			for _, v := range views {
+				if v.Broken {
+					out = append(out, brokenInvocationJSON{repoJSON: g.json, InvocationID: v.ID, Broken: true, Status: "broken", RecordDir: v.Dir, Error: errText(v.Err)})
+					continue
+				}
+				j := newInvocationJSON(g.App, &v, names[v.Record.IntegrationWorktreeID])
+				j.repoJSON = g.json
+				out = append(out, j)
 			}
-			out = append(out, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: names[v.Record.IntegrationWorktreeID], CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)})
-		}
-		return printJSON(env.Stdout, out)
-	}
-	t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "STARTED", "SUMMARY")
-	for _, v := range views {
-		if v.Broken {
-			t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-")
 			continue
 		}
-		r := v.Record
-		summary := lsSummary(r)
-		if v.CheckpointsError != "" {
-			summary = "checkpoints failing (see 'git agency doctor')"
+		g.header(env, i)
+		t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "LANDS", "STARTED", "SUMMARY")
+		for _, v := range views {
+			if v.Broken {
+				t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-", "-")
+				continue
+			}
+			r := v.Record
+			summary := lsSummary(r)
+			if v.CheckpointsError != "" {
+				summary = "checkpoints failing (see 'git agency doctor')"
+			}
+			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast), env.when(r.StartedAt), summary)
 		}
-		t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, v.Display, env.when(r.StartedAt), summary)
+		t.flush()
 	}
-	t.flush()
+	if c.JSON {
+		return printJSON(env.Stdout, out)
+	}
 	return nil
+}
+
+// displayText is the STATE column: the display status, with a queued
+// invocation's place ("queued #2").
+func displayText(v *agency.InvocationView) string {
+	if v.QueuePlace > 0 {
+		return fmt.Sprintf("%s #%d", v.Display, v.QueuePlace)
+	}
+	return v.Display
+}
+
+// forecastText is agent ls's LANDS column: "clean", or "conflicts:"
+// and what with (integration, or the short ids of the invocations it
+// conflicts with when landed after them); "-" when not pending.
+func forecastText(f *agency.Forecast) string {
+	if f == nil {
+		return "-"
+	}
+	if len(f.ConflictsWith) == 0 {
+		return "clean"
+	}
+	var with []string
+	for _, p := range f.ConflictsWith {
+		if p != agency.ConflictsIntegration {
+			p = store.ShortID(p)
+		}
+		with = append(with, p)
+	}
+	return "conflicts:" + strings.Join(with, ",")
 }
 
 // lsSummary is the semantic status and summary of an invocation, short.
@@ -272,9 +363,9 @@ func lsSummary(r *store.InvocationRecord) string {
 	return orDash(s)
 }
 
-func worktreeNames(a *agency.App) map[string]string {
+func worktreeNames(st *store.Store) map[string]string {
 	names := map[string]string{}
-	if list, err := a.Store.ScanWorktrees(); err == nil {
+	if list, err := st.ScanWorktrees(); err == nil {
 		for _, e := range list {
 			if e.Record != nil {
 				names[e.ID] = e.Record.Name
@@ -299,9 +390,9 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	name := worktreeNames(a)[v.Record.IntegrationWorktreeID]
+	name := worktreeNames(a.Store)[v.Record.IntegrationWorktreeID]
 	if c.JSON {
-		return printJSON(env.Stdout, invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: name, CheckpointsError: v.CheckpointsError, DiskBytes: a.DiskBytes(v.Record)})
+		return printJSON(env.Stdout, newInvocationJSON(a, v, name))
 	}
 	printInvocation(env.Stdout, v, name, a)
 	return nil
@@ -318,7 +409,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		}
 	}
 	p("invocation_id", r.InvocationID)
-	p("state", v.Display)
+	p("state", displayText(v))
 	p("status", r.Status)
 	p("integration_worktree_id", r.IntegrationWorktreeID+"  ("+orDash(wtName)+")")
 	p("runner", r.Runner)
@@ -339,6 +430,13 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if f := v.Forecast; f != nil {
+		line := forecastText(f)
+		if len(f.ConflictFiles) > 0 {
+			line += "  (" + strings.Join(f.ConflictFiles, ", ") + ")"
+		}
+		p("forecast", line)
+	}
 	if l := r.Land; l != nil {
 		p("land", strings.TrimSpace(l.State+"  "+l.Note))
 	}

@@ -177,6 +177,9 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}
+	if len(res.ConflictsWith) > 0 {
+		fmt.Fprintf(w, "note: it would conflict if landed after %s\n", strings.Join(res.ConflictsWith, ", "))
+	}
 	if res.IntegrationDirty {
 		fmt.Fprintf(w, "note: the integration tree has uncommitted changes; land refuses until they are committed or stashed\n")
 	}

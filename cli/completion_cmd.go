@@ -147,13 +147,13 @@ func valueKind(name, enum string) string {
 	switch strings.TrimSuffix(name, "s") {
 	case "worktree", "into", "target":
 		return "worktree"
-	case "invocation", "id", "inv", "invocation-id", "sandbox":
+	case "invocation", "id", "inv", "invocation-id", "sandbox", "now":
 		return "invocation"
 	case "runner":
 		return "runner"
 	case "parent", "branch", "onto":
 		return "branch"
-	case "path", "file", "prompt-file", "dir":
+	case "path", "file", "prompt-file", "dir", "repo":
 		return "file"
 	}
 	return ""

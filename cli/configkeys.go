@@ -20,6 +20,7 @@ var configKeys = []configKey{
 	{"agency.notify.command", "shell command run when an agent needs input, finishes or fails (JSON on stdin)", ""},
 	{"agency.notify.timeout", "how long a notify command may run", "10s"},
 	{"agency.maxActive", "how many agents may run at once in this repository", "unlimited"},
+	{"agency.queue", "true: a start over agency.maxActive is queued (as agent start --queue)", "false"},
 	{"agency.setup", "a script run in every new sandbox before the runner (wins over project setups; no approval)", ""},
 	{"agency.include", "more .worktreeinclude patterns: ignored files copied into new trees (multi-valued)", ""},
 	{"agency.setupApproved", "sha256 of approved project setup content (local config; written by setup approve)", ""},

@@ -24,6 +24,7 @@ const WatchProgram = "git-agency-watch"
 type WatchCmd struct {
 	Interval time.Duration `help:"Refresh interval (default: agency.watch.interval, else 1s)."`
 	All      bool          `help:"Include archived worktrees."`
+	AllReposFlag
 }
 
 func (c *WatchCmd) Run(env *Env) error {
@@ -39,8 +40,15 @@ func (c *WatchCmd) Run(env *Env) error {
 	if c.All {
 		argv = append(argv, "--all")
 	}
+	if c.AllRepos {
+		argv = append(argv, "--all-repos")
+	}
 	if env.Stdin == os.Stdin && env.Stdout == os.Stdout && env.Stderr == os.Stderr {
-		// Hand the terminal over: the watch program replaces this process.
+		// Hand the terminal over: the watch program replaces this process
+		// (in the directory --repo named, if any).
+		if err := os.Chdir(env.Dir); err != nil {
+			return errs.IO("chdir", env.Dir, err)
+		}
 		err := syscall.Exec(exe, argv, os.Environ())
 		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
 	}
@@ -80,14 +88,35 @@ func MainWatch(args []string, run func(*Env, *WatchCmd) error) int {
 }
 
 type watchGrammar struct {
-	Version  kong.VersionFlag `help:"Print the version and exit."`
-	Interval time.Duration    `help:"Refresh interval (default: agency.watch.interval, else 1s)."`
-	All      bool             `help:"Include archived worktrees."`
+	Version kong.VersionFlag `help:"Print the version and exit."`
+	RepoFlag
+	Interval time.Duration `help:"Refresh interval (default: agency.watch.interval, else 1s)."`
+	All      bool          `help:"Include archived worktrees."`
+	AllReposFlag
 
 	run func(*Env, *WatchCmd) error `kong:"-"`
 }
 
 // Run is the grammar's only command.
 func (g *watchGrammar) Run(env *Env) error {
-	return g.run(env, &WatchCmd{Interval: g.Interval, All: g.All})
+	return g.run(env, &WatchCmd{Interval: g.Interval, All: g.All, AllReposFlag: g.AllReposFlag})
+}
+
+// WatchRepos opens what a watch shows: the current repository, or with
+// --all-repos every repository of the data directory (the current one may
+// then be nil, outside any repository).
+func WatchRepos(env *Env, c *WatchCmd) (*agency.App, []agency.RepoEntry, error) {
+	if !c.AllRepos {
+		a, err := env.App()
+		return a, nil, err
+	}
+	repos, err := agency.AllRepos(env.Ctx, env.Dir, env.Runner)
+	if err != nil {
+		return nil, nil, err
+	}
+	if repos == nil {
+		repos = []agency.RepoEntry{}
+	}
+	a, _ := env.App()
+	return a, repos, nil
 }

@@ -79,15 +79,18 @@ func runEditor(env *Env, editor, path string) error {
 type WorktreeLsCmd struct {
 	JSONFlag
 	All bool `help:"Include archived and broken records."`
+	AllReposFlag
 }
 
 type worktreeJSON struct {
+	repoJSON
 	*store.WorktreeRecord
 	Broken    bool   `json:"broken,omitempty"`
 	RecordDir string `json:"record_dir,omitempty"`
 }
 
 type brokenWorktreeJSON struct {
+	repoJSON
 	WorktreeID string `json:"worktree_id"`
 	Broken     bool   `json:"broken"`
 	Status     string `json:"status"`
@@ -96,39 +99,45 @@ type brokenWorktreeJSON struct {
 }
 
 func (c *WorktreeLsCmd) Run(env *Env) error {
-	a, err := env.App()
+	groups, err := repoGroups(env, c.AllRepos)
 	if err != nil {
 		return err
 	}
-	list, err := a.ListWorktrees(c.All)
-	if err != nil {
-		return err
-	}
-	if c.JSON {
-		out := []any{}
-		for _, e := range list {
-			if e.Broken {
-				out = append(out, brokenWorktreeJSON{WorktreeID: e.ID, Broken: true, Status: "broken", RecordDir: e.Dir, Error: errText(e.Err)})
-			} else {
-				out = append(out, worktreeJSON{WorktreeRecord: e.Record})
-			}
+	out := []any{}
+	for i, g := range groups {
+		list, err := g.Worktrees(c.All)
+		if err != nil {
+			return err
 		}
-		return printJSON(env.Stdout, out)
-	}
-	t := newTable(env, "NAME", "ID", "BRANCH", "STATE", "CREATED", "PATH")
-	for _, e := range list {
-		if e.Broken {
-			t.add("-", e.ID, "-", "broken", "-", e.Dir)
+		if c.JSON {
+			for _, e := range list {
+				if e.Broken {
+					out = append(out, brokenWorktreeJSON{repoJSON: g.json, WorktreeID: e.ID, Broken: true, Status: "broken", RecordDir: e.Dir, Error: errText(e.Err)})
+				} else {
+					out = append(out, worktreeJSON{repoJSON: g.json, WorktreeRecord: e.Record})
+				}
+			}
 			continue
 		}
-		r := e.Record
-		path := r.TreePath
-		if r.State != store.StatePresent {
-			path = "-"
+		g.header(env, i)
+		t := newTable(env, "NAME", "ID", "BRANCH", "STATE", "CREATED", "PATH")
+		for _, e := range list {
+			if e.Broken {
+				t.add("-", e.ID, "-", "broken", "-", e.Dir)
+				continue
+			}
+			r := e.Record
+			path := r.TreePath
+			if r.State != store.StatePresent {
+				path = "-"
+			}
+			t.add(r.Name, r.WorktreeID, r.Branch, r.State, env.when(r.CreatedAt), path)
 		}
-		t.add(r.Name, r.WorktreeID, r.Branch, r.State, env.when(r.CreatedAt), path)
+		t.flush()
 	}
-	t.flush()
+	if c.JSON {
+		return printJSON(env.Stdout, out)
+	}
 	return nil
 }
 

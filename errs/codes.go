@@ -50,6 +50,7 @@ var Meaning = map[Code]string{
 	ESetupInvalid:      "a project setup file (.cursor/worktrees.json, .codex/environments/environment.toml) is malformed",
 	EUnhealthy:         "doctor found problems; each is listed with a hint",
 	EAlreadyLanded:     "the invocation was landed already",
+	ENotQueued:         "agent start --now names an invocation that is not queued",
 	ENestedRepo:        "a sandbox holds a git repository of its own; landing it would lose its commits",
 	EWrongBranch:       "the integration tree is not on its own branch; switch it back",
 }

@@ -56,6 +56,7 @@ const (
 	ENestedRepo        Code = "E_NESTED_REPO"
 	EWrongBranch       Code = "E_WRONG_BRANCH"
 	EAlreadyLanded     Code = "E_ALREADY_LANDED"
+	ENotQueued         Code = "E_NOT_QUEUED"
 	// Adopting an existing worktree (`worktree adopt`).
 	ENotAWorktree   Code = "E_NOT_A_WORKTREE"
 	EMainWorktree   Code = "E_MAIN_WORKTREE"

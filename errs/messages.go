@@ -354,6 +354,16 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 		"the sandbox of %s has staged changes that differ from its files; a rollback would lose the staged version", inv).With(paths...)
 }
 
+func TooManyActive(n, max int) *Error {
+	return New(ETooManyActive, "wait for one to finish, stop one, queue this one with --queue (or git config agency.queue true), or raise git config agency.maxActive",
+		"%d agents are running in this repository (agency.maxActive = %d)", n, max)
+}
+
+func NotQueued(inv, state string) *Error {
+	return New(ENotQueued, "only a queued invocation can be started with --now; list the queue with 'git agency agent ls'",
+		"invocation %s is not queued (it is %s)", inv, state)
+}
+
 func PromptNotUTF8(offset int) *Error {
 	return New(EPromptInvalid, "runners take text: save the prompt as UTF-8 and start again; nothing was created",
 		"the prompt is not valid UTF-8 (first bad byte at offset %d)", offset)
@@ -367,6 +377,23 @@ func PromptNUL(offset int) *Error {
 func PromptTooLong(size string, max int, how string) *Error {
 	return New(EPromptInvalid, "shorten the prompt, or put the long part in a file in the worktree and point the prompt at it; nothing was created",
 		"the prompt is too long to run %s: %s bytes, at most %d", how, size, max)
+}
+
+func NowWithWorktree() *Error {
+	return New(EUsage, "start a queued invocation with --now alone", "--now and --worktree cannot be combined")
+}
+
+func StartNeedsWorktree(prog string) *Error {
+	return New(EUsage, "see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
+}
+
+func AllReposWithWorktree() *Error {
+	return New(EUsage, "list one repository's worktree with --worktree alone (and --repo PATH for another repository)", "--all-repos and --worktree cannot be combined")
+}
+
+func RepoGone(repoID string) *Error {
+	return New(ENotFound, "its records are kept under the data directory's repos/"+repoID+"; run git agency in the repository's new place to relink them",
+		"the repository of these records is gone (moved or deleted)")
 }
 
 // IncludeInvalid: a malformed .worktreeinclude or agency.include pattern.

@@ -1,6 +1,7 @@
 package gitcore
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -86,6 +87,23 @@ func (c *Config) Int(key string, def int) (int, bool) {
 	return n, true
 }
 
+// Bool returns key read as git reads a boolean (true, yes, on, 1 or no
+// value; false, no, off, 0), def when unset. ok is false when the value is
+// set but invalid.
+func (c *Config) Bool(key string, def bool) (bool, bool) {
+	v, set := c.Get(key)
+	if !set {
+		return def, true
+	}
+	switch strings.ToLower(v) {
+	case "", "true", "yes", "on", "1":
+		return true, true
+	case "false", "no", "off", "0":
+		return false, true
+	}
+	return def, false
+}
+
 // Subsections returns the distinct subsection names under a section prefix,
 // e.g. Subsections("agency.runner") → ["claude", "mine"].
 func (c *Config) Subsections(prefix string) []string {
@@ -112,4 +130,20 @@ func (c *Config) Subsections(prefix string) []string {
 		}
 	}
 	return out
+}
+
+// UserConfig reads the agency.* configuration git sees in dir, which need
+// not be inside a repository (then the global and system files only).
+func UserConfig(ctx context.Context, r CommandRunner, dir string) ([]ConfigEntry, error) {
+	if r == nil {
+		r = ExecRunner{}
+	}
+	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(), Args: []string{"config", "-z", "--get-regexp", `^agency\.`}})
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return ParseConfigZ(res.Stdout), nil
 }

@@ -43,6 +43,9 @@ const (
 	StatusRunning  = "running"
 	StatusFinished = "finished"
 	StatusFailed   = "failed"
+	// StatusQueued: recorded by `agent start --queue` over agency.maxActive;
+	// its sandbox exists, its supervisor starts when a slot frees.
+	StatusQueued = "queued"
 )
 
 // Exit reasons.
@@ -114,9 +117,12 @@ type InvocationRecord struct {
 	TmuxPane string `json:"tmux_pane,omitempty"`
 	// WindowWidth/Height: the headed session's initial size (the starting
 	// terminal's, when there was one).
-	WindowWidth      int     `json:"window_width,omitempty"`
-	WindowHeight     int     `json:"window_height,omitempty"`
-	StartedAt        string  `json:"started_at"`
+	WindowWidth  int    `json:"window_width,omitempty"`
+	WindowHeight int    `json:"window_height,omitempty"`
+	StartedAt    string `json:"started_at"`
+	// QueuedAt is when `agent start --queue` queued it (its place in the
+	// queue); started_at is rewritten when it starts.
+	QueuedAt         string  `json:"queued_at,omitempty"`
 	FinishedAt       *string `json:"finished_at"`
 	Status           string  `json:"status"`
 	ExitReason       *string `json:"exit_reason"`

@@ -30,6 +30,43 @@ func NewLoader(a *agency.App, all bool) Loader {
 	}
 }
 
+// NewReposLoader reads snapshots of every repository of the data directory
+// (`watch --all-repos`): each repository's worktrees, tagged with it, in
+// the order of repos; a repository that is gone is one row saying so.
+func NewReposLoader(repos []agency.RepoEntry, all bool) Loader {
+	return func(ctx context.Context) (Snapshot, error) {
+		snap := Snapshot{Taken: time.Now()}
+		for i := range repos {
+			r := &repos[i]
+			var part Snapshot
+			if r.App != nil {
+				var err error
+				if part, err = Load(ctx, r.App, all); err != nil {
+					snap.Warning = r.Name + ": " + errs.As(err).Msg
+					continue
+				}
+				snap.Taken = part.Taken
+			} else {
+				row := WorktreeRow{ID: r.RepoID, Name: r.Name, State: StateRepoGone, Path: r.Path}
+				if views, err := r.Invocations(ctx); err == nil {
+					for _, v := range views {
+						row.Invocations = append(row.Invocations, invocationRow(v))
+					}
+				}
+				part.Worktrees = []WorktreeRow{row}
+			}
+			for _, wt := range part.Worktrees {
+				wt.RepoID, wt.RepoName, wt.RepoPath = r.RepoID, r.Name, r.Path
+				for j := range wt.Invocations {
+					wt.Invocations[j].RepoID = r.RepoID
+				}
+				snap.Worktrees = append(snap.Worktrees, wt)
+			}
+		}
+		return snap, nil
+	}
+}
+
 // Load is one snapshot (see NewLoader).
 func Load(ctx context.Context, a *agency.App, all bool) (Snapshot, error) {
 	snap := Snapshot{Taken: a.Now()}
@@ -96,7 +133,7 @@ func Load(ctx context.Context, a *agency.App, all bool) (Snapshot, error) {
 }
 
 func invocationRow(v agency.InvocationView) InvocationRow {
-	row := InvocationRow{ID: v.ID, ShortID: store.ShortID(v.ID), Display: v.Display}
+	row := InvocationRow{ID: v.ID, ShortID: store.ShortID(v.ID), Display: v.Display, QueuePlace: v.QueuePlace}
 	r := v.Record
 	if r == nil {
 		row.Display = StatusBroken
@@ -122,6 +159,15 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 	if r.SemanticSummary != "" {
 		row.Summary = strings.TrimSpace(row.Summary + " " + r.SemanticSummary)
 	}
+	if f := v.Forecast; f != nil {
+		for _, p := range f.ConflictsWith {
+			if p != agency.ConflictsIntegration {
+				p = store.ShortID(p)
+			}
+			row.ConflictsWith = append(row.ConflictsWith, p)
+		}
+		row.ConflictFiles = f.ConflictFiles
+	}
 	return row
 }
 
@@ -136,18 +182,36 @@ func parseTime(s string) time.Time {
 // AgencyActions are the keys' actions on a's repository.
 type AgencyActions struct {
 	App *agency.App
+	// Apps are the repositories of `watch --all-repos`, by repo id: a
+	// row's action runs on its own repository.
+	Apps map[string]*agency.App
 	// StopWait bounds how long stop and kill wait for the agent to end
 	// before reporting.
 	StopWait time.Duration
 }
 
+// app is the repository a row belongs to.
+func (x *AgencyActions) app(repoID string) (*agency.App, error) {
+	if a := x.Apps[repoID]; a != nil {
+		return a, nil
+	}
+	if x.App == nil || (repoID != "" && x.Apps != nil) {
+		return nil, errs.RepoGone(repoID)
+	}
+	return x.App, nil
+}
+
 func (x *AgencyActions) record(inv InvocationRow) (*store.InvocationRecord, error) {
-	rec, err := x.App.Store.ReadInvocation(inv.ID)
+	a, err := x.app(inv.RepoID)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := a.Store.ReadInvocation(inv.ID)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, errs.NotFound("invocation", inv.ID)
 		}
-		return nil, errs.StoreCorrupt(x.App.Store.InvocationMetaPath(inv.ID), err)
+		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(inv.ID), err)
 	}
 	return rec, nil
 }
@@ -167,7 +231,8 @@ func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*exec.Cm
 	if store.Deref(rec.TmuxSession) == "" {
 		return nil, errs.NoSession(inv.ShortID)
 	}
-	return x.App.SessionAttachCmd(rec)
+	a, _ := x.app(inv.RepoID)
+	return a.SessionAttachCmd(rec)
 }
 
 func (x *AgencyActions) worktreeDir(wt WorktreeRow) (string, error) {
@@ -186,7 +251,11 @@ func (x *AgencyActions) Open(ctx context.Context, wt WorktreeRow) (*exec.Cmd, er
 	if err != nil {
 		return nil, err
 	}
-	editor, err := x.App.Editor("")
+	a, err := x.app(wt.RepoID)
+	if err != nil {
+		return nil, err
+	}
+	editor, err := a.Editor("")
 	if err != nil {
 		return nil, err
 	}
@@ -199,13 +268,21 @@ func (x *AgencyActions) Shell(ctx context.Context, wt WorktreeRow) (*exec.Cmd, e
 	if err != nil {
 		return nil, err
 	}
-	return agency.ShellCmd(x.App.Getenv, dir), nil
+	a, err := x.app(wt.RepoID)
+	if err != nil {
+		return nil, err
+	}
+	return agency.ShellCmd(a.Getenv, dir), nil
 }
 
 // Diff implements Actions: the sandbox's commits and their patch, then its
 // uncommitted work.
 func (x *AgencyActions) Diff(ctx context.Context, inv InvocationRow) (string, error) {
-	d, err := x.App.Diff(ctx, inv.ID, gitcore.DiffOptions{})
+	a, err := x.app(inv.RepoID)
+	if err != nil {
+		return "", err
+	}
+	d, err := a.Diff(ctx, inv.ID, gitcore.DiffOptions{})
 	if err != nil {
 		return "", err
 	}
@@ -230,7 +307,8 @@ func (x *AgencyActions) Logs(ctx context.Context, inv InvocationRow) (string, er
 	if err != nil {
 		return "", err
 	}
-	text := ansi.Strip(strings.ReplaceAll(x.App.LogText(ctx, rec, logTail), "\r", ""))
+	a, _ := x.app(inv.RepoID)
+	text := ansi.Strip(strings.ReplaceAll(a.LogText(ctx, rec, logTail), "\r", ""))
 	if strings.TrimSpace(text) == "" {
 		return "(no output yet)", nil
 	}
@@ -242,7 +320,11 @@ func (x *AgencyActions) Logs(ctx context.Context, inv InvocationRow) (string, er
 
 // Land implements Actions.
 func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, error) {
-	res, err := x.App.Land(ctx, agency.LandOptions{Query: inv.ID})
+	a, err := x.app(inv.RepoID)
+	if err != nil {
+		return "", err
+	}
+	res, err := a.Land(ctx, agency.LandOptions{Query: inv.ID})
 	if err != nil {
 		return "", err
 	}
@@ -251,7 +333,11 @@ func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, er
 
 // Discard implements Actions.
 func (x *AgencyActions) Discard(ctx context.Context, inv InvocationRow) (string, error) {
-	res, err := x.App.Discard(ctx, inv.ID)
+	a, err := x.app(inv.RepoID)
+	if err != nil {
+		return "", err
+	}
+	res, err := a.Discard(ctx, inv.ID)
 	if err != nil {
 		return "", err
 	}
@@ -277,7 +363,8 @@ func (x *AgencyActions) stop(ctx context.Context, inv InvocationRow, kill bool) 
 	if wait == 0 {
 		wait = 3 * time.Second
 	}
-	rec, err = x.App.Stop(ctx, x.App.Reconcile(ctx, rec), kill, wait)
+	a, _ := x.app(inv.RepoID)
+	rec, err = a.Stop(ctx, a.Reconcile(ctx, rec), kill, wait)
 	if err != nil {
 		return "", err
 	}

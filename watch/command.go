@@ -15,6 +15,7 @@ import (
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 )
 
 // Env is what the git-agency-watch program hands Command: the parsed
@@ -30,6 +31,9 @@ type Env struct {
 	Color    bool
 	Interval time.Duration
 	All      bool
+	// Repos, when set, are every repository of the data directory (watch
+	// --all-repos); App is then the current one, or nil outside any.
+	Repos []agency.RepoEntry
 }
 
 // Command is the body of `git agency watch`, run by the git-agency-watch
@@ -37,11 +41,34 @@ type Env struct {
 // init, which queries the terminal, never runs for the other commands.
 func Command(env Env) error {
 	a := env.App
+	title := ""
+	if a != nil {
+		title = repoName(a.Repo.CommonDir)
+	}
+	actions := &AgencyActions{App: a}
+	var loader Loader
+	if env.Repos != nil {
+		title = "all repositories"
+		actions.Apps = map[string]*agency.App{}
+		for _, r := range env.Repos {
+			if r.App != nil {
+				actions.Apps[r.RepoID] = r.App
+			}
+		}
+		loader = NewReposLoader(env.Repos, env.All)
+	} else {
+		loader = NewLoader(a, env.All)
+	}
+	// Settings: the current repository's (outside any, the defaults).
+	cfg := gitcore.NewConfig(nil)
+	if a != nil {
+		cfg = a.Config
+	}
 	interval := env.Interval
 	if interval == 0 {
-		d, ok := a.Config.Duration("agency.watch.interval", DefaultInterval)
+		d, ok := cfg.Duration("agency.watch.interval", DefaultInterval)
 		if !ok {
-			v, _ := a.Config.Get("agency.watch.interval")
+			v, _ := cfg.Get("agency.watch.interval")
 			return errs.Config("agency.watch.interval", v, "a duration such as 1s")
 		}
 		interval = d
@@ -49,11 +76,10 @@ func Command(env Env) error {
 	if interval < 100*time.Millisecond {
 		interval = 100 * time.Millisecond
 	}
-	if _, ok := a.Config.Duration("agency.stallThreshold", 5*time.Minute); !ok {
-		v, _ := a.Config.Get("agency.stallThreshold")
+	if _, ok := cfg.Duration("agency.stallThreshold", 5*time.Minute); !ok {
+		v, _ := cfg.Get("agency.stallThreshold")
 		return errs.Config("agency.stallThreshold", v, "a duration such as 5m")
 	}
-	loader := NewLoader(a, env.All)
 
 	// Without a terminal: one plain snapshot of the same tree.
 	if !env.StdoutTTY {
@@ -81,9 +107,9 @@ func Command(env Env) error {
 
 	m := New(Options{
 		Loader:   loader,
-		Actions:  &AgencyActions{App: a},
+		Actions:  actions,
 		Interval: interval,
-		Title:    repoName(a.Repo.CommonDir),
+		Title:    title,
 		Context:  env.Ctx,
 		Styles:   &styles,
 	})

@@ -48,7 +48,14 @@ type WorktreeRow struct {
 	State       string
 	Path        string
 	Invocations []InvocationRow
+	// RepoID, RepoName and RepoPath name the repository (watch
+	// --all-repos only).
+	RepoID, RepoName, RepoPath string
 }
+
+// StateRepoGone is the state of the one row of a repository that is no
+// longer where its records say (watch --all-repos).
+const StateRepoGone = "repository gone"
 
 // InvocationRow is one invocation as displayed.
 type InvocationRow struct {
@@ -66,6 +73,15 @@ type InvocationRow struct {
 	Summary     string
 	SandboxPath string
 	TmuxSession string
+	// ConflictsWith and ConflictFiles are the conflict forecast of a
+	// pending invocation: "integration" or the short ids of the others it
+	// would conflict with when landed after them, and the files.
+	ConflictsWith []string
+	ConflictFiles []string
+	// QueuePlace is a queued invocation's place in the queue (1: next).
+	QueuePlace int
+	// RepoID is the repository's id (watch --all-repos only).
+	RepoID string
 }
 
 // Age is the time the age column counts from: finish if finished, else start.

@@ -123,10 +123,23 @@ func (m Model) statusLine() string {
 		s = m.styles.StatusErr.Render(m.snap.Warning)
 	case !m.loaded:
 		s = m.styles.StatusLine.Render("loading…")
+	case m.selectedConflict() != "":
+		s = m.styles.StatusErr.Render(m.selectedConflict())
 	default:
 		s = m.styles.StatusLine.Render("every " + m.interval.String() + " · ? for help")
 	}
 	return m.wrap2(s)
+}
+
+// selectedConflict is the forecast of the selected invocation when it would
+// conflict, in full: the row's mark may be cut off on a narrow screen.
+func (m Model) selectedConflict() string {
+	_, inv := m.selection()
+	if inv == nil || len(inv.ConflictsWith) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s would conflict with %s, in %s", inv.ShortID,
+		strings.Join(inv.ConflictsWith, ", "), strings.Join(inv.ConflictFiles, ", "))
 }
 
 // wrap2 fits a status message in at most two lines of the screen's width.
@@ -210,8 +223,13 @@ func worktreeText(wt WorktreeRow, st *Styles) string {
 		return st.Status[StatusBroken].Render(fmt.Sprintf("%s [broken record]", wt.ID))
 	case "orphaned":
 		return st.Dim.Render("(invocations without a worktree record)")
+	case StateRepoGone:
+		head = st.Worktree.Render(wt.Name) + " (" + wt.Path + ") [" + wt.State + "]"
 	default:
 		head = st.Worktree.Render(wt.Name) + " (" + wt.Branch + ") [" + wt.State + "]"
+		if wt.RepoName != "" {
+			head = st.Dim.Render(wt.RepoName+" ·") + " " + head
+		}
 	}
 	c := wt.Counts()
 	var parts []string
@@ -250,10 +268,18 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 	s := fmt.Sprintf("%s%-4s  %-*s  %-*s  %-*s  %7s  ", branch, inv.ShortID,
 		w.runner, clip(orDash(inv.Runner), w.runner), w.mode, orDash(inv.Mode), w.status, status, age)
 	disp := "[" + inv.Display + "]"
+	if inv.QueuePlace > 0 {
+		disp = fmt.Sprintf("[%s #%d]", inv.Display, inv.QueuePlace)
+	}
 	if style, ok := st.Status[inv.Display]; ok {
 		disp = style.Render(disp)
 	}
 	s += disp
+	if len(inv.ConflictsWith) > 0 {
+		// The forecast's mark, and who it collides with.
+		s += " " + st.Status[StatusFailed].Render("⚠ conflicts with "+strings.Join(inv.ConflictsWith, ", ")) +
+			st.Dim.Render(" ("+strings.Join(inv.ConflictFiles, ", ")+")")
+	}
 	if inv.Summary != "" {
 		s += "  " + st.Dim.Render(inv.Summary)
 	}
@@ -328,9 +354,15 @@ func Plain(s Snapshot, now time.Time) string {
 	}
 	cols := columnWidths(s)
 	var b strings.Builder
+	repo := ""
 	for i, wt := range s.Worktrees {
 		if i > 0 {
 			b.WriteByte('\n')
+		}
+		if wt.RepoPath != "" && wt.RepoPath != repo {
+			// watch --all-repos: a heading per repository.
+			repo = wt.RepoPath
+			fmt.Fprintf(&b, "== %s (%s)\n", wt.RepoName, wt.RepoPath)
 		}
 		b.WriteString(ansi.Strip(worktreeText(wt, &st)))
 		b.WriteByte('\n')

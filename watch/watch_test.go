@@ -407,3 +407,48 @@ func TestCountsWorktreeRemoved(t *testing.T) {
 		t.Errorf("Counts = %+v", c)
 	}
 }
+
+// TestPlainForecastQueueRepos: the forecast's mark and partners, a queued
+// row's place, and --all-repos headings and prefixes.
+func TestPlainForecastQueueRepos(t *testing.T) {
+	s := Snapshot{Taken: t0, Worktrees: []WorktreeRow{
+		{ID: "20260128110000-a3f2", Name: "feat", Branch: "agency/feat-a3f2", State: "present",
+			RepoID: "r1", RepoName: "api", RepoPath: "/src/api",
+			Invocations: []InvocationRow{
+				{ID: "20260128115700-b7c9", ShortID: "b7c9", Runner: "sh", Mode: "headless", Status: "finished",
+					StartedAt: ago(3 * time.Minute), FinishedAt: ago(time.Minute), Display: StatusReady,
+					ConflictsWith: []string{"d4e5", "integration"}, ConflictFiles: []string{"a.txt"}},
+				{ID: "20260128115800-0001", ShortID: "0001", Runner: "sh", Mode: "headless", Status: "queued",
+					StartedAt: ago(time.Minute), Display: "queued", QueuePlace: 2},
+			}},
+		{ID: "x", Name: "web", State: StateRepoGone, Path: "/src/web", RepoID: "r2", RepoName: "web", RepoPath: "/src/web"},
+	}}
+	got := Plain(s, t0)
+	for _, want := range []string{
+		"== api (/src/api)\napi · feat (agency/feat-a3f2) [present]",
+		"[ready to land] ⚠ conflicts with d4e5, integration (a.txt)",
+		"[queued #2]",
+		"== web (/src/web)\nweb (/src/web) [repository gone]",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Plain lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestSelectedConflictInStatusLine: on a narrow screen the row's mark is
+// cut off; selecting the row names the partners and files in full.
+func TestSelectedConflictInStatusLine(t *testing.T) {
+	snap := Snapshot{Taken: t0, Worktrees: []WorktreeRow{
+		{ID: "20260128110000-a3f2", Name: "feat", Branch: "agency/feat-a3f2", State: "present",
+			Invocations: []InvocationRow{
+				{ID: "20260128115700-b7c9", ShortID: "b7c9", Runner: "sh", Mode: "headless", Status: "finished",
+					StartedAt: ago(3 * time.Minute), FinishedAt: ago(time.Minute), Display: StatusReady,
+					ConflictsWith: []string{"d4e5"}, ConflictFiles: []string{"src/a.go", "src/b.go"}},
+			}},
+	}}
+	h := start(t, snap, 60, 12)
+	h.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("j")})
+	h.waitFor("b7c9 would conflict with d4e5, in src/a.go, src/b.go")
+	h.final()
+}

@@ -1,5 +1,7 @@
 // Command watchcpu measures the CPU that `git agency watch` uses: a
-// repository with 50 invocations (10 running, 40 finished), watch running
+// repository with 50 invocations (10 running, 40 finished and pending, 20
+// per worktree, all changing one shared file too so that the conflict
+// forecast has every pair to judge), watch running
 // in a real terminal (a private tmux server) at the default interval, CPU
 // time of the watch process and the children it waited for, read from
 // /proc before and after. It prints the share of one core (goal ≤ 3%).
@@ -100,7 +102,9 @@ func run(bin string, dur time.Duration, n, running int) error {
 	fmt.Printf("creating %d invocations (%d running)…\n", n, running)
 	for i := 0; i < n; i++ {
 		wt := []string{"bench-a", "bench-b"}[i%2]
-		prompt := fmt.Sprintf(`echo '{"type":"result","i":%d}'; echo %d > f%d.txt; git add -A; git commit -qm %d`, i, i, i, i)
+		// Each also writes shared.txt: every pair of pending sandboxes
+		// conflicts, the forecast's worst case.
+		prompt := fmt.Sprintf(`echo '{"type":"result","i":%d}'; echo %d > f%d.txt; echo %d > shared.txt; git add -A; git commit -qm %d`, i, i, i, i, i)
 		if i < running {
 			prompt = fmt.Sprintf(`while :; do echo '{"type":"tick"}'; sleep 5; done & sleep %d; kill $!`, int(hold.Seconds()))
 		}
@@ -161,8 +165,8 @@ func run(bin string, dur time.Duration, n, running int) error {
 	cpu := time.Duration(float64(c1-c0) / hz * float64(time.Second))
 	share := 100 * cpu.Seconds() / wall.Seconds()
 	fmt.Print(screen)
-	fmt.Printf("watch CPU: %s over %s with %d invocations at the default interval: %.2f%% of one core (goal ≤ 3%%)\n",
-		cpu, wall.Round(time.Millisecond), n, share)
+	fmt.Printf("watch CPU: %s over %s with %d invocations (%d pending, all conflicting) at the default interval: %.2f%% of one core (goal ≤ 3%%)\n",
+		cpu, wall.Round(time.Millisecond), n, n-running, share)
 	if share > 3 {
 		fmt.Println("watchcpu: above the goal")
 	}

@@ -13,12 +13,12 @@ import (
 func Main(args []string) int { return cli.MainWatch(args, run) }
 
 func run(env *cli.Env, c *cli.WatchCmd) error {
-	a, err := env.App()
+	a, repos, err := cli.WatchRepos(env, c)
 	if err != nil {
 		return err
 	}
 	return watch.Command(watch.Env{
 		Ctx: env.Ctx, App: a, Stdout: env.Stdout, Stderr: env.Stderr,
-		StdoutTTY: env.StdoutTTY, Color: env.Color(), Interval: c.Interval, All: c.All,
+		StdoutTTY: env.StdoutTTY, Color: env.Color(), Interval: c.Interval, All: c.All, Repos: repos,
 	})
 }

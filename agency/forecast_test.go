@@ -1,0 +1,120 @@
+package agency
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+// countingRunner counts the git commands it runs.
+type countingRunner struct {
+	n    atomic.Int64
+	args [][]string
+}
+
+func (c *countingRunner) Run(ctx context.Context, cmd gitcore.Cmd) (gitcore.Result, error) {
+	c.n.Add(1)
+	c.args = append(c.args, cmd.Args)
+	return gitcore.ExecRunner{}.Run(ctx, cmd)
+}
+
+func TestForecastPairsAndCache(t *testing.T) {
+	f := newLandFixture(t)
+	r1 := f.sandbox("20260101000000-0001", "sed -i s/two/TWO-1/ a.txt && git commit -qam one")
+	r2 := f.sandbox("20260101000000-0002", "sed -i s/two/TWO-2/ a.txt && git commit -qam two")
+	r3 := f.sandbox("20260101000000-0003", "echo new > c.txt && git add c.txt && git commit -qm three")
+	// Uncommitted only, in a file nobody else touches.
+	r4 := f.sandbox("20260101000000-0004", "echo mine > d.txt")
+	recs := []*store.InvocationRecord{r1, r2, r3, r4}
+
+	counter := &countingRunner{}
+	a, err := Open(f.ctx, f.repo, counter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := a.Forecasts(f.ctx, recs)
+	want := map[string]Forecast{
+		r1.InvocationID: {LandsCleanly: true, ConflictsWith: []string{r2.InvocationID}, ConflictFiles: []string{"a.txt"}},
+		r2.InvocationID: {LandsCleanly: true, ConflictsWith: []string{r1.InvocationID}, ConflictFiles: []string{"a.txt"}},
+		r3.InvocationID: {LandsCleanly: true, ConflictsWith: []string{}, ConflictFiles: []string{}},
+		r4.InvocationID: {LandsCleanly: true, ConflictsWith: []string{}, ConflictFiles: []string{}},
+	}
+	for id, w := range want {
+		if got := fc[id]; got == nil || !reflect.DeepEqual(*got, w) {
+			t.Errorf("%s: forecast %+v, want %+v", id, got, w)
+		}
+	}
+
+	// Nothing changed: one for-each-ref, nothing else.
+	counter.n.Store(0)
+	counter.args = nil
+	again := a.Forecasts(f.ctx, recs)
+	if n := counter.n.Load(); n != 1 || !slices.Contains(counter.args[0], "for-each-ref") {
+		t.Errorf("a cached forecast ran %d git commands: %v", n, counter.args)
+	}
+	if !reflect.DeepEqual(again, fc) {
+		t.Errorf("cached forecast differs: %+v vs %+v", again, fc)
+	}
+
+	// The integration branch moves (r1 lands): r2 now conflicts with it.
+	if _, err := a.Land(f.ctx, LandOptions{Query: r1.InvocationID}); err != nil {
+		t.Fatal(err)
+	}
+	r1, _ = a.Store.ReadInvocation(r1.InvocationID)
+	fc = a.Forecasts(f.ctx, []*store.InvocationRecord{r1, r2, r3, r4})
+	if got := fc[r2.InvocationID]; got == nil || got.LandsCleanly || !reflect.DeepEqual(got.ConflictsWith, []string{ConflictsIntegration}) {
+		t.Errorf("after the land, r2: %+v", got)
+	}
+	if fc[r1.InvocationID] != nil {
+		t.Errorf("a landed invocation has a forecast: %+v", fc[r1.InvocationID])
+	}
+	// land --check agrees.
+	res, err := a.CheckLand(f.ctx, LandOptions{Query: r2.InvocationID})
+	if err != nil || res.Clean || !reflect.DeepEqual(res.Conflicts, []string{"a.txt"}) {
+		t.Errorf("land --check r2: %+v, %v", res, err)
+	}
+}
+
+func TestOverlaps(t *testing.T) {
+	for _, c := range []struct {
+		xs, ys []string
+		want   bool
+	}{
+		{[]string{"a.txt"}, []string{"b.txt"}, false},
+		{[]string{"a.txt"}, []string{"b.txt", "a.txt"}, true},
+		{[]string{"dir/x"}, []string{"dir"}, true},    // a file where a directory was
+		{[]string{"dir"}, []string{"dir/y/z"}, true},  // the other way round
+		{[]string{"dir/x"}, []string{"dir/y"}, false}, // siblings
+		{[]string{"dirx"}, []string{"dir/y"}, false},  // a prefix that is no directory
+		{nil, []string{"a"}, false},
+	} {
+		if got := overlaps(c.xs, c.ys); got != c.want {
+			t.Errorf("overlaps(%v, %v) = %v, want %v", c.xs, c.ys, got, c.want)
+		}
+	}
+}
+
+func TestQueuePlacesOldestFirst(t *testing.T) {
+	q := func(id, at string) store.InvocationEntry {
+		return store.InvocationEntry{ID: id, Record: &store.InvocationRecord{InvocationID: id, Status: store.StatusQueued, QueuedAt: at}}
+	}
+	discarded := q("d", "2026-01-01T00:00:00.000000001Z")
+	discarded.Record.LandingStatus = store.Str(store.LandingDiscarded)
+	list := []store.InvocationEntry{
+		q("b", "2026-01-01T00:00:00.000000200Z"),
+		q("a", "2026-01-01T00:00:00.000000300Z"),
+		q("c", "2026-01-01T00:00:00.000000100Z"),
+		discarded,
+		{ID: "x", Record: &store.InvocationRecord{InvocationID: "x", Status: store.StatusRunning}},
+	}
+	got := QueuePlaces(list)
+	want := map[string]int{"c": 1, "b": 2, "a": 3}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("QueuePlaces = %v, want %v", got, want)
+	}
+}

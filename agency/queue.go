@@ -1,0 +1,185 @@
+package agency
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
+)
+
+// A queue under agency.maxActive: `agent start --queue` records a start
+// over the limit as queued (its sandbox made, no supervisor). Whenever a
+// slot frees, the oldest queued invocation of the repository starts: the
+// supervisor of an agent that ends drains the queue, and so does every
+// read (a killed supervisor never leaves work stuck while slots are free)
+// and every start. Draining holds the repo lock and counts the active
+// invocations under it, so the limit holds however starts and ends race.
+
+// MaxActive is agency.maxActive (0: no limit).
+func (a *App) MaxActive() (int, error) {
+	n, ok := a.Config.Int("agency.maxActive", 0)
+	if !ok {
+		v, _ := a.Config.Get("agency.maxActive")
+		return 0, errs.Config("agency.maxActive", v, "a whole number")
+	}
+	return n, nil
+}
+
+// queueConfig is --queue, else agency.queue.
+func (a *App) queueConfig(flag bool) (bool, error) {
+	if flag {
+		return true, nil
+	}
+	q, ok := a.Config.Bool("agency.queue", false)
+	if !ok {
+		v, _ := a.Config.Get("agency.queue")
+		return false, errs.Config("agency.queue", v, "true or false")
+	}
+	return q, nil
+}
+
+// Queued reports whether an invocation waits in the queue (a discarded one
+// has left it).
+func Queued(r *store.InvocationRecord) bool {
+	return r != nil && r.Status == store.StatusQueued && store.Deref(r.LandingStatus) == ""
+}
+
+// queuedRecords are the queued invocations, oldest first.
+func queuedRecords(list []store.InvocationEntry) []*store.InvocationRecord {
+	var q []*store.InvocationRecord
+	for _, e := range list {
+		if Queued(e.Record) {
+			q = append(q, e.Record)
+		}
+	}
+	sort.SliceStable(q, func(i, j int) bool {
+		if q[i].QueuedAt != q[j].QueuedAt {
+			return q[i].QueuedAt < q[j].QueuedAt
+		}
+		return q[i].InvocationID < q[j].InvocationID
+	})
+	return q
+}
+
+// QueuePlaces maps each queued invocation to its place (1 = next).
+func QueuePlaces(list []store.InvocationEntry) map[string]int {
+	places := map[string]int{}
+	for i, r := range queuedRecords(list) {
+		places[r.InvocationID] = i + 1
+	}
+	return places
+}
+
+// DrainQueue starts queued invocations while slots are free, under the repo
+// lock (waiting up to wait for it; a busy lock is left to whoever holds
+// it). It returns the ids it started.
+func (a *App) DrainQueue(ctx context.Context, wait time.Duration) []string {
+	ctx, unlock, err := a.lockWorkWait(ctx, wait)
+	if err != nil {
+		return nil
+	}
+	defer unlock()
+	return a.drainQueueLocked(ctx)
+}
+
+// drainQueueLocked is DrainQueue for a caller holding the lock.
+func (a *App) drainQueueLocked(ctx context.Context) []string {
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil
+	}
+	queue := queuedRecords(list)
+	if len(queue) == 0 {
+		return nil
+	}
+	max, err := a.MaxActive()
+	if err != nil {
+		return nil
+	}
+	n, err := a.countActive(ctx)
+	if err != nil {
+		return nil
+	}
+	var started []string
+	for _, r := range queue {
+		if max > 0 && n >= max {
+			break
+		}
+		if a.launchQueuedLocked(ctx, r) == nil {
+			started = append(started, r.InvocationID)
+			n++
+		}
+	}
+	return started
+}
+
+// launchQueuedLocked starts a queued invocation: its record becomes
+// starting and its supervisor is spawned. One that cannot start (its
+// worktree or sandbox was removed meanwhile, the spawn failed) is failed
+// with the reason, never left queued.
+func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord) error {
+	rec, err := a.Store.ReadInvocation(r.InvocationID)
+	if err != nil {
+		return err
+	}
+	if !Queued(rec) {
+		return errs.NotQueued(rec.InvocationID, rec.Status)
+	}
+	why := ""
+	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err != nil || wt.State != store.StatePresent {
+		why = "its integration worktree was removed while it was queued"
+	} else if a.sandboxTree(rec) == "" {
+		why = "its sandbox tree was removed while it was queued"
+	}
+	if why == "" {
+		rec.Status = store.StatusStarting
+		rec.StartedAt = a.now()
+		if err = a.Store.WriteInvocation(rec); err == nil {
+			if err = a.spawnSupervisor(ctx, rec); err == nil {
+				a.event(rec.InvocationID, "dequeued", nil)
+				return nil
+			}
+		}
+		why = "its supervisor could not start: " + errs.As(err).Msg
+	}
+	rec.Status = store.StatusFailed
+	rec.ExitReason = store.Str(store.ExitUnknown)
+	rec.FinishedAt = store.Str(a.now())
+	rec.LandingStatus = store.Str(store.LandingPending)
+	rec.Error = why
+	if err := a.Store.WriteInvocation(rec); err != nil {
+		a.warn(rec.InvocationID, err)
+	}
+	a.event(rec.InvocationID, "queue_failed", map[string]any{"error": why})
+	return errs.New(errs.EInternal, "", "%s", why)
+}
+
+// StartQueuedNow is `agent start --now X`: start a queued invocation at
+// once, whatever agency.maxActive says.
+func (a *App) StartQueuedNow(ctx context.Context, query string) (*store.InvocationRecord, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return nil, err
+	}
+	ctx, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
+		rec = cur
+	}
+	if !Queued(rec) {
+		state := rec.Status
+		if l := store.Deref(rec.LandingStatus); l != "" && l != store.LandingPending {
+			state = l
+		}
+		return nil, errs.NotQueued(rec.InvocationID, state)
+	}
+	if err := a.launchQueuedLocked(ctx, rec); err != nil {
+		return nil, err
+	}
+	return a.Store.ReadInvocation(rec.InvocationID)
+}

@@ -1,0 +1,55 @@
+package gitcore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// RefTips resolves many refs (full names) in one `git for-each-ref`: the
+// commit each one points at. Refs that do not exist are absent.
+func (r *Repo) RefTips(ctx context.Context, refs ...string) (map[string]string, error) {
+	tips := map[string]string{}
+	if len(refs) == 0 {
+		return tips, nil
+	}
+	want := map[string]bool{}
+	for _, ref := range refs {
+		want[ref] = true
+	}
+	out, err := r.query(ctx, append([]string{"for-each-ref", "--format=%(refname)%00%(objectname)", "--"}, refs...)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		name, obj, ok := strings.Cut(line, "\x00")
+		if ok && want[name] {
+			tips[name] = obj
+		}
+	}
+	return tips, nil
+}
+
+// IndexStamp is a cheap fingerprint of a linked worktree's index file (its
+// size and modification time), read without running git: it changes when
+// git writes the index (add, commit, reset, checkout). "" when unknown.
+func IndexStamp(tree string) string {
+	data, err := os.ReadFile(filepath.Join(tree, ".git"))
+	if err != nil {
+		return ""
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(tree, dir)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "index"))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d", fi.Size(), fi.ModTime().UnixNano())
+}
