@@ -381,3 +381,31 @@ func LastOutput(st *store.Store, inv string) time.Time {
 	}
 	return newest
 }
+
+// timeoutWhy says which limit a run that began then, with its last output
+// at last, has passed ("" for none).
+func (s *Supervisor) timeoutWhy(began, last time.Time) string {
+	if s.Spec.Timeout > 0 && time.Since(began) > s.Spec.Timeout {
+		return "timeout " + s.Spec.Timeout.String()
+	}
+	if s.Spec.IdleTimeout > 0 && time.Since(last) > s.Spec.IdleTimeout {
+		return "no output for " + s.Spec.IdleTimeout.String()
+	}
+	return ""
+}
+
+// timeoutFired records that a limit was passed.
+func (s *Supervisor) timeoutFired(why string) {
+	s.timeoutNote.Store(&why)
+	s.timedOut.Store(true)
+	s.logf("stopping the runner: %s", why)
+	s.event("timeout", map[string]any{"reason": why})
+}
+
+// timeoutReason says which limit stopped the run, "" if none did.
+func (s *Supervisor) timeoutReason() string {
+	if p := s.timeoutNote.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
