@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
 )
 
 // A cleanup that cannot undo everything says so in the error it returns:
@@ -115,4 +116,28 @@ func TestLockWorkHasADeadline(t *testing.T) {
 		t.Fatalf("the lock is still held after unlock: %v", err)
 	}
 	l.Unlock()
+}
+
+// The agency functions named …Locked that write records check the lock
+// too: reconcile without it repairs nothing.
+func TestReconcileLockedNeedsTheLock(t *testing.T) {
+	f := newLandFixture(t)
+	rec := f.sandbox("20260101000000-dddd", "true")
+	if _, err := f.a.Store.UpdateInvocation(time.Second, rec.InvocationID, func(r *store.InvocationRecord) error {
+		r.Status = store.StatusRunning
+		pid := 1 << 30 // no such process: the supervisor is gone
+		r.SupervisorPID = &pid
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var warned []error
+	f.a.Warn = func(err error) { warned = append(warned, err) }
+	cur, _ := f.a.Store.ReadInvocation(rec.InvocationID)
+	if got := f.a.reconcileLocked(f.ctx, cur); got.Status != store.StatusRunning || len(warned) != 1 || !errs.Is(warned[0], errs.EInternal) {
+		t.Fatalf("without the lock: status %s, warned %v", got.Status, warned)
+	}
+	if got := f.a.Reconcile(f.ctx, cur); got.Status != store.StatusFailed {
+		t.Errorf("Reconcile (it takes the lock): status %s, want failed", got.Status)
+	}
 }

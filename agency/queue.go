@@ -120,6 +120,9 @@ func (a *App) drainQueueLocked(ctx context.Context) []string {
 // worktree or sandbox was removed meanwhile, the spawn failed) is failed
 // with the reason, never left queued.
 func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord) error {
+	if err := a.Store.RequireLock("starting a queued invocation"); err != nil {
+		return err
+	}
 	rec, err := a.Store.ReadInvocation(r.InvocationID)
 	if err != nil {
 		return err

@@ -52,8 +52,13 @@ func (a *App) needsReconcile(r *store.InvocationRecord) bool {
 	return true
 }
 
-// reconcileLocked is Reconcile for a caller holding the lock.
+// reconcileLocked is Reconcile for a caller holding the lock. Without it,
+// it repairs nothing (and says so).
 func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
+	if err := a.Store.RequireLock("reconcile"); err != nil {
+		a.warn(r.InvocationID, err)
+		return r
+	}
 	cur, err := a.Store.ReadInvocation(r.InvocationID)
 	if err != nil {
 		return r

@@ -44,9 +44,10 @@ func (s *Store) Lock(timeout time.Duration) (*Lock, error) {
 // HoldsLock reports whether this Store holds the repo lock now.
 func (s *Store) HoldsLock() bool { return s.held.Load() > 0 }
 
-// needLock is the check of the functions that expect the repo lock: called
-// without it they would race another command's read-modify-write.
-func (s *Store) needLock(op string) error {
+// RequireLock is the check of the functions that expect the repo lock
+// (those named …Locked, here and in agency): called without it they would
+// race another command's read-modify-write. It returns E_INTERNAL then.
+func (s *Store) RequireLock(op string) error {
 	if s.HoldsLock() {
 		return nil
 	}

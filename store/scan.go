@@ -76,7 +76,7 @@ func (s *Store) ReadWorktree(id string) (*WorktreeRecord, error) {
 // by create, rm, adopt, land and agent start) and refuses with E_INTERNAL
 // when it does not.
 func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
-	if err := s.needLock("writing worktree record " + rec.WorktreeID); err != nil {
+	if err := s.RequireLock("writing worktree record " + rec.WorktreeID); err != nil {
 		return err
 	}
 	return WriteJSONAtomic(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec)
@@ -182,7 +182,7 @@ func (s *Store) UpdateInvocation(timeout time.Duration, id string, fn func(*Invo
 // whole read-modify-write, and refuses with E_INTERNAL, changing nothing,
 // when it is not.
 func (s *Store) UpdateInvocationLocked(id string, fn func(*InvocationRecord) error) (*InvocationRecord, error) {
-	if err := s.needLock("updating invocation record " + id); err != nil {
+	if err := s.RequireLock("updating invocation record " + id); err != nil {
 		return nil, err
 	}
 	rec, err := s.ReadInvocation(id)
