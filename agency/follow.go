@@ -28,6 +28,9 @@ type FollowOptions struct {
 	Interrupts <-chan os.Signal
 	// Poll is how often the logs are read (default 100ms).
 	Poll time.Duration
+	// From holds, by log name, where to start reading (0 when absent):
+	// agent send follows only its own turn (SendResult.LogSizes).
+	From map[string]int64
 }
 
 // Follow copies an invocation's output to the streams as it is written,
@@ -47,9 +50,9 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 	logs := a.Store.SandboxLogsDir(inv)
 	name, w := a.logSource(rec, o.Kind, o.Stdout)
 	tails := []*tailer{
-		{path: filepath.Join(logs, SetupLog), w: o.Stderr},
-		{path: filepath.Join(logs, name), w: w},
-		{path: filepath.Join(logs, StderrLog), w: o.Stderr},
+		{path: filepath.Join(logs, SetupLog), w: o.Stderr, off: o.From[SetupLog]},
+		{path: filepath.Join(logs, name), w: w, off: o.From[name]},
+		{path: filepath.Join(logs, StderrLog), w: o.Stderr, off: o.From[StderrLog]},
 	}
 	pollAll := func() int {
 		n := 0

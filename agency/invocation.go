@@ -122,19 +122,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	defer unlock()
 	queued := false
-	if maxActive > 0 {
-		// Whoever waits already goes first.
-		a.drainQueueLocked(ctx)
-		n, err := a.countActive(ctx)
-		if err != nil {
-			return nil, err
+	if full, n, err := a.full(ctx, maxActive); err != nil {
+		return nil, err
+	} else if full {
+		if !queue {
+			return nil, errs.TooManyActive(n, maxActive)
 		}
-		if n >= maxActive {
-			if !queue {
-				return nil, errs.TooManyActive(n, maxActive)
-			}
-			queued = true
-		}
+		queued = true
 	}
 	inv, err := store.MkdirID(a.Store.InvocationsDir(), a.Now())
 	if err != nil {
@@ -160,6 +154,14 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if opts.Headless {
 		mode = store.ModeHeadless
 	}
+	// A runner that can be told its conversation id up front (claude's
+	// --session-id) gets one, so the id is known even for a headed run that
+	// prints no stream, and a follow-up can always resume it.
+	sessionID := runner.NewSessionID()
+	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
+	if len(startArgs) == 0 {
+		sessionID = ""
+	}
 	*rec = store.InvocationRecord{
 		SchemaVersion:         store.SchemaVersion,
 		InvocationID:          inv,
@@ -170,7 +172,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		BaseCommit:            base,
 		Runner:                spec.Name,
 		Mode:                  mode,
-		Command:               spec.Argv(opts.Headless, opts.RunnerArgs, opts.Prompt, tree),
+		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, tree),
+		RunnerArgs:            opts.RunnerArgs,
+		SessionID:             sessionID,
+		Turns:                 1,
 		StartedAt:             a.now(),
 		Status:                store.StatusStarting,
 		PromptSource:          opts.PromptSource,
@@ -183,16 +188,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.sandboxSetup(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
-	if spec.Hooks == "claude" && !opts.Headless {
-		// Its hooks report its state to the supervisor (hook.json). Not
-		// headless: with -p only SessionStart, UserPromptSubmit and
-		// SessionEnd fire, which the stream already tells.
-		settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
-		rec.Command, err = runner.WriteClaudeSettings(rec.Command, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
-		if err != nil {
-			cleanup()
-			return nil, errs.IO("write", settings, err)
-		}
+	if rec.Command, err = a.withHooks(spec, opts.Headless, inv, rec.Command); err != nil {
+		cleanup()
+		return nil, err
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
@@ -233,6 +231,22 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	a.event(inv, "created", created)
 	return rec, nil
+}
+
+// withHooks gives a headed claude run its hooks, which report its state to
+// the supervisor (hook.json); argv is returned with them. Not headless:
+// with -p only SessionStart, UserPromptSubmit and SessionEnd fire, which the
+// stream already tells.
+func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []string) ([]string, error) {
+	if spec.Hooks != "claude" || headless {
+		return argv, nil
+	}
+	settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
+	out, err := runner.WriteClaudeSettings(argv, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
+	if err != nil {
+		return nil, errs.IO("write", settings, err)
+	}
+	return out, nil
 }
 
 // spawnSupervisor starts `<self> supervise <inv>` in its own session, stdin
@@ -278,6 +292,21 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	// session and outlives us otherwise.
 	go cmd.Wait()
 	return nil
+}
+
+// full tells whether maxActive (if set) agents run already, once the
+// queue had its turn (whoever waits goes first); n is how many run. The
+// caller holds the lock.
+func (a *App) full(ctx context.Context, maxActive int) (bool, int, error) {
+	if maxActive <= 0 {
+		return false, 0, nil
+	}
+	a.drainQueueLocked(ctx)
+	n, err := a.countActive(ctx)
+	if err != nil {
+		return false, 0, err
+	}
+	return n >= maxActive, n, nil
 }
 
 // countActive counts starting and running invocations (after reconcile).
@@ -474,9 +503,13 @@ func worktreeRemoved(v *InvocationView, archived bool) {
 
 func (a *App) lastOutput(r *store.InvocationRecord) time.Time {
 	t := runner.LastOutput(a.Store, r.InvocationID)
-	if r.LastOutputAt != nil {
-		if rt, err := time.Parse(time.RFC3339, *r.LastOutputAt); err == nil && rt.After(t) {
-			t = rt
+	// A follow-up turn counts from its start, not from the last turn's
+	// output.
+	for _, v := range []*string{r.LastOutputAt, &r.TurnStartedAt} {
+		if v != nil {
+			if rt, err := time.Parse(time.RFC3339, *v); err == nil && rt.After(t) {
+				t = rt
+			}
 		}
 	}
 	return t
@@ -514,7 +547,7 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 		StallThreshold:  a.StallThreshold(),
 	}
 	if r.Status == store.StatusRunning {
-		in.Runner, _ = stream.ReadRunnerStatus(r.SandboxPath)
+		in.Runner = runner.TurnRunnerStatus(r)
 		if live = runner.ReadLiveStatus(a.Store, r.InvocationID); live != nil {
 			in.Stream = live.State
 		}

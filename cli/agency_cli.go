@@ -37,6 +37,7 @@ type SandboxCLI struct {
 	Discard AgentDiscardCmd `cmd:"" help:"Throw the sandbox away (a running agent is stopped first)."`
 	Logs    AgentLogsCmd    `cmd:"" help:"Print the agent's output; --follow streams it."`
 	Open    AgentOpenCmd    `cmd:"" help:"Open the sandbox in your editor."`
+	Send    AgentSendCmd    `cmd:"" help:"Give the agent a follow-up prompt in its own sandbox and conversation."`
 	Stop    AgentStopCmd    `cmd:"" help:"Stop the agent gracefully."`
 	Kill    AgentKillCmd    `cmd:"" help:"Kill the agent."`
 	Attach  AgentAttachCmd  `cmd:"" help:"Attach to a headed agent's tmux session."`

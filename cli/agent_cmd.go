@@ -22,6 +22,7 @@ type AgentCmd struct {
 	Start  AgentStartCmd  `cmd:"" help:"Start an agent in a new sandbox branched from an integration worktree."`
 	Ls     AgentLsCmd     `cmd:"" aliases:"list" help:"List agent invocations."`
 	Show   AgentShowCmd   `cmd:"" help:"Show one invocation's record."`
+	Send   AgentSendCmd   `cmd:"" help:"Give an agent a follow-up prompt in its own sandbox and conversation (resumes a finished one; types into a running headed one)."`
 	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
 	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
@@ -103,23 +104,11 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if _, _, err := a.PrepareStart(opts); err != nil {
 		return err
 	}
-	switch {
-	case c.Prompt != "":
-		opts.Prompt, opts.PromptSource = string(c.Prompt), "flag"
-	case c.PromptFile != "":
-		data, err := agency.ReadPromptFile(c.PromptFile)
-		if err != nil {
-			return err
-		}
-		abs, _ := filepath.Abs(c.PromptFile)
-		opts.Prompt, opts.PromptSource, opts.PromptPath = data, "file", abs
-	case c.Headless:
-		p, err := promptFromEditor(env, a)
-		if err != nil {
-			return err
-		}
-		opts.Prompt, opts.PromptSource = p, "editor"
+	pr, err := readPrompt(env, a, string(c.Prompt), c.PromptFile, c.Headless)
+	if err != nil {
+		return err
 	}
+	opts.Prompt, opts.PromptSource, opts.PromptPath = pr.text, pr.source, pr.path
 	if c.Headless && strings.TrimSpace(opts.Prompt) == "" {
 		return errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
 	}
@@ -156,6 +145,32 @@ func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRec
 	return followInvocation(env, a, rec.InvocationID, true, true, agency.LogReadable)
 }
 
+// prompt is a prompt as read for start or send.
+type prompt struct{ text, source, path string }
+
+// readPrompt takes the prompt from --prompt, --prompt-file or, when
+// editor is set, the user's editor ("" when none of them gives one).
+func readPrompt(env *Env, a *agency.App, text, file string, editor bool) (prompt, error) {
+	switch {
+	case text != "":
+		return prompt{text, "flag", ""}, nil
+	case file != "":
+		data, err := agency.ReadPromptFile(file)
+		if err != nil {
+			return prompt{}, err
+		}
+		abs, _ := filepath.Abs(file)
+		return prompt{data, "file", abs}, nil
+	case editor:
+		p, err := promptFromEditor(env, a)
+		if err != nil {
+			return prompt{}, err
+		}
+		return prompt{p, "editor", ""}, nil
+	}
+	return prompt{}, nil
+}
+
 // promptFromEditor opens $EDITOR on a temp file for the prompt.
 func promptFromEditor(env *Env, a *agency.App) (string, error) {
 	editor, err := a.Editor("")
@@ -181,7 +196,13 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 // agent (twice: kills it). stopOnInterrupt is false for `logs --follow`,
 // where Ctrl-C just stops following.
 func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool, kind agency.LogKind) error {
-	o := agency.FollowOptions{Stdout: env.Stdout, Stderr: env.Stderr, Kind: kind}
+	return follow(env, a, inv, stopOnInterrupt, exitWithAgent, agency.FollowOptions{Kind: kind})
+}
+
+// follow is followInvocation with the rest of agency's FollowOptions (the
+// log offsets a send's turn starts at).
+func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool, o agency.FollowOptions) error {
+	o.Stdout, o.Stderr = env.Stdout, env.Stderr
 	if stopOnInterrupt {
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
@@ -415,6 +436,12 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	p("runner", r.Runner)
 	p("mode", r.Mode)
 	p("command", fmt.Sprintf("%q", r.Command))
+	if r.SessionID != "" {
+		p("session_id", r.SessionID)
+	}
+	if r.Turns > 0 {
+		p("turns", fmt.Sprint(r.Turns))
+	}
 	p("sandbox_path", r.SandboxPath)
 	p("sandbox_branch", r.SandboxBranch)
 	p("base_commit", r.BaseCommit)

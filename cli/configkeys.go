@@ -13,6 +13,7 @@ var configKeys = []configKey{
 	{"agency.runner.<name>.command", "the runner's program (overrides a built-in's)", "built-ins: claude, codex"},
 	{"agency.runner.<name>.arg", "extra argument in both modes (multi-valued)", ""},
 	{"agency.runner.<name>.headlessArg, .headedArg", "extra argument for one mode (multi-valued)", ""},
+	{"agency.runner.<name>.resumeArg", "argument that resumes a conversation for agent send, {session_id} replaced (multi-valued)", "built-ins: claude --resume {session_id}, codex resume {session_id}; others: not resumable"},
 	{"agency.runner.<name>.timeout, agency.timeout", "wall-clock limit of a run", "none"},
 	{"agency.runner.<name>.idleTimeout, agency.idleTimeout", "limit on a stretch without output", "none"},
 	{"agency.runner.<name>.format", "stdout stream format: claude, codex, auto, or empty for none", "built-ins: their own"},

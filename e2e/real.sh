@@ -7,8 +7,10 @@
 # (internal/mockllm/cmd/agency-mockllm, 127.0.0.1 only), and in a temporary
 # repository runs `git agency agent start --runner claude|codex --headless`,
 # checking the file the agent wrote, raw.jsonl, stream.jsonl, the status, the
-# usage summary, and that a model server that never answers (the mock's
-# /hang/ prefix) ends in exit_reason timeout instead of a hang.
+# usage summary, that a model server that never answers (the mock's
+# /hang/ prefix) ends in exit_reason timeout instead of a hang, and (e2e/send.sh)
+# that `agent send` continues a finished run's conversation in its sandbox
+# with the usage counted once, and a claude permission denial.
 #
 # Nothing here talks to the network except npm (once, to install). HOME,
 # the CLIs' config dirs and the data dir are all inside a temp directory.
@@ -179,6 +181,9 @@ esac
 . "$root/e2e/headed.sh"
 case ${AGENCY_E2E_ONLY:-headed} in claude|headed) headed_claude;; esac
 case ${AGENCY_E2E_ONLY:-headed} in codex|headed) headed_codex;; esac
+
+# agent send: follow-ups in the same conversation, a permission denial.
+. "$root/e2e/send.sh"
 
 if [ "$fails" -gt 0 ]; then echo "e2e-real: $fails check(s) failed"; exit 1; fi
 echo "e2e-real: all checks passed"

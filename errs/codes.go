@@ -53,4 +53,7 @@ var Meaning = map[Code]string{
 	ENotQueued:         "agent start --now names an invocation that is not queued",
 	ENestedRepo:        "a sandbox holds a git repository of its own; landing it would lose its commits",
 	EWrongBranch:       "the integration tree is not on its own branch; switch it back",
+	EDiscarded:         "the invocation was discarded; its sandbox is gone",
+	ENoSession:         "no conversation id was recorded for the invocation, so it cannot be resumed",
+	ENoResume:          "the runner has no resume support (set agency.runner.<name>.resumeArg)",
 }

@@ -67,6 +67,10 @@ const (
 	EIncludeOutside Code = "E_INCLUDE_OUTSIDE"
 	ECopyFailed     Code = "E_COPY_FAILED"
 	ESetupInvalid   Code = "E_SETUP_INVALID"
+	// `agent send`: a follow-up prompt that cannot be given.
+	EDiscarded Code = "E_DISCARDED"
+	ENoSession Code = "E_NO_SESSION"
+	ENoResume  Code = "E_NO_RESUME"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
 )

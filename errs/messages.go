@@ -354,6 +354,44 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 		"the sandbox of %s has staged changes that differ from its files; a rollback would lose the staged version", inv).With(paths...)
 }
 
+// Follow-up prompts (agent send).
+
+func SendBusy(inv string) *Error {
+	return New(EInvocationRunning, "wait for it to finish ('git agency agent logs -f "+inv+"'), then send again; nothing was changed",
+		"invocation %s is still working; a headless agent takes a follow-up only once it has finished", inv)
+}
+
+func SendStarting(inv string) *Error {
+	return New(EInvocationRunning, "wait until 'git agency agent show "+inv+"' says running, then send again",
+		"invocation %s is still starting", inv)
+}
+
+func SendQueued(inv string) *Error {
+	return New(EInvocationRunning, "wait until it has run (or start it now with 'git agency agent start --now "+inv+"'), then send again; nothing was changed",
+		"invocation %s is queued: it has not run yet, so there is no conversation to continue", inv)
+}
+
+// SendClosed refuses a follow-up to an invocation that was landed
+// (E_ALREADY_LANDED) or discarded (E_DISCARDED).
+func SendClosed(inv string, code Code, how string) *Error {
+	return New(code, "start a new agent with 'git agency agent start'; nothing was changed",
+		"invocation %s was %s; its sandbox is gone, so it takes no more prompts", inv, how)
+}
+
+func SendPromptEmpty() *Error {
+	return New(EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was changed", "the prompt is empty")
+}
+
+func NoSessionID(inv, runner string) *Error {
+	return New(ENoSession, "start a new agent with 'git agency agent start'; nothing was changed",
+		"invocation %s has no session id: runner %q never reported one, so its conversation cannot be resumed", inv, runner)
+}
+
+func NoResume(inv, runner string) *Error {
+	return New(ENoResume, "tell git-agency how to resume it: git config --add agency.runner."+runner+".resumeArg '<arg with {session_id}>'; nothing was changed",
+		"runner %q of invocation %s has no resume support", runner, inv)
+}
+
 func TooManyActive(n, max int) *Error {
 	return New(ETooManyActive, "wait for one to finish, stop one, queue this one with --queue (or git config agency.queue true), or raise git config agency.maxActive",
 		"%d agents are running in this repository (agency.maxActive = %d)", n, max)

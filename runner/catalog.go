@@ -6,6 +6,8 @@
 package runner
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"os/exec"
 	"strings"
 	"time"
@@ -27,6 +29,13 @@ type Spec struct {
 	IdleTimeout time.Duration
 	// Format is the stdout stream format ("claude", "codex", "" = unknown).
 	Format string
+	// ResumeArgs continue a conversation (agent send): added after the
+	// other arguments, before the prompt, with "{session_id}" replaced.
+	// Empty: the runner cannot be resumed.
+	ResumeArgs []string
+	// SessionArgs start a conversation under an id chosen up front
+	// ("{session_id}"), so it is known before the runner prints anything.
+	SessionArgs []string
 	// Hooks is the hook flavour injected into a run: "claude" (the
 	// built-in claude's default; `--settings` with hooks that report its
 	// state) or "" (none).
@@ -40,9 +49,14 @@ type Spec struct {
 // builtins are the runners that need no configuration.
 var builtins = map[string]Spec{
 	"claude": {Name: "claude", Program: "claude",
-		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true},
+		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true,
+		ResumeArgs:  []string{"--resume", "{session_id}"},
+		SessionArgs: []string{"--session-id", "{session_id}"}},
+	// codex takes `resume <id>` after exec's options (headless) or as its
+	// own subcommand (headed); either way after the other arguments.
 	"codex": {Name: "codex", Program: "codex",
-		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true},
+		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true,
+		ResumeArgs: []string{"resume", "{session_id}"}},
 }
 
 // DefaultRunner is used when neither --runner nor agency.defaultRunner is set.
@@ -89,6 +103,11 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 		default:
 			return Spec{}, errs.Config(key+"hooks", v, "claude or none")
 		}
+	}
+	spec.ResumeArgs = append([]string(nil), spec.ResumeArgs...)
+	if v := cfg.GetAll(key + "resumeArg"); len(v) > 0 {
+		spec.ResumeArgs = v
+		spec.SessionArgs = nil
 	}
 	var ok bool
 	if spec.Timeout, ok = cfg.Duration(key+"timeout", 0); !ok {
@@ -156,4 +175,57 @@ func (s Spec) Find() (string, error) {
 			"runner %q: program %q not found", s.Name, s.Program)
 	}
 	return p, nil
+}
+
+// sessionFlags are the claude flags that already pick a conversation: with
+// one of them among the arguments, no session id is chosen up front.
+var sessionFlags = []string{"--session-id", "--resume", "-r", "--continue", "-c", "--fork-session"}
+
+// StartArgs are the arguments that start a conversation under sessionID
+// (none when the runner takes no such argument, or the user's arguments
+// already pick a conversation).
+func (s Spec) StartArgs(runnerArgs []string, sessionID string) []string {
+	if len(s.SessionArgs) == 0 || sessionID == "" {
+		return nil
+	}
+	for _, a := range append(append(append(append([]string(nil), s.Args...), s.HeadlessArgs...), s.HeadedArgs...), runnerArgs...) {
+		for _, f := range sessionFlags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return nil
+			}
+		}
+	}
+	return withSession(s.SessionArgs, sessionID)
+}
+
+// ResumeRunnerArgs are the user's --runner-arg values followed by the
+// resume arguments for sessionID: what a follow-up turn passes to Argv.
+func (s Spec) ResumeRunnerArgs(runnerArgs []string, sessionID string) []string {
+	return append(append([]string(nil), runnerArgs...), withSession(s.ResumeArgs, sessionID)...)
+}
+
+// ResumeArgv is the command line of a follow-up turn.
+func (s Spec) ResumeArgv(headless bool, runnerArgs []string, sessionID, prompt, sandbox string) []string {
+	return s.Argv(headless, s.ResumeRunnerArgs(runnerArgs, sessionID), prompt, sandbox)
+}
+
+func withSession(tmpl []string, id string) []string {
+	out := make([]string, len(tmpl))
+	for i, a := range tmpl {
+		out[i] = strings.ReplaceAll(a, "{session_id}", id)
+	}
+	return out
+}
+
+// NewSessionID is a random (version 4) UUID, the form claude's
+// --session-id takes.
+func NewSessionID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return ""
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

@@ -70,6 +70,16 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
 		f.Close()
 	}
+	// A follow-up turn (agent send) watches only what it adds to pane.log
+	// and hook.json, not what the earlier turns left there.
+	var paneStart int64
+	var hookStart time.Time
+	if fi, err := os.Stat(logPath); err == nil && rec.Turns > 1 {
+		paneStart = fi.Size()
+	}
+	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil && rec.Turns > 1 {
+		hookStart = fi.ModTime()
+	}
 	sess, err := client.NewSession(ctx, tmux.SessionOptions{
 		Name: name, Dir: rec.SandboxPath, Argv: rec.Command, Env: tmuxEnv(rec),
 		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,
@@ -89,6 +99,7 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	stopTasks := s.startTasks(ctx, rec)
 
 	hw := newHeadedWatch(s, client, sess.PaneID, rec)
+	hw.paneOff, hw.hookMod = paneStart, hookStart
 	code, reason := waitPane(ctx, s, client, sess, hw)
 	s.noteExit()
 	stopTasks()

@@ -228,7 +228,7 @@ func (h *streamHook) Close(rec *store.InvocationRecord) {
 	end := &Exit{TimedOut: h.s.timeoutReason()}
 	var rs *stream.RunnerStatus
 	if rec != nil {
-		rs, _ = stream.ReadRunnerStatus(rec.SandboxPath)
+		rs = TurnRunnerStatus(rec)
 		if st.Denials > 0 {
 			end.Unchanged = h.s.unchanged(rec)
 		}

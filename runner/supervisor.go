@@ -107,7 +107,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if setup == "" && rec.SetupSource == "" {
 		setup, _ = s.Config.Get("agency.setup")
 	}
-	if setup != "" {
+	// A follow-up turn (agent send) runs in a sandbox that was set up for
+	// the first one.
+	if setup != "" && rec.Turns <= 1 {
 		if !s.runSetup(ctx, rec, setup) {
 			return nil
 		}

@@ -152,8 +152,16 @@ type InvocationRecord struct {
 	SemanticSummary string `json:"semantic_summary,omitempty"`
 	Usage           *Usage `json:"usage,omitempty"`
 	// SessionID is the runner's conversation id (claude session_id, codex
-	// thread_id), with which the conversation can be resumed.
-	SessionID   string        `json:"session_id,omitempty"`
+	// thread_id), with which the conversation can be resumed (agent send).
+	SessionID string `json:"session_id,omitempty"`
+	// Turns counts the prompts given through git-agency: 1 for agent start,
+	// one more for each agent send.
+	Turns int `json:"turns,omitempty"`
+	// TurnStartedAt is when the latest follow-up turn began (agent send).
+	TurnStartedAt string `json:"turn_started_at,omitempty"`
+	// RunnerArgs are the user's --runner-arg values, given again on every
+	// turn.
+	RunnerArgs  []string      `json:"runner_args,omitempty"`
 	Land        *LandProgress `json:"land,omitempty"`
 	LandedAt    *string       `json:"landed_at,omitempty"`
 	DiscardedAt *string       `json:"discarded_at,omitempty"`

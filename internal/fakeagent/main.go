@@ -36,6 +36,13 @@
 //	-interactive           after the actions, print "> " and echo stdin lines
 //	                       until EOF or a line "exit" (for tmux runs)
 //	-sleep duration        sleep before exiting
+//	-session-id id         the conversation's id (default a fixed one)
+//	-resume id             continue conversation id (saved by an earlier run
+//	                       in $TMPDIR/fakeagent-sessions): the stream keeps its
+//	                       id, its final message quotes the first prompt
+//	                       ("RECALL: first prompt was <<…>>; N user prompts in
+//	                       history"), and its usage is the conversation's
+//	                       total, as the real CLIs report it
 //	-ignore-sigint         ignore SIGINT (else SIGINT exits 130)
 //	-exit N                exit status (default 0)
 //	--settings json|file   claude's settings (the hooks -hook runs)
@@ -72,6 +79,8 @@ type agent struct {
 	sleep          time.Duration
 	ignoreSigint   bool
 	exit           int
+	sessionID      string
+	resume         string
 	prompt         string
 	settings       string
 	emit           *emitter // nil without -stream
@@ -143,6 +152,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.DurationVar(&a.sleep, "sleep", 0, "sleep before exiting")
 	fs.BoolVar(&a.ignoreSigint, "ignore-sigint", false, "ignore SIGINT")
 	fs.IntVar(&a.exit, "exit", 0, "exit status")
+	fs.StringVar(&a.sessionID, "session-id", fakeSession, "the conversation's `id`")
+	fs.StringVar(&a.resume, "resume", "", "continue conversation `id`")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -152,7 +163,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch a.stream {
 	case "":
 	case "claude", "codex":
-		a.emit = newEmitter(a.stream, stdout)
+		id := a.sessionID
+		if a.resume != "" {
+			id = a.resume
+		}
+		sess, err := openSession(id, a.prompt, a.resume != "")
+		if err != nil {
+			fmt.Fprintf(stderr, "fakeagent: %v\n", err)
+			return 1
+		}
+		a.emit = newEmitter(a.stream, stdout, sess, a.resume != "")
 	default:
 		fmt.Fprintf(stderr, "fakeagent: -stream must be claude or codex, not %q\n", a.stream)
 		return 2
@@ -186,6 +206,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if a.emit != nil {
 		a.emit.finish(a.exit, a.needsInput)
+		if err := a.emit.session.save(); err != nil {
+			fmt.Fprintf(stderr, "fakeagent: %v\n", err)
+		}
 	}
 	if a.interactive {
 		interact(stdin, stdout)

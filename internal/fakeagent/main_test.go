@@ -279,6 +279,41 @@ func TestWaitFile(t *testing.T) {
 	}
 }
 
+// -resume continues a conversation saved by an earlier run: the same id, a
+// final message that recalls the first prompt, cumulative totals (parsed
+// as the supervisor would); an unknown id fails as claude does.
+func TestResume(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, format := range []string{"claude", "codex"} {
+		t.Run(format, func(t *testing.T) {
+			_, _, errb, code := inDir(t, "-stream", format, "-session-id", "s-"+format, "first prompt")
+			if code != 0 {
+				t.Fatalf("first run: exit %d: %s", code, errb)
+			}
+			_, out, errb, code := inDir(t, "-stream", format, "-resume", "s-"+format, "second prompt")
+			if code != 0 {
+				t.Fatalf("resumed run: exit %d: %s", code, errb)
+			}
+			p := stream.NewParser(format, nil)
+			p.Write([]byte(out))
+			p.Flush()
+			st, u := p.State(), p.Usage()
+			if st.SessionID != "s-"+format || st.LastMessage != "RECALL: first prompt was <<first prompt>>; 2 user prompts in history" {
+				t.Errorf("state %+v", st)
+			}
+			if format == "codex" && u.InputTokens != 40 {
+				t.Errorf("codex usage %+v, want the thread's 40 input tokens", u)
+			}
+			if format == "claude" && (u.CostUSD == nil || *u.CostUSD != 0.0007) {
+				t.Errorf("claude usage %+v, want the session's cost 0.0007", u)
+			}
+		})
+	}
+	if _, _, errb, code := inDir(t, "-stream", "claude", "-resume", "nope", "p"); code != 1 || !strings.Contains(errb, "no conversation found with session ID: nope") {
+		t.Errorf("unknown session: exit %d, %q", code, errb)
+	}
+}
+
 func TestHookAndOSC(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "hook.in")
 	settings := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cat > '` + out + `'"}]}],` +

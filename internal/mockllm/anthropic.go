@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // cwdRE finds the working directory claude states in its system prompt.
@@ -16,7 +17,15 @@ func (s *Server) anthropicPlan(body map[string]any) ([]map[string]any, string) {
 	if len(tools) == 0 { // side request: title, topic, summary
 		return []map[string]any{{"type": "text", "text": "Mock side reply"}}, "end_turn"
 	}
-	if !anthropicHasToolResult(body) {
+	prompts, results := anthropicPrompts(body)
+	if strings.Contains(last(prompts), MarkRecall) {
+		return []map[string]any{{"type": "text", "text": recall(prompts)}}, "end_turn"
+	}
+	if _, ok := tools["Bash"]; ok && results == 0 && strings.Contains(last(prompts), MarkBash) {
+		return []map[string]any{{"type": "tool_use", "id": s.id("toolu_"), "name": "Bash",
+			"input": map[string]any{"command": BashCommand, "description": "Create bash.txt"}}}, "tool_use"
+	}
+	if results == 0 {
 		path := s.cfg.File
 		if !filepath.IsAbs(path) {
 			if m := cwdRE.FindStringSubmatch(flatten(body["system"]) + "\n" + flatten(body["messages"])); m != nil {
@@ -35,18 +44,32 @@ func (s *Server) anthropicPlan(body map[string]any) ([]map[string]any, string) {
 	return []map[string]any{{"type": "text", "text": s.cfg.Final}}, "end_turn"
 }
 
-func anthropicHasToolResult(body map[string]any) bool {
+// anthropicPrompts lists the user's own prompts of a conversation and
+// counts the tool results since the latest one.
+func anthropicPrompts(body map[string]any) (prompts []string, results int) {
 	msgs, _ := body["messages"].([]any)
 	for _, m := range msgs {
 		mm, _ := m.(map[string]any)
-		content, _ := mm["content"].([]any)
-		for _, c := range content {
-			if cm, _ := c.(map[string]any); str(cm["type"]) == "tool_result" {
-				return true
+		if str(mm["role"]) != "user" {
+			continue
+		}
+		blocks, _ := mm["content"].([]any)
+		if text, ok := mm["content"].(string); ok {
+			blocks = []any{map[string]any{"type": "text", "text": text}}
+		}
+		for _, c := range blocks {
+			cm, _ := c.(map[string]any)
+			switch str(cm["type"]) {
+			case "text":
+				if t := str(cm["text"]); ownPrompt(t) {
+					prompts, results = append(prompts, t), 0
+				}
+			case "tool_result":
+				results++
 			}
 		}
 	}
-	return false
+	return prompts, results
 }
 
 // messages answers POST /v1/messages and returns a note for the request log.

@@ -11,6 +11,19 @@
 // Config.Content; any later request gets Config.Final as text. Requests that
 // offer no tools (titles, summaries) get a short text.
 //
+// A marker in the latest user prompt picks another script:
+//
+//	@@RECALL@@  no tool call: the answer quotes the first user prompt of the
+//	            conversation and counts its prompts ("RECALL: first prompt
+//	            was <<…>>; N user prompts in history"), which proves that a
+//	            resumed conversation carried its history
+//	@@BASH@@    a shell tool call (touch bash.txt) instead of the file
+//	            write; headless claude with --permission-mode default is
+//	            refused it (a permission denial)
+//
+// The tool call is made once per prompt: a later prompt of the same
+// conversation gets its own.
+//
 // A prefix on the base URL picks a failure mode:
 //
 //	/failNNN/…  answer every request with HTTP NNN and an error body
@@ -284,4 +297,45 @@ func shquote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) 
 
 func (s *Server) shellScript() string {
 	return "printf '%s' " + shquote(s.cfg.Content) + " > " + shquote(s.cfg.File)
+}
+
+// Scenario markers (see the package comment).
+const (
+	MarkRecall = "@@RECALL@@"
+	MarkBash   = "@@BASH@@"
+)
+
+// BashCommand is the command of the @@BASH@@ scenario.
+const BashCommand = "touch bash.txt"
+
+// recall is the @@RECALL@@ answer for a conversation's user prompts.
+func recall(prompts []string) string {
+	first := ""
+	if len(prompts) > 0 {
+		first = prompts[0]
+		if r := []rune(first); len(r) > 200 {
+			first = string(r[:200])
+		}
+	}
+	return fmt.Sprintf("RECALL: first prompt was <<%s>>; %d user prompts in history", first, len(prompts))
+}
+
+// last is the latest of a conversation's prompts ("" for none).
+func last(prompts []string) string {
+	if len(prompts) == 0 {
+		return ""
+	}
+	return prompts[len(prompts)-1]
+}
+
+// ownPrompt tells a user's own prompt from what a CLI adds to the
+// conversation in the user's name (system reminders, environment context,
+// AGENTS.md).
+func ownPrompt(text string) bool {
+	t := strings.TrimSpace(text)
+	head := t
+	if len(head) > 200 {
+		head = head[:200]
+	}
+	return t != "" && !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "[") && !strings.Contains(head, "AGENTS.md")
 }

@@ -258,3 +258,61 @@ func TestStallReleasedByClose(t *testing.T) {
 		t.Fatal("hang request not released by Close")
 	}
 }
+
+// @@RECALL@@ quotes the conversation's first prompt (a resumed
+// conversation carries it); @@BASH@@ asks for a shell command; a later
+// prompt of a conversation gets its own tool call.
+func TestScenarios(t *testing.T) {
+	s := start(t)
+	tools := []any{map[string]any{"name": "Bash"}, map[string]any{"name": "Write"}}
+	reminder := map[string]any{"type": "text", "text": "<system-reminder>context</system-reminder>"}
+	history := []any{
+		map[string]any{"role": "user", "content": []any{reminder, map[string]any{"type": "text", "text": "Create hello.txt"}}},
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Write", "input": map[string]any{}}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}}},
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Done"}}},
+	}
+	anthropic := func(prompt string) map[string]any {
+		var msg struct {
+			Content []struct {
+				Type, Text, Name string
+				Input            map[string]any
+			}
+		}
+		msgs := append(append([]any(nil), history...), map[string]any{"role": "user", "content": prompt})
+		if err := json.NewDecoder(post(t, s.URL()+"/v1/messages", map[string]any{"tools": tools, "messages": msgs}).Body).Decode(&msg); err != nil {
+			t.Fatal(err)
+		}
+		c := msg.Content[0]
+		return map[string]any{"type": c.Type, "text": c.Text, "name": c.Name, "input": c.Input}
+	}
+	if got := anthropic("What was it? @@RECALL@@"); got["text"] != "RECALL: first prompt was <<Create hello.txt>>; 2 user prompts in history" {
+		t.Errorf("claude recall: %v", got)
+	}
+	if got := anthropic("@@BASH@@ run it"); got["name"] != "Bash" || got["input"].(map[string]any)["command"] != BashCommand {
+		t.Errorf("claude bash: %v", got)
+	}
+	if got := anthropic("And another file"); got["name"] != "Write" {
+		t.Errorf("a new prompt gets its own tool call: %v", got)
+	}
+
+	responses := func(prompt string, tools []any) map[string]any {
+		input := []any{
+			map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "<environment_context>x</environment_context>"}}},
+			map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "Plan it"}}},
+			map[string]any{"type": "function_call_output", "call_id": "c", "output": "ok"},
+			map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": prompt}}},
+		}
+		evs := events(t, post(t, s.URL()+"/v1/responses", map[string]any{"stream": true, "tools": tools, "input": input}).Body)
+		return evs[len(evs)-2]["item"].(map[string]any)
+	}
+	shell := []any{map[string]any{"type": "function", "name": "apply_patch"}, map[string]any{"type": "function", "name": "exec_command"}}
+	item := responses("@@RECALL@@ again?", shell)
+	if text := item["content"].([]any)[0].(map[string]any)["text"]; text != "RECALL: first prompt was <<Plan it>>; 2 user prompts in history" {
+		t.Errorf("codex recall: %v", item)
+	}
+	item = responses("@@BASH@@", shell)
+	if item["name"] != "exec_command" || !strings.Contains(item["arguments"].(string), BashCommand) {
+		t.Errorf("codex bash: %v", item)
+	}
+}

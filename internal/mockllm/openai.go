@@ -7,16 +7,40 @@ import (
 	"time"
 )
 
-func responsesHasToolOutput(body map[string]any) bool {
+// responsesPrompts lists the user's own prompts of a conversation and
+// counts the tool outputs since the latest one.
+func responsesPrompts(body map[string]any) (prompts []string, outputs int) {
 	input, _ := body["input"].([]any)
 	for _, i := range input {
 		m, _ := i.(map[string]any)
-		switch str(m["type"]) {
-		case "function_call_output", "custom_tool_call_output":
-			return true
+		switch typ := str(m["type"]); {
+		case (typ == "" || typ == "message") && str(m["role"]) == "user":
+			var text string
+			if t, ok := m["content"].(string); ok {
+				text = t
+			} else {
+				content, _ := m["content"].([]any)
+				var parts []string
+				for _, c := range content {
+					cm, _ := c.(map[string]any)
+					parts = append(parts, str(cm["text"]))
+				}
+				text = strings.Join(parts, "\n")
+			}
+			if ownPrompt(text) {
+				prompts, outputs = append(prompts, text), 0
+			}
+		case typ == "function_call_output" || typ == "custom_tool_call_output":
+			outputs++
 		}
 	}
-	return false
+	return prompts, outputs
+}
+
+// message is an assistant message item saying text.
+func (s *Server) message(text string) map[string]any {
+	return map[string]any{"type": "message", "id": s.id("msg_"), "role": "assistant", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
 }
 
 // responsesToolCall builds a call of the first usable tool codex offers:
@@ -29,8 +53,11 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 		return map[string]any{"type": "function_call", "id": "fc_" + callID[5:], "status": "completed",
 			"name": name, "arguments": string(a), "call_id": callID}
 	}
-	// A prompt that mentions MOCK_SHELL asks for a shell command instead.
-	shell := strings.Contains(flatten(body["input"]), "MOCK_SHELL")
+	// A prompt that mentions MOCK_SHELL asks for a shell command instead;
+	// @@BASH@@ for a given one.
+	prompts, _ := responsesPrompts(body)
+	bash := strings.Contains(last(prompts), MarkBash)
+	shell := bash || strings.Contains(flatten(body["input"]), "MOCK_SHELL")
 	if t, ok := tools["apply_patch"]; ok && !shell {
 		var b strings.Builder
 		b.WriteString("*** Begin Patch\n*** Add File: " + s.cfg.File + "\n")
@@ -45,6 +72,9 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 		return fc("apply_patch", map[string]any{"input": b.String()})
 	}
 	script := s.shellScript()
+	if bash {
+		script = BashCommand
+	}
 	switch {
 	case tools["exec_command"] != nil:
 		return fc("exec_command", map[string]any{"cmd": script})
@@ -60,13 +90,17 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 // returns a note for the request log.
 func (s *Server) responses(w http.ResponseWriter, body map[string]any) string {
 	var item map[string]any
-	if !responsesHasToolOutput(body) {
+	prompts, outputs := responsesPrompts(body)
+	text := s.cfg.Final
+	switch {
+	case strings.Contains(last(prompts), MarkRecall):
+		text = recall(prompts)
+	case outputs == 0:
 		item = s.responsesToolCall(body)
 	}
 	reply := "text"
 	if item == nil {
-		item = map[string]any{"type": "message", "id": s.id("msg_"), "role": "assistant", "status": "completed",
-			"content": []any{map[string]any{"type": "output_text", "text": s.cfg.Final, "annotations": []any{}}}}
+		item = s.message(text)
 	} else {
 		reply = "tool_call " + str(item["name"])
 	}
@@ -81,7 +115,7 @@ func (s *Server) responses(w http.ResponseWriter, body map[string]any) string {
 	sw.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
 	if item["type"] == "message" {
 		sw.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta",
-			"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": s.cfg.Final})
+			"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": text})
 	}
 	sw.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	done := map[string]any{}
