@@ -193,6 +193,16 @@ func (a *App) includeIntoTree(ctx context.Context, patterns []string, source, ds
 		return nil, gitErr(err)
 	}
 	paths := IncludePaths(matched, ignored)
+	// A path ignored here only by a rule that is not committed (a changed
+	// .gitignore, an untracked nested one) would not be ignored in the new
+	// tree, and checkpoints and land --apply would take it: not copied.
+	paths, skipped, err := a.ignoredIn(ctx, dst, paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(skipped) > 0 && log != nil {
+		fmt.Fprintf(log, "include: %s: %s\n", NotIgnoredNote, strings.Join(skipped, " "))
+	}
 	c := &copier{fail: a.fail}
 	c.start()
 	for _, p := range paths {
@@ -209,12 +219,33 @@ func (a *App) includeIntoTree(ctx context.Context, patterns []string, source, ds
 		}
 		return nil, err
 	}
-	st := &store.IncludeStats{Files: int(c.files.Load()), Bytes: c.bytes.Load(), Cloned: int(c.cloned.Load()), DurationMS: time.Since(start).Milliseconds()}
+	st := &store.IncludeStats{Files: int(c.files.Load()), Bytes: c.bytes.Load(), Cloned: int(c.cloned.Load()), DurationMS: time.Since(start).Milliseconds(), Skipped: skipped}
 	if log != nil {
 		fmt.Fprintf(log, "include: copied %d files (%d bytes, %d as copy-on-write clones) from %s in %dms (%s)\n",
 			st.Files, st.Bytes, st.Cloned, source, st.DurationMS, strings.Join(paths, " "))
 	}
 	return st, nil
+}
+
+// NotIgnoredNote introduces the include paths left out of a new tree
+// because it would not ignore them.
+const NotIgnoredNote = "not copied, not ignored in the new tree (commit the ignore rule)"
+
+// ignoredIn splits paths into those the tree dst ignores and those it does
+// not (tracked there, or no committed rule ignores them).
+func (a *App) ignoredIn(ctx context.Context, dst string, paths []string) (keep, skipped []string, err error) {
+	ign, err := a.Repo.Tree(dst).CheckIgnored(ctx, paths)
+	if err != nil {
+		return nil, nil, gitErr(err)
+	}
+	for _, p := range paths {
+		if ign[p] || ign[strings.TrimSuffix(p, "/")] {
+			keep = append(keep, p)
+		} else {
+			skipped = append(skipped, p)
+		}
+	}
+	return keep, skipped, nil
 }
 
 // copyWorkers is how many files are copied at once: a copy waits on the

@@ -85,6 +85,9 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if _, err := runner.CheckpointTimingFromConfig(a.Config); err != nil {
 		return nil, runner.Spec{}, err
 	}
+	if _, err := runner.NotifyTimeoutFromConfig(a.Config); err != nil {
+		return nil, runner.Spec{}, err
+	}
 	if !opts.Headless {
 		if _, err := tmux.Available(); err != nil {
 			return nil, runner.Spec{}, TmuxNotFound()

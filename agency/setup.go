@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -64,8 +65,9 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 		return &SetupPlan{Source: SetupConfigKey, Script: v, Approved: true}, nil
 	}
 	var parts []SetupPart
-	for _, read := range []func(string) (*SetupPart, error){readCursorSetup, readCodexSetup} {
-		p, err := read(tree)
+	src := setupFiles{ctx: ctx, dir: tree, tree: a.Repo.Tree(tree)}
+	for _, read := range []func(setupFiles) (*SetupPart, error){readCursorSetup, readCodexSetup} {
+		p, err := read(src)
 		if err != nil {
 			return nil, err
 		}
@@ -115,12 +117,19 @@ func shellPart(script string) string {
 		"chmod 700 \"$f\" && \"$f\"; s=$?; rm -f \"$f\"; [ \"$s\" -eq 0 ] || exit \"$s\"\n"
 }
 
+// MinSetupHashPrefix is the shortest --sha256 prefix approve takes: a
+// shorter one could be matched by changed content found by trial.
+const MinSetupHashPrefix = 12
+
 // ApproveSetup records the sha256 of the setup content tree declares in
 // local git config. It returns the plan (nil: nothing to approve).
 func (a *App) ApproveSetup(ctx context.Context, tree string, wantSHA string) (*SetupPlan, error) {
 	plan, err := a.ResolveSetup(ctx, tree)
 	if err != nil || plan == nil || !plan.NeedsApproval {
 		return plan, err
+	}
+	if wantSHA != "" && (len(wantSHA) < MinSetupHashPrefix || strings.Trim(strings.ToLower(wantSHA), "0123456789abcdef") != "") {
+		return nil, errs.SetupHashTooShort(wantSHA, MinSetupHashPrefix)
 	}
 	if wantSHA != "" && !strings.HasPrefix(plan.SHA256, strings.ToLower(wantSHA)) {
 		return nil, errs.SetupChanged(plan.SHA256, wantSHA)
@@ -150,12 +159,29 @@ func (a *App) sandboxSetup(ctx context.Context, rec *store.InvocationRecord) err
 	return nil
 }
 
-// readSetupFile reads tree/rel; a missing file is nil data and no error.
-func readSetupFile(tree, rel string) (string, []byte, error) {
-	path := filepath.Join(tree, filepath.FromSlash(rel))
+// setupFiles reads a tree's setup files: from the tree, or, for a file
+// sparse-checkout left out of it, from its index (what the commit holds), so
+// that a sparse tree or sandbox has the setup a full one has.
+type setupFiles struct {
+	ctx  context.Context
+	dir  string
+	tree *gitcore.Tree
+}
+
+// read reads rel (slash-separated, from the tree's top); a missing file is
+// nil data and no error.
+func (f setupFiles) read(rel string) (string, []byte, error) {
+	path := filepath.Join(f.dir, filepath.FromSlash(rel))
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return path, nil, nil
+		sparse, ok, gerr := f.tree.SparseFile(f.ctx, rel)
+		if gerr != nil {
+			return path, nil, gitErr(gerr)
+		}
+		if !ok {
+			return path, nil, nil
+		}
+		data, err = sparse, nil
 	}
 	if err != nil {
 		return path, nil, errs.IO("read", path, err)
@@ -173,8 +199,9 @@ type cursorWorktrees struct {
 	Default json.RawMessage `json:"setup-worktree"`
 }
 
-func readCursorSetup(tree string) (*SetupPart, error) {
-	path, data, err := readSetupFile(tree, CursorSetupFile)
+func readCursorSetup(files setupFiles) (*SetupPart, error) {
+	tree := files.dir
+	path, data, err := files.read(CursorSetupFile)
 	if data == nil || err != nil {
 		return nil, err
 	}
@@ -204,10 +231,14 @@ func readCursorSetup(tree string) (*SetupPart, error) {
 		return nil, errs.SetupInvalid(CursorSetupFile, errors.New("setup-worktree must be a list of commands or the path of a script"))
 	}
 	spath := filepath.Join(filepath.Dir(path), filepath.FromSlash(script))
-	if rel, err := filepath.Rel(tree, spath); err != nil || filepath.IsAbs(script) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, err := filepath.Rel(tree, spath)
+	if err != nil || filepath.IsAbs(script) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, errs.SetupInvalid(CursorSetupFile, fmt.Errorf("script %q is outside the repository", script))
 	}
-	body, err := os.ReadFile(spath)
+	_, body, err := files.read(filepath.ToSlash(rel))
+	if err == nil && body == nil {
+		err = fmt.Errorf("script %q: %w", script, fs.ErrNotExist)
+	}
 	if err != nil {
 		return nil, errs.SetupInvalid(CursorSetupFile, err)
 	}
@@ -222,8 +253,8 @@ type codexEnvironment struct {
 	} `toml:"setup"`
 }
 
-func readCodexSetup(tree string) (*SetupPart, error) {
-	_, data, err := readSetupFile(tree, CodexSetupFile)
+func readCodexSetup(files setupFiles) (*SetupPart, error) {
+	_, data, err := files.read(CodexSetupFile)
 	if data == nil || err != nil {
 		return nil, err
 	}

@@ -44,6 +44,13 @@ type AgentStartCmd struct {
 	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
 	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d applies)."`
 	StartFlags
+	JSON bool `name:"json" help:"Print the invocation's record as one JSON object (as agent show --json) instead of its id: at once with -d (or when queued), else when the agent has ended (its output goes to stderr; a headed agent is not attached)."`
+}
+
+// AfterApply records --json so errors are printed as JSON too.
+func (c *AgentStartCmd) AfterApply(env *Env) error {
+	env.JSON = c.JSON
+	return nil
 }
 
 // StartFlags are agent start's flags after --worktree, shared with `run` so
@@ -117,6 +124,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return err
 	}
 	if rec.Status == store.StatusQueued {
+		if c.JSON {
+			return startJSON(env, a, rec.InvocationID, true, false)
+		}
 		fmt.Fprintln(env.Stdout, rec.InvocationID)
 		place := 0
 		if list, err := a.Store.ScanInvocations(); err == nil {
@@ -132,9 +142,18 @@ func (c *AgentStartCmd) Run(env *Env) error {
 // follow prints the id of a started invocation and, unless --detached,
 // follows it (headless: its output; headed: tmux attach).
 func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRecord) error {
-	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	if !c.JSON {
+		fmt.Fprintln(env.Stdout, rec.InvocationID)
+	}
 	if rec.SetupUnapproved != "" {
 		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
+	}
+	if c.Detached {
+		// A followed start shows setup.log, which says it too.
+		warnNotIgnored(env, rec.Include)
+	}
+	if c.JSON {
+		return startJSON(env, a, rec.InvocationID, c.Detached, rec.Mode == store.ModeHeaded)
 	}
 	if c.Detached {
 		return nil
@@ -143,6 +162,33 @@ func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRec
 		return attachHeaded(env, a, rec)
 	}
 	return followInvocation(env, a, rec.InvocationID, true, true, agency.LogReadable)
+}
+
+// startJSON prints a started invocation as one JSON object: at once when
+// detached, else once it has ended (its output followed onto stderr, so
+// that stdout holds the object alone), exiting with the agent's status.
+func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error {
+	var exit error
+	if !detached {
+		o := agency.FollowOptions{Stdout: env.Stderr, Stderr: env.Stderr, Kind: agency.LogReadable}
+		if headed {
+			// A headed agent's log is its screen: not for a stream.
+			o.Stdout = io.Discard
+		}
+		if exit = follow(env, a, inv, true, true, o); exit != nil {
+			if _, ok := exit.(*ExitError); !ok {
+				return exit
+			}
+		}
+	}
+	v, err := a.ShowInvocation(env.Ctx, inv)
+	if err != nil {
+		return err
+	}
+	if err := printJSON(env.Stdout, newInvocationJSON(a, v, worktreeNames(a.Store)[v.Record.IntegrationWorktreeID])); err != nil {
+		return err
+	}
+	return exit
 }
 
 // prompt is a prompt as read for start or send.
@@ -200,9 +246,14 @@ func followInvocation(env *Env, a *agency.App, inv string, stopOnInterrupt, exit
 }
 
 // follow is followInvocation with the rest of agency's FollowOptions (the
-// log offsets a send's turn starts at).
+// log offsets a send's turn starts at; streams other than the command's).
 func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent bool, o agency.FollowOptions) error {
-	o.Stdout, o.Stderr = env.Stdout, env.Stderr
+	if o.Stdout == nil {
+		o.Stdout = env.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = env.Stderr
+	}
 	if stopOnInterrupt {
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
@@ -506,7 +557,17 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		if u.ReasoningTokens > 0 {
 			out += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
 		}
-		p("usage", fmt.Sprintf("%d turns, %s / %s tokens, %s", u.Turns, in, out, cost))
+		turns := fmt.Sprintf("%d turns", u.Turns)
+		if u.Turns == 1 {
+			turns = "1 turn"
+		}
+		if u.InputTokens == 0 && u.OutputTokens == 0 && u.CostUSD == nil {
+			// A headed claude counts turns through its hooks; its
+			// tokens are never reported (not zero).
+			p("usage", turns+", tokens not reported")
+		} else {
+			p("usage", fmt.Sprintf("%s, %s / %s tokens, %s", turns, in, out, cost))
+		}
 	} else if r.Mode == store.ModeHeadless {
 		p("usage", "-")
 	}

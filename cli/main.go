@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"strings"
 	"syscall"
 
@@ -120,6 +121,14 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		// A flag's value may start with '-' (--runner-arg --verbose), as
 		// with git's own options.
 		kong.WithHyphenPrefixedParameters(true),
+		// …but a flag at the end of the line has no value: an error, not
+		// "" (which would pick the default runner, or every worktree).
+		kong.KindMapper(reflect.String, kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+			if ctx.Scan.Peek().IsEOL() {
+				return fmt.Errorf("missing value")
+			}
+			return ctx.Scan.PopValueInto("string", target.Addr().Interface())
+		})),
 		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + version()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true, WrapUpperBound: 100}),
 	)

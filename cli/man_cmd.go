@@ -97,7 +97,9 @@ func writeMan(w io.Writer, prog string, app *kong.Application) {
 		fmt.Fprintf(w, ".\n")
 	}
 	fmt.Fprintf(w, ".SH ENVIRONMENT\n.TP\n.B AGENCY_DATA_DIR\nThe data directory (wins over agency.dataDir).\n.TP\n.B NO_COLOR\nNo colour in output.\n.TP\n.B AGENCY_TRACE\nSet to 1: print every subprocess (git, tmux, the supervisor, the agent) and its duration on stderr.\n")
-	fmt.Fprintf(w, ".SH FILES\n.TP\n.B $DATA/repos/<repo_id>/\nOne repository's records: repo.json, .lock, integration_worktrees/<id>/{meta.json,tree/}, sandboxes/<inv>/{checkpoints.json,logs/,tree/}, invocations/<inv>/{meta.json,events.jsonl,supervisor.log}.\n")
+	fmt.Fprintf(w, ".SH FILES\n.TP\n.B $DATA/repos/<repo_id>/\nOne repository's records: repo.json, .lock, integration_worktrees/<id>/{meta.json,tree/}, sandboxes/<inv>/{checkpoints.json,logs/,tree/}, invocations/<inv>/{meta.json,events.jsonl,supervisor.log}.\n"+
+		".TP\n.B .worktreeinclude\nAt the repository root, gitignore syntax: ignored files copied into every new integration worktree and sandbox (see agency.include).\n"+
+		".TP\n.B .cursor/worktrees.json, .codex/environments/environment.toml\nSetups the project declares for other agent tools: run in new sandboxes (Cursor's first) once approved with 'setup approve'.\n")
 	fmt.Fprintf(w, ".SH EXIT STATUS\n0 on success, 1 on error, 2 on a usage error. A command that follows an agent exits with the agent's exit code.\n")
 	fmt.Fprintf(w, ".SH ERRORS\nErrors are printed on stderr as \\fBerror: E_CODE: message\\fR followed by \\fBhint:\\fR (with \\-\\-json, as one JSON object). The codes are stable:\n")
 	codes := make([]string, 0, len(errs.Meaning))

@@ -85,7 +85,7 @@ func indent(s string) string {
 type SetupApproveCmd struct {
 	JSONFlag
 	SetupTreeFlag
-	SHA256 string `name:"sha256" help:"Approve only if the content still has this sha256 (or a prefix of it), as 'setup show' printed it."`
+	SHA256 string `name:"sha256" help:"Approve only if the content still has this sha256 (or its first 12 or more hex digits), as 'setup show' printed it."`
 }
 
 func (c *SetupApproveCmd) Run(env *Env) error {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
@@ -59,11 +60,20 @@ func (c *WorktreeCreateCmd) Run(env *Env) error {
 		if rec.Sparse {
 			fmt.Fprintln(env.Stdout, "sparse: the same sparse-checkout patterns as the current tree (--full for every file)")
 		}
+		warnNotIgnored(env, rec.Include)
 	}
 	if c.Open {
 		return runEditor(env, editor, rec.TreePath)
 	}
 	return nil
+}
+
+// warnNotIgnored names the .worktreeinclude paths a new tree did not get
+// because it would not ignore them.
+func warnNotIgnored(env *Env, inc *store.IncludeStats) {
+	if inc != nil && len(inc.Skipped) > 0 {
+		fmt.Fprintf(env.Stderr, "warning: %s: %s\n", agency.NotIgnoredNote, strings.Join(inc.Skipped, " "))
+	}
 }
 
 func runEditor(env *Env, editor, path string) error {

@@ -470,6 +470,13 @@ func NoSetup(files string) *Error {
 		"there is no project setup to approve")
 }
 
+// SetupHashTooShort: `setup approve --sha256` with too little of a hash to
+// pin the content the user reviewed.
+func SetupHashTooShort(want string, min int) *Error {
+	return New(EUsage, "pass the sha256 'git agency setup show' prints (or its first 12 digits or more)",
+		"--sha256 %s: want at least %d hex digits of the sha256", want, min)
+}
+
 // SetupChanged: `setup approve --sha256` for content that has changed.
 func SetupChanged(have, want string) *Error {
 	return New(ESetupInvalid, "run 'git agency setup show' again and approve what it prints now",

@@ -1,6 +1,7 @@
 package gitcore
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"strings"
@@ -160,4 +161,19 @@ func (t *Tree) IncludeCandidatesFor(ctx context.Context, patterns []string) (mat
 	}
 	defer os.Remove(file)
 	return t.IncludeCandidates(ctx, file)
+}
+
+// SparseFile returns the content the index holds for rel (a path from the
+// tree's top, slash-separated) when sparse-checkout left it out of the tree
+// (its entry is skip-worktree); ok is false for any other path.
+func (t *Tree) SparseFile(ctx context.Context, rel string) (data []byte, ok bool, err error) {
+	out, err := t.query(ctx, "ls-files", "-t", "-z", "--", ":(literal)"+rel)
+	if err != nil || !bytes.HasPrefix(out, []byte("S ")) {
+		return nil, false, err
+	}
+	data, err = t.query(ctx, "cat-file", "blob", ":"+rel)
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
 }

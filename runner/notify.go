@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/store"
@@ -37,6 +39,20 @@ type Notification struct {
 	Time          string `json:"time"`
 }
 
+// NotifyTimeoutFromConfig reads agency.notify.timeout (unset or 0:
+// NotifyTimeout); a value that is not a duration is E_CONFIG.
+func NotifyTimeoutFromConfig(cfg *gitcore.Config) (time.Duration, error) {
+	timeout, ok := cfg.Duration("agency.notify.timeout", NotifyTimeout)
+	if !ok {
+		v, _ := cfg.Get("agency.notify.timeout")
+		return 0, errs.Config("agency.notify.timeout", v, "a duration such as 10s")
+	}
+	if timeout == 0 {
+		timeout = NotifyTimeout
+	}
+	return timeout, nil
+}
+
 // notify runs agency.notify.command (if set) for an event, in the
 // background: through /bin/sh -c like core.editor, in the sandbox, with the
 // Notification on stdin and AGENCY_EVENT / AGENCY_INVOCATION_ID set. It is
@@ -51,9 +67,9 @@ func (s *Supervisor) notify(event, display, summary string) {
 	if !ok || command == "" {
 		return
 	}
-	timeout, ok := s.Config.Duration("agency.notify.timeout", NotifyTimeout)
-	if !ok || timeout <= 0 {
-		timeout = NotifyTimeout
+	timeout, err := NotifyTimeoutFromConfig(s.Config)
+	if err != nil {
+		timeout = NotifyTimeout // agent start refused it; the config changed since
 	}
 	rec, err := s.Store.ReadInvocation(s.Invocation)
 	if err != nil {

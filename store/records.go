@@ -35,6 +35,10 @@ type IncludeStats struct {
 	DurationMS int64 `json:"duration_ms"`
 	// Cloned counts files copied as copy-on-write clones.
 	Cloned int `json:"cloned"`
+	// Skipped: paths the patterns named that were not copied because
+	// the new tree does not ignore them (their ignore rule is not
+	// committed): a copy would enter checkpoints and lands.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Invocation lifecycle states.
