@@ -74,7 +74,7 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("make demo: %v\n%s", err, out)
 	}
-	for _, want := range []string{"ready to land", "Welcome to the shop!", "the integration log", "removing "} {
+	for _, want := range []string{"ready to land", "Welcome to the shop!", "$ git agency agent diff", "## commits: 1", "the integration log", "removing "} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}

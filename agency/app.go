@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -27,7 +28,8 @@ type App struct {
 	// LockTimeout bounds the wait for the repo lock.
 	LockTimeout time.Duration
 	// Failpoint, when it returns an error for a named step, makes that step
-	// fail. Tests use it (or $AGENCY_FAILPOINT) to check cleanup.
+	// fail. Tests use it (or $AGENCY_FAILPOINT=<step>) to check cleanup;
+	// $AGENCY_FAILPOINT=kill:<step> kills the process there (SIGKILL).
 	Failpoint func(step string) error
 	// Relinked is set when Open found the repository moved and relinked
 	// its records.
@@ -82,6 +84,10 @@ func newApp(repo *gitcore.Repo, cfg *gitcore.Config, st *store.Store) (*App, err
 	a := &App{Repo: repo, Store: st, Config: cfg, Getenv: os.Getenv, Now: time.Now, LockTimeout: timeout}
 	if fp := os.Getenv("AGENCY_FAILPOINT"); fp != "" {
 		a.Failpoint = func(step string) error {
+			if "kill:"+step == fp {
+				// kill -9 at this step: what a crash leaves behind.
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
 			if step == fp {
 				return errs.New(errs.EInternal, "", "injected failure at %s", step)
 			}

@@ -45,8 +45,8 @@ func (a *App) undoAdd(ctx context.Context, added bool, parent, dir, tree, branch
 	if !added {
 		return errors.Join(left...)
 	}
-	if err := a.Repo.WorktreePrune(ctx); err != nil {
-		left = append(left, gitErr(err))
+	if err := a.pruneOurs(ctx); err != nil {
+		left = append(left, err)
 	}
 	if err := a.Repo.DeleteBranch(ctx, branch, true); err != nil {
 		if ok, berr := a.Repo.BranchExists(ctx, branch); ok || berr != nil {

@@ -55,8 +55,9 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkOrphanSandboxes(add, records)
 	a.checkVanishedTrees(add)
 	a.checkTmuxSessions(ctx, add, records)
-	a.checkSandboxBranches(ctx, add, records)
-	a.checkLeftovers(add)
+	left := a.leftovers()
+	a.checkOrphanBranches(ctx, add, records, left)
+	a.checkLeftovers(add, left)
 	a.checkRecordFiles(add, invs)
 	problems := 0
 	for _, f := range out {
@@ -125,6 +126,9 @@ func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.IntegrationWorktreesDir(), "cannot scan worktree records: %v", err)
 	}
 	for _, e := range wts {
+		if e.Broken && os.IsNotExist(e.Err) {
+			continue // no meta.json: a leftover (checkLeftovers)
+		}
 		if e.Broken {
 			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "worktree record %s is broken: %v", e.ID, e.Err)
 			continue
@@ -226,18 +230,16 @@ func (a *App) checkTmuxSessions(ctx context.Context, add addFinding, records map
 	}
 }
 
-// checkSandboxBranches: sandbox branches without a record.
-func (a *App) checkSandboxBranches(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
-	refs, err := a.Repo.ForEachRef(ctx, "refs/heads/agency/sandbox-")
-	if err != nil {
-		return
-	}
-	for _, ref := range refs {
-		id := strings.TrimPrefix(ref.Name, "refs/heads/agency/sandbox-")
-		if _, ok := records[id]; !ok {
-			add("branches", LevelWarn, "delete it with 'git branch -D agency/sandbox-"+id+"' once you no longer need its commits", "",
-				"branch agency/sandbox-%s has no invocation record", id)
+// checkOrphanBranches: agency branches without a record (killed starts and
+// creates), with whether their commits are on other branches.
+func (a *App) checkOrphanBranches(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord, left []Leftover) {
+	known := func(id string) bool { _, ok := records[id]; return ok }
+	for _, o := range a.orphanBranches(ctx, left, known) {
+		hint := "'git agency gc' deletes it: its commits are on other branches"
+		if !o.Elsewhere {
+			hint = "its commits are on no other branch: keep what you need, then 'git agency gc --force' deletes it"
 		}
+		add("branches", LevelProblem, hint, "", "branch %s: %s", o.Name, o.Reason)
 	}
 }
 
@@ -258,11 +260,14 @@ func (a *App) checkRelink(add func(check, level, hint, path, format string, args
 
 // checkLeftovers reports what killed writers left (see leftovers); gc
 // removes it.
-func (a *App) checkLeftovers(add func(check, level, hint, path, format string, args ...any)) {
-	for _, l := range a.leftovers() {
+func (a *App) checkLeftovers(add func(check, level, hint, path, format string, args ...any), left []Leftover) {
+	for _, l := range left {
 		what := "temp file"
-		if l.Kind == GCInvocationDir {
+		switch l.Kind {
+		case GCInvocationDir:
 			what = "invocation directory " + l.Invocation
+		case GCWorktreeDir:
+			what = "worktree directory " + l.Invocation
 		}
 		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
 	}

@@ -40,6 +40,14 @@ func Pending(r *store.InvocationRecord) bool {
 // nothing changed runs one `git for-each-ref` and nothing else. It never
 // takes the lock and never fails: an invocation it cannot judge has none.
 func (a *App) Forecasts(ctx context.Context, recs []*store.InvocationRecord) map[string]*Forecast {
+	out, _ := a.forecasts(ctx, recs)
+	return out
+}
+
+// forecasts is Forecasts, and for the pending invocations land would not
+// take as they are, what to display instead of "ready to land" (see
+// landHold), cached with the forecast.
+func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord) (map[string]*Forecast, map[string]string) {
 	byWT := map[string][]*store.InvocationRecord{}
 	for _, r := range recs {
 		if Pending(r) {
@@ -47,7 +55,7 @@ func (a *App) Forecasts(ctx context.Context, recs []*store.InvocationRecord) map
 		}
 	}
 	if len(byWT) == 0 {
-		return nil
+		return nil, nil
 	}
 	wts := map[string]*store.WorktreeRecord{}
 	var refs []string
@@ -64,21 +72,21 @@ func (a *App) Forecasts(ctx context.Context, recs []*store.InvocationRecord) map
 	}
 	tips, err := a.Repo.RefTips(ctx, refs...)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	out := map[string]*Forecast{}
+	out, holds := map[string]*Forecast{}, map[string]string{}
 	for id, wt := range wts {
 		head := tips["refs/heads/"+wt.Branch]
 		if head == "" {
 			continue
 		}
-		a.forecastWorktree(ctx, id, head, byWT[id], tips, out)
+		a.forecastWorktree(ctx, id, head, byWT[id], tips, out, holds)
 	}
-	return out
+	return out, holds
 }
 
 // forecastWorktree fills out for one worktree's pending invocations.
-func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*store.InvocationRecord, tips map[string]string, out map[string]*Forecast) {
+func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*store.InvocationRecord, tips map[string]string, out map[string]*Forecast, holds map[string]string) {
 	cache := a.Store.ReadForecast(wtID)
 	changed := false
 	if cache.Head != head {
@@ -111,8 +119,12 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 		e, ok := cache.Invocations[inv]
 		if !ok || e.Key != key {
 			e = a.forecastAlone(ctx, head, key, work(r))
+			e.Display = a.landHold(ctx, r, tip)
 			cache.Invocations[inv] = e
 			changed = true
+		}
+		if e.Display != "" {
+			holds[inv] = e.Display
 		}
 		if !e.Nothing {
 			live = append(live, r)

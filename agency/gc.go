@@ -35,8 +35,10 @@ const (
 	GCTmuxSession   = "tmux_session"
 	GCBranch        = "branch"
 	GCSnapshotRef   = "snapshot_ref"
+	GCKeptRef       = "kept_ref"       // refs/agency/kept/<inv>/…: commits a discard saved
 	GCTempFile      = "temp_file"      // a record write's or a snapshot's temp file, cut short
 	GCInvocationDir = "invocation_dir" // invocations/<id>/ without meta.json
+	GCWorktreeDir   = "worktree_dir"   // integration_worktrees/<id>/ without meta.json
 )
 
 // GCItem is one thing gc removes, or keeps and says why.
@@ -53,6 +55,11 @@ type GCItem struct {
 	Error   string `json:"error,omitempty"`
 	admin   string // admin dir of a registration
 	forced  bool   // planned with --force: no re-check of the tree's work
+	// orphanOf: a branch planned because this record file is missing; it
+	// is left alone if the file appeared since.
+	orphanOf string
+	// checkedOut: the worktree that has the branch checked out.
+	checkedOut string
 }
 
 // GCResult is gc's report.
@@ -84,8 +91,14 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		records[e.ID] = a.Reconcile(ctx, e.Record)
 	}
 	add := func(it GCItem) { res.Items = append(res.Items, it) }
-	for _, l := range a.leftovers() {
-		add(GCItem{Kind: l.Kind, Invocation: l.Invocation, Target: l.Path, Bytes: l.Bytes, Reason: l.Reason})
+	left := a.leftovers()
+	for _, l := range left {
+		it := GCItem{Kind: l.Kind, Invocation: l.Invocation, Target: l.Path, Bytes: l.Bytes, Reason: l.Reason}
+		if l.Kind == GCWorktreeDir {
+			it.forced = opts.Force
+			a.keepIfDirty(ctx, &it, a.Store.IntegrationWorktreeTreePath(l.Invocation), opts.Force)
+		}
+		add(it)
 	}
 	// treeGoes[id]: the sandbox tree of id is gone or will be removed (its
 	// branch cannot be deleted while a tree has it checked out).
@@ -102,7 +115,6 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		if r == nil {
 			it := GCItem{Kind: GCOrphanDir, Invocation: id, Target: a.Store.SandboxDir(id), Bytes: store.DirSize(a.Store.SandboxDir(id)),
 				Reason: "no invocation record"}
-			it.forced = opts.Force
 			it.forced = opts.Force
 			a.keepIfDirty(ctx, &it, tree, opts.Force)
 			add(it)
@@ -162,6 +174,32 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		add(GCItem{Kind: GCTmuxSession, Invocation: id, Target: s, Reason: "no running invocation"})
 	}
 
+	// Branches a killed worktree create or agent start left behind.
+	known := func(id string) bool { _, ok := records[id]; return ok || broken[id] }
+	for _, o := range a.orphanBranches(ctx, left, known) {
+		it := GCItem{Kind: GCBranch, Invocation: o.ID, Target: o.Name, Reason: o.Reason, orphanOf: o.MetaPath, checkedOut: o.CheckedOut}
+		if !o.Elsewhere && !opts.Force {
+			it.Kept, it.KeptWhy = true, "its commits are on no other branch (--force deletes it)"
+		}
+		add(it)
+	}
+	// A branch stays while a tree that stays has it checked out.
+	for i := range res.Items {
+		it := &res.Items[i]
+		if it.Kind != GCBranch || it.checkedOut == "" || it.Kept {
+			continue
+		}
+		goes := false
+		for _, o := range res.Items {
+			if (o.Kind == GCOrphanDir || o.Kind == GCWorktreeDir || o.Kind == GCSandboxTree) && !o.Kept && inside(o.Target, it.checkedOut) {
+				goes = true
+			}
+		}
+		if !goes {
+			it.Kept, it.KeptWhy = true, "checked out in "+it.checkedOut
+		}
+	}
+
 	// Branches and snapshot refs of old landed or discarded invocations.
 	cutoff := a.Now().Add(-opts.OlderThan)
 	for _, e := range invs {
@@ -207,6 +245,15 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 				if landing == store.LandingLanded {
 					it.KeptWhy = "its landed work is on no branch (--force deletes it)"
 				}
+			}
+			add(it)
+		}
+		kept, _ := a.Repo.ForEachRef(ctx, store.KeptRefPrefix(r.InvocationID))
+		for _, ref := range kept {
+			it := GCItem{Kind: GCKeptRef, Invocation: r.InvocationID, Target: ref.Name,
+				Reason: fmt.Sprintf("commits kept from its sandbox; %s %s ago", landing, roundAge(a.Now().Sub(when)))}
+			if ok, err := a.Repo.ReachableFromOtherBranch(ctx, ref.Object, ""); (err != nil || !ok) && !opts.Force {
+				it.Kept, it.KeptWhy = true, "its commits are on no branch (--force deletes it)"
 			}
 			add(it)
 		}
@@ -277,6 +324,18 @@ func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bo
 	}
 }
 
+// keptOnRecheck looks at an item's tree again under the lock (the plan may
+// be old) and marks the item kept when it now holds work.
+func (a *App) keptOnRecheck(ctx context.Context, it *GCItem, tree string) bool {
+	recheck := *it
+	recheck.Kept = false
+	a.keepIfDirty(ctx, &recheck, tree, it.forced)
+	if recheck.Kept {
+		it.Kept, it.KeptWhy = true, recheck.KeptWhy
+	}
+	return recheck.Kept
+}
+
 func hasFiles(dir string) bool {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -332,11 +391,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			return err
 		}
 		// The plan may be old (a prompt waited for an answer): look again.
-		recheck := *it
-		recheck.Kept = false
-		a.keepIfDirty(ctx, &recheck, tree, it.forced)
-		if recheck.Kept {
-			it.Kept, it.KeptWhy = true, recheck.KeptWhy
+		if a.keptOnRecheck(ctx, it, tree) {
 			return nil
 		}
 		if err := a.Repo.WorktreeRemove(ctx, tree, true); err != nil {
@@ -369,6 +424,21 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		return a.pruneOurs(ctx)
 	case GCTempFile, GCInvocationDir:
 		return a.removeLeftover(it)
+	case GCWorktreeDir:
+		if !a.Store.MissingWorktreeMeta(it.Invocation) {
+			return errs.New(errs.EInternal, "", "worktree %s has a record now; left alone", it.Invocation)
+		}
+		tree := a.Store.IntegrationWorktreeTreePath(it.Invocation)
+		if a.keptOnRecheck(ctx, it, tree) {
+			return nil
+		}
+		if _, err := os.Stat(tree); err == nil {
+			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
+		}
+		if err := store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), it.Target); err != nil {
+			return err
+		}
+		return a.pruneOurs(ctx)
 	case GCTmuxSession:
 		ctx, cancel := context.WithTimeout(ctx, tmuxWait)
 		defer cancel()
@@ -377,23 +447,39 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		}
 		return nil
 	case GCBranch:
+		if it.orphanOf != "" {
+			if _, err := os.Lstat(it.orphanOf); err == nil {
+				return errs.New(errs.EInternal, "", "branch %s has a record now (%s); left alone", it.Target, it.orphanOf)
+			}
+		}
 		return gitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
-	case GCSnapshotRef:
+	case GCSnapshotRef, GCKeptRef:
 		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
 	}
 	return nil
 }
 
 // pruneOurs removes git's registrations of worktrees inside our data
-// directory whose directory is gone, and only those (never the user's
-// other stale worktrees, never a locked one).
-func (a *App) pruneOurs(ctx context.Context) error {
+// directory whose directory is gone, and of the exact paths in also (an
+// adopted tree that vanished), and only those: never the user's other
+// stale worktrees (a removable disk, a moved folder: their staged work and
+// HEAD live in the registration), never a locked one. It is the only way
+// git-agency prunes: there is no plain `git worktree prune`.
+func (a *App) pruneOurs(ctx context.Context, also ...string) error {
 	regs, err := a.Repo.AdminWorktrees()
 	if err != nil {
 		return errs.IO("read", filepath.Join(a.Repo.CommonDir, "worktrees"), err)
 	}
+	named := func(p string) bool {
+		for _, x := range also {
+			if canonical(x) == canonical(p) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, w := range regs {
-		if w.Locked || !inside(a.Store.RepoDir(), w.Path) {
+		if w.Locked || !(inside(a.Store.RepoDir(), w.Path) || named(w.Path)) {
 			continue
 		}
 		if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
@@ -480,13 +566,19 @@ func (a *App) leftovers() []Leftover {
 		}
 	}
 	ids, _ := store.ReadDirNames(a.Store.InvocationsDir())
-	var missing []string
+	var missing, missingWt []string
 	for _, id := range ids {
 		if a.Store.MissingMeta(id) {
 			missing = append(missing, id)
 		}
 	}
-	if len(missing) == 0 {
+	wids, _ := store.ReadDirNames(a.Store.IntegrationWorktreesDir())
+	for _, id := range wids {
+		if a.Store.MissingWorktreeMeta(id) {
+			missingWt = append(missingWt, id)
+		}
+	}
+	if len(missing) == 0 && len(missingWt) == 0 {
 		return out
 	}
 	// Bounded: doctor must not hang behind a long land. No subprocess
@@ -501,6 +593,82 @@ func (a *App) leftovers() []Leftover {
 			dir := a.Store.InvocationDir(id)
 			out = append(out, Leftover{Kind: GCInvocationDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
 				Reason: "no meta.json: left by an agent start that was killed"})
+		}
+	}
+	for _, id := range missingWt {
+		if a.Store.MissingWorktreeMeta(id) {
+			dir := a.Store.IntegrationWorktreeDir(id)
+			out = append(out, Leftover{Kind: GCWorktreeDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
+				Reason: "no meta.json: left by a worktree create that was killed"})
+		}
+	}
+	return out
+}
+
+// orphanBranch is a branch a killed `worktree create` (agency/<name>-<short>
+// of a record directory without meta.json) or a killed `agent start`
+// (agency/sandbox-<id> of no invocation record) left behind.
+type orphanBranch struct {
+	Name       string // without refs/heads/
+	ID         string // the invocation or worktree id it was made for
+	Reason     string
+	MetaPath   string // the record whose absence makes it an orphan
+	Elsewhere  bool   // every commit of it is on another branch
+	CheckedOut string // a worktree that has it checked out
+}
+
+// orphanBranches lists the branches killed creates and starts left; known
+// tells whether an invocation has a record (or a broken one).
+func (a *App) orphanBranches(ctx context.Context, left []Leftover, known func(inv string) bool) []orphanBranch {
+	claimed := map[string]bool{}
+	if wts, err := a.Store.ScanWorktrees(); err == nil {
+		for _, w := range wts {
+			if w.Record != nil {
+				claimed[w.Record.Branch] = true
+			}
+		}
+	}
+	checkedOut := map[string]string{}
+	if wts, err := a.Repo.Worktrees(ctx); err == nil {
+		for _, w := range wts {
+			if w.Branch != "" {
+				checkedOut[strings.TrimPrefix(w.Branch, "refs/heads/")] = w.Path
+			}
+		}
+	}
+	var out []orphanBranch
+	addRef := func(ref gitcore.Ref, id, meta, reason string) {
+		name := strings.TrimPrefix(ref.Name, "refs/heads/")
+		if claimed[name] {
+			return
+		}
+		ok, err := a.Repo.ReachableFromOtherBranch(ctx, ref.Name, ref.Name)
+		out = append(out, orphanBranch{Name: name, ID: id, Reason: reason, MetaPath: meta,
+			Elsewhere: err == nil && ok, CheckedOut: checkedOut[name]})
+	}
+	if refs, err := a.Repo.ForEachRef(ctx, "refs/heads/"+store.SandboxBranch("*")); err == nil {
+		for _, ref := range refs {
+			id := strings.TrimPrefix(ref.Name, "refs/heads/"+store.SandboxBranch(""))
+			if !store.ValidID(id) || known(id) {
+				continue
+			}
+			addRef(ref, id, a.Store.InvocationMetaPath(id), "no invocation record: left by an agent start that was killed")
+		}
+	}
+	for _, l := range left {
+		if l.Kind != GCWorktreeDir {
+			continue
+		}
+		refs, err := a.Repo.ForEachRef(ctx, "refs/heads/agency/*-"+store.ShortID(l.Invocation))
+		if err != nil {
+			continue
+		}
+		for _, ref := range refs {
+			rest := strings.TrimPrefix(ref.Name, "refs/heads/agency/")
+			if store.ValidID(strings.TrimPrefix(rest, "sandbox-")) {
+				continue // a sandbox branch
+			}
+			addRef(ref, l.Invocation, a.Store.IntegrationWorktreeMetaPath(l.Invocation), "no worktree record: left by a worktree create that was killed")
 		}
 	}
 	return out

@@ -101,6 +101,16 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 		return nil, nil, errs.New(errs.ENotHeaded, "see its output with 'git agency agent logs "+rec.InvocationID+" --follow'",
 			"invocation %s is headless: there is no terminal to attach to", rec.InvocationID)
 	}
+	if rec.Status == store.StatusStarting {
+		// Its supervisor is still creating the session (or running a
+		// setup script): wait for it, as `start -d` then `attach` expects.
+		if r := a.WaitRunningFor(ctx, rec.InvocationID, AttachWait); r != nil {
+			rec = a.Reconcile(ctx, r)
+		}
+		if rec.Status == store.StatusStarting {
+			return nil, nil, errs.NoSessionAfter(rec.InvocationID, AttachWait.String())
+		}
+	}
 	if !Active(rec) {
 		return nil, nil, errs.New(errs.ENotRunning, "its last screen is in 'git agency agent logs "+rec.InvocationID+"'",
 			"invocation %s has ended (status %s)", rec.InvocationID, rec.Status)
@@ -135,15 +145,25 @@ func TmuxNotFound() error {
 		"headed agents run in tmux, which is not installed (not on PATH)")
 }
 
+// AttachWait bounds how long attach waits for a starting invocation's
+// session (a setup script may run first).
+const AttachWait = time.Minute
+
 // WaitRunning waits (up to 10s) until a starting invocation runs or ends.
 func (a *App) WaitRunning(ctx context.Context, inv string) *store.InvocationRecord {
+	return a.WaitRunningFor(ctx, inv, 10*time.Second)
+}
+
+// WaitRunningFor waits up to d until a starting invocation runs or ends,
+// and returns its record (nil if it could not be read).
+func (a *App) WaitRunningFor(ctx context.Context, inv string, d time.Duration) *store.InvocationRecord {
 	var rec *store.InvocationRecord
-	for i := 0; i < 200; i++ {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
 		r, err := a.Store.ReadInvocation(inv)
 		if err == nil {
-			rec = r
-			if r.Status != store.StatusStarting {
-				return r
+			rec = a.Reconcile(ctx, r) // a dead supervisor ends the wait
+			if rec.Status != store.StatusStarting {
+				return rec
 			}
 		}
 		if ctx.Err() != nil {

@@ -38,6 +38,8 @@ type StartOptions struct {
 
 // Failpoints of StartInvocation.
 const (
+	FPStartBeforeLock   = "agent-start:before-lock"
+	FPStartAfterMkdir   = "agent-start:after-mkdir"
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
 )
@@ -67,6 +69,9 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
+	if wt, err = a.stillPresent(wt); err != nil {
+		return nil, runner.Spec{}, err
+	}
 	if err := a.CheckOnBranch(context.Background(), wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
@@ -74,26 +79,54 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
 			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
 	}
-	spec, err := runner.Lookup(a.Config, opts.Runner)
+	spec, err := a.PrepareRunner(opts)
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
+	return wt, spec, nil
+}
+
+// stillPresent re-reads a worktree record and checks its tree is there:
+// E_ARCHIVED once a worktree rm archived it, E_NOT_FOUND when the record
+// or the directory is gone (never git's "chdir: no such file").
+func (a *App) stillPresent(wt *store.WorktreeRecord) (*store.WorktreeRecord, error) {
+	cur, err := a.WorktreeByID(wt.WorktreeID)
+	if err != nil {
+		return nil, err
+	}
+	if cur.State != store.StatePresent {
+		return nil, errs.Archived(cur.Name, cur.WorktreeID)
+	}
+	if fi, err := os.Stat(cur.TreePath); err != nil || !fi.IsDir() {
+		return nil, errs.WorktreeTreeGone(cur.Name, cur.TreePath)
+	}
+	return cur, nil
+}
+
+// PrepareRunner checks what a start needs besides its worktree: the runner
+// and its program, the checkpoint settings, tmux for a headed run. `run`
+// checks it before it creates the worktree.
+func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
+	spec, err := runner.Lookup(a.Config, opts.Runner)
+	if err != nil {
+		return runner.Spec{}, err
+	}
 	if _, err := spec.Find(); err != nil {
-		return nil, runner.Spec{}, err
+		return runner.Spec{}, err
 	}
 	// A bad checkpoint setting is an error now, not a surprise later.
 	if _, err := runner.CheckpointTimingFromConfig(a.Config); err != nil {
-		return nil, runner.Spec{}, err
+		return runner.Spec{}, err
 	}
 	if _, err := runner.NotifyTimeoutFromConfig(a.Config); err != nil {
-		return nil, runner.Spec{}, err
+		return runner.Spec{}, err
 	}
 	if !opts.Headless {
 		if _, err := tmux.Available(); err != nil {
-			return nil, runner.Spec{}, TmuxNotFound()
+			return runner.Spec{}, TmuxNotFound()
 		}
 	}
-	return wt, spec, nil
+	return spec, nil
 }
 
 // StartInvocation creates the invocation record and its sandbox, then
@@ -119,11 +152,19 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, err
 	}
 
+	if err := a.fail(FPStartBeforeLock); err != nil {
+		return nil, err
+	}
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	// A worktree rm may have run since PrepareStart: look again under the
+	// lock, which rm holds while it removes and archives.
+	if wt, err = a.stillPresent(wt); err != nil {
+		return nil, err
+	}
 	queued := false
 	if full, n, err := a.full(ctx, maxActive); err != nil {
 		return nil, err
@@ -145,6 +186,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 			sandbox = a.undoAdd(ctx, true, a.Store.SandboxesDir(), a.Store.SandboxDir(inv), a.Store.SandboxTreePath(inv), store.SandboxBranch(inv))
 		}
 		return errors.Join(sandbox, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
+	}
+	if err := a.fail(FPStartAfterMkdir); err != nil {
+		cleanup()
+		return nil, err
 	}
 	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
@@ -429,10 +474,13 @@ func (a *App) withForecasts(ctx context.Context, views []InvocationView) {
 			recs = append(recs, v.Record)
 		}
 	}
-	fc := a.Forecasts(ctx, recs)
+	fc, holds := a.forecasts(ctx, recs)
 	for i := range views {
 		if views[i].Record != nil {
 			views[i].Forecast = fc[views[i].Record.InvocationID]
+			if h := holds[views[i].Record.InvocationID]; h != "" && views[i].Display == stream.StatusReadyToLand {
+				views[i].Display = h
+			}
 		}
 	}
 }
@@ -476,6 +524,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 	v.LastOutput = a.lastOutput(rec)
 	a.withLive(v)
+	v.Display = a.landDisplay(ctx, rec, v.Display)
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}

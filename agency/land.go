@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -53,7 +54,11 @@ type DiffResult struct {
 	Patch      []byte                  `json:"-"`
 	// SandboxPresent is false once the sandbox tree was removed.
 	SandboxPresent bool
-	Uncommitted    []byte
+	// Astray: commits the sandbox's HEAD holds that its branch does not
+	// (nil when none); land refuses them, discard keeps them under
+	// refs/agency/kept/<inv>/.
+	Astray      *Astray
+	Uncommitted []byte
 	// UncommittedFiles are the paths that differ between the sandbox HEAD
 	// and its working files.
 	UncommittedFiles []string
@@ -87,6 +92,9 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 		return res, nil
 	}
 	res.SandboxPresent = true
+	if res.Astray, err = a.sandboxAstray(ctx, rec, tree, tip); err != nil {
+		return nil, err
+	}
 	snap, err := a.snapshotSandbox(ctx, tree, nil)
 	if err != nil {
 		return nil, err
@@ -149,6 +157,10 @@ type LandResult struct {
 	// IntegrationDirty (CheckLand only): land would refuse until the
 	// integration tree's changes are committed or stashed.
 	IntegrationDirty bool `json:"integration_dirty,omitempty"`
+	// Refused (CheckLand only): land would refuse, with this error's
+	// message (the integration tree is dirty, or files are in the way).
+	Refused string `json:"refused,omitempty"`
+	refusal error
 	// Recovered notes an interrupted earlier land that this one finished.
 	Note string `json:"note,omitempty"`
 	// ConflictsWith (CheckLand only) are the worktree's other pending
@@ -175,7 +187,7 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 		return nil, nil, err
 	}
 	if wt.State != store.StatePresent {
-		return nil, nil, errs.Archived(wt.Name, wt.WorktreeID)
+		return nil, nil, errs.ArchivedLand(wt.Name, wt.WorktreeID, inv, rec.SandboxBranch)
 	}
 	res := &LandResult{InvocationID: inv, WorktreeID: wt.WorktreeID, WorktreeName: wt.Name, Branch: wt.Branch}
 	integ := a.Repo.Tree(wt.TreePath)
@@ -191,6 +203,7 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 			return nil, nil, errs.LandDirtyIntegration(wt.Name, wt.TreePath)
 		}
 		res.IntegrationDirty = true
+		res.refuse(errs.LandDirtyIntegration(wt.Name, wt.TreePath))
 	}
 	head, err := integ.Head(ctx)
 	if err != nil {
@@ -213,13 +226,19 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 		res.Commits = append(res.Commits, c.ID)
 	}
 	res.Applied = work.Applied
+	tree := a.sandboxTree(rec)
 	switch {
+	case len(res.Commits) == 0 && tree == "":
+		return nil, nil, errs.NothingToLandTreeGone(inv, a.Store.SandboxTreePath(inv))
 	case len(res.Commits) == 0 && !sandboxDirty:
 		return nil, nil, errs.NothingToLand(inv)
 	case len(res.Commits) == 0 && !opts.Apply:
 		return nil, nil, errs.NoCommitsUseApply(inv)
 	case sandboxDirty && !opts.Apply:
 		return nil, nil, errs.UnlandedChanges(inv)
+	}
+	if err := a.checkSubmoduleCommits(ctx, rec, wt, commits, tree); err != nil {
+		return nil, nil, err
 	}
 	rp, err := a.Repo.Replay(ctx, head, commits)
 	if err != nil {
@@ -237,8 +256,33 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	res.ResultHead = rp.Tip
 	res.Written = rp.Written
 	res.Skipped = rp.Skipped
+	// Files in the integration tree in the way of the fast-forward: say so
+	// now, as land would, before anything is touched.
+	if !res.IntegrationDirty {
+		paths, err := integ.BlockingPaths(ctx, head, rp.Tip)
+		if err != nil {
+			return nil, nil, gitErr(err)
+		}
+		if len(paths) > 0 {
+			e := errs.LandFilesInTheWay(inv, wt.TreePath, paths)
+			if !check {
+				return nil, nil, e
+			}
+			res.refuse(e)
+		}
+	}
 	return res, wt, nil
 }
+
+// refuse records (CheckLand) that land would refuse with err.
+func (r *LandResult) refuse(err error) {
+	if r.refusal == nil {
+		r.refusal, r.Refused = err, errs.As(err).Msg
+	}
+}
+
+// Refusal is the error land would refuse with (CheckLand), or nil.
+func (r *LandResult) Refusal() error { return r.refusal }
 
 // landWork is what a land of rec would replay.
 type landWork struct {
@@ -562,6 +606,33 @@ type DiscardResult struct {
 	Stopped          bool // it was running and was stopped (or killed)
 	AlreadyDiscarded bool
 	RefsRemoved      int
+	// Kept is the ref that now holds commits the sandbox's HEAD had and no
+	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
+	Kept string
+}
+
+// keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
+// that committed on a detached HEAD; its checkpoints, which do reach it,
+// go with the discard) under refs/agency/kept/<inv>/HEAD before its tree
+// goes, and returns that ref ("" when nothing needed keeping).
+// gc deletes it with the invocation's other refs: only once its commits
+// are on a branch, or with --force.
+func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) (string, error) {
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return "", nil
+	}
+	head, err := a.Repo.Tree(tree).Head(ctx)
+	if err != nil || head == "" {
+		return "", nil // not a readable tree: nothing git can point at
+	}
+	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, head, ""); err != nil {
+		return "", gitErr(err)
+	} else if ok {
+		return "", nil
+	}
+	ref := store.KeptRefPrefix(rec.InvocationID) + "HEAD"
+	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
 }
 
 // Discard is `agent discard`: a running invocation is stopped (5 s grace,
@@ -613,7 +684,16 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 		// never remove a tree something still runs in.
 		return nil, errs.InvocationRunning(inv, "discard")
 	}
+	// Never remove a sandbox around live writers: what the agent left
+	// behind (setsid children) is stopped first; what will not stop keeps
+	// the sandbox.
+	if _, alive := runner.StopLeftovers(inv, a.Store.SandboxTreePath(inv), runner.LeftoverGrace); len(alive) > 0 {
+		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
+	}
 	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
+	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
+		return nil, err
+	}
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -638,7 +718,11 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err != nil {
 		return nil, err
 	}
-	a.event(inv, "discarded", map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)})
+	data := map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)}
+	if out.Kept != "" {
+		data["kept_ref"] = out.Kept
+	}
+	a.event(inv, "discarded", data)
 	return rec, nil
 }
 
@@ -712,28 +796,43 @@ func (a *App) afterWorktreeRemoveInvocations(ctx context.Context, wt *store.Work
 // branch, and committed there): landing would skip them and removing the
 // sandbox would lose them.
 func (a *App) checkSandboxHead(ctx context.Context, rec *store.InvocationRecord, tree, tip string) error {
-	sbx := a.Repo.Tree(tree)
-	br, err := sbx.CurrentBranch(ctx)
+	as, err := a.sandboxAstray(ctx, rec, tree, tip)
+	if err != nil || as == nil {
+		return err
+	}
+	return errs.SandboxHeadAstray(rec.InvocationID, as.Where)
+}
+
+// checkSubmoduleCommits refuses a land that would point a submodule at a
+// commit only the sandbox holds: an agent that committed inside a submodule
+// of its sandbox made that commit in the sandbox's own submodule repository
+// (.git/worktrees/<x>/modules/<name>), which goes with the sandbox. Such a
+// commit is fine when the integration tree's submodule, or the main
+// repository's .git/modules/<path>, has it too, or when it is on a
+// remote-tracking branch of the sandbox's submodule (it was pushed).
+func (a *App) checkSubmoduleCommits(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, commits []gitcore.Commit, tree string) error {
+	if len(commits) == 0 {
+		return nil
+	}
+	links, err := a.Repo.GitlinkChanges(ctx, rec.BaseCommit, commits[len(commits)-1].ID)
 	if err != nil {
 		return gitErr(err)
 	}
-	if br == rec.SandboxBranch {
-		return nil
+	for _, l := range links {
+		if a.Repo.SubmoduleHas(ctx, filepath.Join(wt.TreePath, l.Path), l.Commit) ||
+			a.Repo.SubmoduleHas(ctx, filepath.Join(a.Repo.CommonDir, "modules", l.Path), l.Commit) {
+			continue
+		}
+		if tree != "" && a.Repo.SubmodulePublished(ctx, filepath.Join(tree, l.Path), l.Commit) {
+			continue
+		}
+		sandbox := tree
+		if sandbox == "" {
+			sandbox = a.Store.SandboxTreePath(rec.InvocationID)
+		}
+		return errs.LandSubmoduleUnpublished(rec.InvocationID, l.Path, l.Commit, sandbox)
 	}
-	head, err := sbx.Head(ctx)
-	if err != nil || head == "" || head == tip {
-		return gitErr(err)
-	}
-	if ok, err := a.Repo.IsAncestor(ctx, head, tip); err != nil {
-		return gitErr(err)
-	} else if ok {
-		return nil
-	}
-	where := "detached at " + head[:12]
-	if br != "" {
-		where = "on branch " + br
-	}
-	return errs.SandboxHeadAstray(rec.InvocationID, where)
+	return nil
 }
 
 // CheckOnBranch refuses an integration tree that is not on its recorded

@@ -385,3 +385,102 @@ func TestLandBlockedByUntrackedFile(t *testing.T) {
 		t.Errorf("land = %+v", rec.Land)
 	}
 }
+
+// diskFullRunner fails the first `read-tree -m -u` the way a full disk
+// does: part of the checkout is written (a new file, a changed one, a new
+// directory), then git dies with ENOSPC before it writes the index.
+type diskFullRunner struct {
+	tree string
+	done bool
+}
+
+func (d *diskFullRunner) Run(ctx context.Context, c gitcore.Cmd) (gitcore.Result, error) {
+	if !d.done && strings.Contains(strings.Join(c.Args, " "), "read-tree -m -u") {
+		d.done = true
+		os.WriteFile(filepath.Join(d.tree, "x.txt"), []byte("x\n"), 0o644)
+		os.WriteFile(filepath.Join(d.tree, "a.txt"), []byte("one\nTWO\n"), 0o644)
+		os.MkdirAll(filepath.Join(d.tree, "new", "deep"), 0o755)
+		os.WriteFile(filepath.Join(d.tree, "new", "deep", "n.txt"), []byte("half"), 0o644)
+		stderr := "error: unable to write file new/deep/n.txt: No space left on device\nfatal: unable to write new index file"
+		return gitcore.Result{ExitCode: 128}, &gitcore.GitError{Args: c.Args, ExitCode: 128, Stderr: stderr}
+	}
+	return gitcore.ExecRunner{}.Run(ctx, c)
+}
+
+// A full disk during `land --apply` (issue 15 item 7): read-tree writes
+// part of the land and fails. The integration tree is left exactly as it
+// was (no landed file, no changed file, no new directory), and the same
+// land succeeds once space is back.
+func TestLandDiskFullLeavesTreeAsItWas(t *testing.T) {
+	f := newLandFixture(t)
+	f.sandbox(inv1, "echo x > x.txt && sed -i s/two/TWO/ a.txt && mkdir -p new/deep && echo n > new/deep/n.txt")
+	os.WriteFile(filepath.Join(f.wt.TreePath, "mine.txt"), []byte("the user's untracked file\n"), 0o644)
+	beforeHead := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD")
+	beforeIndex := gitOut(t, f.wt.TreePath, "ls-files", "-s")
+	beforeStatus := gitOut(t, f.wt.TreePath, "status", "--porcelain", "--untracked-files=all")
+
+	a, err := Open(f.ctx, f.repo, &diskFullRunner{tree: f.wt.TreePath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Land(f.ctx, LandOptions{Query: inv1, Apply: true}); err == nil || !strings.Contains(err.Error(), "No space left") {
+		t.Fatalf("err = %v, want the disk-full failure", err)
+	}
+	if got := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD"); got != beforeHead {
+		t.Errorf("HEAD moved")
+	}
+	if got := gitOut(t, f.wt.TreePath, "ls-files", "-s"); got != beforeIndex {
+		t.Errorf("index changed:\n%s", got)
+	}
+	if got := gitOut(t, f.wt.TreePath, "status", "--porcelain", "--untracked-files=all"); got != beforeStatus {
+		t.Errorf("integration tree changed: %q, was %q", got, beforeStatus)
+	}
+	if _, err := os.Stat(filepath.Join(f.wt.TreePath, "new")); !os.IsNotExist(err) {
+		t.Errorf("new/ left behind: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.wt.TreePath, "mine.txt")); string(got) != "the user's untracked file\n" {
+		t.Errorf("mine.txt = %q", got)
+	}
+	if rec := f.read(inv1); rec.Land != nil || store.Deref(rec.LandingStatus) != store.LandingPending {
+		t.Fatalf("record: land %+v, landing_status %s", rec.Land, store.Deref(rec.LandingStatus))
+	}
+	if _, err := f.a.Land(f.ctx, LandOptions{Query: inv1, Apply: true}); err != nil {
+		t.Fatalf("land again: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.wt.TreePath, "new", "deep", "n.txt")); string(got) != "n\n" {
+		t.Errorf("after the retry new/deep/n.txt = %q", got)
+	}
+}
+
+// A stale .lock on the integration branch's ref (issue 15 item 7): git's
+// update-ref fails after read-tree -m -u wrote the files. The tree is put
+// back exactly as it was, and the land succeeds once the lock is gone.
+func TestLandStaleRefLock(t *testing.T) {
+	f := newLandFixture(t)
+	f.sandbox(inv1, "echo x > x.txt && sed -i s/two/TWO/ a.txt && git add x.txt && git commit -qam x")
+	lockFile := filepath.Join(f.repo, ".git", "refs", "heads", filepath.FromSlash(f.wt.Branch)+".lock")
+	if err := os.WriteFile(lockFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	beforeHead := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD")
+	beforeIndex := gitOut(t, f.wt.TreePath, "ls-files", "-s")
+	if _, err := f.a.Land(f.ctx, LandOptions{Query: inv1}); err == nil || !strings.Contains(err.Error(), ".lock") {
+		t.Fatalf("err = %v, want update-ref's lock failure", err)
+	}
+	if got := gitOut(t, f.wt.TreePath, "rev-parse", "HEAD"); got != beforeHead {
+		t.Errorf("HEAD moved")
+	}
+	if got := gitOut(t, f.wt.TreePath, "ls-files", "-s"); got != beforeIndex {
+		t.Errorf("index changed:\n%s", got)
+	}
+	if st := gitOut(t, f.wt.TreePath, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Errorf("integration tree changed: %q", st)
+	}
+	os.Remove(lockFile)
+	if _, err := f.a.Land(f.ctx, LandOptions{Query: inv1}); err != nil {
+		t.Fatalf("land again: %v", err)
+	}
+	if got := gitOut(t, f.wt.TreePath, "log", "--format=%s", "-1"); got != "x\n" {
+		t.Errorf("log = %q", got)
+	}
+}

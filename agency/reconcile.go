@@ -82,6 +82,11 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 		// The supervisor died but the agent still runs: it is running.
 		return cur
 	}
+	// What the agent left behind outside its group (setsid children) may
+	// still write into the sandbox: stop it before the record says ended.
+	if stopped, _ := runner.StopLeftovers(cur.InvocationID, a.Store.SandboxTreePath(cur.InvocationID), runner.LeftoverGrace); len(stopped) > 0 {
+		a.event(cur.InvocationID, "leftovers_stopped", map[string]any{"pids": runner.Pids(stopped), "by": "reconcile"})
+	}
 	switch cur.StopRequested {
 	case store.ExitKilled, store.ExitStopped:
 		reason = cur.StopRequested

@@ -42,7 +42,11 @@ func (r *DiscardResult) Report() []string {
 	default:
 		first = "discarded " + rec.InvocationID
 	}
-	return []string{first, fmt.Sprintf("sandbox tree removed, %s removed; branch %s kept", Plural(r.RefsRemoved, "snapshot ref"), rec.SandboxBranch)}
+	lines := []string{first, fmt.Sprintf("sandbox tree removed, %s removed; branch %s kept", Plural(r.RefsRemoved, "snapshot ref"), rec.SandboxBranch)}
+	if r.Kept != "" {
+		lines = append(lines, "its HEAD held commits no branch has: kept as "+r.Kept+" (save them on a branch; 'git agency gc --force' deletes it)")
+	}
+	return lines
 }
 
 // Plural is "1 commit", "2 commits".

@@ -134,7 +134,7 @@ func (a *App) RemoveSandboxTree(ctx context.Context, rec *store.InvocationRecord
 			}
 		}
 	}
-	return gitErr(a.Repo.WorktreePrune(ctx))
+	return a.pruneOurs(ctx)
 }
 
 // ResolveInvocation finds an invocation by id or unique id prefix. A broken

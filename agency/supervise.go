@@ -10,6 +10,10 @@ import (
 	"github.com/git-agency/git-agency/runner"
 )
 
+// FPSuperviseLogWrite makes every log write of the supervisor fail with
+// ENOSPC (a full disk under a running agent).
+const FPSuperviseLogWrite = "supervise:log-write"
+
 // Supervise is the body of the hidden `supervise <inv>` process that
 // StartInvocation spawns: it runs the invocation's runner under a
 // runner.Supervisor until it ends, writing the supervisor's own log to log.
@@ -24,6 +28,14 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	}
 	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: inv,
 		LockTimeout: a.LockTimeout, Spec: spec, Log: log}
+	if a.Failpoint != nil {
+		s.LogWriteFault = func() error {
+			if a.fail(FPSuperviseLogWrite) != nil {
+				return &os.PathError{Op: "write", Path: "log", Err: syscall.ENOSPC}
+			}
+			return nil
+		}
+	}
 	// The supervisor is in its own session; a stray SIGINT must not kill
 	// it. Notify, not Ignore: an ignored signal would be inherited by the
 	// runner, which then could not be stopped.

@@ -293,9 +293,10 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			return nil, gitErr(err)
 		}
 	} else {
-		// The tree vanished behind our back: drop git's stale registration.
-		if err := a.Repo.WorktreePrune(ctx); err != nil {
-			return nil, gitErr(err)
+		// The tree vanished behind our back: drop git's stale registration
+		// of it, and of nothing else.
+		if err := a.pruneOurs(ctx, rec.TreePath); err != nil {
+			return nil, err
 		}
 	}
 	rec.State = store.StateArchived
@@ -374,4 +375,44 @@ func ShellCmd(getenv func(string) string, dir string) *exec.Cmd {
 	cmd := exec.Command(sh, "-l")
 	cmd.Dir = dir
 	return cmd
+}
+
+// UndoCreateWorktree takes back a worktree this command just created, when
+// the rest of the command failed (`run` whose agent could not start): the
+// tree, its registration, its branch and its record go, as if it was never
+// made. It keeps everything, and says why, when the tree already holds
+// work (the editor --open started was used, or a commit was made on the
+// branch): nothing a user made is ever removed.
+func (a *App) UndoCreateWorktree(ctx context.Context, rec *store.WorktreeRecord) (kept string, err error) {
+	ctx, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if err := store.CheckInside(a.Store.IntegrationWorktreeDir(rec.WorktreeID), rec.TreePath); err != nil {
+		return "", err
+	}
+	if dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx); err != nil || dirty {
+		return "its tree has changes", gitErr(err)
+	}
+	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, "refs/heads/"+rec.Branch, "refs/heads/"+rec.Branch); err != nil || !ok {
+		return "its branch " + rec.Branch + " has commits of its own", gitErr(err)
+	}
+	running, err := a.activeInvocationsLocked(ctx, rec.WorktreeID)
+	if err != nil {
+		return "its invocation records cannot be read", err
+	}
+	if len(running) > 0 {
+		return "an agent runs in it", nil
+	}
+	if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, true); err != nil {
+		return "", gitErr(err)
+	}
+	if err := a.pruneOurs(ctx); err != nil {
+		return "", err
+	}
+	if err := a.Repo.DeleteBranch(ctx, rec.Branch, true); err != nil {
+		return "", gitErr(err)
+	}
+	return "", store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), a.Store.IntegrationWorktreeDir(rec.WorktreeID))
 }

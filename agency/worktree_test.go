@@ -11,6 +11,7 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/internal/testrepo"
+	"github.com/git-agency/git-agency/store"
 )
 
 // failingRunner runs real git but fails the Nth call whose arguments contain
@@ -109,5 +110,40 @@ func assertNothingLeft(t *testing.T, a *App, repo string) {
 	ents, _ := os.ReadDir(a.Store.IntegrationWorktreesDir())
 	if len(ents) != 0 {
 		t.Errorf("record directory left behind: %v", ents)
+	}
+}
+
+// `agent start` racing `worktree rm` (issue 15 item 15): the worktree is
+// removed after the start resolved it but before it takes the lock. The
+// start fails with E_ARCHIVED (not E_INTERNAL chdir) and leaves nothing.
+func TestStartRacingWorktreeRm(t *testing.T) {
+	repo := newRepo(t)
+	ctx := context.Background()
+	gitOut(t, repo, "config", "agency.runner.sh.command", "sh")
+	gitOut(t, repo, "config", "agency.runner.sh.headlessArg", "-c")
+	a, err := Open(ctx, repo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CreateWorktree(ctx, CreateWorktreeOptions{Name: "feat"}); err != nil {
+		t.Fatal(err)
+	}
+	a.Failpoint = func(step string) error {
+		if step == FPStartBeforeLock {
+			if _, err := a.RemoveWorktree(ctx, RemoveWorktreeOptions{Query: "feat"}); err != nil {
+				t.Fatalf("worktree rm: %v", err)
+			}
+		}
+		return nil
+	}
+	_, err = a.StartInvocation(ctx, StartOptions{Worktree: "feat", Runner: "sh", Headless: true, Prompt: "true"})
+	if !errs.Is(err, errs.EArchived) {
+		t.Fatalf("err = %v, want E_ARCHIVED", err)
+	}
+	if names, _ := store.ReadDirNames(a.Store.InvocationsDir()); len(names) != 0 {
+		t.Errorf("invocations left: %v", names)
+	}
+	if out := gitOut(t, repo, "branch", "--list", "agency/sandbox-*"); out != "" {
+		t.Errorf("sandbox branches left: %q", out)
 	}
 }

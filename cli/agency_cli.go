@@ -9,7 +9,7 @@ type AgencyCLI struct {
 
 	Worktree WorktreeCmd `cmd:"" help:"Manage integration worktrees: named, human-owned branches in their own directories."`
 	Agent    AgentCmd    `cmd:"" help:"Run coding agents in sandboxes and inspect them."`
-	Run      RunCmd      `cmd:"" help:"Create a worktree, open it, and start an agent on it (worktree create --open + agent start)."`
+	Run      RunCmd      `cmd:"" help:"Create a worktree, open it, and start an agent on it (worktree create --open + agent start); if the agent cannot start, the new worktree is taken back."`
 	Watch    WatchCmd    `cmd:"" help:"Live view of the worktrees and their agents; keys act on the selection (? for help)."`
 	Doctor   DoctorCmd   `cmd:"" help:"Check git, tmux, runners, the data directory and this repository's records; exit 1 on a problem."`
 	Setup    SetupCmd    `cmd:"" help:"Show and approve the setup a project declares for other agent tools (.cursor/worktrees.json, .codex/environments/environment.toml)."`
@@ -32,9 +32,9 @@ type SandboxCLI struct {
 	// The same command structs as `git agency agent …`: one code path.
 	Ls      AgentLsCmd      `cmd:"" aliases:"list" help:"List sandboxes (agent invocations)."`
 	Show    AgentShowCmd    `cmd:"" help:"Show one sandbox's invocation record."`
-	Diff    AgentDiffCmd    `cmd:"" help:"Show what the agent changed: commits, their diff, then uncommitted work."`
+	Diff    AgentDiffCmd    `cmd:"" help:"Show what the agent changed: commits, their diff, commits off its branch, then uncommitted work."`
 	Land    AgentLandCmd    `cmd:"" help:"Land the sandbox on its integration worktree (--check: only predict)."`
-	Discard AgentDiscardCmd `cmd:"" help:"Throw the sandbox away (a running agent is stopped first)."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw the sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/)."`
 	Logs    AgentLogsCmd    `cmd:"" help:"Print the agent's output; --follow streams it."`
 	Open    AgentOpenCmd    `cmd:"" help:"Open the sandbox in your editor."`
 	Send    AgentSendCmd    `cmd:"" help:"Give the agent a follow-up prompt in its own sandbox and conversation."`

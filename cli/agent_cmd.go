@@ -26,12 +26,12 @@ type AgentCmd struct {
 	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
 	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
-	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session (detach with the tmux prefix, then d)."`
+	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session, waiting for one still starting (detach with the tmux prefix, then d)."`
 	Open   AgentOpenCmd   `cmd:"" help:"Open an agent's sandbox in your editor."`
 
-	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, then its uncommitted work."`
+	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, commits off its branch, then its uncommitted work."`
 	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
-	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first)."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/)."`
 }
 
 // InvocationArg is the positional invocation id of most agent commands.
@@ -100,6 +100,23 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if c.Worktree == "" {
 		return errs.StartNeedsWorktree(env.Prog)
 	}
+	opts := c.options()
+	// Check what can be checked before asking for a prompt.
+	if _, _, err := a.PrepareStart(opts); err != nil {
+		return err
+	}
+	if opts, err = c.withPrompt(env, a, opts); err != nil {
+		return err
+	}
+	rec, err := a.StartInvocation(env.Ctx, opts)
+	if err != nil {
+		return err
+	}
+	return c.started(env, a, rec)
+}
+
+// options are the start's options from its flags (without the prompt).
+func (c *AgentStartCmd) options() agency.StartOptions {
 	opts := agency.StartOptions{
 		Worktree: c.Worktree, Runner: c.Runner, Headless: c.Headless,
 		RunnerArgs: c.RunnerArg, NoIncludeUntracked: c.NoIncludeUntracked, Full: c.Full, Queue: c.Queue,
@@ -107,22 +124,26 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if !c.Headless {
 		opts.WindowWidth, opts.WindowHeight = terminalSize()
 	}
-	// Check what can be checked before asking for a prompt.
-	if _, _, err := a.PrepareStart(opts); err != nil {
-		return err
-	}
+	return opts
+}
+
+// withPrompt reads the prompt (flag, file, or the editor for a headless
+// run) into opts; an empty headless prompt is refused.
+func (c *AgentStartCmd) withPrompt(env *Env, a *agency.App, opts agency.StartOptions) (agency.StartOptions, error) {
 	pr, err := readPrompt(env, a, string(c.Prompt), c.PromptFile, c.Headless)
 	if err != nil {
-		return err
+		return opts, err
 	}
 	opts.Prompt, opts.PromptSource, opts.PromptPath = pr.text, pr.source, pr.path
 	if c.Headless && strings.TrimSpace(opts.Prompt) == "" {
-		return errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
+		return opts, errs.New(errs.EPromptEmpty, "write a prompt, or pass --prompt / --prompt-file; nothing was created", "the prompt is empty")
 	}
-	rec, err := a.StartInvocation(env.Ctx, opts)
-	if err != nil {
-		return err
-	}
+	return opts, nil
+}
+
+// started reports a new invocation: its id and queue place when it was
+// queued (agency.maxActive), else it follows it.
+func (c *AgentStartCmd) started(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	if rec.Status == store.StatusQueued {
 		if c.JSON {
 			return startJSON(env, a, rec.InvocationID, true, false)
@@ -508,6 +529,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	if r.LogsIncomplete != "" {
+		p("logs", "INCOMPLETE: "+r.LogsIncomplete)
+	}
 	if f := v.Forecast; f != nil {
 		line := forecastText(f)
 		if len(f.ConflictFiles) > 0 {

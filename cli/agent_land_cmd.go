@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/git-agency/git-agency/errs"
 	"io"
 	"os"
 	"os/exec"
@@ -31,6 +32,26 @@ type diffJSON struct {
 	UncommittedFiles []string `json:"uncommitted_files"`
 	UncommittedPatch string   `json:"uncommitted_patch"`
 	Denylisted       []string `json:"denylisted,omitempty"`
+	// Astray: commits the sandbox's HEAD holds that its branch does not.
+	Astray *astrayJSON `json:"astray,omitempty"`
+}
+
+type astrayJSON struct {
+	Where    string   `json:"where"`
+	Head     string   `json:"head"`
+	Branch   string   `json:"branch,omitempty"`
+	Commits  []string `json:"commits"`
+	Subjects []string `json:"subjects"`
+}
+
+// idsAndSubjects are commits' ids and subjects, as two lists (never nil).
+func idsAndSubjects(commits []gitcore.Commit) (ids, subjects []string) {
+	ids, subjects = []string{}, []string{}
+	for _, cm := range commits {
+		ids = append(ids, cm.ID)
+		subjects = append(subjects, cm.Subject)
+	}
+	return ids, subjects
 }
 
 func (c *AgentDiffCmd) Run(env *Env) error {
@@ -48,9 +69,10 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 		out := diffJSON{InvocationID: r.InvocationID, BaseCommit: r.BaseCommit, SandboxBranch: r.SandboxBranch,
 			Commits: []string{}, Subjects: []string{}, Patch: string(d.Patch), SandboxPresent: d.SandboxPresent,
 			UncommittedFiles: append([]string{}, d.UncommittedFiles...), UncommittedPatch: string(d.Uncommitted), Denylisted: d.Denied}
-		for _, cm := range d.Commits {
-			out.Commits = append(out.Commits, cm.ID)
-			out.Subjects = append(out.Subjects, cm.Subject)
+		out.Commits, out.Subjects = idsAndSubjects(d.Commits)
+		if as := d.Astray; as != nil {
+			out.Astray = &astrayJSON{Where: as.Where, Head: as.Head, Branch: as.Branch}
+			out.Astray.Commits, out.Astray.Subjects = idsAndSubjects(as.Commits)
 		}
 		return printJSON(env.Stdout, out)
 	}
@@ -72,6 +94,13 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 		b.Write(d.Patch)
 	}
 	b.WriteString("\n")
+	if as := d.Astray; as != nil {
+		head(fmt.Sprintf("## commits off the sandbox branch: %d (HEAD %s; land refuses them, discard keeps them under refs/agency/kept/)", len(as.Commits), as.Where))
+		for _, cm := range as.Commits {
+			fmt.Fprintf(&b, "%s %s\n", agency.ShortSHA(cm.ID), cm.Subject)
+		}
+		b.WriteString("\n")
+	}
 	switch {
 	case !d.SandboxPresent:
 		head("## uncommitted changes: none (the sandbox tree was removed)")
@@ -123,7 +152,7 @@ type AgentLandCmd struct {
 	InvocationArg
 	Apply       bool `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit 'agency: land invocation <id>'."`
 	RequireBase bool `help:"Refuse when the integration HEAD is no longer the invocation's base commit."`
-	Check       bool `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict)."`
+	Check       bool `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict, or with land's own error when land would refuse: a dirty integration tree, files in the way)."`
 }
 
 func (c *AgentLandCmd) Run(env *Env) error {
@@ -144,7 +173,10 @@ func (c *AgentLandCmd) Run(env *Env) error {
 		} else {
 			printCheck(env.Stdout, res)
 		}
-		if !res.Clean {
+		if err := res.Refusal(); err != nil && !c.JSON {
+			return err // land would refuse: its own error
+		}
+		if !res.Clean || res.Refused != "" {
 			return &ExitError{Code: 1}
 		}
 		return nil
@@ -165,7 +197,9 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 	if res.Applied {
 		what += " and the uncommitted changes"
 	}
-	if res.Clean {
+	if res.Clean && res.Refused != "" {
+		fmt.Fprintf(w, "%s would apply cleanly (%s onto %s at %s), but land refuses as things are:\n", res.InvocationID, what, res.Branch, agency.ShortSHA(res.TargetHead))
+	} else if res.Clean {
 		fmt.Fprintf(w, "%s would land cleanly: %s onto %s at %s\n", res.InvocationID, what, res.Branch, agency.ShortSHA(res.TargetHead))
 	} else {
 		at := "its uncommitted changes"
@@ -179,9 +213,6 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 	}
 	if len(res.ConflictsWith) > 0 {
 		fmt.Fprintf(w, "note: it would conflict if landed after %s\n", strings.Join(res.ConflictsWith, ", "))
-	}
-	if res.IntegrationDirty {
-		fmt.Fprintf(w, "note: the integration tree has uncommitted changes; land refuses until they are committed or stashed\n")
 	}
 }
 
@@ -226,11 +257,31 @@ type RunCmd struct {
 	StartFlags
 }
 
+// Run checks the runner and reads the prompt before anything is made; if
+// the agent then fails to start, the new worktree is taken back (unless it
+// already holds work), so the same command can simply be run again.
 func (c *RunCmd) Run(env *Env) error {
-	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor, Full: c.Full}
-	if err := create.Run(env); err != nil {
+	a, err := env.App()
+	if err != nil {
 		return err
 	}
 	start := AgentStartCmd{Worktree: c.Name, StartFlags: c.StartFlags}
-	return start.Run(env)
+	opts := start.options()
+	if _, err := a.PrepareRunner(opts); err != nil {
+		return err
+	}
+	if opts, err = start.withPrompt(env, a, opts); err != nil {
+		return err
+	}
+	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor, Full: c.Full}
+	wt, err := create.create(env, a)
+	if err != nil {
+		return err
+	}
+	rec, err := a.StartInvocation(env.Ctx, opts)
+	if err != nil {
+		kept, uerr := a.UndoCreateWorktree(env.Ctx, wt)
+		return errs.RunStartFailed(err, wt.Name, kept, uerr)
+	}
+	return start.started(env, a, rec)
 }

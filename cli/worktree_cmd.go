@@ -26,7 +26,7 @@ type WorktreeCreateCmd struct {
 	JSONFlag
 	Name   string `required:"" help:"Name: 2-40 of a-z, 0-9 and '-', not starting or ending with '-'; unique among present worktrees."`
 	Parent string `help:"Branch to start from (default: the current branch)."`
-	Open   bool   `help:"Open the new tree in your editor afterwards."`
+	Open   bool   `help:"Open the new tree in your editor afterwards (an editor that fails only warns: the worktree stays)."`
 	Editor string `help:"Editor for --open (default: agency.editor, $VISUAL, $EDITOR)."`
 	Full   bool   `help:"Check out every file, even when the current tree uses sparse-checkout."`
 }
@@ -36,20 +36,29 @@ func (c *WorktreeCreateCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	_, err = c.create(env, a)
+	return err
+}
+
+// create creates the worktree, prints it and, with --open, opens it. An
+// editor that fails does not undo the worktree (it is made and usable):
+// the command warns and succeeds.
+func (c *WorktreeCreateCmd) create(env *Env, a *agency.App) (*store.WorktreeRecord, error) {
 	var editor string
+	var err error
 	if c.Open {
 		// Resolve the editor first so a missing one changes nothing.
 		if editor, err = a.Editor(c.Editor); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	rec, err := a.CreateWorktree(env.Ctx, agency.CreateWorktreeOptions{Name: c.Name, Parent: c.Parent, Full: c.Full})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c.JSON {
 		if err := printJSON(env.Stdout, rec); err != nil {
-			return err
+			return rec, err
 		}
 	} else {
 		fmt.Fprintf(env.Stdout, "created worktree %q (%s) on branch %s from %s\n", rec.Name, rec.WorktreeID, rec.Branch, rec.ParentBranch)
@@ -63,9 +72,13 @@ func (c *WorktreeCreateCmd) Run(env *Env) error {
 		warnNotIgnored(env, rec.Include)
 	}
 	if c.Open {
-		return runEditor(env, editor, rec.TreePath)
+		if err := runEditor(env, editor, rec.TreePath); err != nil {
+			e := errs.As(err)
+			fmt.Fprintf(env.Stderr, "warning: %s: %s\n", e.Code, e.Msg)
+			fmt.Fprintf(env.Stderr, "hint: %s\n", errs.OpenFailedHint(rec.Name))
+		}
 	}
-	return nil
+	return rec, nil
 }
 
 // warnNotIgnored names the .worktreeinclude paths a new tree did not get

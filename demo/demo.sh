@@ -4,7 +4,7 @@
 # Builds and installs git-agency into a temporary directory, makes a
 # throwaway repository there with its own data directory, runs three agents
 # at once (the bundled demo agent, internal/demoagent, which edits files and
-# prints Claude-style JSONL), shows them, lands two, shows a conflict refused
+# prints Claude-style JSONL), shows them and one's diff, lands two, shows a conflict refused
 # by 'land --check', discards the third, prints the integration log, and
 # deletes everything it made. Your repositories, your data directory and
 # your installed binaries are never touched.
@@ -99,7 +99,7 @@ run git agency agent ls
 
 step "what agent $A did"
 run git agency agent logs "$A" | head -n 4
-run git --no-pager diff "main...agency/sandbox-$A"
+run git agency agent diff --no-pager "$A"
 
 step "land two"
 run git agency agent land "$A"

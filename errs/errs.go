@@ -73,6 +73,8 @@ const (
 	ENoResume  Code = "E_NO_RESUME"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
+	// A land would point a submodule at a commit only the sandbox has.
+	ELandSubmodule Code = "E_LAND_SUBMODULE"
 )
 
 // Error is the one error type git-agency shows to users.

@@ -87,6 +87,22 @@ func Archived(name, id string) *Error {
 		"worktree %q (%s) is archived", name, id)
 }
 
+// ArchivedLand: an invocation whose integration worktree was removed cannot
+// land (there is no tree to land into); its work is still in its sandbox
+// and on its branch, and the hint says how to get it out.
+func ArchivedLand(name, id, inv, branch string) *Error {
+	return New(EArchived, "its work is kept: 'git agency agent diff "+inv+"' shows it; to land it elsewhere, cherry-pick its branch "+branch+
+		" in another worktree (and 'git apply' the diff's uncommitted part), then 'git agency agent discard "+inv+"'",
+		"invocation %s cannot land: its worktree %q (%s) was removed", inv, name, id)
+}
+
+// WorktreeTreeGone: a worktree record says present but its directory is
+// gone (removed behind git-agency's back, or by a racing worktree rm).
+func WorktreeTreeGone(name, tree string) *Error {
+	return New(ENotFound, "'git agency worktree rm "+name+"' archives the record; then create it again",
+		"worktree %q: its directory %s is gone", name, tree)
+}
+
 func Git(args []string, exit int, stderr string) *Error {
 	msg := fmt.Sprintf("git %s failed (exit %d)", strings.Join(args, " "), exit)
 	if s := strings.TrimSpace(stderr); s != "" {
@@ -175,6 +191,13 @@ func LandWouldOverwrite(inv, tree string, cause error) *Error {
 		"landing %s would overwrite files in the integration tree", inv)
 }
 
+// LandFilesInTheWay: land (or --check) saw, before touching anything, that
+// files in the integration tree are in the way of the land.
+func LandFilesInTheWay(inv, tree string, paths []string) *Error {
+	return New(EDirtyWorktree, "move those files out of the way in "+tree+" and land again; nothing was applied",
+		"landing %s would overwrite files in the integration tree: %s", inv, strings.Join(paths, ", "))
+}
+
 // LandFastForwardFailed: moving the integration tree to the land's result
 // failed other than by one git command (e.g. and putting it back failed too).
 func LandFastForwardFailed(inv string, cause error) *Error {
@@ -210,6 +233,13 @@ func LandConflict(inv, commit, subject string, files []string) *Error {
 func NothingToLand(inv string) *Error {
 	return New(ENothingToLand, "discard it with 'git agency agent discard "+inv+"'",
 		"nothing to land — sandbox has no commits and no uncommitted changes")
+}
+
+// NothingToLandTreeGone: no commits, and the sandbox tree (where any
+// uncommitted work was) is gone.
+func NothingToLandTreeGone(inv, tree string) *Error {
+	return New(ENothingToLand, "discard it with 'git agency agent discard "+inv+"'",
+		"nothing to land — its branch has no commits and its sandbox tree %s is gone", tree)
 }
 
 func NothingToLandDiscarded(inv string) *Error {
@@ -266,6 +296,12 @@ func SessionGone(short, status string) *Error {
 
 func NoSession(short string) *Error {
 	return New(ENotRunning, "wait for it to start", "invocation %s has no tmux session yet", short)
+}
+
+// NoSessionAfter: attach waited for a starting invocation's session in vain.
+func NoSessionAfter(inv, waited string) *Error {
+	return New(ENotRunning, "its setup may still run: see 'git agency agent show "+inv+"', and attach again",
+		"invocation %s is still starting after %s: no tmux session yet", inv, waited)
 }
 
 func TmuxMissing() *Error {
@@ -417,6 +453,26 @@ func PromptTooLong(size string, max int, how string) *Error {
 		"the prompt is too long to run %s: %s bytes, at most %d", how, size, max)
 }
 
+// RunStartFailed is `run`'s error when its agent did not start: the
+// start's own error, saying what became of the worktree run had created
+// (removed again, kept with why, or not removable).
+func RunStartFailed(err error, name, kept string, undoErr error) *Error {
+	e := As(err)
+	switch {
+	case undoErr != nil:
+		return e.With(fmt.Sprintf("the new worktree %q could not be removed again: %s", name, As(undoErr).Msg))
+	case kept != "":
+		return e.With(fmt.Sprintf("the new worktree %q was kept: %s", name, kept))
+	}
+	return e.With(fmt.Sprintf("the new worktree %q was removed again; nothing was left", name))
+}
+
+// OpenFailedHint follows the warning of `worktree create --open` whose
+// editor failed: the worktree stands.
+func OpenFailedHint(name string) string {
+	return "the worktree was created all the same; open it with 'git agency worktree open " + name + "'"
+}
+
 func NowWithWorktree() *Error {
 	return New(EUsage, "start a queued invocation with --now alone", "--now and --worktree cannot be combined")
 }
@@ -504,4 +560,20 @@ func CleanupFailed(err, cleanup error) error {
 func EventNotRecorded(inv, event string, cause error) *Error {
 	return Wrap(EIO, cause, "the record itself is up to date; check the data directory's free space and permissions",
 		"invocation %s: the %q event was not recorded in events.jsonl", inv, event)
+}
+
+// LeftoversAlive: processes the agent left behind would not stop; the
+// sandbox they write into is kept.
+func LeftoversAlive(inv string, pids []int) *Error {
+	return New(EInvocationRunning, fmt.Sprintf("stop them (kill %v), then discard again", pids),
+		"processes %s left behind still run in its sandbox (pids %v); the sandbox was kept", inv, pids)
+}
+
+// LandSubmoduleUnpublished: the land would point submodule path at commit,
+// which only the sandbox's own submodule repository holds (git keeps it
+// under the sandbox's .git/worktrees/<x>/modules/, which goes with the
+// sandbox).
+func LandSubmoduleUnpublished(inv, path, commit, sandbox string) *Error {
+	return New(ELandSubmodule, "publish it first: 'git -C "+sandbox+"/"+path+" push origin "+commit+":refs/heads/<branch>' (then fetch), and land again; nothing was touched",
+		"landing %s would point submodule %s at %s, a commit that exists only in the sandbox's copy of the submodule and would be lost with it", inv, path, commit)
 }

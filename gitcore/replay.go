@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -210,8 +212,10 @@ var errRootCommit = errors.New("cannot replay a root commit onto other history")
 // FastForward moves the tree's checked-out branch from `from` to `to` (a
 // descendant) and updates its index and files, like a fast-forward merge:
 // `read-tree -m -u` (which refuses to overwrite local changes or untracked
-// files) then MoveHead. It is all or nothing: when MoveHead fails, the
-// index and files are put back (unless HEAD moved meanwhile). When
+// files) then MoveHead. It is all or nothing: when read-tree fails part way
+// (a full disk) the files it wrote are put back, and when MoveHead fails
+// (a stale .lock on the branch's ref) the index and files are put back
+// (unless HEAD moved meanwhile). When
 // read-tree refuses because paths that differ between from and to have
 // local changes or untracked files in the way, the error is a
 // *BlockedError naming them; HEAD, index and files are then as they were.
@@ -219,9 +223,17 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 	if _, err := t.run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
 		return err
 	}
+	// What is in the way is judged before read-tree: after a failure part
+	// way, the files it wrote would look in the way too.
+	blocking, berr := t.blockingPaths(ctx, from, to)
 	if _, err := t.run(ctx, "read-tree", "-m", "-u", from, to); err != nil {
-		if paths, berr := t.blockingPaths(ctx, from, to); berr == nil && len(paths) > 0 {
-			return &BlockedError{Paths: paths, Err: err}
+		if berr == nil && len(blocking) > 0 {
+			return &BlockedError{Paths: blocking, Err: err}
+		}
+		// It failed part way (a full disk): some files may be written.
+		// Put them back so the tree is as it was and a retry can succeed.
+		if rerr := t.undoPartialReadTree(ctx, from, to); rerr != nil {
+			return fmt.Errorf("%w; putting the files back to %s also failed: %v", err, from, rerr)
 		}
 		return err
 	}
@@ -234,6 +246,61 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 			}
 		}
 		return err
+	}
+	return nil
+}
+
+// undoPartialReadTree puts the tree back to `from` after a `read-tree -m -u
+// from to` that failed part way (ENOSPC while writing files): HEAD and the
+// index are still `from` (git writes the index last), but some of the paths
+// that differ between from and to may hold to's content, or exist although
+// from has no such path. Those paths (and only those: read-tree refused up
+// front if any had local changes) are checked out from the index again, or
+// removed. If the index was written after all, a two-tree read-tree undoes
+// it. Nothing is done when HEAD is no longer from.
+func (t *Tree) undoPartialReadTree(ctx context.Context, from, to string) error {
+	if head, err := t.Head(ctx); err != nil || head != from {
+		return err
+	}
+	if same, err := t.IndexMatches(ctx, to); err != nil {
+		return err
+	} else if same {
+		_, err := t.run(ctx, "read-tree", "-m", "-u", to, from)
+		return err
+	}
+	changed, err := t.repo.DiffNames(ctx, from, to)
+	if err != nil || len(changed) == 0 {
+		return err
+	}
+	out, err := t.query(ctx, append([]string{"--literal-pathspecs", "ls-files", "-z", "--"}, changed...)...)
+	if err != nil {
+		return err
+	}
+	tracked := map[string]bool{}
+	for _, p := range splitZ(out) {
+		tracked[p] = true
+	}
+	var restore []string
+	for _, p := range changed {
+		if tracked[p] {
+			restore = append(restore, p)
+			continue
+		}
+		full := filepath.Join(t.Path, filepath.FromSlash(p))
+		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		// Directories read-tree made for it, now empty.
+		for d := filepath.Dir(full); d != filepath.Clean(t.Path) && strings.HasPrefix(d, filepath.Clean(t.Path)); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break
+			}
+		}
+	}
+	if len(restore) > 0 {
+		if _, err := t.run(ctx, append([]string{"--literal-pathspecs", "checkout-index", "-f", "-q", "--"}, restore...)...); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -255,6 +322,12 @@ type BlockedError struct {
 
 func (e *BlockedError) Error() string { return e.Err.Error() }
 func (e *BlockedError) Unwrap() error { return e.Err }
+
+// BlockingPaths are the paths FastForward(from, to) would refuse to
+// overwrite (see blockingPaths): land --check asks before it lands.
+func (t *Tree) BlockingPaths(ctx context.Context, from, to string) ([]string, error) {
+	return t.blockingPaths(ctx, from, to)
+}
 
 // blockingPaths are the paths that differ between from and to and that the
 // tree has changes (or untracked files) at or under: the ones a two-tree

@@ -230,12 +230,6 @@ func (r *Repo) WorktreeRemove(ctx context.Context, path string, force bool) erro
 	return err
 }
 
-// WorktreePrune prunes stale worktree registrations.
-func (r *Repo) WorktreePrune(ctx context.Context) error {
-	_, err := r.run(ctx, "worktree", "prune")
-	return err
-}
-
 // Worktrees lists the registered worktrees.
 func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
 	out, err := r.query(ctx, "worktree", "list", "--porcelain", "-z")

@@ -80,3 +80,57 @@ func (r *Repo) AdminWorktrees() ([]AdminWorktree, error) {
 
 // Version of git, for doctor.
 func (r *Repo) GitVersion(ctx context.Context) (string, error) { return Version(ctx, r.runner) }
+
+// Gitlink is a submodule entry (mode 160000) that a change sets: Path now
+// points at Commit.
+type Gitlink struct {
+	Path   string
+	Commit string
+}
+
+// GitlinkChanges lists the submodule entries that differ between two
+// commits or trees, with the commit each points at in `to` (a removed one
+// is not listed).
+func (r *Repo) GitlinkChanges(ctx context.Context, from, to string) ([]Gitlink, error) {
+	out, err := r.query(ctx, "diff-tree", "-r", "-z", "--no-renames", "--raw", from, to)
+	if err != nil {
+		return nil, err
+	}
+	// -z --raw: ":<old mode> <new mode> <old sha> <new sha> <status>\0<path>\0"
+	f := splitZ(out)
+	var links []Gitlink
+	for i := 0; i+1 < len(f); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(f[i], ":"))
+		if len(meta) == 5 && meta[1] == "160000" && meta[4] != "D" {
+			links = append(links, Gitlink{Path: f[i+1], Commit: meta[3]})
+		}
+	}
+	return links, nil
+}
+
+// SubmoduleHas reports whether the repository of the submodule checked out
+// at dir (a populated submodule's directory, or its git directory under
+// .git/modules) holds commit. It is false when dir is not a repository of
+// its own.
+func (r *Repo) SubmoduleHas(ctx context.Context, dir, commit string) bool {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "HEAD")); err != nil {
+			return false // neither a checked-out submodule nor a git directory
+		}
+		_, err := r.Tree(dir).query(ctx, "--git-dir="+dir, "cat-file", "-e", commit+"^{commit}")
+		return err == nil
+	}
+	_, err := r.Tree(dir).query(ctx, "cat-file", "-e", commit+"^{commit}")
+	return err == nil
+}
+
+// SubmodulePublished reports whether, in the submodule checked out at dir,
+// commit is on a remote-tracking branch: it was pushed (or fetched), so it
+// outlives this clone.
+func (r *Repo) SubmodulePublished(ctx context.Context, dir, commit string) bool {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return false
+	}
+	out, err := r.Tree(dir).query(ctx, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/")
+	return err == nil && strings.TrimSpace(string(out)) != ""
+}

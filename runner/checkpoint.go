@@ -29,6 +29,11 @@ func DenylistFromConfig(cfg *gitcore.Config) []string {
 	return cfg.GetAll("agency.checkpoint.denylist")
 }
 
+// FullDenylist is the built-in denylist plus extra (agency.checkpoint.denylist).
+func FullDenylist(extra []string) []string {
+	return append(append([]string(nil), gitcore.DefaultDenylist...), extra...)
+}
+
 // SnapshotTree builds the snapshot tree of a sandbox's uncommitted work
 // (HEAD plus every change; untracked files too when includeUntracked), with
 // the built-in denylist plus extraDenylist applied and .agency/ and exclude
@@ -37,10 +42,9 @@ func DenylistFromConfig(cfg *gitcore.Config) []string {
 // object was written. Checkpoints, `agent diff` and `land --apply` all
 // build their trees with it: it is the one place that policy is assembled.
 func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string, exclude ...string) (*gitcore.Snapshot, error) {
-	deny := append(append([]string(nil), gitcore.DefaultDenylist...), extraDenylist...)
 	return repo.Tree(treePath).SnapshotTree(ctx, gitcore.SnapshotRequest{
 		IncludeUntracked: includeUntracked,
-		Denylist:         deny,
+		Denylist:         FullDenylist(extraDenylist),
 		Exclude:          append([]string{store.AgencyDir}, exclude...),
 	})
 }

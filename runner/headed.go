@@ -102,6 +102,7 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	hw.paneOff, hw.hookMod = paneStart, hookStart
 	code, reason := waitPane(ctx, s, client, sess, hw)
 	s.noteExit()
+	s.stopLeftovers(rec)
 	stopTasks()
 	s.finishHeaded(hw, rec)
 	return s.finishWith(code, reason)

@@ -25,12 +25,54 @@ type chunkWriter struct {
 }
 
 func (w *chunkWriter) Write(p []byte) (int, error) {
-	n, err := w.f.Write(p)
-	w.s.lastOutput.Store(time.Now().UnixNano())
-	if w.hook != nil && n > 0 {
-		w.hook.Write(p[:n])
+	var err error
+	if w.s.LogWriteFault != nil {
+		err = w.s.LogWriteFault()
 	}
-	return n, err
+	if err == nil {
+		_, err = w.f.Write(p)
+	}
+	w.s.lastOutput.Store(time.Now().UnixNano())
+	if w.hook != nil {
+		w.hook.Write(p)
+	}
+	if err != nil {
+		// The agent goes on (a failed write must not kill it through a
+		// broken pipe); the record says at once that the logs miss output.
+		w.s.logWriteFailed(filepath.Base(w.f.Name()), err)
+	}
+	return len(p), nil
+}
+
+// logWriteFailed notes the first failed log write and records it in the
+// record (logs_incomplete) and as an event as soon as it can: on a full
+// disk the record write may fail too, so it is tried again on later
+// failures (at most once a second) and at the end.
+func (s *Supervisor) logWriteFailed(name string, err error) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	if s.logFailure == "" {
+		s.logFailure = fmt.Sprintf("writing logs/%s failed at %s: %v; output after that is missing from the logs", name, now(), err)
+		s.logf("log write failed: %v", err)
+	}
+	if s.logRecorded || time.Since(s.logTried) < time.Second {
+		return
+	}
+	s.recordLogFailureLocked()
+}
+
+// recordLogFailureLocked writes the noted log failure into the record (the
+// caller holds logMu).
+func (s *Supervisor) recordLogFailureLocked() {
+	if s.logFailure == "" || s.logRecorded {
+		return
+	}
+	s.logTried = time.Now()
+	msg := s.logFailure
+	if _, err := s.update(func(r *store.InvocationRecord) error { r.LogsIncomplete = msg; return nil }); err == nil {
+		s.logRecorded = true
+		s.event("log_write_failed", map[string]any{"error": msg})
+	}
 }
 
 func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecord) error {
@@ -136,6 +178,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		}
 		killGroupRemains(rpid)
 	}
+	s.stopLeftovers(rec)
 	stopTasks()
 	if hook != nil {
 		cur, _ := s.Store.ReadInvocation(s.Invocation)

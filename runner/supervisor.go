@@ -32,6 +32,16 @@ type Supervisor struct {
 	Spec Spec
 	// Log is the supervisor's own log (supervisor.log).
 	Log io.Writer
+	// LogWriteFault, when set, is asked before every log write and makes
+	// the write fail with its error (tests: a full disk).
+	LogWriteFault func() error
+
+	// logFailure is the first failed log write ("" none); logRecorded
+	// whether the record says so yet.
+	logMu       sync.Mutex
+	logFailure  string
+	logRecorded bool
+	logTried    time.Time
 
 	lastOutput  atomic.Int64 // unix nanos of the last chunk
 	timedOut    atomic.Bool
@@ -289,6 +299,60 @@ func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord
 	}
 }
 
+// timeoutWhy says which limit a run that began then, with its last output
+// at last, has passed ("" for none).
+func (s *Supervisor) timeoutWhy(began, last time.Time) string {
+	if s.Spec.Timeout > 0 && time.Since(began) > s.Spec.Timeout {
+		return "timeout " + s.Spec.Timeout.String()
+	}
+	if s.Spec.IdleTimeout > 0 && time.Since(last) > s.Spec.IdleTimeout {
+		return "no output for " + s.Spec.IdleTimeout.String()
+	}
+	return ""
+}
+
+// timeoutFired records that a limit was passed.
+func (s *Supervisor) timeoutFired(why string) {
+	s.timeoutNote.Store(&why)
+	s.timedOut.Store(true)
+	s.logf("stopping the runner: %s", why)
+	s.event("timeout", map[string]any{"reason": why})
+}
+
+// timeoutReason says which limit stopped the run, "" if none did.
+func (s *Supervisor) timeoutReason() string {
+	if p := s.timeoutNote.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// LeftoverGrace is how long processes an agent left behind get between
+// SIGTERM and SIGKILL.
+const LeftoverGrace = 2 * time.Second
+
+// stopLeftovers stops what the agent left outside its process group (a
+// child that called setsid: see StopLeftovers) once it ended, before the
+// final checkpoint, so nothing writes into the sandbox after it; the event
+// says which were stopped.
+func (s *Supervisor) stopLeftovers(rec *store.InvocationRecord) {
+	stopped, alive := StopLeftovers(s.Invocation, rec.SandboxPath, LeftoverGrace)
+	if len(stopped) == 0 {
+		return
+	}
+	s.logf("the agent left %d process(es) outside its group; stopped them", len(stopped))
+	s.event("leftovers_stopped", map[string]any{"pids": Pids(stopped), "still_alive": Pids(alive)})
+}
+
+// Pids are the pids of procs.
+func Pids(procs []Proc) []int {
+	out := []int{}
+	for _, p := range procs {
+		out = append(out, p.PID)
+	}
+	return out
+}
+
 // Finish writes the final record: status, exit code and reason (a user's
 // stop or kill request, or a timeout, wins over what the exit looked like),
 // finished_at, landing_status = pending, last_output_at.
@@ -299,7 +363,14 @@ func (s *Supervisor) finish(code int, reason string) error {
 // finishWith is finish for an exit code that may be unknown (nil: a headed
 // session that vanished).
 func (s *Supervisor) finishWith(code *int, reason string) error {
+	s.logMu.Lock()
+	s.recordLogFailureLocked()
+	incomplete := s.logFailure
+	s.logMu.Unlock()
 	_, err := s.update(func(r *store.InvocationRecord) error {
+		if incomplete != "" {
+			r.LogsIncomplete = incomplete
+		}
 		// A stop asked for after the runner had exited on its own (during
 		// the final checkpoint) does not change how it ended.
 		stop := r.StopRequested
@@ -382,32 +453,4 @@ func LastOutput(st *store.Store, inv string) time.Time {
 		}
 	}
 	return newest
-}
-
-// timeoutWhy says which limit a run that began then, with its last output
-// at last, has passed ("" for none).
-func (s *Supervisor) timeoutWhy(began, last time.Time) string {
-	if s.Spec.Timeout > 0 && time.Since(began) > s.Spec.Timeout {
-		return "timeout " + s.Spec.Timeout.String()
-	}
-	if s.Spec.IdleTimeout > 0 && time.Since(last) > s.Spec.IdleTimeout {
-		return "no output for " + s.Spec.IdleTimeout.String()
-	}
-	return ""
-}
-
-// timeoutFired records that a limit was passed.
-func (s *Supervisor) timeoutFired(why string) {
-	s.timeoutNote.Store(&why)
-	s.timedOut.Store(true)
-	s.logf("stopping the runner: %s", why)
-	s.event("timeout", map[string]any{"reason": why})
-}
-
-// timeoutReason says which limit stopped the run, "" if none did.
-func (s *Supervisor) timeoutReason() string {
-	if p := s.timeoutNote.Load(); p != nil {
-		return *p
-	}
-	return ""
 }

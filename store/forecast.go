@@ -25,6 +25,9 @@ type ForecastEntry struct {
 	Result  string   `json:"result,omitempty"` // the replayed tip when clean
 	Files   []string `json:"files,omitempty"`  // conflicted files when not
 	Paths   []string `json:"paths,omitempty"`  // every path it changes
+	// Display is what ls and watch show instead of "ready to land" when
+	// land would not take it as it is ("nothing to land", …), "" when not.
+	Display string `json:"display,omitempty"`
 }
 
 // ForecastPair is one invocation landed after another.

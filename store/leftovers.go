@@ -66,9 +66,20 @@ func FilesIn(dirs []string, match func(name string) bool) []TempFile {
 // meta.json: an `agent start` killed between creating the directory and
 // writing the record (both happen under the repo lock).
 func (s *Store) MissingMeta(inv string) bool {
-	if fi, err := os.Stat(s.InvocationDir(inv)); err != nil || !fi.IsDir() {
+	return missingMeta(s.InvocationDir(inv), s.InvocationMetaPath(inv))
+}
+
+// MissingWorktreeMeta tells the same of an integration worktree record
+// directory: a `worktree create` killed before it wrote meta.json (also
+// under the repo lock).
+func (s *Store) MissingWorktreeMeta(id string) bool {
+	return missingMeta(s.IntegrationWorktreeDir(id), s.IntegrationWorktreeMetaPath(id))
+}
+
+func missingMeta(dir, meta string) bool {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return false
 	}
-	_, err := os.Lstat(s.InvocationMetaPath(inv))
+	_, err := os.Lstat(meta)
 	return os.IsNotExist(err)
 }

@@ -149,6 +149,9 @@ type InvocationRecord struct {
 	Include *IncludeStats `json:"include,omitempty"`
 	Sparse  bool          `json:"sparse,omitempty"`
 	Error   string        `json:"error,omitempty"`
+	// LogsIncomplete says why the logs miss some of the agent's output (a
+	// write failed: a full disk); "" when they are complete.
+	LogsIncomplete string `json:"logs_incomplete,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
 	StopRequested   string `json:"stop_requested,omitempty"`

@@ -165,5 +165,9 @@ func (s *Store) SupervisorLogPath(inv string) string {
 // SnapshotRefPrefix is the ref namespace of an invocation's checkpoints.
 func SnapshotRefPrefix(inv string) string { return "refs/agency/snapshots/" + inv + "/" }
 
+// KeptRefPrefix is the ref namespace of commits kept from an invocation's
+// sandbox when it was removed (a detached HEAD no ref reached).
+func KeptRefPrefix(inv string) string { return "refs/agency/kept/" + inv + "/" }
+
 // SandboxBranch is the branch of an invocation's sandbox.
 func SandboxBranch(inv string) string { return "agency/sandbox-" + inv }

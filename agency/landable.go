@@ -1,0 +1,127 @@
+package agency
+
+import (
+	"context"
+	"os"
+
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/runner/stream"
+	"github.com/git-agency/git-agency/store"
+)
+
+// Display statuses of a finished, pending invocation that land would not
+// take as it is (instead of "ready to land").
+const (
+	// DisplayNothingToLand: no commits on its branch and no changes in its
+	// sandbox that land would take (denylisted files are never landed).
+	DisplayNothingToLand = "nothing to land"
+	// DisplaySandboxMissing: its sandbox tree is gone and its branch holds
+	// no commits: there is nothing left to land.
+	DisplaySandboxMissing = "sandbox missing"
+	// DisplayOffBranch: the sandbox's HEAD holds commits its branch does
+	// not (a detached HEAD, another branch); land refuses until they are on
+	// the branch.
+	DisplayOffBranch = "commits off branch"
+)
+
+// Astray is the commits a sandbox's HEAD holds that its branch does not: an
+// agent checked out --detach (or another branch) and committed there.
+type Astray struct {
+	Where   string // "detached at <sha>" or "on branch <name>"
+	Head    string
+	Branch  string // the other branch, "" when detached
+	Commits []gitcore.Commit
+}
+
+// sandboxAstray looks at the sandbox tree's HEAD: nil when it is on the
+// sandbox branch, or holds nothing the branch (tip) does not.
+func (a *App) sandboxAstray(ctx context.Context, rec *store.InvocationRecord, tree, tip string) (*Astray, error) {
+	sbx := a.Repo.Tree(tree)
+	br, err := sbx.CurrentBranch(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	if br == rec.SandboxBranch {
+		return nil, nil
+	}
+	head, err := sbx.Head(ctx)
+	if err != nil || head == "" || head == tip {
+		return nil, gitErr(err)
+	}
+	from := tip
+	if tip == "" {
+		from = rec.BaseCommit
+	} else if ok, err := a.Repo.IsAncestor(ctx, head, tip); err != nil {
+		return nil, gitErr(err)
+	} else if ok {
+		return nil, nil
+	}
+	commits, err := a.Repo.Commits(ctx, from, head)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	out := &Astray{Where: "detached at " + ShortSHA(head), Head: head, Branch: br, Commits: commits}
+	if br != "" {
+		out.Where = "on branch " + br
+	}
+	return out, nil
+}
+
+// landDisplay refines "ready to land" for a finished, pending invocation:
+// DisplayNothingToLand, DisplaySandboxMissing or DisplayOffBranch when land
+// would not take it as it is; display unchanged otherwise. (ls and watch
+// take the same answer from the forecast's cache: see forecasts.)
+func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, display string) string {
+	if display != stream.StatusReadyToLand {
+		return display
+	}
+	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
+	if err != nil {
+		return display // land says what is wrong (E_BRANCH_NOT_FOUND)
+	}
+	if h := a.landHold(ctx, rec, tip); h != "" {
+		return h
+	}
+	return display
+}
+
+// landHold says why land would not take a pending invocation (its sandbox
+// branch at tip) as it is: DisplayNothingToLand, DisplaySandboxMissing,
+// DisplayOffBranch, or "" when it would.
+func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip string) string {
+	commits := tip != rec.BaseCommit
+	if commits {
+		if n, err := a.Repo.Commits(ctx, rec.BaseCommit, tip); err == nil && len(n) == 0 {
+			commits = false
+		}
+	}
+	tree := a.Store.SandboxTreePath(rec.InvocationID)
+	if _, err := os.Stat(tree); err != nil {
+		if commits {
+			return ""
+		}
+		return DisplaySandboxMissing
+	}
+	if as, err := a.sandboxAstray(ctx, rec, tree, tip); err == nil && as != nil {
+		return DisplayOffBranch
+	}
+	if commits {
+		return ""
+	}
+	st, err := a.Repo.Tree(tree).Status(ctx)
+	if err != nil {
+		return ""
+	}
+	deny := runner.FullDenylist(runner.DenylistFromConfig(a.Config))
+	for _, e := range st {
+		if e.Kind == gitcore.StatusIgnored {
+			continue
+		}
+		if e.Kind == gitcore.StatusUntracked && gitcore.Denied(e.Path, deny) {
+			continue
+		}
+		return ""
+	}
+	return DisplayNothingToLand
+}
