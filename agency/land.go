@@ -172,16 +172,64 @@ type LandResult struct {
 // landPlan computes a land in the object database: preconditions, the
 // commits, the uncommitted snapshot and the replay. Nothing is touched.
 func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts LandOptions, check bool) (*LandResult, *store.WorktreeRecord, error) {
+	if err := landable(rec); err != nil {
+		return nil, nil, err
+	}
+	res, wt, err := a.landTarget(ctx, rec, opts, check)
+	if err != nil {
+		return nil, nil, err
+	}
+	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
+	if err != nil {
+		return nil, nil, SandboxBranchMissingErr(rec)
+	}
+	work, err := a.landWork(ctx, rec, tip, opts.Apply)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range work.Commits[:work.Committed] {
+		res.Commits = append(res.Commits, c.ID)
+	}
+	res.Applied = work.Applied
+	tree := a.sandboxTree(rec)
+	if err := a.somethingToLand(rec, res, work.Dirty, tree, opts.Apply); err != nil {
+		return nil, nil, err
+	}
+	if err := a.checkSubmoduleCommits(ctx, rec, wt, work.Commits, tree); err != nil {
+		return nil, nil, err
+	}
+	if err := a.replayLand(ctx, res, work.Commits); err != nil {
+		return nil, nil, err
+	}
+	if res.Clean && !res.IntegrationDirty {
+		if err := a.checkInTheWay(ctx, res, wt, check); err != nil {
+			return nil, nil, err
+		}
+	}
+	return res, wt, nil
+}
+
+// landable refuses an invocation that was landed or discarded, or still
+// runs.
+func landable(rec *store.InvocationRecord) error {
 	inv := rec.InvocationID
 	switch store.Deref(rec.LandingStatus) {
 	case store.LandingLanded:
-		return nil, nil, errs.AlreadyLanded(inv)
+		return errs.AlreadyLanded(inv)
 	case store.LandingDiscarded:
-		return nil, nil, errs.NothingToLandDiscarded(inv)
+		return errs.NothingToLandDiscarded(inv)
 	}
 	if Active(rec) {
-		return nil, nil, errs.InvocationRunning(inv, "land")
+		return errs.InvocationRunning(inv, "land")
 	}
+	return nil
+}
+
+// landTarget checks the integration worktree a land goes into (present, on
+// its branch, clean: with check a dirty one is noted instead, since
+// CheckLand only predicts) and starts the result with its HEAD.
+func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts LandOptions, check bool) (*LandResult, *store.WorktreeRecord, error) {
+	inv := rec.InvocationID
 	wt, err := a.WorktreeByID(rec.IntegrationWorktreeID)
 	if err != nil {
 		return nil, nil, err
@@ -213,36 +261,34 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if opts.RequireBase && head != rec.BaseCommit {
 		return nil, nil, errs.BaseMoved(wt.Branch, rec.BaseCommit, head)
 	}
-	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
-	if err != nil {
-		return nil, nil, SandboxBranchMissingErr(rec)
-	}
-	work, err := a.landWork(ctx, rec, tip, opts.Apply)
-	if err != nil {
-		return nil, nil, err
-	}
-	commits, sandboxDirty := work.Commits, work.Dirty
-	for _, c := range commits[:work.Committed] {
-		res.Commits = append(res.Commits, c.ID)
-	}
-	res.Applied = work.Applied
-	tree := a.sandboxTree(rec)
+	return res, wt, nil
+}
+
+// somethingToLand refuses a land with nothing to land, or whose
+// uncommitted work would be left behind without --apply. dirty: the
+// sandbox has uncommitted work; tree: the sandbox tree ("" when gone).
+func (a *App) somethingToLand(rec *store.InvocationRecord, res *LandResult, dirty bool, tree string, apply bool) error {
+	inv := rec.InvocationID
 	switch {
 	case len(res.Commits) == 0 && tree == "":
-		return nil, nil, errs.NothingToLandTreeGone(inv, a.Store.SandboxTreePath(inv))
-	case len(res.Commits) == 0 && !sandboxDirty:
-		return nil, nil, errs.NothingToLand(inv)
-	case len(res.Commits) == 0 && !opts.Apply:
-		return nil, nil, errs.NoCommitsUseApply(inv)
-	case sandboxDirty && !opts.Apply:
-		return nil, nil, errs.UnlandedChanges(inv)
+		return errs.NothingToLandTreeGone(inv, a.Store.SandboxTreePath(inv))
+	case len(res.Commits) == 0 && !dirty:
+		return errs.NothingToLand(inv)
+	case len(res.Commits) == 0 && !apply:
+		return errs.NoCommitsUseApply(inv)
+	case dirty && !apply:
+		return errs.UnlandedChanges(inv)
 	}
-	if err := a.checkSubmoduleCommits(ctx, rec, wt, commits, tree); err != nil {
-		return nil, nil, err
-	}
-	rp, err := a.Repo.Replay(ctx, head, commits)
+	return nil
+}
+
+// replayLand replays commits onto res.TargetHead in the object database
+// and fills in the result: clean with its new head, or the conflict (the
+// commit, "" for the uncommitted part, and the files).
+func (a *App) replayLand(ctx context.Context, res *LandResult, commits []gitcore.Commit) error {
+	rp, err := a.Repo.Replay(ctx, res.TargetHead, commits)
 	if err != nil {
-		return nil, nil, gitErr(err)
+		return gitErr(err)
 	}
 	if rp.Conflict != nil {
 		res.Conflicts = rp.Conflict.Files
@@ -250,28 +296,32 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 			res.ConflictCommit = rp.Conflict.Commit.ID
 			res.ConflictWhat = rp.Conflict.Commit.Subject
 		}
-		return res, wt, nil
+		return nil
 	}
 	res.Clean = true
 	res.ResultHead = rp.Tip
 	res.Written = rp.Written
 	res.Skipped = rp.Skipped
-	// Files in the integration tree in the way of the fast-forward: say so
-	// now, as land would, before anything is touched.
-	if !res.IntegrationDirty {
-		paths, err := integ.BlockingPaths(ctx, head, rp.Tip)
-		if err != nil {
-			return nil, nil, gitErr(err)
-		}
-		if len(paths) > 0 {
-			e := errs.LandFilesInTheWay(inv, wt.TreePath, paths)
-			if !check {
-				return nil, nil, e
-			}
-			res.refuse(e)
-		}
+	return nil
+}
+
+// checkInTheWay refuses (with check: notes) files in the integration tree
+// in the way of the fast-forward, as land would, before anything is
+// touched.
+func (a *App) checkInTheWay(ctx context.Context, res *LandResult, wt *store.WorktreeRecord, check bool) error {
+	paths, err := a.Repo.Tree(wt.TreePath).BlockingPaths(ctx, res.TargetHead, res.ResultHead)
+	if err != nil {
+		return gitErr(err)
 	}
-	return res, wt, nil
+	if len(paths) == 0 {
+		return nil
+	}
+	e := errs.LandFilesInTheWay(res.InvocationID, wt.TreePath, paths)
+	if !check {
+		return e
+	}
+	res.refuse(e)
+	return nil
 }
 
 // refuse records (CheckLand) that land would refuse with err.
