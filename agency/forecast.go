@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
@@ -24,6 +25,10 @@ type Forecast struct {
 	ConflictsWith []string `json:"conflicts_with"`
 	// ConflictFiles are the files of all those conflicts.
 	ConflictFiles []string `json:"conflict_files"`
+	// Refused is the error code land refuses it with (a denylisted or
+	// nested repository in the sandbox, its HEAD astray); LandsCleanly is
+	// then false.
+	Refused string `json:"land_refused,omitempty"`
 }
 
 // Pending reports whether an invocation waits to be landed or discarded:
@@ -95,6 +100,7 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].InvocationID < list[j].InvocationID })
 	works := map[string]*landWork{}
+	refused := map[string]string{}
 	work := func(r *store.InvocationRecord) *landWork {
 		if w, ok := works[r.InvocationID]; ok {
 			return w
@@ -102,6 +108,9 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 		w, err := a.landWork(ctx, r, tips["refs/heads/"+r.SandboxBranch], true)
 		if err != nil {
 			w = nil
+			if c := errs.As(err).Code; landRefusal(c) {
+				refused[r.InvocationID] = string(c)
+			}
 		}
 		works[r.InvocationID] = w
 		return w
@@ -119,12 +128,16 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 		e, ok := cache.Invocations[inv]
 		if !ok || e.Key != key {
 			e = a.forecastAlone(ctx, head, key, work(r))
+			e.Refused = refused[inv]
 			e.Display = a.landHold(ctx, r, tip)
 			cache.Invocations[inv] = e
 			changed = true
 		}
 		if e.Display != "" {
 			holds[inv] = e.Display
+		}
+		if e.Refused != "" {
+			out[inv] = &Forecast{ConflictsWith: []string{}, ConflictFiles: []string{}, Refused: e.Refused}
 		}
 		if !e.Nothing {
 			live = append(live, r)
@@ -197,6 +210,17 @@ func (a *App) uncommittedStamp(r *store.InvocationRecord) string {
 		cp = f.Checkpoints[len(f.Checkpoints)-1].SnapshotCommit
 	}
 	return cp + " " + gitcore.IndexStamp(tree)
+}
+
+// landRefusal reports whether c is a refusal of landWork that holds until
+// the sandbox changes (so the forecast may cache it), as opposed to git
+// failing.
+func landRefusal(c errs.Code) bool {
+	switch c {
+	case errs.EDenylisted, errs.ENestedRepo, errs.EUnlandedChanges:
+		return true
+	}
+	return false
 }
 
 // forecastAlone lands w alone on head (as land --check --apply would).

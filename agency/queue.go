@@ -20,9 +20,9 @@ import (
 // MaxActive is agency.maxActive (0: no limit).
 func (a *App) MaxActive() (int, error) {
 	n, ok := a.Config.Int("agency.maxActive", 0)
-	if !ok {
+	if !ok || n < 0 {
 		v, _ := a.Config.Get("agency.maxActive")
-		return 0, errs.Config("agency.maxActive", v, "a whole number")
+		return 0, errs.Config("agency.maxActive", v, "a whole number, 0 or more")
 	}
 	return n, nil
 }
@@ -74,7 +74,8 @@ func QueuePlaces(list []store.InvocationEntry) map[string]int {
 
 // DrainQueue starts queued invocations while slots are free, under the repo
 // lock (waiting up to wait for it; a busy lock is left to whoever holds
-// it). It returns the ids it started.
+// it), and fails at once those that can never start (their worktree or
+// sandbox was removed), slot or not. It returns the ids it changed.
 func (a *App) DrainQueue(ctx context.Context, wait time.Duration) []string {
 	ctx, unlock, err := a.lockWorkWait(ctx, wait)
 	if err != nil {
@@ -102,17 +103,35 @@ func (a *App) drainQueueLocked(ctx context.Context) []string {
 	if err != nil {
 		return nil
 	}
-	var started []string
+	var changed []string
 	for _, r := range queue {
+		if a.unstartable(r) != "" {
+			// Out of the queue, failed with the reason: it must not hold a
+			// place until a slot frees.
+			a.launchQueuedLocked(ctx, r)
+			changed = append(changed, r.InvocationID)
+			continue
+		}
 		if max > 0 && n >= max {
-			break
+			continue
 		}
 		if a.launchQueuedLocked(ctx, r) == nil {
-			started = append(started, r.InvocationID)
+			changed = append(changed, r.InvocationID)
 			n++
 		}
 	}
-	return started
+	return changed
+}
+
+// unstartable says why a queued invocation can never start ("" if it can).
+func (a *App) unstartable(rec *store.InvocationRecord) string {
+	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err != nil || wt.State != store.StatePresent {
+		return "its integration worktree was removed while it was queued"
+	}
+	if a.sandboxTree(rec) == "" {
+		return "its sandbox tree was removed while it was queued"
+	}
+	return ""
 }
 
 // launchQueuedLocked starts a queued invocation: its record becomes
@@ -130,12 +149,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 	if !Queued(rec) {
 		return errs.NotQueued(rec.InvocationID, rec.Status)
 	}
-	why := ""
-	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err != nil || wt.State != store.StatePresent {
-		why = "its integration worktree was removed while it was queued"
-	} else if a.sandboxTree(rec) == "" {
-		why = "its sandbox tree was removed while it was queued"
-	}
+	why := a.unstartable(rec)
 	if why == "" {
 		rec.Status = store.StatusStarting
 		rec.StartedAt = a.now()

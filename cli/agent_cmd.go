@@ -433,6 +433,9 @@ func forecastText(f *agency.Forecast) string {
 	if f == nil {
 		return "-"
 	}
+	if f.Refused != "" {
+		return "refused:" + f.Refused
+	}
 	if len(f.ConflictsWith) == 0 {
 		return "clean"
 	}

@@ -211,6 +211,9 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}
+	if res.Clean && len(res.Skipped) > 0 {
+		fmt.Fprintf(w, "note: %s already on the branch would be skipped\n", agency.Plural(len(res.Skipped), "commit"))
+	}
 	if len(res.ConflictsWith) > 0 {
 		fmt.Fprintf(w, "note: it would conflict if landed after %s\n", strings.Join(res.ConflictsWith, ", "))
 	}

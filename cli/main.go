@@ -158,6 +158,10 @@ func Run(env *Env, grammar any, args []string) (code int) {
 	if err != nil {
 		// --json asks for JSON errors even when the line does not parse.
 		env.JSON = env.JSON || wantsJSON(args)
+		if coded := (*errs.Error)(nil); errors.As(err, &coded) {
+			// A flag's own check (--repo's directory) said what is wrong.
+			return printError(env, coded)
+		}
 		return printError(env, errs.Usage(err.Error(), helpPath(env.Prog, err)))
 	}
 	if err := kctx.Run(); err != nil {

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/errs"
 )
 
 // RepoFlag is the global --repo: every command runs for the repository at
@@ -12,9 +14,12 @@ type RepoFlag struct {
 	Repo string `name:"repo" type:"path" placeholder:"PATH" help:"Run as if started in PATH (like git -C PATH)."`
 }
 
-// AfterApply moves the command's directory to PATH.
+// AfterApply moves the command's directory to PATH, which must be one.
 func (r *RepoFlag) AfterApply(env *Env) error {
 	if r.Repo != "" {
+		if fi, err := os.Stat(r.Repo); err != nil || !fi.IsDir() {
+			return errs.RepoDirMissing(r.Repo)
+		}
 		env.Dir = r.Repo
 	}
 	return nil

@@ -13,6 +13,12 @@ func NotARepo(dir string) *Error {
 		"not a git repository: %s", dir)
 }
 
+// RepoDirMissing: --repo names no directory.
+func RepoDirMissing(dir string) *Error {
+	return New(ENotARepo, "--repo takes a directory of the repository (a worktree of it), as git -C does",
+		"--repo %s: no such directory", dir)
+}
+
 func BareRepo(dir string) *Error {
 	return New(EBareRepo, "integration worktrees need a repository with a working tree; run from a non-bare clone",
 		"bare repositories are not supported: %s", dir)

@@ -176,7 +176,10 @@ func excluded(path string, excl []string) bool {
 // copyIndex copies an index file to a new file next to it (the git
 // directory: same filesystem, and split-index files stay findable) and
 // returns its path. Without an index, the path of a not-yet-existing file is
-// returned (git starts from an empty index).
+// returned (git starts from an empty index). The copy keeps the index's
+// mtime: git's racy-git check compares it with each entry's, and a copy
+// stamped "now" would make a same-size edit written in the same second as
+// the index (an agent's first edit right after checkout) look clean.
 func copyIndex(index string) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+"*")
 	if err != nil {
@@ -199,6 +202,14 @@ func copyIndex(index string) (string, error) {
 		return "", err
 	}
 	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	fi, err := src.Stat()
+	if err == nil {
+		err = os.Chtimes(name, fi.ModTime(), fi.ModTime())
+	}
+	if err != nil {
 		os.Remove(name)
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -157,5 +158,38 @@ func TestParseShortstat(t *testing.T) {
 	}
 	if got := ParseShortstat(" 1 file changed, 1 deletion(-)"); got != (Shortstat{1, 0, 1}) {
 		t.Errorf("got %+v", got)
+	}
+}
+
+// A same-size edit made in the same second as the index was written (an
+// agent editing a file right after its sandbox was checked out) is only
+// seen by git's racy-git check, which compares the index file's own mtime
+// with the entry's. The temporary copy must keep that mtime, or the edit is
+// taken for clean and silently left out of checkpoints and `land --apply`.
+func TestSnapshotTreeRacyEdit(t *testing.T) {
+	repo, dir := snapRepo(t)
+	// Compare only what this test controls: mtime seconds, size, mode.
+	git(t, dir, "config", "core.checkStat", "minimal")
+	git(t, dir, "config", "core.trustctime", "false")
+	stamp := time.Now().Add(-time.Hour).Truncate(time.Second)
+	file := filepath.Join(dir, "tracked.txt")
+	index := filepath.Join(dir, ".git", "index")
+	os.Chtimes(file, stamp, stamp)
+	git(t, dir, "update-index", "--refresh")
+	write(t, dir, "tracked.txt", "six\n") // same size as "one\n"
+	for _, p := range []string{file, index} {
+		if err := os.Chtimes(p, stamp, stamp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := git(t, dir, "--no-optional-locks", "status", "--porcelain"); st != "M tracked.txt" {
+		t.Fatalf("setup: git status %q, want the edit seen", st)
+	}
+	snap, err := repo.Tree(dir).SnapshotTree(context.Background(), SnapshotRequest{IncludeUntracked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := treeFiles(t, dir, snap.Tree)["tracked.txt"]; got != "six" {
+		t.Fatalf("snapshot has tracked.txt %q, want the racy edit %q", got, "six")
 	}
 }

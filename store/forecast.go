@@ -20,7 +20,9 @@ type ForecastEntry struct {
 	// Key: the sandbox tip and the fingerprint of its uncommitted work.
 	Key string `json:"key"`
 	// Nothing: there is nothing to land (or it cannot be landed).
-	Nothing bool     `json:"nothing,omitempty"`
+	Nothing bool `json:"nothing,omitempty"`
+	// Refused: the error code land refuses it with (E_DENYLISTED, …).
+	Refused string   `json:"refused,omitempty"`
 	Clean   bool     `json:"clean"`
 	Result  string   `json:"result,omitempty"` // the replayed tip when clean
 	Files   []string `json:"files,omitempty"`  // conflicted files when not

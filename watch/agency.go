@@ -167,6 +167,7 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 			row.ConflictsWith = append(row.ConflictsWith, p)
 		}
 		row.ConflictFiles = f.ConflictFiles
+		row.LandRefused = f.Refused
 	}
 	return row
 }

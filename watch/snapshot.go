@@ -78,6 +78,8 @@ type InvocationRow struct {
 	// would conflict with when landed after them, and the files.
 	ConflictsWith []string
 	ConflictFiles []string
+	// LandRefused is the error code land refuses it with (forecast).
+	LandRefused string
 	// QueuePlace is a queued invocation's place in the queue (1: next).
 	QueuePlace int
 	// RepoID is the repository's id (watch --all-repos only).

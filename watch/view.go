@@ -135,6 +135,9 @@ func (m Model) statusLine() string {
 // conflict, in full: the row's mark may be cut off on a narrow screen.
 func (m Model) selectedConflict() string {
 	_, inv := m.selection()
+	if inv != nil && inv.LandRefused != "" {
+		return fmt.Sprintf("%s: land refuses it (%s); 'git agency agent land --check --apply %s' says why", inv.ShortID, inv.LandRefused, inv.ShortID)
+	}
 	if inv == nil || len(inv.ConflictsWith) == 0 {
 		return ""
 	}
@@ -275,6 +278,9 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 		disp = style.Render(disp)
 	}
 	s += disp
+	if inv.LandRefused != "" {
+		s += " " + st.Status[StatusFailed].Render("⚠ land refuses: "+inv.LandRefused)
+	}
 	if len(inv.ConflictsWith) > 0 {
 		// The forecast's mark, and who it collides with.
 		s += " " + st.Status[StatusFailed].Render("⚠ conflicts with "+strings.Join(inv.ConflictsWith, ", ")) +
