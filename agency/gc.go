@@ -531,6 +531,19 @@ func ParseAge(s string) (time.Duration, error) {
 // even a checkpoint of a very large tree for far less than this.
 const StaleTempAge = 10 * time.Minute
 
+// staleTemp tells whether a temp file has no live writer: its name carries
+// the writer's pid and that process is gone (a kill -9 leaves this at
+// once), or, for a name without a pid or whose pid is alive again (reuse),
+// it is older than StaleTempAge.
+func staleTemp(path string, mod, now time.Time) bool {
+	name := filepath.Base(path)
+	marker := store.AtomicTempMarker
+	if strings.HasPrefix(name, gitcore.SnapshotIndexPrefix) {
+		marker = gitcore.SnapshotIndexPrefix
+	}
+	return store.TempWriterGone(name, marker) || now.Sub(mod) >= StaleTempAge
+}
+
 // Leftover is what a process killed in the middle of a step left behind
 // in the data directory or the git directory.
 type Leftover struct {
@@ -559,9 +572,9 @@ func (a *App) leftovers() []Leftover {
 		{store.FilesIn(a.Repo.SnapshotIndexDirs(), isIndex), "temp index of a checkpoint"},
 	} {
 		for _, t := range g.files {
-			if age := now.Sub(t.ModTime); age >= StaleTempAge {
+			if staleTemp(t.Path, t.ModTime, now) {
 				out = append(out, Leftover{Kind: GCTempFile, Path: t.Path, Bytes: t.Size,
-					Reason: g.what + " that was cut short (" + roundAge(age) + " old)"})
+					Reason: g.what + " that was cut short (" + roundAge(now.Sub(t.ModTime)) + " old)"})
 			}
 		}
 	}
@@ -687,7 +700,7 @@ func (a *App) removeLeftover(it *GCItem) error {
 	if err != nil {
 		return nil // gone already
 	}
-	if !fi.Mode().IsRegular() || a.Now().Sub(fi.ModTime()) < StaleTempAge {
+	if !fi.Mode().IsRegular() || !staleTemp(it.Target, fi.ModTime(), a.Now()) {
 		it.Kept, it.KeptWhy = true, "written to since the plan: not stale"
 		return nil
 	}

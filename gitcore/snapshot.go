@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -181,7 +182,7 @@ func excluded(path string, excl []string) bool {
 // stamped "now" would make a same-size edit written in the same second as
 // the index (an agent's first edit right after checkout) look clean.
 func copyIndex(index string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+"*")
+	f, err := os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return "", err
 	}
@@ -217,7 +218,8 @@ func copyIndex(index string) (string, error) {
 }
 
 // SnapshotIndexPrefix names the temp index files SnapshotTree makes next to
-// a worktree's index.
+// a worktree's index: SnapshotIndexPrefix + "<pid>-<random>", the pid being
+// the writer's, so a crash's leftover is known at once.
 const SnapshotIndexPrefix = "agency-snapshot-index-"
 
 // SnapshotIndexDirs lists where SnapshotTree makes its temp index files:

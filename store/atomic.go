@@ -23,7 +23,7 @@ func WriteJSONAtomic(path string, v any) error {
 // WriteFileAtomic writes data to path atomically with the given mode.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+WriterTag(os.Getpid())+"*")
 	if err != nil {
 		return errs.IO("write", path, err)
 	}

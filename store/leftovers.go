@@ -15,10 +15,15 @@ type TempFile struct {
 	ModTime time.Time
 }
 
+// AtomicTempMarker precedes the writer's pid in WriteFileAtomic's temp file
+// names (".<name>.tmp-<pid>-<random>").
+const AtomicTempMarker = ".tmp-"
+
 // IsAtomicTemp tells whether a file name is one of WriteFileAtomic's temp
-// files (".<name>.tmp-<random>").
+// files (".<name>.tmp-<pid>-<random>", or ".<name>.tmp-<random>" from
+// before the pid was recorded).
 func IsAtomicTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+	return strings.HasPrefix(name, ".") && strings.Contains(name, AtomicTempMarker)
 }
 
 // AtomicTemps lists WriteFileAtomic's temp files in the directories where
