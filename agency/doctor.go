@@ -48,6 +48,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkTmux(ctx, add)
 	a.checkRunners(ctx, add)
 	a.checkDataDir(add)
+	a.checkConfig(add)
 	a.checkRelink(add)
 	wts := a.checkWorktreeRecords(add)
 	a.checkSetups(ctx, add, wts)

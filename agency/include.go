@@ -27,13 +27,20 @@ const IncludeFile = ".worktreeinclude"
 // use it to check that a copy failing halfway leaves nothing).
 const FPIncludeCopy = "include:after-first-file"
 
+// IncludeSpec is what a new tree copies: the patterns, and where they came
+// from (".worktreeinclude", "git config agency.include"), for the user.
+type IncludeSpec struct {
+	Patterns []string
+	Sources  []string
+}
+
 // IncludePatterns returns the patterns of the first .worktreeinclude found
 // in trees (the source tree, then fallbacks such as the main worktree, for
 // a file the user never committed), followed by git config agency.include,
 // each checked: a malformed line is E_INCLUDE_INVALID, one naming a path
 // outside the repository E_INCLUDE_OUTSIDE. No patterns is no error.
-func (a *App) IncludePatterns(trees ...string) ([]string, error) {
-	var patterns []string
+func (a *App) IncludePatterns(trees ...string) (IncludeSpec, error) {
+	var spec IncludeSpec
 	var data []byte
 	for _, tree := range trees {
 		if tree == "" {
@@ -45,14 +52,17 @@ func (a *App) IncludePatterns(trees ...string) ([]string, error) {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, errs.IO("read", filepath.Join(tree, IncludeFile), err)
+			return spec, errs.IO("read", filepath.Join(tree, IncludeFile), err)
 		}
 	}
 	p, err := ParseIncludePatterns(IncludeFile, string(data))
 	if err != nil {
-		return nil, err
+		return spec, err
 	}
-	patterns = append(patterns, p...)
+	if len(p) > 0 {
+		spec.Patterns, spec.Sources = p, []string{IncludeFile}
+	}
+	fromConfig := false
 	for i, v := range a.Config.GetAll("agency.include") {
 		p, err := ParseIncludePatterns("agency.include", v)
 		if err != nil {
@@ -61,11 +71,15 @@ func (a *App) IncludePatterns(trees ...string) ([]string, error) {
 				// Report the value's position among agency.include values.
 				e.Msg = strings.Replace(e.Msg, "agency.include:1:", fmt.Sprintf("agency.include (value %d):", i+1), 1)
 			}
-			return nil, err
+			return spec, err
 		}
-		patterns = append(patterns, p...)
+		spec.Patterns = append(spec.Patterns, p...)
+		fromConfig = fromConfig || len(p) > 0
 	}
-	return patterns, nil
+	if fromConfig {
+		spec.Sources = append(spec.Sources, "git config agency.include")
+	}
+	return spec, nil
 }
 
 // ParseIncludePatterns checks gitignore-syntax text and returns its
@@ -183,12 +197,12 @@ func (a *App) mainWorktree(ctx context.Context) string {
 // includeIntoTree copies the ignored files the patterns name from source
 // into the new tree dst. log, when not nil, receives one line per step.
 // A failure returns E_COPY_FAILED; the caller removes the new tree.
-func (a *App) includeIntoTree(ctx context.Context, patterns []string, source, dst string, log io.Writer) (*store.IncludeStats, error) {
-	if len(patterns) == 0 {
+func (a *App) includeIntoTree(ctx context.Context, spec IncludeSpec, source, dst string, log io.Writer) (*store.IncludeStats, error) {
+	if len(spec.Patterns) == 0 {
 		return nil, nil
 	}
 	start := time.Now()
-	matched, ignored, err := a.Repo.Tree(source).IncludeCandidatesFor(ctx, patterns)
+	matched, ignored, err := a.Repo.Tree(source).IncludeCandidatesFor(ctx, spec.Patterns)
 	if err != nil {
 		return nil, gitErr(err)
 	}
@@ -219,7 +233,8 @@ func (a *App) includeIntoTree(ctx context.Context, patterns []string, source, ds
 		}
 		return nil, err
 	}
-	st := &store.IncludeStats{Files: int(c.files.Load()), Bytes: c.bytes.Load(), Cloned: int(c.cloned.Load()), DurationMS: time.Since(start).Milliseconds(), Skipped: skipped}
+	st := &store.IncludeStats{Files: int(c.files.Load()), Bytes: c.bytes.Load(), Cloned: int(c.cloned.Load()), DurationMS: time.Since(start).Milliseconds(), Skipped: skipped,
+		Sources: spec.Sources}
 	if log != nil {
 		fmt.Fprintf(log, "include: copied %d files (%d bytes, %d as copy-on-write clones) from %s in %dms (%s)\n",
 			st.Files, st.Bytes, st.Cloned, source, st.DurationMS, strings.Join(paths, " "))

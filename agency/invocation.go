@@ -640,7 +640,7 @@ func (a *App) withLive(v *InvocationView) {
 		cp := *v.Record
 		cp.SemanticStatus, cp.SemanticSummary = sem, sum
 		if live != nil && live.State.Events > 0 && live.Format != runner.HeadedFormat {
-			cp.Usage = runner.UsageRecord(live.Usage)
+			cp.Usage = runner.UsageRecord(live.Usage, cp.Turns)
 		}
 		if live != nil && live.SessionID != "" {
 			cp.SessionID = live.SessionID

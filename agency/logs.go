@@ -220,7 +220,7 @@ func renderEvent(line []byte) string {
 	}
 	if ev.Kind == stream.KindResult || ev.Kind == stream.KindTurnEnd {
 		if u := ev.Usage; u != nil && ev.Kind == stream.KindResult {
-			sum += "  [" + usageText(u.Turns, u.InputTokens, u.OutputTokens, u.CostUSD) + "]"
+			sum += "  [" + usageText(u.InputTokens, u.OutputTokens, u.CostUSD) + "]"
 		}
 	}
 	t := "--:--:--"
@@ -230,9 +230,12 @@ func renderEvent(line []byte) string {
 	return fmt.Sprintf("%s %-13s %s\n", t, ev.Kind, strings.TrimSpace(sum))
 }
 
-// usageText is a usage summary: "2 turns, 20 in / 10 out tokens, $0.0004".
-func usageText(turns int, in, out int64, cost *float64) string {
-	s := fmt.Sprintf("%d turns, %d in / %d out tokens", turns, in, out)
+// usageText is a result's usage, the conversation's so far: "total 20 in /
+// 10 out tokens, $0.0004". It gives no turn count: the runner's own
+// (claude's num_turns counts model requests) is not the conversation's
+// turns that `agent show` gives.
+func usageText(in, out int64, cost *float64) string {
+	s := fmt.Sprintf("total %d in / %d out tokens", in, out)
 	if cost != nil {
 		s += fmt.Sprintf(", $%.4f", *cost)
 	}

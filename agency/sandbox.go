@@ -98,7 +98,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	// start command), or a discard could remove the tree under the copy and
 	// the start's cleanup then remove the record the discard wrote. See
 	// docs/architecture.md, "Locks".
-	if len(include) > 0 {
+	if len(include.Patterns) > 0 {
 		logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
 		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {

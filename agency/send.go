@@ -99,7 +99,9 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	}
 	// An id chosen up front names a conversation only once the runner ran
 	// (not after a failed setup or start).
-	if rec.SessionID == "" || !a.runnerStarted(inv) {
+	// Without an id, a runner that can resume the latest conversation in
+	// the sandbox (codex resume --last) continues that one.
+	if !a.runnerStarted(inv) || rec.SessionID == "" && len(spec.ResumeLastArgs) == 0 {
 		return nil, errs.NoSessionID(inv, rec.Runner)
 	}
 	if _, err := spec.Find(); err != nil {
@@ -171,7 +173,7 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		os.Remove(promptFile)
 		return nil, err
 	}
-	next.Turns = turn
+	setTurns(&next, turn)
 	next.Status = store.StatusStarting
 	next.TurnStartedAt = a.now()
 	next.PID, next.PIDStartTime = nil, nil
@@ -213,10 +215,11 @@ func (a *App) logSizes(inv string) map[string]int64 {
 func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn int, opts SendOptions, promptFile string) (*SendResult, error) {
 	client := TmuxClient()
 	pane := paneOf(rec)
-	// A newline inside the prompt reaches the pane as C-j, which claude's
-	// and codex's input boxes take as a new line; the final one (a prompt
-	// file's) would only add an empty line before Enter.
-	if err := client.SendText(ctx, pane, strings.TrimRight(opts.Prompt, "\r\n")); err != nil {
+	// Pasted, not typed: codex takes fast typing for a paste and the Enter
+	// right after it for a new line, so the prompt was never submitted. A
+	// newline inside the prompt stays a new line of the pasted text; the
+	// final one (a prompt file's) would only add an empty line before Enter.
+	if err := client.PasteText(ctx, pane, strings.TrimRight(opts.Prompt, "\r\n")); err != nil {
 		os.Remove(promptFile)
 		return nil, errs.Wrap(errs.EIO, err, "see 'git agency agent show "+rec.InvocationID+"'", "cannot type into the agent's pane")
 	}
@@ -230,7 +233,7 @@ func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn 
 		data["command"] = strings.TrimSpace(opts.Prompt)
 		os.Remove(promptFile)
 	} else {
-		rec.Turns = turn
+		setTurns(rec, turn)
 		data["turn"] = turn
 		if err := a.Store.WriteInvocation(rec); err != nil {
 			return nil, err
@@ -267,4 +270,15 @@ func (a *App) roomToResume(ctx context.Context) error {
 		return errs.TooManyActive(n, maxActive)
 	}
 	return nil
+}
+
+// setTurns counts a new turn in the record, and in its usage, which
+// counts the conversation's turns too (agent show gives both).
+func setTurns(rec *store.InvocationRecord, turns int) {
+	rec.Turns = turns
+	if rec.Usage != nil {
+		u := *rec.Usage
+		u.Turns = turns
+		rec.Usage = &u
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,17 +56,28 @@ type SetupPlan struct {
 	// content was approved (always true for agency.setup).
 	NeedsApproval bool `json:"needs_approval"`
 	Approved      bool `json:"approved"`
+	// WorkingDiffers lists the setup files whose working copy in the tree
+	// read is not what its HEAD commit holds (uncommitted edits): the
+	// plan is the committed content, which is what sandboxes get.
+	WorkingDiffers []string `json:"working_differs,omitempty"`
 }
 
 // ResolveSetup finds the setup for a sandbox made from tree: agency.setup
-// when set, else the project's declared setups. nil means none. A malformed
+// when set, else the project's declared setups as tree's HEAD commit holds
+// them (what a sandbox made from it gets). nil means none. A malformed
 // setup file is E_SETUP_INVALID.
 func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error) {
 	if v, ok := a.Config.Get(SetupConfigKey); ok && v != "" {
 		return &SetupPlan{Source: SetupConfigKey, Script: v, Approved: true}, nil
 	}
 	var parts []SetupPart
-	src := setupFiles{ctx: ctx, dir: tree, tree: a.Repo.Tree(tree)}
+	var differs []string
+	t := a.Repo.Tree(tree)
+	head, err := t.Head(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	src := setupFiles{ctx: ctx, dir: tree, rev: head, tree: t, differs: &differs}
 	for _, read := range []func(setupFiles) (*SetupPart, error){readCursorSetup, readCodexSetup} {
 		p, err := read(src)
 		if err != nil {
@@ -78,7 +90,7 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	plan := &SetupPlan{Parts: parts, NeedsApproval: true}
+	plan := &SetupPlan{Parts: parts, NeedsApproval: true, WorkingDiffers: differs}
 	var files []string
 	var script strings.Builder
 	for _, p := range parts {
@@ -159,37 +171,73 @@ func (a *App) sandboxSetup(ctx context.Context, rec *store.InvocationRecord) err
 	return nil
 }
 
-// setupFiles reads a tree's setup files: from the tree, or, for a file
-// sparse-checkout left out of it, from its index (what the commit holds), so
-// that a sparse tree or sandbox has the setup a full one has.
+// setupFiles reads a tree's setup files as its HEAD commit holds them:
+// a sandbox is checked out from that commit, so this is exactly what runs
+// in it, whatever uncommitted edits the tree has (and whatever
+// sparse-checkout left out of it). A symlink is followed inside the
+// commit only; one that leads out of the repository is E_SETUP_INVALID.
+// differs collects the files whose working copy in dir is not what the
+// commit holds, for `setup show` to say so.
 type setupFiles struct {
-	ctx  context.Context
-	dir  string
-	tree *gitcore.Tree
+	ctx     context.Context
+	dir     string
+	rev     string
+	tree    *gitcore.Tree
+	differs *[]string
 }
 
+// maxSetupLinks bounds how many symlinks one setup path may go through.
+const maxSetupLinks = 8
+
 // read reads rel (slash-separated, from the tree's top); a missing file is
-// nil data and no error.
-func (f setupFiles) read(rel string) (string, []byte, error) {
-	path := filepath.Join(f.dir, filepath.FromSlash(rel))
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		sparse, ok, gerr := f.tree.SparseFile(f.ctx, rel)
-		if gerr != nil {
-			return path, nil, gitErr(gerr)
+// nil data and no error. file names the setup file the errors are about.
+func (f setupFiles) read(file, rel string) ([]byte, error) {
+	if f.rev == "" {
+		return nil, nil
+	}
+	name := rel
+	for range maxSetupLinks {
+		data, link, ok, err := f.tree.CommittedFile(f.ctx, f.rev, name)
+		if err != nil {
+			return nil, gitErr(err)
 		}
 		if !ok {
-			return path, nil, nil
+			if name != rel {
+				return nil, errs.SetupInvalid(file, fmt.Errorf("%s is a symlink to %s, which the commit does not hold", rel, name))
+			}
+			f.noteDiffers(rel, nil)
+			return nil, nil
 		}
-		data, err = sparse, nil
+		if !link {
+			f.noteDiffers(rel, data)
+			return data, nil
+		}
+		target := string(data)
+		next := path.Clean(path.Join(path.Dir(name), target))
+		if path.IsAbs(target) || next == ".." || strings.HasPrefix(next, "../") {
+			return nil, errs.SetupInvalid(file, fmt.Errorf("%s is a symlink to %s, outside the repository", rel, target))
+		}
+		name = next
 	}
-	if err != nil {
-		return path, nil, errs.IO("read", path, err)
+	return nil, errs.SetupInvalid(file, fmt.Errorf("%s: too many levels of symlinks", rel))
+}
+
+// noteDiffers records rel when the tree's working copy of it is not data
+// (nil: the commit has no such file). The working copy is only compared,
+// never run or shown.
+func (f setupFiles) noteDiffers(rel string, data []byte) {
+	if f.differs == nil {
+		return
 	}
-	if data == nil {
-		data = []byte{}
+	work, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(rel)))
+	missing := errors.Is(err, fs.ErrNotExist)
+	if data == nil && missing || err == nil && data != nil && bytes.Equal(work, data) {
+		return
 	}
-	return path, data, nil
+	if _, sparse, _ := f.tree.SparseFile(f.ctx, rel); sparse && missing {
+		return // left out by sparse-checkout, not edited
+	}
+	*f.differs = append(*f.differs, rel)
 }
 
 // cursorWorktrees is .cursor/worktrees.json: each key a list of commands,
@@ -200,8 +248,7 @@ type cursorWorktrees struct {
 }
 
 func readCursorSetup(files setupFiles) (*SetupPart, error) {
-	tree := files.dir
-	path, data, err := files.read(CursorSetupFile)
+	data, err := files.read(CursorSetupFile, CursorSetupFile)
 	if data == nil || err != nil {
 		return nil, err
 	}
@@ -230,17 +277,16 @@ func readCursorSetup(files setupFiles) (*SetupPart, error) {
 	if err := json.Unmarshal(raw, &script); err != nil || script == "" {
 		return nil, errs.SetupInvalid(CursorSetupFile, errors.New("setup-worktree must be a list of commands or the path of a script"))
 	}
-	spath := filepath.Join(filepath.Dir(path), filepath.FromSlash(script))
-	rel, err := filepath.Rel(tree, spath)
-	if err != nil || filepath.IsAbs(script) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel := path.Clean(path.Join(path.Dir(CursorSetupFile), filepath.ToSlash(script)))
+	if filepath.IsAbs(script) || path.IsAbs(script) || rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil, errs.SetupInvalid(CursorSetupFile, fmt.Errorf("script %q is outside the repository", script))
 	}
-	_, body, err := files.read(filepath.ToSlash(rel))
-	if err == nil && body == nil {
-		err = fmt.Errorf("script %q: %w", script, fs.ErrNotExist)
-	}
+	body, err := files.read(CursorSetupFile, rel)
 	if err != nil {
-		return nil, errs.SetupInvalid(CursorSetupFile, err)
+		return nil, err
+	}
+	if body == nil {
+		return nil, errs.SetupInvalid(CursorSetupFile, fmt.Errorf("script %q: %w (in the commit sandboxes get)", script, fs.ErrNotExist))
 	}
 	return &SetupPart{File: CursorSetupFile, Script: string(body)}, nil
 }
@@ -254,7 +300,7 @@ type codexEnvironment struct {
 }
 
 func readCodexSetup(files setupFiles) (*SetupPart, error) {
-	_, data, err := files.read(CodexSetupFile)
+	data, err := files.read(CodexSetupFile, CodexSetupFile)
 	if data == nil || err != nil {
 		return nil, err
 	}

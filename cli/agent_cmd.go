@@ -568,9 +568,6 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	if r.SemanticStatus != "" {
 		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
 	}
-	if r.SessionID != "" {
-		p("session_id", r.SessionID)
-	}
 	if u := r.Usage; u != nil {
 		cost := "-"
 		if u.CostUSD != nil {

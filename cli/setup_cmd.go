@@ -10,8 +10,8 @@ import (
 
 // SetupCmd groups `git agency setup …`.
 type SetupCmd struct {
-	Show    SetupShowCmd    `cmd:"" help:"Print the setup new sandboxes run before their agent, from which file, and whether it is approved."`
-	Approve SetupApproveCmd `cmd:"" help:"Approve exactly the project setup 'setup show' prints (its sha256 goes into local git config)."`
+	Show    SetupShowCmd    `cmd:"" help:"Print the setup new sandboxes run before their agent (the committed content: sandboxes are checked out from the commit), from which file, and whether it is approved."`
+	Approve SetupApproveCmd `cmd:"" help:"Approve exactly the project setup 'setup show' prints, the committed content (its sha256 goes into local git config)."`
 }
 
 // SetupTreeFlag names the tree whose setup files are read.
@@ -69,6 +69,9 @@ func (c *SetupShowCmd) Run(env *Env) error {
 		fmt.Fprintf(env.Stdout, "sha256: %s\n", plan.SHA256)
 	}
 	fmt.Fprintf(env.Stdout, "script:\n%s", indent(plan.Script))
+	for _, f := range plan.WorkingDiffers {
+		fmt.Fprintln(env.Stdout, errs.SetupWorkingDiffers(f))
+	}
 	return nil
 }
 
@@ -107,6 +110,9 @@ func (c *SetupApproveCmd) Run(env *Env) error {
 		fmt.Fprintln(env.Stdout, "agency.setup is your own setting and needs no approval")
 	default:
 		fmt.Fprintf(env.Stdout, "approved the setup from %s (sha256 %s)\n", plan.Source, plan.SHA256)
+		for _, f := range plan.WorkingDiffers {
+			fmt.Fprintln(env.Stdout, errs.SetupWorkingDiffers(f))
+		}
 	}
 	return nil
 }

@@ -64,7 +64,11 @@ func (c *WorktreeCreateCmd) create(env *Env, a *agency.App) (*store.WorktreeReco
 		fmt.Fprintf(env.Stdout, "created worktree %q (%s) on branch %s from %s\n", rec.Name, rec.WorktreeID, rec.Branch, rec.ParentBranch)
 		fmt.Fprintf(env.Stdout, "path: %s\n", rec.TreePath)
 		if i := rec.Include; i != nil {
-			fmt.Fprintf(env.Stdout, "included: %d ignored files (%s) listed by .worktreeinclude\n", i.Files, humanBytes(i.Bytes))
+			files := fmt.Sprintf("%d ignored files", i.Files)
+			if i.Files == 1 {
+				files = "1 ignored file"
+			}
+			fmt.Fprintf(env.Stdout, "included: %s (%s) listed by %s\n", files, humanBytes(i.Bytes), includeSources(i.Sources))
 		}
 		if rec.Sparse {
 			fmt.Fprintln(env.Stdout, "sparse: the same sparse-checkout patterns as the current tree (--full for every file)")
@@ -313,4 +317,13 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 		fmt.Fprintf(env.Stdout, "kept the sandbox of %s (finished, not landed): inspect it or 'git agency agent discard %s'\n", id, id)
 	}
 	return nil
+}
+
+// includeSources names where include patterns came from: ".worktreeinclude
+// and git config agency.include".
+func includeSources(sources []string) string {
+	if len(sources) == 0 {
+		return agency.IncludeFile
+	}
+	return strings.Join(sources, " and ")
 }

@@ -137,7 +137,7 @@ run_ok() { # RUNNER RAWTYPE STREAMKIND LOGLINE
   git agency agent logs "$inv" >"$work/$r.logs"
   expect "agent logs: readable '$4'" grep -Eq "^[0-9:]{8} $3 +.*hello.txt" "$work/$r.logs"
   git agency agent show "$inv" >"$work/$r.show"
-  expect "agent show: usage line" grep -Eq '^usage: +[1-9][0-9]* turns, [1-9][0-9]* input / [1-9][0-9]* output tokens' "$work/$r.show"
+  expect "agent show: usage line" grep -Eq '^usage: +[1-9][0-9]* turns?, [1-9][0-9]* input / [1-9][0-9]* output tokens' "$work/$r.show"
 }
 
 run_tty() { # RUNNER: on a terminal, agent start follows readable events

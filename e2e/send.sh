@@ -40,6 +40,8 @@ send_case() { # RUNNER
   expect "following printed only the new turn" sh -c "! grep -q 'Done: wrote the file' '$work/send-$r.out'"
   show_json "$inv" "$work/send-$r.2.json"
   expect "turns 2" test "$(jval "$work/send-$r.2.json" record.turns)" = 2
+  expect "usage counts the same 2 turns" test "$(jval "$work/send-$r.2.json" record.usage.turns)" = 2
+  expect "agent show: 'usage: 2 turns'" sh -c "git agency agent show '$inv' | grep -Eq '^usage: +2 turns, '"
   expect "status finished" test "$(jval "$work/send-$r.2.json" record.status)" = finished
   expect "the same sandbox" test "$(jval "$work/send-$r.2.json" record.sandbox_path)" = "$sb"
   expect "the same session id" test "$(jval "$work/send-$r.2.json" record.session_id)" = "$sid"
@@ -136,6 +138,45 @@ headed_send_case() { # a headed claude: typed follow-ups, /exit, then a headed r
   tmux kill-server 2>/dev/null
 }
 
+headed_codex_send_case() { # a headed codex: pasted follow-ups, /quit; killed, then resume --last
+  echo "== codex headed: agent send pastes into the pane; a killed run resumes with --last"
+  command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
+  export TMUX_TMPDIR="$work/tmux-xsend"
+  unset TMUX TMUX_PANE
+  mkdir -p "$TMUX_TMPDIR"
+  # The folder trust and the TUI's features: e2e/headed.sh's headed_codex
+  # answered them for this repository, its sandboxes follow.
+  grep -q '^\[features\]' "$CODEX_HOME/config.toml" ||
+    printf '\n[features]\nplugins = false\nremote_plugin = false\napps = false\n' >>"$CODEX_HOME/config.toml"
+  local inv
+  inv=$(git agency agent start -w feat --runner codex -d --prompt "Create hello.txt" </dev/null) || { fail "agent start"; tmux kill-server 2>/dev/null; return; }
+  if pane_has "$inv" 'Done: wrote the file' 60; then pass "turn 1 done at its prompt"; else fail "turn 1 done at its prompt"; tmux capture-pane -p -t "agency-$inv" | tail -20 | sed 's/^/    /'; fi
+  expect "send pastes a follow-up" git agency agent send "$inv" -d --prompt "@@RECALL@@ what was my first prompt?"
+  if pane_has "$inv" 'RECALL: first prompt was <<Create hello.txt>>; 2 user prompts' 30; then pass "the pasted prompt was submitted and answered"; else fail "the pasted prompt was submitted and answered"; tmux capture-pane -p -t "agency-$inv" | tail -8 | sed 's/^/    /'; fi
+  show_json "$inv" "$work/xsend.json"
+  expect "turns 2, usage turns agree" test "$(jval "$work/xsend.json" 'record.turns + " " + (record.usage ? record.usage.turns : 2)')" = "2 2"
+  # killed at its prompt: codex never printed its thread id
+  git agency agent kill "$inv" >/dev/null 2>&1
+  wait_done "$inv" 30 || fail "killed"
+  show_json "$inv" "$work/xsend.json"
+  expect "no thread id after a kill" test -z "$(jval "$work/xsend.json" record.session_id)"
+  expect "send resumes it anyway" git agency agent send "$inv" -d --prompt "@@RECALL@@ and now?"
+  if pane_has "$inv" 'RECALL: first prompt was <<Create hello.txt>>; 3 user prompts' 60; then pass "resumed with its history (resume --last)"; else fail "resumed with its history (resume --last)"; fi
+  show_json "$inv" "$work/xsend.json"
+  expect "the command resumes --last" has "$(jval "$work/xsend.json" 'record.command.join(" ")')" "resume --last"
+  expect "/quit sent: the run finishes" git agency agent send "$inv" -d --prompt /quit
+  if wait_done "$inv" 30; then pass "finished after /quit"; else fail "finished after /quit"; git agency agent kill "$inv" >/dev/null 2>&1; fi
+  show_json "$inv" "$work/xsend.json"
+  expect "the thread id from its last screen" has "$(jval "$work/xsend.json" record.session_id)" '^[0-9a-f-]{36}$'
+  expect "turns 3" test "$(jval "$work/xsend.json" record.turns)" = 3
+  tmux kill-server 2>/dev/null
+  # codex leaves its app-server daemons (binaries under our CODEX_HOME).
+  local p
+  for p in /proc/[0-9]*; do
+    case $(readlink "$p/exe" 2>/dev/null) in "$CODEX_HOME"/*) kill "${p#/proc/}" 2>/dev/null;; esac
+  done
+}
+
 case ${AGENCY_E2E_ONLY:-claude} in claude)
   send_case claude
   deny_case;;
@@ -146,4 +187,8 @@ case ${AGENCY_E2E_ONLY:-headed} in claude|headed)
 esac
 case ${AGENCY_E2E_ONLY:-codex} in codex)
   send_case codex;;
+esac
+case ${AGENCY_E2E_ONLY:-headed} in codex|headed)
+  (headed_codex_send_case) | tee "$work/xsend.out"
+  fails=$((fails + $(grep -c '  FAIL' "$work/xsend.out")));;
 esac

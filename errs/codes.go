@@ -48,7 +48,7 @@ var Meaning = map[Code]string{
 	EIncludeOutside:    "a .worktreeinclude (or agency.include) pattern names a path outside the repository",
 	ECopyFailed:        "copying an included file failed; the new tree and branch were removed",
 	ELandSubmodule:     "a submodule commit the land needs exists only in the sandbox; publish it first",
-	ESetupInvalid:      "a project setup file (.cursor/worktrees.json, .codex/environments/environment.toml) is malformed",
+	ESetupInvalid:      "a project setup file (.cursor/worktrees.json, .codex/environments/environment.toml) is malformed or leads out of the repository",
 	EUnhealthy:         "doctor found problems; each is listed with a hint",
 	EAlreadyLanded:     "the invocation was landed already",
 	ENotQueued:         "agent start --now names an invocation that is not queued",

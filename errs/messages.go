@@ -520,6 +520,12 @@ func SetupInvalid(file string, err error) *Error {
 		"cannot read the setup in %s", file)
 }
 
+// SetupWorkingDiffers is the note `setup show` and `approve` print for a
+// setup file with uncommitted edits.
+func SetupWorkingDiffers(file string) string {
+	return fmt.Sprintf("note: your working copy of %s differs from its commit; sandboxes get the committed content shown here (commit your edits to run them)", file)
+}
+
 // SetupNotApproved is the one line `agent start` prints when a project
 // setup exists but its content was not approved.
 func SetupNotApproved(sources string) string {

@@ -177,3 +177,25 @@ func (t *Tree) SparseFile(ctx context.Context, rel string) (data []byte, ok bool
 	}
 	return data, true, nil
 }
+
+// CommittedFile returns what commit rev holds at rel (a path from the
+// tree's top, slash-separated): its content and whether it is a symlink
+// (then data is the link's target). ok is false when rev has no file
+// there.
+func (t *Tree) CommittedFile(ctx context.Context, rev, rel string) (data []byte, symlink, ok bool, err error) {
+	out, err := t.query(ctx, "ls-tree", "-z", rev, "--", ":(literal)"+rel)
+	if err != nil {
+		return nil, false, false, err
+	}
+	// "<mode> SP <type> SP <object> TAB <path> NUL"
+	meta, _, found := bytes.Cut(out, []byte("\t"))
+	f := strings.Fields(string(meta))
+	if !found || len(f) != 3 || f[1] != "blob" {
+		return nil, false, false, nil
+	}
+	data, err = t.query(ctx, "cat-file", "blob", f[2])
+	if err != nil {
+		return nil, false, false, err
+	}
+	return data, f[0] == "120000", true, nil
+}

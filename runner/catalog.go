@@ -33,6 +33,11 @@ type Spec struct {
 	// other arguments, before the prompt, with "{session_id}" replaced.
 	// Empty: the runner cannot be resumed.
 	ResumeArgs []string
+	// ResumeLastArgs continue the latest conversation in the working
+	// directory, for a run whose id never came out (a headed codex prints
+	// its thread id only when it quits). Each sandbox is its invocation's
+	// own, so its latest conversation is the invocation's. Empty: none.
+	ResumeLastArgs []string
 	// SessionArgs start a conversation under an id chosen up front
 	// ("{session_id}"), so it is known before the runner prints anything.
 	SessionArgs []string
@@ -56,7 +61,7 @@ var builtins = map[string]Spec{
 	// own subcommand (headed); either way after the other arguments.
 	"codex": {Name: "codex", Program: "codex",
 		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true,
-		ResumeArgs: []string{"resume", "{session_id}"}},
+		ResumeArgs: []string{"resume", "{session_id}"}, ResumeLastArgs: []string{"resume", "--last"}},
 }
 
 // DefaultRunner is used when neither --runner nor agency.defaultRunner is set.
@@ -107,8 +112,9 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 	spec.ResumeArgs = append([]string(nil), spec.ResumeArgs...)
 	if v := cfg.GetAll(key + "resumeArg"); len(v) > 0 {
 		spec.ResumeArgs = v
-		spec.SessionArgs = nil
+		spec.SessionArgs, spec.ResumeLastArgs = nil, nil
 	}
+	spec.ResumeLastArgs = append([]string(nil), spec.ResumeLastArgs...)
 	var ok bool
 	if spec.Timeout, ok = cfg.Duration(key+"timeout", 0); !ok {
 		v, _ := cfg.Get(key + "timeout")
@@ -200,7 +206,11 @@ func (s Spec) StartArgs(runnerArgs []string, sessionID string) []string {
 
 // ResumeRunnerArgs are the user's --runner-arg values followed by the
 // resume arguments for sessionID: what a follow-up turn passes to Argv.
+// Without an id they are the ResumeLastArgs.
 func (s Spec) ResumeRunnerArgs(runnerArgs []string, sessionID string) []string {
+	if sessionID == "" {
+		return append(append([]string(nil), runnerArgs...), s.ResumeLastArgs...)
+	}
 	return append(append([]string(nil), runnerArgs...), withSession(s.ResumeArgs, sessionID)...)
 }
 

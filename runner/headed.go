@@ -123,6 +123,10 @@ func (s *Supervisor) finishHeaded(hw *headedWatch, rec *store.InvocationRecord) 
 			r.SessionID = session
 		}
 		if usage != nil {
+			// The conversation's prompts, as the record counts them; a
+			// prompt typed into the pane directly counts too.
+			r.Turns = max(r.Turns, usage.Turns, 1)
+			usage.Turns = r.Turns
 			r.Usage = usage
 		}
 		return nil

@@ -37,8 +37,8 @@ func TestUsageOfResumedCaptures(t *testing.T) {
 		if st.SessionID != "1ae59246-6628-4cc6-8f86-85256504b3da" {
 			t.Errorf("session id %q", st.SessionID)
 		}
-		if r := UsageRecord(two); r.CostUSD == nil || *r.CostUSD != 0.03636 || r.Turns != 4 {
-			t.Errorf("turn 2 = %+v, want the session's cost 0.03636 and 4 turns", *r)
+		if r := UsageRecord(two, 2); r.CostUSD == nil || *r.CostUSD != 0.03636 || r.Turns != 2 {
+			t.Errorf("turn 2 = %+v, want the session's cost 0.03636 and 2 turns", *r)
 		}
 		_, four := parseTurn(t, "claude_resume_turn4.jsonl", two)
 		if four.CostUSD == nil || *four.CostUSD != 0.04848000000000001 || four.InputTokens <= two.InputTokens {

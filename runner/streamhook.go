@@ -65,9 +65,12 @@ func ParserFormat(format string) (string, bool) {
 	return "", false
 }
 
-// UsageRecord converts the stream's usage to the record's.
-func UsageRecord(u stream.Usage) *store.Usage {
-	return &store.Usage{Turns: u.Turns, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+// UsageRecord converts the stream's usage to the record's. Its turns are
+// the conversation's, the prompts the record counts (turns: start and each
+// send), not the runner's own count (claude's num_turns counts model
+// requests), so `show` never gives two different turn counts.
+func UsageRecord(u stream.Usage, turns int) *store.Usage {
+	return &store.Usage{Turns: max(turns, 1), InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CachedInputTokens: u.CachedInputTokens, ReasoningTokens: u.ReasoningTokens, CostUSD: u.CostUSD}
 }
 
@@ -237,7 +240,7 @@ func (h *streamHook) Close(rec *store.InvocationRecord) {
 	h.s.update(func(r *store.InvocationRecord) error {
 		r.SemanticStatus, r.SemanticSummary = status, summary
 		if st.Events > 0 {
-			r.Usage = UsageRecord(u)
+			r.Usage = UsageRecord(u, r.Turns)
 		}
 		if st.SessionID != "" {
 			r.SessionID = st.SessionID

@@ -39,6 +39,9 @@ type IncludeStats struct {
 	// the new tree does not ignore them (their ignore rule is not
 	// committed): a copy would enter checkpoints and lands.
 	Skipped []string `json:"skipped,omitempty"`
+	// Sources says where the patterns came from: ".worktreeinclude",
+	// "git config agency.include", or both.
+	Sources []string `json:"sources,omitempty"`
 }
 
 // Invocation lifecycle states.

@@ -159,6 +159,7 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 	if r.SemanticSummary != "" {
 		row.Summary = strings.TrimSpace(row.Summary + " " + r.SemanticSummary)
 	}
+	row.Usage = usageText(r)
 	if f := v.Forecast; f != nil {
 		for _, p := range f.ConflictsWith {
 			if p != agency.ConflictsIntegration {
@@ -377,4 +378,17 @@ func (x *AgencyActions) stop(ctx context.Context, inv InvocationRow, kill bool) 
 		return fmt.Sprintf("%s requested for %s; it is still %s", verb, inv.ShortID, rec.Status), nil
 	}
 	return done + " " + inv.ShortID, nil
+}
+
+// usageText is a row's usage in short: the conversation's turns once it
+// had a follow-up (agent send), and its cost when the runner reports one.
+func usageText(r *store.InvocationRecord) string {
+	var parts []string
+	if r.Turns > 1 {
+		parts = append(parts, fmt.Sprintf("%d turns", r.Turns))
+	}
+	if r.Usage != nil && r.Usage.CostUSD != nil {
+		parts = append(parts, fmt.Sprintf("$%.4f", *r.Usage.CostUSD))
+	}
+	return strings.Join(parts, " · ")
 }

@@ -82,6 +82,9 @@ type InvocationRow struct {
 	LandRefused string
 	// QueuePlace is a queued invocation's place in the queue (1: next).
 	QueuePlace int
+	// Usage is the conversation's account in short ("2 turns · $0.0004"):
+	// shown once there was a follow-up or a cost; "" otherwise.
+	Usage string
 	// RepoID is the repository's id (watch --all-repos only).
 	RepoID string
 }

@@ -286,6 +286,9 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 		s += " " + st.Status[StatusFailed].Render("⚠ conflicts with "+strings.Join(inv.ConflictsWith, ", ")) +
 			st.Dim.Render(" ("+strings.Join(inv.ConflictFiles, ", ")+")")
 	}
+	if inv.Usage != "" {
+		s += "  " + inv.Usage
+	}
 	if inv.Summary != "" {
 		s += "  " + st.Dim.Render(inv.Summary)
 	}

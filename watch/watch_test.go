@@ -16,7 +16,9 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
+	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
 )
 
 func init() {
@@ -433,6 +435,26 @@ func TestPlainForecastQueueRepos(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("Plain lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// A conversation's turns (after agent send) and cost show on its row, as
+// agent show counts them.
+func TestPlainUsage(t *testing.T) {
+	cost := 0.0004
+	rec := &store.InvocationRecord{InvocationID: "20260128115700-b7c9", Runner: "claude", Mode: "headless",
+		Status: "finished", Turns: 2, Usage: &store.Usage{Turns: 2, InputTokens: 30, OutputTokens: 15, CostUSD: &cost}}
+	row := invocationRow(agency.InvocationView{ID: rec.InvocationID, Record: rec, Display: StatusReady})
+	if row.Usage != "2 turns · $0.0004" {
+		t.Fatalf("usage %q", row.Usage)
+	}
+	s := Snapshot{Taken: t0, Worktrees: []WorktreeRow{{ID: "w", Name: "feat", State: "present", Invocations: []InvocationRow{row}}}}
+	if got := Plain(s, t0); !strings.Contains(got, "[ready to land]  2 turns · $0.0004") {
+		t.Errorf("Plain lacks the usage:\n%s", got)
+	}
+	rec.Turns, rec.Usage = 1, nil
+	if row := invocationRow(agency.InvocationView{ID: rec.InvocationID, Record: rec}); row.Usage != "" {
+		t.Errorf("one turn, no cost: usage %q", row.Usage)
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -201,6 +203,27 @@ func (c *Client) SendText(ctx context.Context, target, text string) error {
 	_, err := c.run(ctx, "send-keys", "-t", target, "-l", "--", text)
 	return err
 }
+
+// PasteText pastes text into the pane as one paste (a tmux buffer pasted
+// with paste-buffer -p): bracketed ("ESC [200~ … ESC [201~") when the
+// program asked for bracketed paste, as claude and codex do, so it takes
+// the text as pasted, not typed. Typed fast, codex's TUI takes the burst
+// for a paste and an Enter that follows at once for a new line in it, so
+// a prompt typed with SendText is never submitted. Newlines are kept (-r).
+func (c *Client) PasteText(ctx context.Context, target, text string) error {
+	buf := fmt.Sprintf("agency-paste-%d-%d", os.Getpid(), pasteSeq.Add(1))
+	if _, err := c.run(ctx, "set-buffer", "-b", buf, "--", text); err != nil {
+		return err
+	}
+	_, err := c.run(ctx, "paste-buffer", "-p", "-r", "-d", "-b", buf, "-t", target)
+	if err != nil {
+		c.run(ctx, "delete-buffer", "-b", buf)
+	}
+	return err
+}
+
+// pasteSeq makes PasteText's buffer names unique within the process.
+var pasteSeq atomic.Int64
 
 // SendCtrlC sends C-c: the terminal delivers SIGINT to the pane's foreground
 // process group, which is how `agent stop` asks a headed agent to stop.

@@ -287,6 +287,37 @@ func TestPipePaneLogAndCapture(t *testing.T) {
 	})
 }
 
+// PasteText reaches a program that asked for bracketed paste as one
+// bracketed paste, newlines kept, so an Enter sent after it submits
+// instead of joining the paste (codex's TUI).
+func TestPasteTextBracketed(t *testing.T) {
+	c := newTestClient(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "in")
+	text := "one\n$(two) 'q'"
+	want := "\x1b[200~" + text + "\x1b[201~"
+	script := fmt.Sprintf(`stty raw -echo; printf '\033[?2004hready'; dd bs=1 count=%d of=%s 2>/dev/null`, len(want), out)
+	s, err := c.NewSession(ctx, SessionOptions{Name: "agency-paste", Dir: dir, Argv: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the program to ask for bracketed paste", func() (bool, error) {
+		b, err := c.CapturePane(ctx, s.PaneID)
+		return bytes.Contains(b, []byte("ready")), err
+	})
+	if err := c.PasteText(ctx, s.PaneID, text); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the program to read the paste", func() (bool, error) {
+		b, _ := os.ReadFile(out) // absent until dd opens it
+		return len(b) == len(want), nil
+	})
+	if b, _ := os.ReadFile(out); string(b) != want {
+		t.Errorf("read %q, want %q", b, want)
+	}
+}
+
 func TestSendCtrlCStopsProgram(t *testing.T) {
 	c := newTestClient(t)
 	ctx := context.Background()
