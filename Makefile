@@ -85,12 +85,13 @@ bench: bench-scripts bench-watch
 bench-scripts:
 	-bash bench/run.sh
 
-# bench-watch: CPU used by `git agency watch` over 30 s with 50 invocations
-# (40 pending, 20 per worktree, every pair conflicting: the conflict
-# forecast's worst case) at the default interval, as a share of one core
-# (goal ≤ 3 %).
+# bench-watch: CPU used by `git agency watch` over 30 s at the default
+# interval, as a share of one core (goal ≤ 3 %): with 50 invocations (40
+# pending, 20 per worktree, every pair conflicting: the conflict forecast's
+# worst case), then with 50 running and 1000 old records.
 bench-watch: build
 	-$(GO) run ./bench/watchcpu -bin $(BUILD)/git-agency -d 30s -n 50
+	-$(GO) run ./bench/watchcpu -bin $(BUILD)/git-agency -d 30s -n 51 -running 50 -old 1000
 
 # bench-include: .worktreeinclude copying a 10k-file node_modules vs cp -a
 # (goal ≤ 1.2×); bench-sparse: a 1/10 sparse sandbox vs a full one (goal

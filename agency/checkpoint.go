@@ -18,6 +18,12 @@ func (a *App) checkpointOptions(rec *store.InvocationRecord, reason string) runn
 	if path == "" {
 		path = a.Store.SandboxTreePath(rec.InvocationID)
 	}
+	// A bad size was refused at start (PrepareStart); here the default
+	// stands in for it.
+	leaveOut, maxSize, err := runner.LeaveOutFromConfig(a.Config)
+	if err != nil {
+		maxSize = runner.DefaultMaxFileSize
+	}
 	return runner.CheckpointOptions{
 		Repo:             a.Repo,
 		Store:            a.Store,
@@ -25,6 +31,8 @@ func (a *App) checkpointOptions(rec *store.InvocationRecord, reason string) runn
 		SandboxPath:      path,
 		IncludeUntracked: rec.IncludeUntracked,
 		Denylist:         runner.DenylistFromConfig(a.Config),
+		LeaveOut:         leaveOut,
+		MaxFileSize:      maxSize,
 		Reason:           reason,
 		Warn:             func(err error) { a.warn(rec.InvocationID, err) },
 	}
@@ -49,9 +57,13 @@ func (a *App) ListCheckpoints(ctx context.Context, query string) (*store.Invocat
 // and `checkpoint create`) fails until it is repaired.
 func (a *App) checkpointsError(rec *store.InvocationRecord) string {
 	if _, err := a.Store.ReadCheckpoints(rec.InvocationID); err != nil {
-		return "checkpoints are failing: " + a.Store.CheckpointsPath(rec.InvocationID) + " is damaged (see 'git agency doctor')"
+		return a.checkpointsDamaged(rec)
 	}
 	return ""
+}
+
+func (a *App) checkpointsDamaged(rec *store.InvocationRecord) string {
+	return "checkpoints are failing: " + a.Store.CheckpointsPath(rec.InvocationID) + " is damaged (see 'git agency doctor')"
 }
 
 // sandboxPresent returns E_NOT_FOUND when the invocation's sandbox tree is
@@ -166,18 +178,23 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 
 	// The undo checkpoint saves the files, not the index: staged content
 	// that differs from its file would be lost for good.
-	if st, err := a.Repo.Tree(rec.SandboxPath).Status(ctx); err == nil {
-		var both []string
-		for _, e := range st {
-			if (e.Kind == gitcore.StatusChanged || e.Kind == gitcore.StatusRenamed) && len(e.XY) == 2 && e.XY[0] != '.' && e.XY[1] != '.' {
-				both = append(both, e.Path)
-			}
-		}
-		if len(both) > 0 {
-			return nil, errs.CheckpointApplyStaged(rec.InvocationID, both)
+	st, err := a.Repo.Tree(rec.SandboxPath).Status(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	var both []string
+	for _, e := range st {
+		if (e.Kind == gitcore.StatusChanged || e.Kind == gitcore.StatusRenamed) && len(e.XY) == 2 && e.XY[0] != '.' && e.XY[1] != '.' {
+			both = append(both, e.Path)
 		}
 	}
+	if len(both) > 0 {
+		return nil, errs.CheckpointApplyStaged(rec.InvocationID, both)
+	}
 	o := a.checkpointOptions(rec, store.CheckpointBeforeApply)
+	// Untracked files checkpoints leave out are in no checkpoint, the undo
+	// one included: the rollback keeps them where they are.
+	keep := runner.LeftOutPatterns(o, st)
 	// Untracked files are part of what the rollback replaces: with tracked-
 	// only checkpoints they would be lost, so save them too.
 	o.IncludeUntracked = true
@@ -203,7 +220,7 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	tree := a.Repo.Tree(o.SandboxPath)
 	for _, step := range []func(context.Context) error{
 		tree.ResetHard,
-		func(ctx context.Context) error { return tree.Clean(ctx, store.AgencyDir) },
+		func(ctx context.Context) error { return tree.Clean(ctx, keep, store.AgencyDir) },
 		func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) },
 		tree.ResetIndex,
 	} {

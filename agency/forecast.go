@@ -105,7 +105,7 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 		if w, ok := works[r.InvocationID]; ok {
 			return w
 		}
-		w, err := a.landWork(ctx, r, tips["refs/heads/"+r.SandboxBranch], true)
+		w, err := a.landWork(ctx, r, tips["refs/heads/"+r.SandboxBranch], true, true)
 		if err != nil {
 			w = nil
 			if c := errs.As(err).Code; landRefusal(c) {

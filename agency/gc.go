@@ -25,6 +25,25 @@ type GCOptions struct {
 	// Force removes trees with uncommitted work and refs whose commits are
 	// on no other branch.
 	Force bool
+	// Progress, when set, is told of every item as soon as it is decided.
+	Progress func(GCStep)
+}
+
+// GC progress phases.
+const (
+	GCDecided = "decided" // planned: to be removed, or kept (Item.Kept)
+	GCDone    = "done"    // GC handled it: removed, kept after all, or failed
+)
+
+// GCStep is one step of gc's progress, for a front end that shows it as it
+// goes (a large repository's gc takes minutes).
+type GCStep struct {
+	Phase string
+	Item  GCItem
+	// Done and Total count the items GC handles (those not kept by the
+	// plan); BytesFreed is what it freed so far.
+	Done, Total int
+	BytesFreed  int64
 }
 
 // GC item kinds.
@@ -53,6 +72,7 @@ type GCItem struct {
 	KeptWhy string `json:"kept_why,omitempty"`
 	Removed bool   `json:"removed"`
 	Error   string `json:"error,omitempty"`
+	tree    string // the sandbox tree to look at before removing
 	admin   string // admin dir of a registration
 	forced  bool   // planned with --force: no re-check of the tree's work
 	// orphanOf: a branch planned because this record file is missing; it
@@ -90,7 +110,21 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		}
 		records[e.ID] = a.Reconcile(ctx, e.Record)
 	}
-	add := func(it GCItem) { res.Items = append(res.Items, it) }
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(GCStep) {}
+	}
+	// decided: res.Items[:decided] have been reported. Sandbox trees wait
+	// for one reachability walk over all their HEADs (see decideTrees).
+	decided := 0
+	add := func(it GCItem) {
+		res.Items = append(res.Items, it)
+	}
+	flush := func() {
+		for ; decided < len(res.Items); decided++ {
+			progress(GCStep{Phase: GCDecided, Item: res.Items[decided]})
+		}
+	}
 	left := a.leftovers()
 	for _, l := range left {
 		it := GCItem{Kind: l.Kind, Invocation: l.Invocation, Target: l.Path, Bytes: l.Bytes, Reason: l.Reason}
@@ -100,9 +134,13 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		}
 		add(it)
 	}
+	flush()
 	// treeGoes[id]: the sandbox tree of id is gone or will be removed (its
 	// branch cannot be deleted while a tree has it checked out).
 	treeGoes := map[string]bool{}
+	// trees: the items (indexes into res.Items) whose tree must be looked
+	// at before it may go.
+	var trees []int
 
 	// Sandbox trees of known invocations, and orphaned sandbox directories.
 	sbs, _ := store.ReadDirNames(a.Store.SandboxesDir())
@@ -113,11 +151,11 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		}
 		r := records[id]
 		if r == nil {
-			it := GCItem{Kind: GCOrphanDir, Invocation: id, Target: a.Store.SandboxDir(id), Bytes: store.DirSize(a.Store.SandboxDir(id)),
-				Reason: "no invocation record"}
+			it := GCItem{Kind: GCOrphanDir, Invocation: id, Target: a.Store.SandboxDir(id),
+				Reason: "no invocation record", tree: tree}
 			it.forced = opts.Force
-			a.keepIfDirty(ctx, &it, tree, opts.Force)
 			add(it)
+			trees = append(trees, len(res.Items)-1)
 			continue
 		}
 		if _, err := os.Stat(tree); err != nil {
@@ -128,7 +166,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			continue // a queued sandbox waits for its agent
 		}
 		landing := store.Deref(r.LandingStatus)
-		it := GCItem{Kind: GCSandboxTree, Invocation: id, Target: tree, Bytes: store.DirSize(tree)}
+		it := GCItem{Kind: GCSandboxTree, Invocation: id, Target: tree, tree: tree}
 		switch landing {
 		case store.LandingLanded, store.LandingDiscarded:
 			it.Reason = landing + "; its tree was left behind"
@@ -139,10 +177,17 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			it.Reason = "finished, not landed (--include-pending; branch " + store.SandboxBranch(id) + " is kept)"
 		}
 		it.forced = opts.Force
-		a.keepIfDirty(ctx, &it, tree, opts.Force)
-		treeGoes[id] = !it.Kept
 		add(it)
+		trees = append(trees, len(res.Items)-1)
 	}
+	a.decideTrees(ctx, res.Items, trees, true)
+	for _, i := range trees {
+		it := &res.Items[i]
+		if it.Kind == GCSandboxTree {
+			treeGoes[it.Invocation] = !it.Kept
+		}
+	}
+	flush()
 
 	// Stale git worktree registrations inside our data directory.
 	if regs, err := a.Repo.AdminWorktrees(); err == nil {
@@ -174,6 +219,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		add(GCItem{Kind: GCTmuxSession, Invocation: id, Target: s, Reason: "no running invocation"})
 	}
 
+	flush()
 	// Branches a killed worktree create or agent start left behind.
 	known := func(id string) bool { _, ok := records[id]; return ok || broken[id] }
 	for _, o := range a.orphanBranches(ctx, left, known) {
@@ -199,8 +245,22 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			it.Kept, it.KeptWhy = true, "checked out in "+it.checkedOut
 		}
 	}
-
-	// Branches and snapshot refs of old landed or discarded invocations.
+	// Branches and snapshot refs of old landed or discarded invocations,
+	// from one listing of each namespace (not two git calls per record).
+	branches := map[string]bool{}
+	if refs, err := a.Repo.ForEachRef(ctx, "refs/heads/agency/"); err == nil {
+		for _, r := range refs {
+			branches[r.Name] = true
+		}
+	}
+	snapshots := map[string][]gitcore.Ref{}
+	const snapshotsNS = "refs/agency/snapshots/"
+	if refs, err := a.Repo.ForEachRef(ctx, snapshotsNS); err == nil {
+		for _, r := range refs {
+			inv, _, _ := strings.Cut(strings.TrimPrefix(r.Name, snapshotsNS), "/")
+			snapshots[inv] = append(snapshots[inv], r)
+		}
+	}
 	cutoff := a.Now().Add(-opts.OlderThan)
 	for _, e := range invs {
 		r := records[e.ID]
@@ -217,7 +277,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		}
 		branch := store.SandboxBranch(r.InvocationID)
 		branchRef := "refs/heads/" + branch
-		if ok, _ := a.Repo.BranchExists(ctx, branch); ok {
+		if branches[branchRef] {
 			it := GCItem{Kind: GCBranch, Invocation: r.InvocationID, Target: branch,
 				Reason: fmt.Sprintf("%s %s ago", landing, roundAge(a.Now().Sub(when)))}
 			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err == nil && !treeGoes[r.InvocationID] {
@@ -227,7 +287,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			}
 			add(it)
 		}
-		refs, _ := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(r.InvocationID))
+		refs := snapshots[r.InvocationID]
 		// Snapshot commits are never on a branch. Those of a landed
 		// invocation are its work in progress: once the land is on a
 		// branch they are safe to delete.
@@ -257,6 +317,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 			}
 			add(it)
 		}
+		flush()
 	}
 	return res, nil
 }
@@ -295,31 +356,63 @@ func (a *App) landedWorkOnBranch(ctx context.Context, r *store.InvocationRecord,
 	return ok
 }
 
-// keepIfDirty marks an item kept when its tree holds uncommitted work.
+// keepIfDirty marks an item kept when its tree holds uncommitted work
+// (decideTrees for one item; its size is left as it is).
 func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bool) {
-	if force {
-		return
+	one := []GCItem{*it}
+	one[0].tree, one[0].forced = tree, force
+	a.decideTrees(ctx, one, []int{0}, false)
+	if one[0].Kept {
+		it.Kept, it.KeptWhy = true, one[0].KeptWhy
 	}
-	if _, err := os.Stat(tree); err != nil {
-		return
-	}
-	dirty, err := a.Repo.Tree(tree).IsDirty(ctx)
-	if err != nil {
-		// Not a working git tree: its files may still be someone's work.
-		if hasFiles(tree) {
-			it.Kept, it.KeptWhy = true, "its tree is not a readable git worktree (--force removes it)"
+}
+
+// decideTrees marks the items (indexes into items) kept whose tree holds
+// work: uncommitted changes (one `git status` each), or a HEAD with commits
+// no ref has (one reachability walk for all of them). Forced items are not
+// looked at. With measure, the size of an item that goes is measured then,
+// and only then: measuring a tree costs a stat per file.
+func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measure bool) {
+	heads := map[int]string{}
+	var commits []string
+	for _, i := range idx {
+		it := &items[i]
+		if it.forced {
+			continue
 		}
-		return
+		if _, err := os.Stat(it.tree); err != nil {
+			continue
+		}
+		t := a.Repo.Tree(it.tree)
+		dirty, err := t.IsDirty(ctx)
+		if err != nil {
+			// Not a working git tree: its files may still be someone's work.
+			if hasFiles(it.tree) {
+				it.Kept, it.KeptWhy = true, "its tree is not a readable git worktree (--force removes it)"
+			}
+			continue
+		}
+		if dirty {
+			it.Kept, it.KeptWhy = true, "its tree has uncommitted changes (--force removes it)"
+			continue
+		}
+		// An agent that committed on a detached HEAD (or another branch):
+		// those commits live only in this tree's HEAD.
+		if head, err := t.Head(ctx); err == nil && head != "" {
+			heads[i] = head
+			commits = append(commits, head)
+		}
 	}
-	if dirty {
-		it.Kept, it.KeptWhy = true, "its tree has uncommitted changes (--force removes it)"
-		return
+	if unreachable, err := a.Repo.Unreachable(ctx, commits); err == nil {
+		for i, head := range heads {
+			if unreachable[head] {
+				items[i].Kept, items[i].KeptWhy = true, "its HEAD holds commits no branch or ref has (--force removes it)"
+			}
+		}
 	}
-	// An agent that committed on a detached HEAD (or another branch):
-	// those commits live only in this tree's HEAD.
-	if head, err := a.Repo.Tree(tree).Head(ctx); err == nil && head != "" {
-		if ok, err := a.Repo.Reachable(ctx, head); err == nil && !ok {
-			it.Kept, it.KeptWhy = true, "its HEAD holds commits no branch or ref has (--force removes it)"
+	for _, i := range idx {
+		if it := &items[i]; measure && !it.Kept {
+			it.Bytes = store.DirSize(it.Target)
 		}
 	}
 }
@@ -350,9 +443,17 @@ func hasFiles(dir string) bool {
 }
 
 // GC removes what plan lists (the items not kept), each under the repo
-// lock, every directory through store.RemoveAllInside.
-func (a *App) GC(ctx context.Context, plan *GCResult) *GCResult {
+// lock, every directory through store.RemoveAllInside. progress (when not
+// nil) is told of each item as it is handled.
+func (a *App) GC(ctx context.Context, plan *GCResult, progress func(GCStep)) *GCResult {
 	plan.DryRun = false
+	total := 0
+	for _, it := range plan.Items {
+		if !it.Kept {
+			total++
+		}
+	}
+	done := 0
 	for i := range plan.Items {
 		it := &plan.Items[i]
 		if it.Kept {
@@ -360,13 +461,14 @@ func (a *App) GC(ctx context.Context, plan *GCResult) *GCResult {
 		}
 		if err := a.gcOne(ctx, it); err != nil {
 			it.Error = errs.As(err).Msg
-			continue
+		} else if !it.Kept { // Kept: the re-check under the lock found work in it
+			it.Removed = true
+			plan.BytesFreed += it.Bytes
 		}
-		if it.Kept {
-			continue // the re-check under the lock found work in it
+		done++
+		if progress != nil {
+			progress(GCStep{Phase: GCDone, Item: *it, Done: done, Total: total, BytesFreed: plan.BytesFreed})
 		}
-		it.Removed = true
-		plan.BytesFreed += it.Bytes
 	}
 	return plan
 }

@@ -121,6 +121,9 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 	if _, err := runner.NotifyTimeoutFromConfig(a.Config); err != nil {
 		return runner.Spec{}, err
 	}
+	if _, _, err := runner.LeaveOutFromConfig(a.Config); err != nil {
+		return runner.Spec{}, err
+	}
 	if !opts.Headless {
 		if _, err := tmux.Available(); err != nil {
 			return runner.Spec{}, TmuxNotFound()
@@ -448,6 +451,20 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			if opts.WorktreeID != "" && e.Record.IntegrationWorktreeID != opts.WorktreeID {
 				continue
 			}
+			if e.Facts != nil {
+				// Finished: nothing to reconcile, and what its other
+				// files say was derived once (store's finished cache).
+				v.Record = e.Record
+				v.LastOutput = newestOutput(v.Record, e.Facts.LastOutput)
+				v.QueuePlace = places[v.Record.InvocationID]
+				a.withLive(&v)
+				worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
+				if e.Facts.CheckpointsDamaged {
+					v.CheckpointsError = a.checkpointsDamaged(v.Record)
+				}
+				out = append(out, v)
+				continue
+			}
 			v.Record = a.Reconcile(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
 			v.QueuePlace = places[v.Record.InvocationID]
@@ -554,9 +571,13 @@ func worktreeRemoved(v *InvocationView, archived bool) {
 }
 
 func (a *App) lastOutput(r *store.InvocationRecord) time.Time {
-	t := runner.LastOutput(a.Store, r.InvocationID)
-	// A follow-up turn counts from its start, not from the last turn's
-	// output.
+	return newestOutput(r, a.Store.LastOutput(r.InvocationID))
+}
+
+// newestOutput is the newest of t (the logs' newest modification time),
+// the record's last_output_at and its turn_started_at: a follow-up turn
+// counts from its start, not from the last turn's output.
+func newestOutput(r *store.InvocationRecord, t time.Time) time.Time {
 	for _, v := range []*string{r.LastOutputAt, &r.TurnStartedAt} {
 		if v != nil {
 			if rt, err := time.Parse(time.RFC3339, *v); err == nil && rt.After(t) {

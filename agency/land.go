@@ -36,6 +36,15 @@ func (a *App) snapshotSandbox(ctx context.Context, tree string, exclude []string
 	return snap, gitErr(err)
 }
 
+// previewSandbox is snapshotSandbox for the forecast: it also leaves out the
+// untracked files checkpoints leave out (runner.PreviewTree).
+func (a *App) previewSandbox(ctx context.Context, rec *store.InvocationRecord, tree string) (*gitcore.Snapshot, error) {
+	o := a.checkpointOptions(rec, "")
+	o.SandboxPath = tree
+	snap, err := runner.PreviewTree(ctx, o)
+	return snap, gitErr(err)
+}
+
 // sandboxTree returns the invocation's sandbox tree path when it exists.
 func (a *App) sandboxTree(rec *store.InvocationRecord) string {
 	tree := a.Store.SandboxTreePath(rec.InvocationID)
@@ -183,7 +192,7 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err != nil {
 		return nil, nil, SandboxBranchMissingErr(rec)
 	}
-	work, err := a.landWork(ctx, rec, tip, opts.Apply)
+	work, err := a.landWork(ctx, rec, tip, opts.Apply, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -350,7 +359,9 @@ type landWork struct {
 // and, with apply, a commit of the sandbox's snapshot tree (untracked files
 // included, denylist applied) on top. It writes only unreferenced objects;
 // land, land --check and the forecast share it.
-func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip string, apply bool) (*landWork, error) {
+//
+// preview (the forecast, a read path) snapshots with previewSandbox.
+func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip string, apply, preview bool) (*landWork, error) {
 	inv := rec.InvocationID
 	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, tip)
 	if err != nil {
@@ -369,7 +380,12 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 	if !w.Dirty || !apply {
 		return w, nil
 	}
-	snap, err := a.snapshotSandbox(ctx, tree, nil)
+	var snap *gitcore.Snapshot
+	if preview {
+		snap, err = a.previewSandbox(ctx, rec, tree)
+	} else {
+		snap, err = a.snapshotSandbox(ctx, tree, nil)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 	if cur.LandingStatus == nil {
 		cur.LandingStatus = store.Str(store.LandingPending)
 	}
-	if t := runner.LastOutput(a.Store, cur.InvocationID); !t.IsZero() {
+	if t := a.Store.LastOutput(cur.InvocationID); !t.IsZero() {
 		cur.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
 	}
 	if cur.Error == "" {

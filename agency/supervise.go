@@ -5,10 +5,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/git-agency/git-agency/runner"
 )
+
+// supervisorGCPercent is the supervisor's GOGC: its heap may grow by half
+// of what is live before a collection, not double. (A tight memory limit
+// instead made it collect without end and answer its runner's exit late.)
+const supervisorGCPercent = 50
 
 // FPSuperviseLogWrite makes every log write of the supervisor fail with
 // ENOSPC (a full disk under a running agent).
@@ -18,6 +24,10 @@ const FPSuperviseLogWrite = "supervise:log-write"
 // StartInvocation spawns: it runs the invocation's runner under a
 // runner.Supervisor until it ends, writing the supervisor's own log to log.
 func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
+	// One supervisor runs beside every agent, for hours: keep its heap
+	// small (the walk that sets up a large tree's file watches leaves
+	// megabytes of garbage) rather than let it double before each GC.
+	debug.SetGCPercent(supervisorGCPercent)
 	rec, err := a.readRecord(inv)
 	if err != nil {
 		return err

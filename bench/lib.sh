@@ -17,9 +17,56 @@ bench_setup() {
 	export PATH="$BENCH_TMP/bin:$PATH"
 }
 
+# bench_cleanup ends what the benchmark started, by process id (the
+# records name every supervisor and runner; a pid counts only while its
+# environment still names this benchmark's data directory), then removes
+# its files.
 bench_cleanup() {
-	pkill -f "$BENCH_TMP" 2>/dev/null
+	python3 - "$AGENCY_DATA_DIR" <<'PY'
+import glob, json, os, signal, sys
+data = sys.argv[1]
+for p in glob.glob(data + "/repos/*/invocations/*/meta.json"):
+    try:
+        r = json.load(open(p))
+    except Exception:
+        continue
+    for k in ("pid", "supervisor_pid"):
+        pid = r.get(k)
+        try:
+            if not pid or ("AGENCY_DATA_DIR=" + data).encode() not in open("/proc/%d/environ" % pid, "rb").read():
+                continue
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+PY
 	rm -rf "$BENCH_TMP"
+}
+
+# wait_status STATUS ID...: waits (two minutes at most each) until every
+# invocation's record has that status.
+wait_status() {
+	local want=$1 id
+	shift
+	for id in "$@"; do
+		for _ in $(seq 1200); do
+			git agency agent show "$id" --json | grep -q "\"status\": \"$want\"" && break
+			sleep 0.1
+		done
+	done
+}
+
+# median_ns CMD...: runs CMD 7 times (after one warm-up) and prints the
+# median wall time in nanoseconds.
+median_ns() {
+	local times=() t0 t1
+	"$@" >/dev/null 2>&1
+	for _ in 1 2 3 4 5 6 7; do
+		t0=$(now_ns)
+		"$@" >/dev/null 2>&1
+		t1=$(now_ns)
+		times+=($((t1 - t0)))
+	done
+	printf '%s\n' "${times[@]}" | sort -n | sed -n 4p
 }
 
 # make_repo DIR NFILES: a repository with NFILES files in nested dirs.

@@ -30,6 +30,8 @@ var configKeys = []configKey{
 	{"agency.checkpoint.rateLimit", "least time between two checkpoints", "10s"},
 	{"agency.checkpoint.fallbackInterval", "period of the dirty-check fallback", "30s"},
 	{"agency.checkpoint.denylist", "more paths that never enter a checkpoint or a land (multi-valued)", ""},
+	{"agency.checkpoint.exclude", "untracked files checkpoints leave out, gitignore syntax (multi-valued; kept in the sandbox, landed by --apply)", ""},
+	{"agency.checkpoint.maxFileSize", "untracked files larger than this (bytes; k, m, g) are left out of checkpoints; 0 for no limit", "50m"},
 	{"agency.watch.interval", "how often watch refreshes", "1s"},
 	{"agency.gc.olderThan", "gc's default --older-than", "30d"},
 }

@@ -36,9 +36,11 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Dir    string
-	// StdoutTTY and StdinTTY tell whether those streams are terminals.
+	// StdoutTTY, StdinTTY and StderrTTY tell whether those streams are
+	// terminals.
 	StdoutTTY bool
 	StdinTTY  bool
+	StderrTTY bool
 	// JSON is set by commands run with --json: errors are printed as JSON.
 	JSON bool
 	// Runner is the git runner (tests may inject one).
@@ -102,6 +104,7 @@ func Main(prog string, grammar any, args []string) int {
 		Ctx: ctx, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir,
 		StdoutTTY: isatty.IsTerminal(os.Stdout.Fd()),
 		StdinTTY:  isatty.IsTerminal(os.Stdin.Fd()),
+		StderrTTY: isatty.IsTerminal(os.Stderr.Fd()),
 		Prog:      prog,
 	}
 	return Run(env, grammar, args)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,9 +34,12 @@ func (t *table) add(cols ...string) { t.rows = append(t.rows, cols) }
 
 func (t *table) flush() {
 	if !t.env.StdoutTTY {
+		// One write, not one per row: a long history is a thousand rows.
+		w := bufio.NewWriter(t.env.Stdout)
 		for _, r := range t.rows {
-			fmt.Fprintln(t.env.Stdout, strings.Join(r, "\t"))
+			fmt.Fprintln(w, strings.Join(r, "\t"))
 		}
+		w.Flush()
 		return
 	}
 	tw := tabwriter.NewWriter(t.env.Stdout, 0, 4, 2, ' ', 0)

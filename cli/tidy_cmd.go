@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/git-agency/git-agency/agency"
@@ -88,7 +89,15 @@ func (c *GCCmd) Run(env *Env) error {
 		return errs.New(errs.EUsage, "use a duration such as 30d or 12h", "invalid --older-than %q", age)
 	}
 	opts := agency.GCOptions{OlderThan: d, IncludePending: c.IncludePending, Force: c.Force}
+	// Progress on a terminal only: a large repository's gc takes minutes.
+	var progress *gcProgress
+	if env.StderrTTY && !c.JSON {
+		progress = &gcProgress{w: env.Stderr}
+		opts.Progress = progress.step
+		defer progress.clear()
+	}
 	plan, err := a.GCPlan(env.Ctx, opts)
+	progress.clear()
 	if err != nil {
 		return err
 	}
@@ -111,7 +120,12 @@ func (c *GCCmd) Run(env *Env) error {
 		}
 	}
 	if act {
-		plan = a.GC(env.Ctx, plan)
+		var step func(agency.GCStep)
+		if progress != nil {
+			step = progress.step
+		}
+		plan = a.GC(env.Ctx, plan, step)
+		progress.clear()
 	}
 	if c.JSON {
 		if plan.Items == nil {
@@ -133,6 +147,45 @@ func (c *GCCmd) Run(env *Env) error {
 		}
 	}
 	return nil
+}
+
+// gcProgress keeps one status line on a terminal's stderr: the items gc
+// has decided (to remove or to keep), then those it removed and the bytes
+// freed so far, each with the item at hand.
+type gcProgress struct {
+	w             io.Writer
+	decided, kept int
+	shown         bool
+}
+
+func (p *gcProgress) step(s agency.GCStep) {
+	var line string
+	switch s.Phase {
+	case agency.GCDecided:
+		p.decided++
+		what := "remove"
+		if s.Item.Kept {
+			p.kept++
+			what = "keep"
+		}
+		line = fmt.Sprintf("gc: %d decided (%d to remove, %d kept): %s %s %s",
+			p.decided, p.decided-p.kept, p.kept, what, s.Item.Kind, s.Item.Target)
+	default:
+		line = fmt.Sprintf("gc: removed %d/%d, freed %s: %s %s", s.Done, s.Total, humanBytes(s.BytesFreed), s.Item.Kind, s.Item.Target)
+	}
+	if r := []rune(line); len(r) > 100 {
+		line = string(r[:99]) + "…"
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+	p.shown = true
+}
+
+// clear removes the status line (nil-safe, so callers need not check).
+func (p *gcProgress) clear() {
+	if p != nil && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
 }
 
 func countErrors(p *agency.GCResult) int {

@@ -221,6 +221,20 @@ func (t *Tree) IsDirtyQuick(ctx context.Context, untracked bool) (bool, error) {
 	return len(out) > 0, nil
 }
 
+// LiteralIgnorePattern is a gitignore pattern that matches exactly one
+// path (relative to the root): anchored, its wildcards escaped.
+func LiteralIgnorePattern(p string) string {
+	var b strings.Builder
+	b.WriteString("/")
+	for _, r := range strings.Trim(p, "/") {
+		if strings.ContainsRune(`*?[]\!# `, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // ResetHard runs `git reset --hard` (HEAD, index and tracked files).
 func (t *Tree) ResetHard(ctx context.Context) error {
 	_, err := t.run(ctx, "reset", "-q", "--hard")
@@ -228,9 +242,15 @@ func (t *Tree) ResetHard(ctx context.Context) error {
 }
 
 // Clean removes untracked files and directories (`git clean -fd`), never
-// ignored ones, and never anything under the excluded paths.
-func (t *Tree) Clean(ctx context.Context, exclude ...string) error {
-	args := []string{"clean", "-q", "-f", "-d", "--", "."}
+// ignored ones, nothing that matches the keep patterns (gitignore syntax,
+// `-e`: kept as if ignored, and so is a directory that holds such a file),
+// and never anything under the excluded paths.
+func (t *Tree) Clean(ctx context.Context, keep []string, exclude ...string) error {
+	args := []string{"clean", "-q", "-f", "-d"}
+	for _, k := range keep {
+		args = append(args, "-e", k)
+	}
+	args = append(args, "--", ".")
 	for _, e := range exclude {
 		args = append(args, ":(exclude,literal)"+strings.Trim(e, "/"))
 	}

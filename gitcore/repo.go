@@ -157,7 +157,11 @@ func (t *Tree) Head(ctx context.Context) (string, error) {
 // Status returns the tree's porcelain v2 status (untracked files listed,
 // ignored ones not).
 func (t *Tree) Status(ctx context.Context) ([]StatusEntry, error) {
-	out, err := t.query(ctx, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")
+	return t.status(ctx, "--untracked-files=all")
+}
+
+func (t *Tree) status(ctx context.Context, untracked string) ([]StatusEntry, error) {
+	out, err := t.query(ctx, "status", "--porcelain=v2", "-z", untracked, "--ignore-submodules=none")
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +170,10 @@ func (t *Tree) Status(ctx context.Context) ([]StatusEntry, error) {
 
 // HasTrackedChanges reports whether the tree has staged or unstaged changes
 // to tracked files (untracked files do not count).
+// Untracked files are not looked for at all (`--untracked-files=no`): in a
+// large tree that walk is most of what a full status costs.
 func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
-	st, err := t.Status(ctx)
+	st, err := t.status(ctx, "--untracked-files=no")
 	if err != nil {
 		return false, err
 	}
@@ -180,8 +186,10 @@ func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
 }
 
 // IsDirty reports whether the tree has any change, untracked files included.
+// An untracked directory counts as one entry (`--untracked-files=normal`):
+// whether anything is untracked needs no list of every file inside it.
 func (t *Tree) IsDirty(ctx context.Context) (bool, error) {
-	st, err := t.Status(ctx)
+	st, err := t.status(ctx, "--untracked-files=normal")
 	if err != nil {
 		return false, err
 	}
@@ -318,14 +326,35 @@ func Version(ctx context.Context, r CommandRunner) (string, error) {
 // ErrUnborn is returned when a branch has no commits yet.
 var ErrUnborn = errors.New("unborn branch")
 
-// Reachable reports whether commit is reachable from any ref (a branch, a
-// tag, a snapshot ref, …). HEADs of worktrees do not count.
-func (r *Repo) Reachable(ctx context.Context, commit string) (bool, error) {
-	out, err := r.query(ctx, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit)
-	if err != nil {
-		return false, err
+// Unreachable returns which of commits are reachable from no ref (a branch,
+// a tag, a snapshot ref, …; HEADs of worktrees do not count), from one
+// reachability walk for all of them: `git rev-list <commits> --not
+// --glob=refs/*` lists exactly the commits that only they reach, so a
+// commit is unreachable when it is listed itself. (One `for-each-ref
+// --contains` per commit walks the history once per commit.)
+func (r *Repo) Unreachable(ctx context.Context, commits []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(commits) == 0 {
+		return out, nil
 	}
-	return strings.TrimSpace(string(out)) != "", nil
+	want := map[string]bool{}
+	args := []string{"rev-list"}
+	for _, c := range commits {
+		if !want[c] {
+			want[c] = true
+			args = append(args, c)
+		}
+	}
+	res, err := r.query(ctx, append(args, "--not", "--glob=refs/*")...)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(res), "\n") {
+		if want[line] {
+			out[line] = true
+		}
+	}
+	return out, nil
 }
 
 // WorktreeRepair runs `git worktree repair -- paths…`: after the repository

@@ -22,6 +22,20 @@ type SnapshotRequest struct {
 	// Exclude lists paths (files or directories, relative to the root) that
 	// are never staged, e.g. ".agency".
 	Exclude []string
+	// LeaveOut (gitignore syntax) and MaxUntrackedSize (bytes; 0 for no
+	// limit) name untracked files that are left out of the snapshot
+	// without failing it: they are never hashed, and Snapshot.LeftOut
+	// lists them. Tracked files are never left out.
+	LeaveOut         *IgnoreMatcher
+	MaxUntrackedSize int64
+	// Kept, when set, keeps this snapshot's index for the next snapshot
+	// (see KeptIndex) instead of removing it.
+	Kept *KeptIndex
+	// Changed, with a Kept index from an earlier snapshot, lists the paths
+	// (relative to the root) that changed since; nil means unknown. The
+	// snapshot then looks at those paths alone, or at everything when it
+	// cannot be sure that is enough.
+	Changed []string
 }
 
 // Snapshot is the result of Tree.SnapshotTree.
@@ -40,6 +54,11 @@ type Snapshot struct {
 	// that exists only inside that directory. Callers that would delete
 	// the directory must refuse.
 	Nested []string
+	// LeftOut lists untracked files left out by LeaveOut or
+	// MaxUntrackedSize.
+	LeftOut []string
+	// Incremental: only the Changed paths were looked at.
+	Incremental bool
 }
 
 // SnapshotTree writes a tree object of the worktree's current state (HEAD,
@@ -50,7 +69,12 @@ type Snapshot struct {
 // untracked path; untracked ones are checked against the denylist; then
 // exactly those paths are staged into the copy (`git update-index --add
 // --remove`) and `git write-tree` writes it. The result is what `git add -A`
-// (or `-u`) would stage, for the cost of about one `git status`.
+// (or `-u`) would stage, for the cost of about one `git status`. Excluded
+// paths the index holds (an agent's `git add -f .agency/…`, or a HEAD that
+// has them) are taken out of the copy; only then does that cost a pass.
+//
+// With a valid Kept index and the Changed paths, the status looks at those
+// paths alone and they are staged into the kept index (see KeptIndex).
 //
 // On a denylist hit nothing is staged and Snapshot.Denied names the files.
 // Since only listed, checked paths are ever staged, a file that appears
@@ -58,37 +82,37 @@ type Snapshot struct {
 // that match the denylist are snapshotted like any other tracked file
 // (their content is already in the repository's history).
 func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot, error) {
+	if k := req.Kept; k != nil && k.ok && req.Changed != nil {
+		snap, ok, err := t.snapshotChanged(ctx, req, k)
+		if ok || err != nil {
+			return snap, err
+		}
+	}
 	index, snap, err := t.snapshotStart(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := copyIndex(index)
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp)
-	env := []string{"GIT_INDEX_FILE=" + tmp}
-	if len(req.Exclude) > 0 {
-		// Excluded paths never enter the tree, even when the index holds
-		// them (an agent's `git add -f .agency/...`).
-		args := []string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}
-		for _, e := range req.Exclude {
-			args = append(args, ":(literal)"+strings.Trim(e, "/"))
-		}
-		if _, err := t.runEnv(ctx, env, nil, args...); err != nil {
+	indexStamp := stampOf(index)
+	var tmp string
+	if k := req.Kept; k != nil {
+		k.ok = false
+		if tmp, err = k.refresh(index); err != nil {
 			return nil, err
 		}
+	} else {
+		if tmp, err = copyIndex(index, ""); err != nil {
+			return nil, err
+		}
+		defer os.Remove(tmp)
 	}
+	env := []string{"GIT_INDEX_FILE=" + tmp}
 
 	untracked := "--untracked-files=no"
 	if req.IncludeUntracked {
 		untracked = "--untracked-files=all"
 	}
-	args := []string{"status", "--porcelain=v2", "-z", "--no-renames", untracked, "--", "."}
-	for _, e := range req.Exclude {
-		args = append(args, ":(exclude,literal)"+strings.Trim(e, "/"))
-	}
-	out, err := t.exec(ctx, append(env, "GIT_OPTIONAL_LOCKS=0"), nil, args...)
+	out, err := t.exec(ctx, append(env, "GIT_OPTIONAL_LOCKS=0"), nil,
+		"status", "--porcelain=v2", "-z", "--no-renames", untracked)
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +121,21 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		return nil, err
 	}
 	var stage []byte
+	staged := map[string]bool{}
+	// dropExcluded: the index holds excluded paths that must come out.
+	dropExcluded, err := t.headHolds(ctx, snap.Head, req.Exclude)
+	if err != nil {
+		return nil, err
+	}
 	for _, e := range entries {
 		p := strings.TrimSuffix(e.Path, "/")
-		if e.Kind == StatusIgnored || excluded(p, req.Exclude) {
+		if e.Kind == StatusIgnored {
+			continue
+		}
+		if excluded(p, req.Exclude) {
+			if e.Kind != StatusUntracked {
+				dropExcluded = true
+			}
 			continue
 		}
 		if e.NotInHead && Denied(p, req.Denylist) {
@@ -119,15 +155,29 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 				snap.Nested = append(snap.Nested, p)
 				continue
 			}
+			if t.LeavesOut(req, p) {
+				snap.LeftOut = append(snap.LeftOut, p)
+				continue
+			}
 			if Denied(p, req.Denylist) {
 				snap.Denied = append(snap.Denied, p)
 				continue
 			}
+			staged[p] = true
 		}
 		stage = append(append(stage, p...), 0)
 	}
 	if len(snap.Denied) > 0 {
 		return snap, nil
+	}
+	if dropExcluded {
+		args := []string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}
+		for _, e := range req.Exclude {
+			args = append(args, ":(literal)"+strings.Trim(e, "/"))
+		}
+		if _, err := t.runEnv(ctx, env, nil, args...); err != nil {
+			return nil, err
+		}
 	}
 	if len(stage) > 0 {
 		if _, err := t.runEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
@@ -139,7 +189,46 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		return nil, err
 	}
 	snap.Tree = strings.TrimSpace(string(out))
+	if k := req.Kept; k != nil {
+		k.derived(index, indexStamp, snap, staged)
+	}
 	return snap, nil
+}
+
+// LeavesOut reports whether an untracked file (relative to the root) is
+// left out of a snapshot by the request's LeaveOut patterns or size limit.
+func (t *Tree) LeavesOut(req SnapshotRequest, p string) bool {
+	if req.LeaveOut.Match(p, false) {
+		return true
+	}
+	if req.MaxUntrackedSize > 0 {
+		if fi, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(p))); err == nil && fi.Size() > req.MaxUntrackedSize {
+			return true
+		}
+	}
+	return false
+}
+
+// headHolds reports whether HEAD's tree has any of paths, from one
+// `git cat-file --batch-check` (no index is read).
+func (t *Tree) headHolds(ctx context.Context, head string, paths []string) (bool, error) {
+	if head == "" || len(paths) == 0 {
+		return false, nil
+	}
+	var in strings.Builder
+	for _, p := range paths {
+		in.WriteString(head + ":" + strings.Trim(p, "/") + "\n")
+	}
+	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in.String()), "cat-file", "--batch-check=%(objecttype)")
+	if err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if line != "" && !strings.HasSuffix(line, " missing") {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // snapshotStart returns the worktree's index path, HEAD and HEAD's tree in
@@ -176,13 +265,20 @@ func excluded(path string, excl []string) bool {
 
 // copyIndex copies an index file to a new file next to it (the git
 // directory: same filesystem, and split-index files stay findable) and
-// returns its path. Without an index, the path of a not-yet-existing file is
-// returned (git starts from an empty index). The copy keeps the index's
-// mtime: git's racy-git check compares it with each entry's, and a copy
-// stamped "now" would make a same-size edit written in the same second as
-// the index (an agent's first edit right after checkout) look clean.
-func copyIndex(index string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+strconv.Itoa(os.Getpid())+"-*")
+// returns its path; to dst instead when dst is not "". Without an index,
+// the path of a not-yet-existing file is returned (git starts from an
+// empty index). The copy keeps the index's mtime: git's racy-git check
+// compares it with each entry's, and a copy stamped "now" would make a
+// same-size edit written in the same second as the index (an agent's first
+// edit right after checkout) look clean.
+func copyIndex(index, dst string) (string, error) {
+	var f *os.File
+	var err error
+	if dst != "" {
+		f, err = os.Create(dst)
+	} else {
+		f, err = os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+strconv.Itoa(os.Getpid())+"-*")
+	}
 	if err != nil {
 		return "", err
 	}

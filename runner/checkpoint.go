@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,47 @@ func DenylistFromConfig(cfg *gitcore.Config) []string {
 	return cfg.GetAll("agency.checkpoint.denylist")
 }
 
+// DefaultMaxFileSize is agency.checkpoint.maxFileSize's default: untracked
+// files larger than 50 MiB are left out of checkpoints.
+const DefaultMaxFileSize = 50 << 20
+
+// LeaveOutFromConfig returns agency.checkpoint.exclude (multi-valued,
+// gitignore syntax) and agency.checkpoint.maxFileSize (bytes, with an
+// optional k, m or g suffix as git config takes them; 0 for no limit): the
+// untracked files checkpoints leave out. A bad size is E_CONFIG.
+func LeaveOutFromConfig(cfg *gitcore.Config) ([]string, int64, error) {
+	const key = "agency.checkpoint.maxFileSize"
+	size := int64(DefaultMaxFileSize)
+	if v, ok := cfg.Get(key); ok && strings.TrimSpace(v) != "" {
+		n, err := parseSize(v)
+		if err != nil {
+			return nil, 0, errs.Config(key, v, "a size in bytes such as 52428800, 50m or 1g (0 for no limit)")
+		}
+		size = n
+	}
+	return cfg.GetAll("agency.checkpoint.exclude"), size, nil
+}
+
+// parseSize parses a non-negative integer with an optional k, m or g
+// suffix (powers of 1024, as git config --type=int).
+func parseSize(v string) (int64, error) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(v, "k"):
+		mult, v = 1<<10, strings.TrimSuffix(v, "k")
+	case strings.HasSuffix(v, "m"):
+		mult, v = 1<<20, strings.TrimSuffix(v, "m")
+	case strings.HasSuffix(v, "g"):
+		mult, v = 1<<30, strings.TrimSuffix(v, "g")
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid size %q", v)
+	}
+	return n * mult, nil
+}
+
 // FullDenylist is the built-in denylist plus extra (agency.checkpoint.denylist).
 func FullDenylist(extra []string) []string {
 	return append(append([]string(nil), gitcore.DefaultDenylist...), extra...)
@@ -39,14 +81,53 @@ func FullDenylist(extra []string) []string {
 // the built-in denylist plus extraDenylist applied and .agency/ and exclude
 // left out, without touching the sandbox's index, HEAD or files. When
 // untracked files match the denylist, Snapshot.Denied lists them and no
-// object was written. Checkpoints, `agent diff` and `land --apply` all
-// build their trees with it: it is the one place that policy is assembled.
+// object was written. `agent diff` and `land --apply` build their trees
+// with it, checkpoints with the same request (snapshotRequest, the one
+// place that policy is assembled) plus what they leave out.
 func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, includeUntracked bool, extraDenylist []string, exclude ...string) (*gitcore.Snapshot, error) {
-	return repo.Tree(treePath).SnapshotTree(ctx, gitcore.SnapshotRequest{
+	return repo.Tree(treePath).SnapshotTree(ctx, snapshotRequest(includeUntracked, extraDenylist, exclude))
+}
+
+// request is a checkpoint's snapshot request: SnapshotTree's, leaving out
+// what o.LeaveOut and o.MaxFileSize name.
+func (o CheckpointOptions) request() gitcore.SnapshotRequest {
+	req := snapshotRequest(o.IncludeUntracked, o.Denylist, nil)
+	req.LeaveOut, req.MaxUntrackedSize = gitcore.NewIgnoreMatcher(o.LeaveOut), o.MaxFileSize
+	return req
+}
+
+// PreviewTree is the snapshot tree of a sandbox's uncommitted work for a
+// read path that predicts a land (the conflict forecast of ls, show and
+// watch): untracked files included, and, like a checkpoint, without what
+// o.LeaveOut and o.MaxFileSize name, so that looking never hashes a
+// multi-gigabyte artefact. land --apply itself uses SnapshotTree.
+func PreviewTree(ctx context.Context, o CheckpointOptions) (*gitcore.Snapshot, error) {
+	o.IncludeUntracked = true
+	return o.Repo.Tree(o.SandboxPath).SnapshotTree(ctx, o.request())
+}
+
+func snapshotRequest(includeUntracked bool, extraDenylist, exclude []string) gitcore.SnapshotRequest {
+	return gitcore.SnapshotRequest{
 		IncludeUntracked: includeUntracked,
 		Denylist:         FullDenylist(extraDenylist),
 		Exclude:          append([]string{store.AgencyDir}, exclude...),
-	})
+	}
+}
+
+// LeftOutPatterns returns gitignore patterns for the untracked files
+// checkpoints leave out (o.LeaveOut, and each file of status over
+// o.MaxFileSize): they are in no checkpoint, so whatever restores one must
+// leave them where they are.
+func LeftOutPatterns(o CheckpointOptions, status []gitcore.StatusEntry) []string {
+	out := append([]string(nil), o.LeaveOut...)
+	req := gitcore.SnapshotRequest{MaxUntrackedSize: o.MaxFileSize}
+	t := o.Repo.Tree(o.SandboxPath)
+	for _, e := range status {
+		if e.Kind == gitcore.StatusUntracked && !strings.HasSuffix(e.Path, "/") && t.LeavesOut(req, e.Path) {
+			out = append(out, gitcore.LiteralIgnorePattern(e.Path))
+		}
+	}
+	return out
 }
 
 // CheckpointOptions says which sandbox to checkpoint and how.
@@ -58,11 +139,23 @@ type CheckpointOptions struct {
 	IncludeUntracked bool
 	// Denylist holds extra globs (agency.checkpoint.denylist).
 	Denylist []string
+	// LeaveOut (agency.checkpoint.exclude, gitignore syntax) and
+	// MaxFileSize (agency.checkpoint.maxFileSize, 0 for no limit) name the
+	// untracked files a checkpoint leaves out: never hashed, kept in the
+	// sandbox, landed by --apply as usual.
+	LeaveOut    []string
+	MaxFileSize int64
 	// Reason is recorded: "auto", "fallback", "exit", "manual", "before-apply".
 	Reason string
 	// Warn, when set, is told of an event that could not be recorded;
 	// when nil it goes to the invocation's supervisor.log. Never silent.
 	Warn func(error)
+
+	// Kept and Changed: the checkpointer's kept index and the paths its
+	// file events reported since (see gitcore.KeptIndex); nil for a
+	// checkpoint that looks at every file.
+	Kept    *gitcore.KeptIndex
+	Changed []string
 }
 
 // TakeCheckpoint snapshots the sandbox into refs/agency/snapshots/<inv>/<n>
@@ -138,7 +231,9 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 	}
 	defer lock.Unlock()
 
-	snap, err := SnapshotTree(ctx, o.Repo, o.SandboxPath, o.IncludeUntracked, o.Denylist)
+	req := o.request()
+	req.Kept, req.Changed = o.Kept, o.Changed
+	snap, err := o.Repo.Tree(o.SandboxPath).SnapshotTree(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}

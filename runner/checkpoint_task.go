@@ -20,6 +20,11 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		s.logf("checkpoint: %v; using the defaults", err)
 		timing = DefaultCheckpointTiming
 	}
+	leaveOut, maxSize, err := LeaveOutFromConfig(s.Config)
+	if err != nil {
+		s.logf("checkpoint: %v; leaving out untracked files over %d bytes", err, DefaultMaxFileSize)
+		maxSize = DefaultMaxFileSize
+	}
 	o := CheckpointOptions{
 		Repo:             s.Repo,
 		Store:            s.Store,
@@ -28,6 +33,8 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		IncludeUntracked: rec.IncludeUntracked,
 		Denylist:         DenylistFromConfig(s.Config),
 		Warn:             func(err error) { s.logf("%v", err) },
+		LeaveOut:         leaveOut,
+		MaxFileSize:      maxSize,
 	}
 	return &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
 }

@@ -310,7 +310,7 @@ func TestCheckpointerWatches(t *testing.T) {
 		if ob.isWatched(p) {
 			t.Errorf("%s is watched", d)
 		}
-		if strings.HasPrefix(d, ".agency") && !c.ignoreEvent(fsnotify.Event{Name: p, Op: fsnotify.Create}) {
+		if _, track, trigger := c.classify(fsnotify.Event{Name: p, Op: fsnotify.Create}); strings.HasPrefix(d, ".agency") && (track || trigger) {
 			t.Errorf("the creation of %s is not ignored", d)
 		}
 	}
@@ -393,5 +393,42 @@ func TestCheckpointerDenylistReportedOnce(t *testing.T) {
 	evs, _ := o.Store.ReadEvents(testInv)
 	if len(evs) != 2 {
 		t.Errorf("events %+v", evs)
+	}
+}
+
+func TestLeaveOutFromConfig(t *testing.T) {
+	for v, want := range map[string]int64{"": DefaultMaxFileSize, "0": 0, "1024": 1024, "2k": 2048, "50m": 50 << 20, "1G": 1 << 30} {
+		cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.maxfilesize", Value: v},
+			{Key: "agency.checkpoint.exclude", Value: "*.bin"}, {Key: "agency.checkpoint.exclude", Value: "out/"}})
+		pats, size, err := LeaveOutFromConfig(cfg)
+		if err != nil || size != want || len(pats) != 2 {
+			t.Errorf("%q: %v %d %v, want %d", v, pats, size, err, want)
+		}
+	}
+	for _, v := range []string{"lots", "-1", "1t", "5mb"} {
+		cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.maxFileSize", Value: v}})
+		if _, _, err := LeaveOutFromConfig(cfg); err == nil {
+			t.Errorf("%q accepted", v)
+		}
+	}
+}
+
+// A lock file's change never starts a checkpoint, but the next one stages
+// it (a Cargo.lock is content like any other); .git/ is neither.
+func TestClassifyEvents(t *testing.T) {
+	c := &Checkpointer{root: "/sb", ignored: map[string]bool{"build": true}}
+	for name, want := range map[string][2]bool{
+		"/sb/src/a.go":     {true, true},
+		"/sb/Cargo.lock":   {true, false},
+		"/sb/x/.lck":       {true, false},
+		"/sb/.git/index":   {false, false},
+		"/sb/build/out.o":  {false, false},
+		"/sb/.agency/x":    {false, false},
+		"/elsewhere/a.txt": {false, false},
+	} {
+		_, track, trigger := c.classify(fsnotify.Event{Name: name, Op: fsnotify.Write})
+		if track != want[0] || trigger != want[1] {
+			t.Errorf("%s: track %v trigger %v, want %v", name, track, trigger, want)
+		}
 	}
 }

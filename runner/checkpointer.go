@@ -72,6 +72,15 @@ type Checkpointer struct {
 	last       time.Time  // last attempt
 	lastDenied string     // denylisted files last reported, joined
 
+	// kept is the last checkpoint's index; changed the paths file events
+	// reported since, unless lost (a lost event, a failed attempt): an
+	// automatic checkpoint then stages those paths alone
+	// (gitcore.KeptIndex). The fallback check and the final checkpoint
+	// look at everything.
+	kept        gitcore.KeptIndex
+	changed     map[string]bool
+	changedLost bool
+
 	// watching state (Run's goroutine only)
 	root       string
 	ignored    map[string]bool // directories git ignores (relative)
@@ -159,7 +168,11 @@ func (c *Checkpointer) Run(ctx context.Context) {
 				events = nil
 				continue
 			}
-			if c.ignoreEvent(ev) {
+			rel, track, trigger := c.classify(ev)
+			if track {
+				c.noteChanged(rel)
+			}
+			if !trigger {
 				continue
 			}
 			if ev.Has(fsnotify.Create) {
@@ -175,6 +188,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				c.logf("checkpoint: file event queue overflowed; checkpointing anyway")
+				c.changedLost = true
 				schedule(time.Now())
 				continue
 			}
@@ -208,9 +222,21 @@ func (c *Checkpointer) Run(ctx context.Context) {
 }
 
 // Final takes the checkpoint after the agent has exited, regardless of the
-// rate limit (skipped when nothing changed since the last one).
+// rate limit (skipped when nothing changed since the last one), looking
+// at every file, and removes the kept index.
 func (c *Checkpointer) Final(ctx context.Context) {
 	c.attempt(ctx, store.CheckpointExit)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.kept.Remove()
+}
+
+// noteChanged remembers a path (relative) file events reported.
+func (c *Checkpointer) noteChanged(rel string) {
+	if c.changed == nil {
+		c.changed = map[string]bool{}
+	}
+	c.changed[rel] = true
 }
 
 func (c *Checkpointer) lastAttempt() time.Time {
@@ -229,7 +255,20 @@ func (c *Checkpointer) attempt(ctx context.Context, reason string) {
 	defer cancel()
 	o := c.o
 	o.Reason = reason
+	o.Kept = &c.kept
+	if reason == store.CheckpointAuto && !c.changedLost && !c.watchFull {
+		o.Changed = make([]string, 0, len(c.changed))
+		for p := range c.changed {
+			o.Changed = append(o.Changed, p)
+		}
+		sort.Strings(o.Changed)
+	}
+	c.changed, c.changedLost = nil, false
 	cp, err := takeCheckpoint(cctx, o, c.reportDenied)
+	if err != nil {
+		// The kept index may lack what was staged: look at everything next.
+		c.changedLost = true
+	}
 	c.last = time.Now()
 	switch {
 	case errs.Is(err, errs.EDenylisted):
@@ -255,29 +294,34 @@ func (c *Checkpointer) reportDenied(files []string) bool {
 	return true
 }
 
-// ignoreEvent filters events the checkpointer must not react to.
-func (c *Checkpointer) ignoreEvent(ev fsnotify.Event) bool {
+// classify sorts a file event: track says the path (rel, relative to the
+// root) may change what a checkpoint holds; trigger that the checkpointer
+// reacts to it. Lock files are tracked but never trigger one (they come
+// and go with every tool run); .git/, .agency/ and directories git ignores
+// are neither.
+func (c *Checkpointer) classify(ev fsnotify.Event) (rel string, track, trigger bool) {
 	rel, err := filepath.Rel(c.root, ev.Name)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return true
+		return "", false, false
 	}
 	rel = filepath.ToSlash(rel)
 	if rel == store.AgencyDir || strings.HasPrefix(rel, store.AgencyDir+"/") {
-		return true
+		return "", false, false
 	}
 	parts := strings.Split(rel, "/")
 	for _, p := range parts {
 		if p == ".git" {
-			return true
+			return "", false, false
 		}
 	}
 	for i := 1; i < len(parts); i++ {
 		if c.ignored[strings.Join(parts[:i], "/")] {
-			return true
+			return "", false, false
 		}
 	}
 	base := parts[len(parts)-1]
-	return strings.HasSuffix(base, ".lock") || strings.HasSuffix(base, ".lck")
+	lock := strings.HasSuffix(base, ".lock") || strings.HasSuffix(base, ".lck")
+	return rel, true, !lock
 }
 
 // skipDir reports whether a directory (relative path) is never watched.

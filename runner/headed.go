@@ -152,7 +152,7 @@ func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux
 			client.SendCtrlC(bg, sess.PaneID)
 		}
 		if !s.timedOut.Load() {
-			last := LastOutput(s.Store, s.Invocation)
+			last := s.Store.LastOutput(s.Invocation)
 			if last.IsZero() {
 				last = began
 			}

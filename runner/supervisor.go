@@ -399,7 +399,7 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 		if r.LandingStatus == nil {
 			r.LandingStatus = store.Str(store.LandingPending)
 		}
-		if t := LastOutput(s.Store, s.Invocation); !t.IsZero() {
+		if t := s.Store.LastOutput(s.Invocation); !t.IsZero() {
 			r.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
 		}
 		return nil
@@ -441,16 +441,4 @@ func endSummary(r *store.InvocationRecord) string {
 		s += fmt.Sprintf(", exit %d", *r.ExitCode)
 	}
 	return s
-}
-
-// LastOutput is the newest modification time of an invocation's logs: the
-// freshest last_output_at, without rewriting meta.json per chunk.
-func LastOutput(st *store.Store, inv string) time.Time {
-	var newest time.Time
-	for _, name := range []string{"raw.jsonl", "stderr.log", "pane.log"} {
-		if fi, err := os.Stat(filepath.Join(st.SandboxLogsDir(inv), name)); err == nil && fi.Size() > 0 && fi.ModTime().After(newest) {
-			newest = fi.ModTime()
-		}
-	}
-	return newest
 }

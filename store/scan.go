@@ -23,6 +23,8 @@ type InvocationEntry struct {
 	Record *InvocationRecord
 	Broken bool
 	Err    error
+	// Facts is set for a finished record (see Finished).
+	Facts *FinishedFacts
 }
 
 // ScanWorktrees reads integration_worktrees/*/meta.json. There is no index:
@@ -83,15 +85,33 @@ func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
 }
 
 // ScanInvocations reads invocations/*/meta.json, sorted by id (ids start
-// with their creation time).
+// with their creation time). Finished records come from the
+// finished-record cache while their meta.json is unchanged (one stat
+// each); see finished.go.
 func (s *Store) ScanInvocations() ([]InvocationEntry, error) {
 	names, err := ReadDirNames(s.InvocationsDir())
 	if err != nil {
 		return nil, err
 	}
-	var out []InvocationEntry
+	cache := s.readFinishedCache()
+	keep := make(map[string]finishedEntry, len(cache))
+	changed := false
+	// Paths by concatenation: filepath.Join cleans every one, and a
+	// thousand records are three thousand joins a scan.
+	root := s.InvocationsDir() + string(filepath.Separator)
+	out := make([]InvocationEntry, 0, len(names))
 	for _, id := range names {
-		e := InvocationEntry{ID: id, Dir: s.InvocationDir(id)}
+		e := InvocationEntry{ID: id, Dir: root + id}
+		// Stat before reading: a record replaced in between is keyed by
+		// the older time, so it is read again next time.
+		fi, statErr := os.Stat(e.Dir + string(filepath.Separator) + "meta.json")
+		if c, ok := cache[id]; ok && statErr == nil && fi.ModTime().UnixNano() == c.ModTime && fi.Size() == c.Size {
+			keep[id] = c
+			rec, facts := c.Record, c.Facts
+			e.Record, e.Facts = &rec, &facts
+			out = append(out, e)
+			continue
+		}
 		rec, err := s.ReadInvocation(id)
 		if err != nil {
 			e.Broken, e.Err = true, err
@@ -99,8 +119,17 @@ func (s *Store) ScanInvocations() ([]InvocationEntry, error) {
 			e.Broken, e.Err = true, errInconsistent
 		} else {
 			e.Record = rec
+			if statErr == nil && Finished(rec) {
+				facts := s.finishedFacts(id)
+				keep[id] = finishedEntry{ModTime: fi.ModTime().UnixNano(), Size: fi.Size(), Record: *rec, Facts: facts}
+				e.Facts = &facts
+				changed = true
+			}
 		}
 		out = append(out, e)
+	}
+	if changed || len(keep) != len(cache) {
+		s.writeFinishedCache(keep)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil

@@ -82,12 +82,15 @@ type Store struct {
 
 	// held counts the repo locks this Store holds (Lock, Unlock).
 	held atomic.Int32
+	// finished keeps the finished-record cache decoded between scans of a
+	// long-lived process (watch scans every second); nil: not kept.
+	finished *finishedMemo
 }
 
 // Open returns the store for a repository and makes sure its directory,
 // repo.json and the identity file in its git directory exist.
 func Open(dataDir, commonDir string) (*Store, error) {
-	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir)}
+	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir), finished: &finishedMemo{}}
 	if id, from := s.findMoved(commonDir); id != "" {
 		// The identity file names the records, whatever the path hashes to.
 		s.RepoID, s.MovedFrom = id, from

@@ -80,7 +80,7 @@ func run() error {
 		if moved {
 			what = "onto a moved HEAD     "
 		}
-		fmt.Printf("land %d commits %s: git agency land %7.1f ms, git cherry-pick %7.1f ms, ratio %.2fx (median of %d)\n",
+		fmt.Printf("land %d commits %s: git agency land %7.1f ms, git cherry-pick %7.1f ms, ratio %.2fx (median of %d; goal <= 1.2)\n",
 			commits, what, ms(ml), ms(mp), float64(ml)/float64(mp), rounds)
 	}
 	return nil

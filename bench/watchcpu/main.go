@@ -1,7 +1,8 @@
 // Command watchcpu measures the CPU that `git agency watch` uses: a
 // repository with 50 invocations (10 running, 40 finished and pending, 20
 // per worktree, all changing one shared file too so that the conflict
-// forecast has every pair to judge), watch running
+// forecast has every pair to judge; -running and -old change that, for
+// example to 50 running and 1000 old records), watch running
 // in a real terminal (a private tmux server) at the default interval, CPU
 // time of the watch process and the children it waited for, read from
 // /proc before and after. It prints the share of one core (goal ≤ 3%).
@@ -10,6 +11,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -25,14 +27,15 @@ func main() {
 	dur := flag.Duration("d", 30*time.Second, "measurement window")
 	n := flag.Int("n", 50, "invocations")
 	running := flag.Int("running", 10, "of which still running during the window")
+	old := flag.Int("old", 0, "finished (discarded) records added beside them")
 	flag.Parse()
-	if err := run(*bin, *dur, *n, *running); err != nil {
+	if err := run(*bin, *dur, *n, *running, *old); err != nil {
 		fmt.Fprintln(os.Stderr, "watchcpu:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, dur time.Duration, n, running int) error {
+func run(bin string, dur time.Duration, n, running, old int) error {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		fmt.Println("watchcpu: skipped: tmux is not installed")
 		return nil
@@ -124,6 +127,9 @@ func run(bin string, dur time.Duration, n, running int) error {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	if err := addOld(filepath.Join(work, "data"), old); err != nil {
+		return err
+	}
 	if _, err := sh(repo, "tmux", "new-session", "-d", "-s", "watch", "-x", "80", "-y", "24", "exec git agency watch"); err != nil {
 		return err
 	}
@@ -165,8 +171,8 @@ func run(bin string, dur time.Duration, n, running int) error {
 	cpu := time.Duration(float64(c1-c0) / hz * float64(time.Second))
 	share := 100 * cpu.Seconds() / wall.Seconds()
 	fmt.Print(screen)
-	fmt.Printf("watch CPU: %s over %s with %d invocations (%d pending, all conflicting) at the default interval: %.2f%% of one core (goal ≤ 3%%)\n",
-		cpu, wall.Round(time.Millisecond), n, n-running, share)
+	fmt.Printf("watch CPU: %s over %s with %d invocations (%d running, %d pending, all conflicting) and %d old records at the default interval: %.2f%% of one core (goal ≤ 3%%)\n",
+		cpu, wall.Round(time.Millisecond), n, running, n-running, old, share)
 	if share > 3 {
 		fmt.Println("watchcpu: above the goal")
 	}
@@ -229,4 +235,42 @@ func procStat(pid int) (int64, int, error) {
 		total += v
 	}
 	return total, ppid, nil
+}
+
+// addOld writes n discarded invocation records, copies of the first record
+// under new ids: the history a long-used repository has.
+func addOld(data string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	dirs, err := filepath.Glob(filepath.Join(data, "repos", "*", "invocations", "*"))
+	if err != nil || len(dirs) == 0 {
+		return fmt.Errorf("no invocation record to copy (%v)", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dirs[0], "meta.json"))
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		var rec map[string]any
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return err
+		}
+		id := fmt.Sprintf("20200101%06d-%04x", i/4096, i%4096)
+		rec["invocation_id"], rec["status"], rec["landing_status"] = id, "finished", "discarded"
+		rec["exit_reason"], rec["exit_code"], rec["finished_at"], rec["discarded_at"] = "exited", 0, "2020-01-02T00:00:00Z", "2020-01-02T00:00:00Z"
+		rec["pid"], rec["supervisor_pid"], rec["started_at"] = nil, nil, "2020-01-01T00:00:00Z"
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(filepath.Dir(dirs[0]), id)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
