@@ -48,40 +48,19 @@ func Check(root string) ([]Finding, error) {
 		if err != nil {
 			return err
 		}
-		name := d.Name()
 		if d.IsDir() {
-			if path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
+			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
 		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if n := strings.Count(string(src), "\n"); n > MaxFileLines {
-			out = append(out, Finding{Path: rel, Lines: n})
-		}
-		file, err := parser.ParseFile(fset, path, src, 0)
-		if err != nil {
-			return err
-		}
-		for _, decl := range file.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
-			}
-			lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
-			if c := Complexity(fn); lines > MaxFuncLines || c > MaxComplexity {
-				out = append(out, Finding{Path: rel, Func: funcName(fn), Lines: lines, Complexity: c})
-			}
-		}
-		return nil
+		found, err := checkFile(fset, path, filepath.ToSlash(rel))
+		out = append(out, found...)
+		return err
 	})
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Path != out[j].Path {
@@ -90,6 +69,33 @@ func Check(root string) ([]Finding, error) {
 		return out[i].Func < out[j].Func
 	})
 	return out, err
+}
+
+// checkFile measures one file and its functions.
+func checkFile(fset *token.FileSet, path, rel string) ([]Finding, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	if n := strings.Count(string(src), "\n"); n > MaxFileLines {
+		out = append(out, Finding{Path: rel, Lines: n})
+	}
+	file, err := parser.ParseFile(fset, path, src, 0)
+	if err != nil {
+		return out, err
+	}
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+		if c := Complexity(fn); lines > MaxFuncLines || c > MaxComplexity {
+			out = append(out, Finding{Path: rel, Func: funcName(fn), Lines: lines, Complexity: c})
+		}
+	}
+	return out, nil
 }
 
 // Complexity is the cyclomatic complexity of a function, counted as
