@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -108,7 +107,7 @@ func (a *App) checkRunners(ctx context.Context, add addFinding) {
 		_, configured := a.Config.Get("agency.runner." + name + ".command")
 		switch {
 		case err == nil:
-			add("runner", LevelOK, "", p, "runner %s: %s", name, programVersion(ctx, p, "--version"))
+			add("runner", LevelOK, "", p, "runner %s: %s", name, runnerVersion(ctx, spec, p))
 		case configured:
 			add("runner", LevelProblem, "point git config agency.runner."+name+".command at an installed program", "", "runner %s: program %q not found", name, spec.Program)
 		case name == def:
@@ -359,19 +358,13 @@ func tmuxVersion(ctx context.Context) string {
 	return v
 }
 
-// programVersion is the first line of `prog flag` (bounded in time), or
-// "version unknown".
-func programVersion(ctx context.Context, prog, flag string) string {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, prog, flag)
-	cmd.Stdin = nil
-	b, err := cmd.Output()
-	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	if err != nil || line == "" {
-		return filepath.Base(prog) + " (version unknown)"
+// runnerVersion is the first line of the runner's `--version` (which runner
+// runs, bounded in time), or "<program> (version unknown)".
+func runnerVersion(ctx context.Context, spec runner.Spec, path string) string {
+	if v := spec.Version(ctx, path); v != "" {
+		return v
 	}
-	return line
+	return filepath.Base(path) + " (version unknown)"
 }
 
 // versionLess compares dotted versions numerically ("2.39.5" < "2.40").

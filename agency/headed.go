@@ -3,11 +3,11 @@ package agency
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
@@ -32,27 +32,25 @@ func paneOf(r *store.InvocationRecord) string {
 	return tmux.PaneTarget(sessionOf(r))
 }
 
-// tmuxLockedTimeout bounds the tmux calls reconcile makes under the repo
-// lock: tmux answers in milliseconds, and a hung server must not keep every
-// other command waiting for the lock.
-const tmuxLockedTimeout = 10 * time.Second
-
 // headedState is reconcile's view of a headed invocation whose supervisor is
 // gone: a live pane is running; a dead pane gives its status (the screen is
 // captured and the session removed); a vanished session is finished. When
-// it cannot tell (tmux did not answer in time, say), the invocation is
-// still running. The caller holds the repo lock.
+// it cannot tell, the invocation is still running.
+//
+// It runs under the repo lock, so tmux is asked within reconcileTmuxWait
+// (a tmux that does not answer in time counts as "cannot tell"), and the
+// cleanup of a dead pane within tmuxWait per call.
 func (a *App) headedState(ctx context.Context, r *store.InvocationRecord) (running bool, exitCode *int) {
 	client := TmuxClient()
-	ctx, cancel := context.WithTimeout(ctx, tmuxLockedTimeout)
-	defer cancel()
 	name := sessionOf(r)
+	qctx, cancel := context.WithTimeout(ctx, reconcileTmuxWait)
+	defer cancel()
 	// Pane ids are unique per server only: after a server restart "%7"
 	// may be someone else's, so the session must exist first.
-	if ok, err := client.HasSession(ctx, name); err == nil && !ok {
+	if ok, err := client.HasSession(qctx, name); err == nil && !ok {
 		return false, nil
 	}
-	st, err := client.PaneState(ctx, paneOf(r))
+	st, err := client.PaneState(qctx, paneOf(r))
 	if err != nil {
 		if errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrNoServer) {
 			return false, nil
@@ -65,17 +63,25 @@ func (a *App) headedState(ctx context.Context, r *store.InvocationRecord) (runni
 	if !st.Dead {
 		return true, nil
 	}
-	runner.CaptureScreen(ctx, client, st.PaneID, filepath.Join(a.Store.SandboxLogsDir(r.InvocationID), runner.ScreenLog))
-	// A session that does not go now stays a leftover `doctor` and `gc`
-	// report (tmux_sessions); the record is right either way.
-	_ = client.KillSession(ctx, name)
+	cctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	runner.CaptureScreen(cctx, client, st.PaneID, filepath.Join(a.Store.SandboxLogsDir(r.InvocationID), runner.ScreenLog))
+	kctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	client.KillSession(kctx, name) // a session left behind is gc's to find
 	code, _ := runner.DeadStatus(st)
 	return false, code
 }
 
+// reconcileTmuxWait bounds what reconcile, a read path holding the repo
+// lock, waits for tmux to say whether a headed agent still runs.
+const reconcileTmuxWait = 2 * time.Second
+
 // stopHeaded sends C-c to the pane (stop) or kills the session (kill).
 func (a *App) stopHeaded(ctx context.Context, r *store.InvocationRecord, kill bool) error {
 	client := TmuxClient()
+	ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
 	name := sessionOf(r)
 	var err error
 	if kill {
@@ -91,7 +97,7 @@ func (a *App) stopHeaded(ctx context.Context, r *store.InvocationRecord, kill bo
 
 // AttachCmd returns the command that attaches this terminal to a running
 // headed invocation (switch-client when already inside the same tmux).
-func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRecord, *exec.Cmd, error) {
+func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRecord, *subproc.Terminal, error) {
 	rec, err := a.ResolveInvocation(query)
 	if err != nil {
 		return nil, nil, err
@@ -128,7 +134,7 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 // SessionAttachCmd is `tmux attach-session` to a headed invocation's
 // session on git-agency's tmux server; run inside another tmux client, it
 // nests a client there.
-func (a *App) SessionAttachCmd(rec *store.InvocationRecord) (*exec.Cmd, error) {
+func (a *App) SessionAttachCmd(rec *store.InvocationRecord) (*subproc.Terminal, error) {
 	if _, err := tmux.Available(); err != nil {
 		return nil, errs.TmuxMissing()
 	}

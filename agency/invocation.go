@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -44,23 +41,8 @@ const (
 	FPStartSpawn        = "agent-start:spawn"
 )
 
-// SelfExe is the program the supervisor is started as: this binary, found
-// the way the user's shell or git found it.
-func SelfExe() string {
-	arg0 := os.Args[0]
-	if filepath.Base(arg0) != arg0 {
-		if abs, err := filepath.Abs(arg0); err == nil {
-			return abs
-		}
-	}
-	if p, err := exec.LookPath(arg0); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
-		}
-	}
-	p, _ := os.Executable()
-	return p
-}
+// SelfExe is the program the supervisor is started as (runner.SelfExe).
+func SelfExe() string { return runner.SelfExe() }
 
 // PrepareStart checks everything that can be checked before anything is
 // created: the worktree, the runner and its program, the prompt.
@@ -307,41 +289,24 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	if err := a.fail(FPStartSpawn); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(a.Store.SupervisorLogPath(rec.InvocationID), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return errs.IO("create", a.Store.SupervisorLogPath(rec.InvocationID), err)
-	}
-	defer logf.Close()
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return errs.IO("open", os.DevNull, err)
-	}
-	defer devnull.Close()
-	cmd := exec.Command(SelfExe(), "supervise", rec.InvocationID)
 	// Run from the main worktree: the tree we were started in may be an
 	// integration tree the user removes while the agent runs.
-	cmd.Dir = a.Repo.Toplevel
+	dir := a.Repo.Toplevel
 	if wts, err := a.Repo.Worktrees(ctx); err == nil && len(wts) > 0 && !wts[0].Bare {
-		cmd.Dir = wts[0].Path
+		dir = wts[0].Path
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	traced := subproc.Trace(cmd)
-	if err := cmd.Start(); err != nil {
-		return errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
+	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID))
+	if err != nil {
+		return err
 	}
-	traced()
-	pid := cmd.Process.Pid
+	pid := sup.Pid()
 	rec.SupervisorPID = &pid
 	rec.SupervisorStartTime = runner.StartTimeOf(pid)
 	if err := a.Store.WriteInvocation(rec); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
+		sup.Abort()
 		return err
 	}
-	// Reap it in the background if we live long enough; it is in its own
-	// session and outlives us otherwise.
-	go cmd.Wait()
+	sup.Release()
 	return nil
 }
 

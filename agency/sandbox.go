@@ -46,7 +46,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 		return nil, gitErr(err)
 	}
 	if base == "" {
-		return nil, errs.New(errs.EBranchNotFound, "commit something first", "integration branch %s has no commits", wt.Branch)
+		return nil, errs.EmptyIntegrationBranch(wt.Branch)
 	}
 	// An uncommitted .worktreeinclude lives in the main worktree only.
 	trees := []string{wt.TreePath}
@@ -78,8 +78,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	}
 	if HasMarker(tree) {
 		// The integration branch itself tracks a marker: never a sandbox.
-		return nil, withCleanup(errs.New(errs.EIntegrationTree, "remove .agency/INTEGRATION_MARKER from the branch's commits",
-			"the new sandbox holds an integration marker; refusing to use it"), cleanup(true))
+		return nil, withCleanup(errs.MarkerInSandbox(), cleanup(true))
 	}
 	if err := WriteAgencyIgnore(tree); err != nil {
 		return nil, withCleanup(err, cleanup(true))

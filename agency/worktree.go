@@ -3,10 +3,10 @@ package agency
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -361,20 +361,22 @@ func (a *App) Editor(flag string) (string, error) {
 
 // EditorCmd builds the command that opens path in editor. The editor string
 // goes through the shell, as git does with core.editor, so "code --wait"
-// works; the path is passed as an argument, never interpolated.
-func EditorCmd(editor, path string) *exec.Cmd {
-	return exec.Command("/bin/sh", "-c", editor+` "$@"`, editor, path)
+// works; the path is passed as an argument, never interpolated. The editor
+// acts on another tree than the one git may have pointed us at, so it does
+// not get git's repository variables (subproc.ScrubRepo).
+func EditorCmd(editor, path string) *subproc.Terminal {
+	return subproc.ShellTerminal(editor+` "$@"`, "", subproc.ScrubRepo(os.Environ()), editor, path)
 }
 
-// ShellCmd builds `$SHELL -l` in dir (a child process, not exec).
-func ShellCmd(getenv func(string) string, dir string) *exec.Cmd {
+// ShellCmd builds `$SHELL -l` in dir (a child process, not exec), without
+// git's repository variables (a GIT_DIR exported to us would make git in
+// that shell act on another repository than the tree's), TMUX kept.
+func ShellCmd(getenv func(string) string, dir string) *subproc.Terminal {
 	sh := getenv("SHELL")
 	if sh == "" {
 		sh = "/bin/sh"
 	}
-	cmd := exec.Command(sh, "-l")
-	cmd.Dir = dir
-	return cmd
+	return subproc.NewTerminal([]string{sh, "-l"}, dir, subproc.ScrubRepo(os.Environ()))
 }
 
 // UndoCreateWorktree takes back a worktree this command just created, when

@@ -2,15 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"github.com/git-agency/git-agency/errs"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // AgentDiffCmd is `agent diff` (and `git sandbox diff`).
@@ -127,18 +128,19 @@ func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
 		_, err := io.Copy(env.Stdout, text)
 		return err
 	}
-	cmd := exec.Command("/bin/sh", "-c", pager)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = text, env.Stdout, env.Stderr
-	cmd.Env = os.Environ()
+	penv := os.Environ()
 	if os.Getenv("LESS") == "" {
-		cmd.Env = append(cmd.Env, "LESS=FRX")
+		penv = append(penv, "LESS=FRX")
 	}
 	if os.Getenv("LV") == "" {
-		cmd.Env = append(cmd.Env, "LV=-c")
+		penv = append(penv, "LV=-c")
 	}
+	cmd := subproc.ShellTerminal(pager, "", penv)
+	cmd.SetStdio(text, env.Stdout, env.Stderr)
 	if err := cmd.Run(); err != nil {
 		// A pager that cannot run: print plainly, as git falls back.
-		if _, ok := err.(*exec.ExitError); !ok {
+		var ee *subproc.ExitError
+		if !errors.As(err, &ee) {
 			_, err = io.Copy(env.Stdout, text)
 			return err
 		}

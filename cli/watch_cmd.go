@@ -1,16 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // WatchProgram is the executable that holds the watch TUI, installed beside
@@ -43,21 +43,24 @@ func (c *WatchCmd) Run(env *Env) error {
 	if c.AllRepos {
 		argv = append(argv, "--all-repos")
 	}
+	// The watch program acts on the same repository as we do: it keeps our
+	// environment (GIT_DIR and all) as it is.
+	argv[0] = exe
+	cmd := subproc.NewTerminal(argv, env.Dir, nil)
 	if env.Stdin == os.Stdin && env.Stdout == os.Stdout && env.Stderr == os.Stderr {
 		// Hand the terminal over: the watch program replaces this process
 		// (in the directory --repo named, if any).
 		if err := os.Chdir(env.Dir); err != nil {
 			return errs.IO("chdir", env.Dir, err)
 		}
-		err := syscall.Exec(exe, argv, os.Environ())
+		err := cmd.Exec()
 		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
 	}
-	cmd := exec.Command(exe, argv[1:]...)
-	cmd.Dir = env.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
+	cmd.SetStdio(env.Stdin, env.Stdout, env.Stderr)
 	if err := cmd.Run(); err != nil {
-		if cmd.ProcessState != nil {
-			return &ExitError{Code: cmd.ProcessState.ExitCode()}
+		var ee *subproc.ExitError
+		if errors.As(err, &ee) {
+			return &ExitError{Code: ee.Code}
 		}
 		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
 	}
@@ -72,7 +75,7 @@ func watchExe() string {
 			return p
 		}
 	}
-	if p, err := exec.LookPath(WatchProgram); err == nil {
+	if p, err := subproc.LookPath(WatchProgram); err == nil {
 		return p
 	}
 	return ""

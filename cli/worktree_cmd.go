@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -95,7 +97,7 @@ func warnNotIgnored(env *Env, inc *store.IncludeStats) {
 
 func runEditor(env *Env, editor, path string) error {
 	cmd := agency.EditorCmd(editor, path)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stderr, env.Stderr
+	cmd.SetStdio(env.Stdin, env.Stderr, env.Stderr)
 	if err := cmd.Run(); err != nil {
 		return errs.EditorFailed(editor, err)
 	}
@@ -269,12 +271,12 @@ func (c *WorktreeShellCmd) Run(env *Env) error {
 		return err
 	}
 	cmd := agency.ShellCmd(a.Getenv, r.TreePath)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
+	cmd.SetStdio(env.Stdin, env.Stdout, env.Stderr)
 	if err := cmd.Run(); err != nil {
-		if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() > 0 {
-			code := cmd.ProcessState.ExitCode()
+		var ee *subproc.ExitError
+		if errors.As(err, &ee) && ee.Code > 0 {
 			// The shell's own exit status is the user's business.
-			return &ExitError{Code: code}
+			return &ExitError{Code: ee.Code}
 		}
 		return errs.Wrap(errs.EIO, err, "check $SHELL", "shell failed")
 	}

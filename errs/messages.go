@@ -304,6 +304,17 @@ func NoSession(short string) *Error {
 	return New(ENotRunning, "wait for it to start", "invocation %s has no tmux session yet", short)
 }
 
+func EmptyIntegrationBranch(branch string) *Error {
+	return New(EBranchNotFound, "commit something first", "integration branch %s has no commits", branch)
+}
+
+// MarkerInSandbox: the integration branch's commits track the marker, so a
+// new sandbox checked out from it holds one.
+func MarkerInSandbox() *Error {
+	return New(EIntegrationTree, "remove .agency/INTEGRATION_MARKER from the branch's commits",
+		"the new sandbox holds an integration marker; refusing to use it")
+}
+
 // NoSessionAfter: attach waited for a starting invocation's session in vain.
 func NoSessionAfter(inv, waited string) *Error {
 	return New(ENotRunning, "its setup may still run: see 'git agency agent show "+inv+"', and attach again",

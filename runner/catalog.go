@@ -6,14 +6,17 @@
 package runner
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // Spec is one runner: its program and arguments per mode.
@@ -181,6 +184,30 @@ func (s Spec) Find() (string, error) {
 			"runner %q: program %q not found", s.Name, s.Program)
 	}
 	return p, nil
+}
+
+// versionWait bounds `<program> --version`.
+const versionWait = 3 * time.Second
+
+// Version runs `<program> --version` at path (what Find returned) as runner
+// runs every child (scrubbed environment, traced, stdin from /dev/null),
+// bounded in time, and returns the first line of its output, or "" when
+// the program fails, says nothing or does not answer in time.
+func (s Spec) Version(ctx context.Context, path string) string {
+	ctx, cancel := context.WithTimeout(ctx, versionWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = subproc.Scrub(os.Environ(), nil)
+	// A program that leaves a child holding stdout must not hold us.
+	cmd.WaitDelay = time.Second
+	done := subproc.Trace(cmd)
+	b, err := cmd.Output()
+	done()
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(line)
 }
 
 // sessionFlags are the claude flags that already pick a conversation: with

@@ -28,6 +28,9 @@ func SessionName(inv string) string { return "agency-" + inv }
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// tmuxCallWait bounds each tmux call of a headed run's supervisor.
+const tmuxCallWait = 10 * time.Second
+
 // tmuxEnv is what a headed runner gets: the agent environment, except the
 // variables that would tie tmux to another server or pane.
 func tmuxEnv(rec *store.InvocationRecord) []string {
@@ -51,7 +54,9 @@ func tmuxEnv(rec *store.InvocationRecord) []string {
 // its exit status can be read, then captures the screen and removes the
 // session.
 func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) error {
-	client := &tmux.Client{}
+	// Every call bounded: a tmux server that stops answering must not stop
+	// the poll that enforces the run's timeouts and notices its end.
+	client := &tmux.Client{CallTimeout: tmuxCallWait}
 	if _, err := tmux.Available(); err != nil {
 		return s.failEarly("tmux is not installed", store.ExitUnknown)
 	}

@@ -277,9 +277,13 @@ func (w *headedWatch) screen(ctx context.Context) string {
 	return string(scr)
 }
 
+// readHook takes a new hook event. A file as old as the last one read is
+// read again: mtimes come from a coarse clock, so the next event can carry
+// the same one. An event older than the one taken (two hooks at once, the
+// older renamed last) is ignored.
 func (w *headedWatch) readHook() {
 	fi, err := os.Stat(w.hookPath)
-	if err != nil || !fi.ModTime().After(w.hookMod) {
+	if err != nil || fi.ModTime().Before(w.hookMod) {
 		return
 	}
 	w.hookMod = fi.ModTime()
@@ -287,7 +291,7 @@ func (w *headedWatch) readHook() {
 	if hs == nil {
 		return
 	}
-	if w.hook != nil && *w.hook == *hs {
+	if w.hook != nil && (*w.hook == *hs || hs.Time.Before(w.hook.Time)) {
 		return
 	}
 	w.hook, w.hookSeen = hs, time.Now()

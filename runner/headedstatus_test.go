@@ -389,3 +389,43 @@ func TestHeadedWatchCombines(t *testing.T) {
 		t.Fatalf("newer osc: %q", s)
 	}
 }
+
+// Two hook events in one tick of the file system's clock (Linux stamps
+// mtimes with a coarse clock, milliseconds apart) are both seen: a Stop
+// written in the same tick as the PostToolUse before it still ends the
+// turn. A hook process that renames its older event over a newer one (two
+// hooks at once) does not turn the state back.
+func TestHeadedWatchReadsHookEventsInOneMtimeTick(t *testing.T) {
+	out := filepath.Join(t.TempDir(), HookFile)
+	w := &headedWatch{hookPath: out}
+	tick := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	write := func(in string) {
+		t.Helper()
+		if err := RecordHookEvent(strings.NewReader(in), out); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(out, tick, tick); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"a.txt"}}`)
+	w.readHook()
+	if w.hook == nil || w.hook.Event != "PostToolUse" {
+		t.Fatalf("first event: %+v", w.hook)
+	}
+	write(`{"hook_event_name":"Stop","last_assistant_message":"done"}`)
+	w.readHook()
+	if w.hook.Event != "Stop" || !w.turnDone || w.turns != 1 {
+		t.Fatalf("Stop in the same mtime tick was missed: hook %+v, turnDone %v, turns %d", w.hook, w.turnDone, w.turns)
+	}
+	// An older event renamed over the newer one is ignored.
+	older := HookState{Event: "PostToolUse", State: AgentActive, Summary: "Write b.txt", Time: w.hook.Time.Add(-time.Millisecond)}
+	b, _ := json.Marshal(older)
+	if err := os.WriteFile(out, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.readHook()
+	if w.hook.Event != "Stop" || !w.turnDone {
+		t.Fatalf("an older event replaced the newer: %+v", w.hook)
+	}
+}

@@ -258,6 +258,7 @@ func RecordHookEvent(stdin io.Reader, out string) error {
 	// A temp name of our own: two hooks may run at once.
 	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+"."+strconv.Itoa(os.Getpid())+".tmp")
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		os.Remove(tmp) // a full disk leaves a partial temp file
 		return err
 	}
 	if err := os.Rename(tmp, out); err != nil {

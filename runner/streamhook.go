@@ -269,15 +269,29 @@ func (s *Supervisor) unchanged(rec *store.InvocationRecord) bool {
 
 // writeVolatile replaces path with v's JSON by a rename (readers never see
 // half a file) but without fsync: status.json is a cache, rewritten often,
-// whose final values go to meta.json.
+// whose final values go to meta.json. Each write has a temp file of its own
+// (".<name>.tmp-<random>", which gc knows), so two writers never rename
+// each other's half-written file.
 func writeVolatile(path string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // 0600
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	tmp := f.Name()
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp) // a full disk leaves a partial temp file
+		return err
+	}
+	return nil
 }

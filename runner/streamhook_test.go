@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/git-agency/git-agency/runner/stream"
@@ -101,5 +104,59 @@ func TestParserFormat(t *testing.T) {
 		if f != want.f || ok != want.ok {
 			t.Errorf("ParserFormat(%q) = %q, %v", in, f, ok)
 		}
+	}
+}
+
+// status.json may have two writers at once (a supervisor finishing while
+// the next turn's starts): readers never see a torn file and no writer
+// fails because another moved its temp file away.
+func TestWriteVolatileConcurrentWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), StatusFile)
+	big := strings.Repeat("x", 64<<10)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errc := make(chan error, 100)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				if err := writeVolatile(path, map[string]any{"writer": w, "i": i, "pad": big}); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}(w)
+	}
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				continue // not written yet
+			}
+			var v map[string]any
+			if err := json.Unmarshal(b, &v); err != nil {
+				errc <- fmt.Errorf("torn read (%d bytes): %v", len(b), err)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	<-readerDone
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	if len(ents) != 1 {
+		t.Fatalf("temp files left: %v", ents)
 	}
 }

@@ -20,6 +20,12 @@ type Event struct {
 // write of a line under O_APPEND keeps concurrent writers from interleaving.
 // When the file does not end in a newline (a writer killed mid-line, a full
 // disk) the event starts on a fresh line, so it is not lost with the cut one.
+//
+// Events are an invocation's history; its state is its record (nothing
+// reads state back from events). A caller that appends after it changed a
+// record (landed, stopped, reconciled) may drop this error: failing then
+// would report a completed operation as failed. A caller for which the
+// event is the only trace of what happened must not.
 func (s *Store) AppendEvent(inv, name string, data map[string]any) error {
 	ev := Event{Time: time.Now().UTC().Format(time.RFC3339Nano), Event: name, Data: data}
 	line, err := json.Marshal(ev)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -219,7 +219,7 @@ func (x *AgencyActions) record(inv InvocationRow) (*store.InvocationRecord, erro
 }
 
 // Attach implements Actions.
-func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*exec.Cmd, error) {
+func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*subproc.Terminal, error) {
 	rec, err := x.record(inv)
 	if err != nil {
 		return nil, err
@@ -248,7 +248,7 @@ func (x *AgencyActions) worktreeDir(wt WorktreeRow) (string, error) {
 }
 
 // Open implements Actions.
-func (x *AgencyActions) Open(ctx context.Context, wt WorktreeRow) (*exec.Cmd, error) {
+func (x *AgencyActions) Open(ctx context.Context, wt WorktreeRow) (*subproc.Terminal, error) {
 	dir, err := x.worktreeDir(wt)
 	if err != nil {
 		return nil, err
@@ -265,7 +265,7 @@ func (x *AgencyActions) Open(ctx context.Context, wt WorktreeRow) (*exec.Cmd, er
 }
 
 // Shell implements Actions.
-func (x *AgencyActions) Shell(ctx context.Context, wt WorktreeRow) (*exec.Cmd, error) {
+func (x *AgencyActions) Shell(ctx context.Context, wt WorktreeRow) (*subproc.Terminal, error) {
 	dir, err := x.worktreeDir(wt)
 	if err != nil {
 		return nil, err

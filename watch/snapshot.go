@@ -8,8 +8,9 @@ package watch
 
 import (
 	"context"
-	"os/exec"
 	"time"
+
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // Display statuses of an invocation (spec: "Derived Display Status").
@@ -122,13 +123,13 @@ func (w WorktreeRow) Counts() Counts {
 type Loader func(ctx context.Context) (Snapshot, error)
 
 // Actions are what the keys do. The model calls them from tea.Cmds. The
-// exec-style ones return a command that the TUI runs with tea.ExecProcess
+// exec-style ones return a command that the TUI runs with tea.Exec
 // (suspending itself until it exits); the others return a one-line result
 // for the status line, or an error shown there.
 type Actions interface {
-	Attach(ctx context.Context, inv InvocationRow) (*exec.Cmd, error)
-	Open(ctx context.Context, wt WorktreeRow) (*exec.Cmd, error)
-	Shell(ctx context.Context, wt WorktreeRow) (*exec.Cmd, error)
+	Attach(ctx context.Context, inv InvocationRow) (*subproc.Terminal, error)
+	Open(ctx context.Context, wt WorktreeRow) (*subproc.Terminal, error)
+	Shell(ctx context.Context, wt WorktreeRow) (*subproc.Terminal, error)
 	Diff(ctx context.Context, inv InvocationRow) (string, error)
 	Logs(ctx context.Context, inv InvocationRow) (string, error)
 	Land(ctx context.Context, inv InvocationRow) (string, error)

@@ -3,7 +3,6 @@ package watch
 import (
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // Messages. Each comes back from a tea.Cmd.
@@ -33,7 +33,7 @@ type (
 	}
 	execReadyMsg struct {
 		what string
-		cmd  *exec.Cmd
+		cmd  *subproc.Terminal
 		err  error
 	}
 	execDoneMsg struct {
@@ -144,7 +144,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		what := msg.what
-		return m, tea.ExecProcess(msg.cmd, func(err error) tea.Msg { return execDoneMsg{what: what, err: err} })
+		return m, tea.Exec(msg.cmd, func(err error) tea.Msg { return execDoneMsg{what: what, err: err} })
 
 	case execDoneMsg:
 		m.busy = ""
@@ -363,7 +363,7 @@ func (m Model) runAction(verb string, inv InvocationRow) (Model, tea.Cmd) {
 }
 
 // startExec prepares an exec-style action in a tea.Cmd; Update then runs it
-// with tea.ExecProcess.
+// with tea.Exec.
 func (m Model) startExec(what string, wt *WorktreeRow, inv *InvocationRow) (tea.Model, tea.Cmd) {
 	if m.actions == nil {
 		m.setStatus(what+": not available", true)
@@ -380,7 +380,7 @@ func (m Model) startExec(what string, wt *WorktreeRow, inv *InvocationRow) (tea.
 		iv = *inv
 	}
 	return m, func() tea.Msg {
-		var cmd *exec.Cmd
+		var cmd *subproc.Terminal
 		err := safeCall(func() error {
 			var err error
 			switch what {

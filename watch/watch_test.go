@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os/exec"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -18,12 +18,16 @@ import (
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
 
-func init() {
+// TestMain renders in plain ASCII on a dark background, whatever the
+// terminal running the tests is (no init(): the house has none).
+func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
 	lipgloss.SetHasDarkBackground(true)
+	os.Exit(m.Run())
 }
 
 var t0 = time.Date(2026, 1, 28, 12, 0, 0, 0, time.UTC)
@@ -83,17 +87,17 @@ type fakeActions struct {
 
 func (f *fakeActions) rec(s string) { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
 
-func (f *fakeActions) Attach(_ context.Context, inv InvocationRow) (*exec.Cmd, error) {
+func (f *fakeActions) Attach(_ context.Context, inv InvocationRow) (*subproc.Terminal, error) {
 	f.rec("attach " + inv.ShortID)
-	return exec.Command("true"), nil
+	return subproc.NewTerminal([]string{"true"}, "", nil), nil
 }
-func (f *fakeActions) Open(_ context.Context, wt WorktreeRow) (*exec.Cmd, error) {
+func (f *fakeActions) Open(_ context.Context, wt WorktreeRow) (*subproc.Terminal, error) {
 	f.rec("open " + wt.Name)
-	return exec.Command("true"), nil
+	return subproc.NewTerminal([]string{"true"}, "", nil), nil
 }
-func (f *fakeActions) Shell(_ context.Context, wt WorktreeRow) (*exec.Cmd, error) {
+func (f *fakeActions) Shell(_ context.Context, wt WorktreeRow) (*subproc.Terminal, error) {
 	f.rec("shell " + wt.Name)
-	return exec.Command("true"), nil
+	return subproc.NewTerminal([]string{"true"}, "", nil), nil
 }
 func (f *fakeActions) Diff(_ context.Context, inv InvocationRow) (string, error) {
 	f.rec("diff " + inv.ShortID)

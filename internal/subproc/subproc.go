@@ -1,7 +1,10 @@
 // Package subproc is what every child process of git-agency shares: the
 // scrubbed environment it starts with and the AGENCY_TRACE=1 trace line it
 // leaves on stderr. gitcore's and runner/tmux's runners and runner's agent,
-// setup and supervisor starts go through it. It imports nothing of ours.
+// setup and supervisor starts go through it. Terminal is the one way cli
+// and watch hand the user's terminal to a program (an editor, a shell, a
+// pager, tmux attach, the watch program); they never use os/exec
+// themselves (internal/houserules checks it). It imports nothing of ours.
 package subproc
 
 import (
@@ -46,15 +49,31 @@ func IsRepoVar(k string) bool { return repoVars[k] }
 // instead of the default one) and without the keys in drop. extra entries
 // are appended last (and so win). env is not modified.
 func Scrub(env []string, drop []string, extra ...string) []string {
-	out := make([]string, 0, len(env)+len(extra))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if repoVars[k] || k == "GIT_EXEC_PATH" || k == "TMUX" || k == "TMUX_PANE" || contains(drop, k) {
-			continue
-		}
-		out = append(out, kv)
-	}
+	out := without(env, len(extra), func(k string) bool {
+		return repoVars[k] || k == "GIT_EXEC_PATH" || k == "TMUX" || k == "TMUX_PANE" || contains(drop, k)
+	})
 	return append(out, extra...)
+}
+
+// ScrubRepo is the environment of a program the user drives in a tree of
+// ours (an editor, a shell): without git's repository-pinning variables and
+// GIT_EXEC_PATH, so git in it acts on the tree it runs in, but with
+// everything else, TMUX included, so it behaves as in the user's terminal.
+// env is not modified.
+func ScrubRepo(env []string) []string {
+	return without(env, 0, func(k string) bool { return repoVars[k] || k == "GIT_EXEC_PATH" })
+}
+
+// without is env without the variables whose name drop says, with room
+// for spare more.
+func without(env []string, spare int, drop func(name string) bool) []string {
+	out := make([]string, 0, len(env)+spare)
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); !drop(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {

@@ -46,3 +46,14 @@ func TestTrace(t *testing.T) {
 		t.Fatalf("trace line %q", b.String())
 	}
 }
+
+// A program the user drives loses only git's repository variables.
+func TestScrubRepo(t *testing.T) {
+	env := []string{"PATH=/bin", "GIT_DIR=/r/.git", "GIT_WORK_TREE=/r", "GIT_EXEC_PATH=/usr/lib/git-core",
+		"GIT_CONFIG_PARAMETERS='a.b'='c'", "TMUX=/tmp/tmux-1/default,1,0", "TMUX_PANE=%3"}
+	got := ScrubRepo(env)
+	want := []string{"PATH=/bin", "GIT_CONFIG_PARAMETERS='a.b'='c'", "TMUX=/tmp/tmux-1/default,1,0", "TMUX_PANE=%3"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ScrubRepo:\n got %q\nwant %q", got, want)
+	}
+}

@@ -3,16 +3,17 @@ package tmux
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // AttachCmd returns `tmux attach-session -t =name` wired to this process's
 // terminal, for the caller to Run. TMUX is removed from its environment so
 // it attaches on the default server even from inside another tmux server
 // (which then nests, as the user asked for a session that lives elsewhere).
-func (c *Client) AttachCmd(name string) (*exec.Cmd, error) {
+func (c *Client) AttachCmd(name string) (*subproc.Terminal, error) {
 	return c.terminalCmd(name, c.env(), "attach-session", "-t", SessionTarget(name))
 }
 
@@ -20,7 +21,7 @@ func (c *Client) AttachCmd(name string) (*exec.Cmd, error) {
 // tmux: it keeps TMUX (and TMUX_PANE), which is how tmux finds the client to
 // switch. Only meaningful when the enclosing server is the default server;
 // AttachOrSwitchCmd checks that.
-func (c *Client) SwitchClientCmd(name string) (*exec.Cmd, error) {
+func (c *Client) SwitchClientCmd(name string) (*subproc.Terminal, error) {
 	env := c.Env
 	if env == nil {
 		env = os.Environ()
@@ -31,7 +32,7 @@ func (c *Client) SwitchClientCmd(name string) (*exec.Cmd, error) {
 // AttachOrSwitchCmd returns SwitchClientCmd when this process runs inside a
 // client of the server that holds the session ($TMUX names the same socket),
 // and AttachCmd otherwise.
-func (c *Client) AttachOrSwitchCmd(ctx context.Context, name string) (*exec.Cmd, error) {
+func (c *Client) AttachOrSwitchCmd(ctx context.Context, name string) (*subproc.Terminal, error) {
 	if c.insideServer(ctx, name) {
 		return c.SwitchClientCmd(name)
 	}
@@ -88,7 +89,7 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && ra == rb
 }
 
-func (c *Client) terminalCmd(name string, env []string, args ...string) (*exec.Cmd, error) {
+func (c *Client) terminalCmd(name string, env []string, args ...string) (*subproc.Terminal, error) {
 	if err := ValidName(name); err != nil {
 		return nil, err
 	}
@@ -96,8 +97,5 @@ func (c *Client) terminalCmd(name string, env []string, args ...string) (*exec.C
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(p, args...)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	return cmd, nil
+	return subproc.NewTerminal(append([]string{p}, args...), "", env), nil
 }

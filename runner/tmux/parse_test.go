@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestEscapeArg(t *testing.T) {
@@ -149,5 +150,68 @@ func TestNewSessionDuplicateDoesNotKill(t *testing.T) {
 	}
 	if len(f.calls) != 1 {
 		t.Fatalf("calls = %q", f.calls)
+	}
+}
+
+// deadlineRunner answers like fakeRunner and records whether each call had
+// a deadline.
+type deadlineRunner struct {
+	fakeRunner
+	deadlines []bool
+}
+
+func (f *deadlineRunner) Run(ctx context.Context, c Cmd) (Result, error) {
+	_, ok := ctx.Deadline()
+	f.deadlines = append(f.deadlines, ok)
+	return f.fakeRunner.Run(ctx, c)
+}
+
+// When the half-made session cannot be removed, the agent it may already
+// run is not supervised by anyone: the error says so (with the session id)
+// instead of dropping the kill's failure, and the kill is bounded in time
+// even when the caller's context has no deadline.
+func TestNewSessionReportsAHalfMadeSessionItCannotKill(t *testing.T) {
+	f := &deadlineRunner{fakeRunner: fakeRunner{respond: func(args []string) (Result, error) {
+		if args[0] == "kill-session" {
+			return Result{ExitCode: 1}, &Error{Args: args, ExitCode: 1, Stderr: "server busy"}
+		}
+		return Result{Stdout: []byte("$42\n"), ExitCode: 1},
+			&Error{Args: args, ExitCode: 1, Stderr: "create window failed"}
+	}}}
+	c := &Client{Path: "tmux", Runner: f, Env: []string{}}
+	_, err := c.NewSession(context.Background(), SessionOptions{Name: "agency-x", Dir: t.TempDir(), Argv: []string{"x"}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "create window failed") || !strings.Contains(msg, "$42") || !strings.Contains(msg, "server busy") {
+		t.Fatalf("error %q does not say the session $42 was left behind", msg)
+	}
+	if len(f.deadlines) != 2 || !f.deadlines[1] {
+		t.Fatalf("kill-session without a deadline: %v", f.deadlines)
+	}
+	// A session already gone is no failure of the cleanup.
+	f2 := &fakeRunner{respond: func(args []string) (Result, error) {
+		if args[0] == "kill-session" {
+			return Result{ExitCode: 1}, &Error{Args: args, ExitCode: 1, Stderr: "can't find session: $42"}
+		}
+		return Result{Stdout: []byte("$42\n"), ExitCode: 1},
+			&Error{Args: args, ExitCode: 1, Stderr: "create window failed"}
+	}}
+	c = &Client{Path: "tmux", Runner: f2, Env: []string{}}
+	_, err = c.NewSession(context.Background(), SessionOptions{Name: "agency-x", Dir: t.TempDir(), Argv: []string{"x"}})
+	if err == nil || strings.Contains(err.Error(), "left behind") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// CallTimeout puts a deadline on every call, whatever the caller's context.
+func TestClientCallTimeout(t *testing.T) {
+	f := &deadlineRunner{fakeRunner: fakeRunner{respond: func(args []string) (Result, error) { return Result{}, nil }}}
+	c := &Client{Path: "tmux", Runner: f, Env: []string{}}
+	c.HasSession(context.Background(), "agency-x")
+	c.CallTimeout = time.Second
+	c.HasSession(context.Background(), "agency-x")
+	if len(f.deadlines) != 2 || f.deadlines[0] || !f.deadlines[1] {
+		t.Fatalf("deadlines = %v, want [false true]", f.deadlines)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultHistoryLimit is the scrollback kept for a session's pane when
@@ -146,13 +147,24 @@ func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, 
 		// If new-session itself succeeded (it printed the session id), a
 		// later command failed: remove the half-made session by id, never
 		// by name, so an existing session of that name is not touched.
+		// The kill runs even when ctx was cancelled, within cleanupWait;
+		// a session it cannot remove may run the agent with nobody
+		// watching it, so the error says so.
 		if s.ID != "" {
-			_, _ = c.run(context.WithoutCancel(ctx), "kill-session", "-t", s.ID)
+			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupWait)
+			_, kerr := c.run(kctx, "kill-session", "-t", s.ID)
+			cancel()
+			if kerr != nil && !errors.Is(kerr, ErrNotFound) {
+				err = fmt.Errorf("%w; the half-made session %s is left behind (tmux kill-session -t '%s'): %v", err, s.ID, s.ID, kerr)
+			}
 		}
 		return Session{}, err
 	}
 	return s, nil
 }
+
+// cleanupWait bounds the removal of a half-made session.
+const cleanupWait = 5 * time.Second
 
 // parseNewSession reads "$ID\n@W|%P|PID\n" ('|', not tabs: under LC_ALL=C
 // tmux prints a tab as '_') as printed by NewSession's

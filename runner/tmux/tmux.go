@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/git-agency/git-agency/internal/subproc"
 )
@@ -162,6 +163,9 @@ type Client struct {
 	Path   string        // tmux binary; "" means look it up on PATH
 	Env    []string      // base environment; nil means os.Environ()
 	Runner CommandRunner // nil means ExecRunner
+	// CallTimeout bounds every tmux call (0: only the caller's context
+	// does), for callers that poll tmux for as long as an agent runs.
+	CallTimeout time.Duration
 }
 
 func (c *Client) path() (string, error) {
@@ -203,6 +207,11 @@ func (c *Client) run(ctx context.Context, args ...string) (Result, error) {
 			continue
 		}
 		esc[i] = escapeArg(a)
+	}
+	if c.CallTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.CallTimeout)
+		defer cancel()
 	}
 	return c.runner().Run(ctx, Cmd{Path: p, Args: esc, Env: c.env()})
 }

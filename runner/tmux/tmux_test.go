@@ -460,10 +460,10 @@ func TestInsideTmuxStillUsesDefaultServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cmd.Args[1:]; !reflect.DeepEqual(got, []string{"attach-session", "-t", "=agency-in"}) {
+	if got := cmd.Args()[1:]; !reflect.DeepEqual(got, []string{"attach-session", "-t", "=agency-in"}) {
 		t.Fatalf("foreign server: %q", got)
 	}
-	for _, kv := range cmd.Env {
+	for _, kv := range cmd.Env() {
 		if strings.HasPrefix(kv, "TMUX=") {
 			t.Fatalf("attach keeps %s", kv)
 		}
@@ -474,13 +474,13 @@ func TestInsideTmuxStillUsesDefaultServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cmd.Args[1:]; !reflect.DeepEqual(got, []string{"switch-client", "-t", "=agency-in"}) {
+	if got := cmd.Args()[1:]; !reflect.DeepEqual(got, []string{"switch-client", "-t", "=agency-in"}) {
 		t.Fatalf("same server: %q", got)
 	}
 	// Not inside tmux: attach.
 	cmd, _ = c.AttachOrSwitchCmd(ctx, "agency-in")
-	if cmd.Args[1] != "attach-session" {
-		t.Fatalf("outside: %q", cmd.Args)
+	if cmd.Args()[1] != "attach-session" {
+		t.Fatalf("outside: %q", cmd.Args())
 	}
 }
 

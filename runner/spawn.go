@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/subproc"
+)
+
+// SelfExe is the program the supervisor (and the hooks that report to it)
+// is started as: this binary, found the way the user's shell or git found
+// it.
+func SelfExe() string {
+	arg0 := os.Args[0]
+	if filepath.Base(arg0) != arg0 {
+		if abs, err := filepath.Abs(arg0); err == nil {
+			return abs
+		}
+	}
+	if p, err := exec.LookPath(arg0); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	p, _ := os.Executable()
+	return p
+}
+
+// Spawned is a supervisor process just started by SpawnSupervisor.
+type Spawned struct {
+	cmd *exec.Cmd
+}
+
+// Pid is the supervisor's process id.
+func (s *Spawned) Pid() int { return s.cmd.Process.Pid }
+
+// Abort kills the supervisor and reaps it (the caller could not record
+// it). The process is our child, just started, so the kill cannot miss;
+// Wait's status is the kill's own.
+func (s *Spawned) Abort() {
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+}
+
+// Release reaps the supervisor in the background if the caller lives long
+// enough; it runs in its own session and outlives the caller otherwise.
+func (s *Spawned) Release() { go s.cmd.Wait() }
+
+// SpawnSupervisor starts `<self> supervise <inv>` in dir, in its own
+// session (setsid), stdin from /dev/null, stdout and stderr appended to
+// logPath (created 0600). It returns once the process has started.
+func SpawnSupervisor(inv, dir, logPath string) (*Spawned, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, errs.IO("create", logPath, err)
+	}
+	defer logf.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, errs.IO("open", os.DevNull, err)
+	}
+	defer devnull.Close()
+	cmd := exec.Command(SelfExe(), "supervise", inv)
+	cmd.Dir = dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	traced := subproc.Trace(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
+	}
+	traced()
+	return &Spawned{cmd: cmd}, nil
+}
