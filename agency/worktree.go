@@ -224,125 +224,6 @@ func (a *App) ResolvePresentWorktree(query string) (*store.WorktreeRecord, error
 	return e.Record, nil
 }
 
-// RemoveWorktreeOptions are the inputs of `worktree rm`.
-type RemoveWorktreeOptions struct {
-	Query string
-	Force bool
-}
-
-// RemoveWorktree removes an integration tree and archives its record. The
-// branch is kept: it may hold the only copy of the user's commits. Without
-// Force, a tree with any change (untracked files included) is refused.
-func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*RemoveWorktreeResult, error) {
-	rec, err := a.ResolvePresentWorktree(opts.Query)
-	if err != nil {
-		return nil, err
-	}
-	// Running agents: refused, or with --force stopped (5s, then killed).
-	// Nothing is discarded yet: that waits until the tree is gone.
-	stopped, err := a.beforeWorktreeRemoveInvocations(ctx, rec, opts.Force)
-	if err != nil {
-		return nil, err
-	}
-	ctx, unlock, err := a.lockWork(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	// Re-read under the lock: another command may have removed it meanwhile.
-	cur, err := a.Store.ReadWorktree(rec.WorktreeID)
-	if err != nil {
-		return nil, errs.StoreCorrupt(a.Store.IntegrationWorktreeMetaPath(rec.WorktreeID), err)
-	}
-	if cur.State != store.StatePresent {
-		return nil, errs.Archived(cur.Name, cur.WorktreeID)
-	}
-	rec = cur
-	// An agent started since the check above keeps the tree.
-	running, err := a.activeInvocationsLocked(ctx, rec.WorktreeID)
-	if err != nil {
-		return nil, err
-	}
-	if len(running) > 0 {
-		return nil, errs.HasInvocations(rec.Name, running)
-	}
-	if !rec.Adopted {
-		// Never let an edited record point git worktree remove elsewhere.
-		if err := store.CheckInside(a.Store.IntegrationWorktreeDir(rec.WorktreeID), rec.TreePath); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := os.Stat(rec.TreePath); err == nil {
-		if !opts.Force {
-			dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx)
-			if err != nil {
-				return nil, gitErr(err)
-			}
-			if dirty {
-				return nil, errs.DirtyWorktree(rec.Name)
-			}
-		}
-		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
-			// Changed since the check above: git refused, and says why only
-			// in words, so look again.
-			if !opts.Force {
-				if dirty, derr := a.Repo.Tree(rec.TreePath).IsDirty(ctx); derr == nil && dirty {
-					return nil, errs.DirtyWorktree(rec.Name)
-				}
-			}
-			return nil, gitErr(err)
-		}
-	} else {
-		// The tree vanished behind our back: drop git's stale registration
-		// of it, and of nothing else.
-		if err := a.pruneOurs(ctx, rec.TreePath); err != nil {
-			return nil, err
-		}
-	}
-	rec.State = store.StateArchived
-	rec.ArchivedAt = a.now()
-	if err := a.Store.WriteWorktree(rec); err != nil {
-		return nil, err
-	}
-	res := &RemoveWorktreeResult{Worktree: rec}
-	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
-	if err != nil {
-		return res, err
-	}
-	return res, nil
-}
-
-// RemoveWorktreeResult is what `worktree rm` did.
-type RemoveWorktreeResult struct {
-	Worktree *store.WorktreeRecord
-	// Discarded: the agents rm --force stopped, whose sandboxes went with
-	// the worktree.
-	Discarded []string
-	// Kept: finished sandboxes that were never landed or discarded; they
-	// stay (with their branches and checkpoints) until discarded.
-	Kept []string
-}
-
-// activeInvocationsLocked lists the worktree's running invocations (after
-// reconcile); the caller holds the lock. When the records cannot be read it
-// fails rather than say there are none.
-func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) ([]string, error) {
-	var out []string
-	list, err := a.Store.ScanInvocations()
-	if err != nil {
-		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
-	}
-	for _, e := range list {
-		if e.Record == nil || e.Record.IntegrationWorktreeID != wtID || !Active(e.Record) {
-			continue
-		}
-		if r := a.reconcileLocked(ctx, e.Record); Active(r) {
-			out = append(out, r.InvocationID)
-		}
-	}
-	return out, nil
-}
-
 // Editor returns the editor command: flag, agency.editor, $VISUAL, $EDITOR.
 func (a *App) Editor(flag string) (string, error) {
 	if flag != "" {
@@ -379,42 +260,20 @@ func ShellCmd(getenv func(string) string, dir string) *subproc.Terminal {
 	return subproc.NewTerminal([]string{sh, "-l"}, dir, subproc.ScrubRepo(os.Environ()))
 }
 
-// UndoCreateWorktree takes back a worktree this command just created, when
-// the rest of the command failed (`run` whose agent could not start): the
-// tree, its registration, its branch and its record go, as if it was never
-// made. It keeps everything, and says why, when the tree already holds
-// work (the editor --open started was used, or a commit was made on the
-// branch): nothing a user made is ever removed.
-func (a *App) UndoCreateWorktree(ctx context.Context, rec *store.WorktreeRecord) (kept string, err error) {
-	ctx, unlock, err := a.lockWork(ctx)
+// CheckOnBranch refuses an integration tree that is not on its recorded
+// branch: landing would move whatever is checked out instead, and a new
+// sandbox would start from the wrong commit.
+func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error {
+	br, err := a.Repo.Tree(wt.TreePath).CurrentBranch(ctx)
 	if err != nil {
-		return "", err
+		return gitErr(err)
 	}
-	defer unlock()
-	if err := store.CheckInside(a.Store.IntegrationWorktreeDir(rec.WorktreeID), rec.TreePath); err != nil {
-		return "", err
+	if br == wt.Branch {
+		return nil
 	}
-	if dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx); err != nil || dirty {
-		return "its tree has changes", gitErr(err)
+	has := "a detached HEAD"
+	if br != "" {
+		has = "branch " + br
 	}
-	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, "refs/heads/"+rec.Branch, "refs/heads/"+rec.Branch); err != nil || !ok {
-		return "its branch " + rec.Branch + " has commits of its own", gitErr(err)
-	}
-	running, err := a.activeInvocationsLocked(ctx, rec.WorktreeID)
-	if err != nil {
-		return "its invocation records cannot be read", err
-	}
-	if len(running) > 0 {
-		return "an agent runs in it", nil
-	}
-	if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, true); err != nil {
-		return "", gitErr(err)
-	}
-	if err := a.pruneOurs(ctx); err != nil {
-		return "", err
-	}
-	if err := a.Repo.DeleteBranch(ctx, rec.Branch, true); err != nil {
-		return "", gitErr(err)
-	}
-	return "", store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), a.Store.IntegrationWorktreeDir(rec.WorktreeID))
+	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
 }

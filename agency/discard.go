@@ -1,0 +1,140 @@
+package agency
+
+import (
+	"context"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// StopGrace is how long a stopped invocation gets before it is killed
+// (discard, worktree rm --force).
+var StopGrace = 5 * time.Second
+
+// DiscardResult is what a discard did.
+type DiscardResult struct {
+	Invocation       *store.InvocationRecord
+	Stopped          bool // it was running and was stopped (or killed)
+	AlreadyDiscarded bool
+	RefsRemoved      int
+	// Kept is the ref that now holds commits the sandbox's HEAD had and no
+	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
+	Kept string
+}
+
+// keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
+// that committed on a detached HEAD; its checkpoints, which do reach it,
+// go with the discard) under refs/agency/kept/<inv>/HEAD before its tree
+// goes, and returns that ref ("" when nothing needed keeping).
+// gc deletes it with the invocation's other refs: only once its commits
+// are on a branch, or with --force.
+func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) (string, error) {
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return "", nil
+	}
+	head, err := a.Repo.Tree(tree).Head(ctx)
+	if err != nil || head == "" {
+		return "", nil // not a readable tree: nothing git can point at
+	}
+	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, head, ""); err != nil {
+		return "", gitErr(err)
+	} else if ok {
+		return "", nil
+	}
+	ref := store.KeptRefPrefix(rec.InvocationID) + "HEAD"
+	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
+}
+
+// Discard is `agent discard`: a running invocation is stopped (5 s grace,
+// then killed); the record says discarded; the sandbox tree and the
+// invocation's snapshot refs are removed (its branch is kept).
+func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return nil, err
+	}
+	rec = a.Reconcile(ctx, rec)
+	if store.Deref(rec.LandingStatus) == store.LandingLanded {
+		return nil, errs.AlreadyLanded(rec.InvocationID)
+	}
+	out := &DiscardResult{}
+	if Active(rec) {
+		out.Stopped = true
+		if rec, err = a.StopAndWait(ctx, rec, StopGrace); err != nil {
+			return nil, err
+		}
+	}
+	ctx, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if rec, err = a.discardLocked(ctx, rec.InvocationID, out); err != nil {
+		return nil, err
+	}
+	out.Invocation = rec
+	return out, nil
+}
+
+func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult) (*store.InvocationRecord, error) {
+	rec, err := a.Store.ReadInvocation(inv)
+	if err != nil {
+		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
+	}
+	if rec.Land != nil && rec.Land.State == LandInProgress {
+		if rec, err = a.recoverLandLocked(ctx, rec); err != nil {
+			return nil, err
+		}
+	}
+	if store.Deref(rec.LandingStatus) == store.LandingLanded {
+		return nil, errs.AlreadyLanded(inv)
+	}
+	if Active(a.reconcileLocked(ctx, rec)) {
+		// It did not stop (a setup script, an agent ignoring signals):
+		// never remove a tree something still runs in.
+		return nil, errs.InvocationRunning(inv, "discard")
+	}
+	// Never remove a sandbox around live writers: what the agent left
+	// behind (setsid children) is stopped first; what will not stop keeps
+	// the sandbox.
+	if _, alive := runner.StopLeftovers(inv, a.Store.SandboxTreePath(inv), runner.LeftoverGrace); len(alive) > 0 {
+		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
+	}
+	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
+	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
+		return nil, err
+	}
+	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
+		return nil, err
+	}
+	refs, err := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(inv))
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	for _, r := range refs {
+		if err := a.Repo.DeleteRef(ctx, r.Name); err != nil {
+			return nil, gitErr(err)
+		}
+	}
+	out.RefsRemoved = len(refs)
+	if out.AlreadyDiscarded {
+		return rec, nil
+	}
+	rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
+		r.LandingStatus = store.Str(store.LandingDiscarded)
+		r.DiscardedAt = store.Str(a.now())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)}
+	if out.Kept != "" {
+		data["kept_ref"] = out.Kept
+	}
+	a.event(inv, "discarded", data)
+	return rec, nil
+}
