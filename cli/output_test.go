@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -76,6 +77,36 @@ func TestTableHeader(t *testing.T) {
 		}
 		if !tty && got != "1\t2026-01-02T03:04:05Z\tmanual\n" {
 			t.Errorf("without a terminal: %q", got)
+		}
+	}
+}
+
+// printJSON writes what an indenting Encoder writes, byte for byte.
+func TestPrintJSONMatchesEncoder(t *testing.T) {
+	values := []any{
+		nil, 1, "x", []any{}, map[string]any{},
+		[]any{map[string]any{"a": []any{}, "b": map[string]any{}, "c": nil, "d": 1.5e300, "e": true}},
+		map[string]any{"s": "q\"uo{te}[s],: \\ <html> & é \u2028 \x01 \\\"", "n": []any{[]any{[]any{}}, 2, "]"}},
+		struct {
+			A string   `json:"a"`
+			B []string `json:"b"`
+			C *int     `json:"c,omitempty"`
+		}{A: "{\"x\": [1, 2]}", B: []string{"", ",", ":"}},
+	}
+	for _, v := range values {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := printJSON(&got, v); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("printJSON(%#v):\n%s\nwant:\n%s", v, got.String(), want.String())
 		}
 	}
 }

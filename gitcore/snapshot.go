@@ -88,7 +88,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 			return snap, err
 		}
 	}
-	index, snap, err := t.snapshotStart(ctx)
+	index, snap, dropExcluded, err := t.snapshotStart(ctx, req.Exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -122,11 +122,8 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 	}
 	var stage []byte
 	staged := map[string]bool{}
-	// dropExcluded: the index holds excluded paths that must come out.
-	dropExcluded, err := t.headHolds(ctx, snap.Head, req.Exclude)
-	if err != nil {
-		return nil, err
-	}
+	// dropExcluded: the index holds excluded paths that must come out
+	// (HEAD has some, or the status lists some as staged).
 	for _, e := range entries {
 		p := strings.TrimSuffix(e.Path, "/")
 		if e.Kind == StatusIgnored {
@@ -209,48 +206,72 @@ func (t *Tree) LeavesOut(req SnapshotRequest, p string) bool {
 	return false
 }
 
-// headHolds reports whether HEAD's tree has any of paths, from one
-// `git cat-file --batch-check` (no index is read).
-func (t *Tree) headHolds(ctx context.Context, head string, paths []string) (bool, error) {
-	if head == "" || len(paths) == 0 {
-		return false, nil
-	}
+// snapshotStart returns the worktree's index path (read from its `.git`
+// file or directory; a `rev-parse --git-path` only when neither says),
+// HEAD, HEAD's tree and whether HEAD's tree has any of the excluded paths,
+// all from one `git cat-file --batch-check` (no index is read).
+func (t *Tree) snapshotStart(ctx context.Context, exclude []string) (string, *Snapshot, bool, error) {
+	snap := &Snapshot{}
 	var in strings.Builder
-	for _, p := range paths {
-		in.WriteString(head + ":" + strings.Trim(p, "/") + "\n")
+	in.WriteString("HEAD^{commit}\nHEAD^{tree}\n")
+	for _, p := range exclude {
+		in.WriteString("HEAD:" + strings.Trim(p, "/") + "\n")
 	}
-	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in.String()), "cat-file", "--batch-check=%(objecttype)")
+	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in.String()), "cat-file", "--batch-check=%(objectname) %(objecttype)")
 	if err != nil {
-		return false, err
+		return "", nil, false, err
 	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if line != "" && !strings.HasSuffix(line, " missing") {
-			return true, nil
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	found := func(i int) (string, bool) {
+		if i >= len(lines) {
+			return "", false
+		}
+		obj, kind, ok := strings.Cut(lines[i], " ")
+		return obj, ok && kind != "missing" && kind != "ambiguous"
+	}
+	dropExcluded := false
+	if head, ok := found(0); ok {
+		snap.Head = head
+		snap.HeadTree, _ = found(1)
+		for i := range exclude {
+			if _, ok := found(2 + i); ok {
+				dropExcluded = true
+			}
 		}
 	}
-	return false, nil
+	index, err := t.indexPath(ctx)
+	if err != nil {
+		return "", nil, false, err
+	}
+	return index, snap, dropExcluded, nil
 }
 
-// snapshotStart returns the worktree's index path, HEAD and HEAD's tree in
-// one rev-parse (two on an unborn branch).
-func (t *Tree) snapshotStart(ctx context.Context) (string, *Snapshot, error) {
-	snap := &Snapshot{}
-	out, err := t.query(ctx, "rev-parse", "--git-path", "index", "HEAD^{commit}", "HEAD^{tree}")
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if err == nil && len(lines) == 3 {
-		snap.Head, snap.HeadTree = lines[1], lines[2]
-	} else {
-		out, err = t.query(ctx, "rev-parse", "--git-path", "index")
-		if err != nil {
-			return "", nil, err
+// indexPath is the worktree's index file: <gitdir>/index, the git
+// directory named by its `.git` file (a linked worktree) or being its
+// `.git` directory; `git rev-parse --git-path index` otherwise.
+func (t *Tree) indexPath(ctx context.Context) (string, error) {
+	dotGit := filepath.Join(t.Path, ".git")
+	if fi, err := os.Lstat(dotGit); err == nil && fi.IsDir() {
+		return filepath.Join(dotGit, "index"), nil
+	} else if err == nil && fi.Mode().IsRegular() {
+		if data, err := os.ReadFile(dotGit); err == nil {
+			if dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: "); ok {
+				if !filepath.IsAbs(dir) {
+					dir = filepath.Join(t.Path, dir)
+				}
+				return filepath.Join(dir, "index"), nil
+			}
 		}
-		lines = []string{strings.TrimRight(string(out), "\n")}
 	}
-	index := lines[0]
+	out, err := t.query(ctx, "rev-parse", "--git-path", "index")
+	if err != nil {
+		return "", err
+	}
+	index := strings.TrimRight(string(out), "\n")
 	if !filepath.IsAbs(index) {
 		index = filepath.Join(t.Path, index)
 	}
-	return index, snap, nil
+	return index, nil
 }
 
 func excluded(path string, excl []string) bool {

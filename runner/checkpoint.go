@@ -231,9 +231,21 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 	}
 	defer lock.Unlock()
 
+	// The snapshot refs are read while the snapshot is taken (both are
+	// mostly process start-up); only this lock's holder creates them.
+	type refsResult struct {
+		refs []gitcore.Ref
+		err  error
+	}
+	refsCh := make(chan refsResult, 1)
+	go func() {
+		refs, err := o.Repo.RefsWithTrees(ctx, store.SnapshotRefPrefix(o.Invocation))
+		refsCh <- refsResult{refs, err}
+	}()
 	req := o.request()
 	req.Kept, req.Changed = o.Kept, o.Changed
 	snap, err := o.Repo.Tree(o.SandboxPath).SnapshotTree(ctx, req)
+	rr := <-refsCh
 	if err != nil {
 		return nil, nil, err
 	}
@@ -257,10 +269,10 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 	if err != nil {
 		return nil, nil, err
 	}
-	refs, err := o.Repo.RefsWithTrees(ctx, store.SnapshotRefPrefix(o.Invocation))
-	if err != nil {
-		return nil, nil, err
+	if rr.err != nil {
+		return nil, nil, rr.err
 	}
+	refs := rr.refs
 	// The previous checkpoint: the highest-numbered ref that exists; before
 	// the first one, HEAD (a clean tree has nothing to save).
 	compare, prevN := snap.HeadTree, 0
@@ -275,26 +287,26 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 		return nil, nil, nil
 	}
 
-	n := store.NextCheckpointID(o.Invocation, file, names)
-	var commit string
-	for attempt := 0; ; attempt++ {
-		commit, err = o.Repo.CommitTree(ctx, snap.Tree, snap.Head, fmt.Sprintf("agency snapshot %s %d", o.Invocation, n))
-		if err != nil {
-			return nil, nil, err
-		}
-		err = o.Repo.CreateRef(ctx, store.SnapshotRef(o.Invocation, n), commit)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, gitcore.ErrRefExists) || attempt == 5 {
-			return nil, nil, err
-		}
-		n++ // someone outside the lock took n: never overwrite
+	// The diffstat is computed while the commit and its ref are made.
+	type statResult struct {
+		stat gitcore.Shortstat
+		err  error
 	}
-	stat, err := o.Repo.DiffShortstat(ctx, snap.Head, snap.Tree)
+	statCh := make(chan statResult, 1)
+	go func() {
+		stat, err := o.Repo.DiffShortstat(ctx, snap.Head, snap.Tree)
+		statCh <- statResult{stat, err}
+	}()
+	n := store.NextCheckpointID(o.Invocation, file, names)
+	commit, n, err := createSnapshotRef(ctx, o, snap, n)
+	sr := <-statCh
 	if err != nil {
 		return nil, nil, err
 	}
+	if sr.err != nil {
+		return nil, nil, sr.err
+	}
+	stat := sr.stat
 	cp := store.Checkpoint{
 		ID:                n,
 		SnapshotRef:       store.SnapshotRef(o.Invocation, n),
@@ -309,6 +321,26 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 		return nil, nil, err
 	}
 	return &cp, nil, nil
+}
+
+// createSnapshotRef commits a snapshot's tree (parent HEAD) and creates its
+// ref, checkpoint n or, when someone outside the lock took n, the next free
+// number (never overwriting); it returns the commit and the number used.
+func createSnapshotRef(ctx context.Context, o CheckpointOptions, snap *gitcore.Snapshot, n int) (string, int, error) {
+	for attempt := 0; ; attempt++ {
+		commit, err := o.Repo.CommitTree(ctx, snap.Tree, snap.Head, fmt.Sprintf("agency snapshot %s %d", o.Invocation, n))
+		if err != nil {
+			return "", 0, err
+		}
+		err = o.Repo.CreateRef(ctx, store.SnapshotRef(o.Invocation, n), commit)
+		if err == nil {
+			return commit, n, nil
+		}
+		if !errors.Is(err, gitcore.ErrRefExists) || attempt == 5 {
+			return "", 0, err
+		}
+		n++
+	}
 }
 
 // FormatDiffstat renders a shortstat as "+42 -15 in 3 files".
