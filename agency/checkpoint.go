@@ -110,6 +110,10 @@ func (a *App) latestCheckpoint(ctx context.Context, inv string) (int, error) {
 	return max, nil
 }
 
+// FPApplyAfterLog fails a checkpoint apply once it logged itself, before
+// the files change.
+const FPApplyAfterLog = "checkpoint-apply:after-log"
+
 // ApplyResult is what `checkpoint apply` did.
 type ApplyResult struct {
 	Invocation *store.InvocationRecord
@@ -212,21 +216,33 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 		return nil, err
 	}
 
+	// Log it before the files change: `undo` goes back to res.Undo.
+	head, err := a.Repo.Tree(o.SandboxPath).Head(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	restore := &store.Restore{Branch: rec.SandboxBranch, Head: head, Checkpoint: res.Undo}
+	if res.Undo > 0 {
+		restore.Ref = store.SnapshotRef(rec.InvocationID, res.Undo)
+		if restore.Commit, err = a.Repo.RevParse(ctx, restore.Ref); err != nil {
+			return nil, gitErr(err)
+		}
+	}
+	if _, err := a.Store.AppendOperation(store.Operation{Op: store.OpCheckpointApply, InvocationID: rec.InvocationID,
+		WorktreeID: rec.IntegrationWorktreeID, Applied: n, AppliedCommit: commit, Restore: restore}); err != nil {
+		return nil, err
+	}
+	if err := a.fail(FPApplyAfterLog); err != nil {
+		return nil, err
+	}
+
 	cl, err := a.Store.LockCheckpoints(rec.InvocationID, runner.CheckpointLockTimeout)
 	if err != nil {
 		return nil, err
 	}
 	defer cl.Unlock()
-	tree := a.Repo.Tree(o.SandboxPath)
-	for _, step := range []func(context.Context) error{
-		tree.ResetHard,
-		func(ctx context.Context) error { return tree.Clean(ctx, keep, store.AgencyDir) },
-		func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) },
-		tree.ResetIndex,
-	} {
-		if err := step(ctx); err != nil {
-			return nil, gitErr(err)
-		}
+	if err := a.resetFiles(ctx, o.SandboxPath, commit, keep); err != nil {
+		return nil, err
 	}
 	a.event(rec.InvocationID, "checkpoint_applied", map[string]any{
 		"id": n, "snapshot_ref": ref, "undo_checkpoint": res.Undo, "invocation_id": rec.InvocationID,

@@ -13,17 +13,6 @@ import (
 // (discard, worktree rm --force).
 var StopGrace = 5 * time.Second
 
-// DiscardResult is what a discard did.
-type DiscardResult struct {
-	Invocation       *store.InvocationRecord
-	Stopped          bool // it was running and was stopped (or killed)
-	AlreadyDiscarded bool
-	RefsRemoved      int
-	// Kept is the ref that now holds commits the sandbox's HEAD had and no
-	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
-	Kept string
-}
-
 // keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
 // that committed on a detached HEAD; its checkpoints, which do reach it,
 // go with the discard) under refs/agency/kept/<inv>/HEAD before its tree
@@ -49,8 +38,9 @@ func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) 
 }
 
 // Discard is `agent discard`: a running invocation is stopped (5 s grace,
-// then killed); the record says discarded; the sandbox tree and the
-// invocation's snapshot refs are removed (its branch is kept).
+// then killed); its uncommitted work is saved as a checkpoint; the record
+// says discarded; the sandbox tree is removed. Its branch and snapshot
+// refs are kept until gc (--older-than), so `undo` can bring it back.
 func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error) {
 	rec, err := a.ResolveInvocation(query)
 	if err != nil {
@@ -79,6 +69,19 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 	return out, nil
 }
 
+// DiscardResult is what a discard did.
+type DiscardResult struct {
+	Invocation       *store.InvocationRecord
+	Stopped          bool // it was running and was stopped (or killed)
+	AlreadyDiscarded bool
+	// Restore is what `undo` brings back: the branch, and the checkpoint
+	// holding the uncommitted work (none when the tree was clean).
+	Restore *store.Restore
+	// Kept is the ref that now holds commits the sandbox's HEAD had and no
+	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
+	Kept string
+}
+
 func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult) (*store.InvocationRecord, error) {
 	rec, err := a.Store.ReadInvocation(inv)
 	if err != nil {
@@ -104,22 +107,33 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
 	}
 	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
+	if !out.AlreadyDiscarded {
+		// Save the uncommitted work and log the discard before anything
+		// goes: `undo` recreates the sandbox from its branch and this
+		// checkpoint. Snapshot refs and branch stay until gc.
+		restore, err := a.saveSandbox(ctx, rec, store.CheckpointBeforeDiscard)
+		if err != nil {
+			return nil, err
+		}
+		op := store.Operation{Op: store.OpDiscard, InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID,
+			LandingStatus: store.Deref(rec.LandingStatus), Restore: restore}
+		if out.Stopped {
+			op.Note = "it was running and was stopped"
+		}
+		if _, err := a.Store.AppendOperation(op); err != nil {
+			return nil, err
+		}
+		out.Restore = restore
+		if err := a.fail(FPDiscardAfterLog); err != nil {
+			return nil, err
+		}
+	}
 	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
 		return nil, err
 	}
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
-	refs, err := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(inv))
-	if err != nil {
-		return nil, gitErr(err)
-	}
-	for _, r := range refs {
-		if err := a.Repo.DeleteRef(ctx, r.Name); err != nil {
-			return nil, gitErr(err)
-		}
-	}
-	out.RefsRemoved = len(refs)
 	if out.AlreadyDiscarded {
 		return rec, nil
 	}
@@ -131,7 +145,10 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{"stopped": out.Stopped, "refs_removed": len(refs)}
+	data := map[string]any{"stopped": out.Stopped}
+	if out.Restore != nil && out.Restore.Checkpoint > 0 {
+		data["checkpoint"] = out.Restore.Checkpoint
+	}
 	if out.Kept != "" {
 		data["kept_ref"] = out.Kept
 	}

@@ -58,6 +58,7 @@ const (
 	GCTempFile      = "temp_file"      // a record write's or a snapshot's temp file, cut short
 	GCInvocationDir = "invocation_dir" // invocations/<id>/ without meta.json
 	GCWorktreeDir   = "worktree_dir"   // integration_worktrees/<id>/ without meta.json
+	GCUndoRef       = "undo_ref"       // refs/agency/undo/<seq>: what undo of a worktree rm --force needs
 )
 
 // GCItem is one thing gc removes, or keeps and says why.
@@ -75,6 +76,7 @@ type GCItem struct {
 	tree    string // the sandbox tree to look at before removing
 	admin   string // admin dir of a registration
 	forced  bool   // planned with --force: no re-check of the tree's work
+	orphan  bool   // an undo ref no operation named when planned
 	// orphanOf: a branch planned because this record file is missing; it
 	// is left alone if the file appeared since.
 	orphanOf string
@@ -288,6 +290,12 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			}
 		}
 		return gitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
+	case GCUndoRef:
+		if it.orphan && a.undoRefNeeded(it.Target) {
+			it.Kept, it.KeptWhy = true, "a worktree rm --force logged it meanwhile"
+			return nil
+		}
+		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
 	case GCSnapshotRef, GCKeptRef:
 		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
 	}

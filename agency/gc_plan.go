@@ -223,7 +223,8 @@ func (p *gcPlanner) treeGoesWith(path string) bool {
 
 // planOldRefs: branches, snapshot refs and kept refs of invocations landed
 // or discarded longer than OlderThan ago, from one listing of each
-// namespace (not two git calls per record).
+// namespace (not two git calls per record); then the undo refs no longer
+// needed (see planUndoRefs).
 func (p *gcPlanner) planOldRefs() {
 	branches := map[string]bool{}
 	if refs, err := p.a.Repo.ForEachRef(p.ctx, "refs/heads/agency/"); err == nil {
@@ -258,6 +259,9 @@ func (p *gcPlanner) planOldRefs() {
 		p.planSnapshotRefs(r, snapshots[r.InvocationID], landing, age)
 		p.planKeptRefs(r, landing, when)
 		p.flush()
+	}
+	for _, it := range p.a.planUndoRefs(p.ctx, cutoff) {
+		p.add(it)
 	}
 }
 

@@ -27,6 +27,10 @@ const (
 	FPLandAfterRemove  = "land:after-remove"
 )
 
+// FPDiscardAfterLog fails a discard once it logged itself, before the
+// tree goes.
+const FPDiscardAfterLog = "discard:after-log"
+
 // snapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
 // untracked files included, denylist applied (checked before staging),
 // .agency/ and exclude left out. The same snapshot as checkpoints take.
@@ -408,8 +412,19 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 		a.event(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
 		return res, errs.LandConflict(inv, res.ConflictCommit, res.ConflictWhat, res.Conflicts)
 	}
+	// What `undo` needs to recreate the sandbox: its branch, and when it
+	// holds uncommitted work (only with --apply), that work saved as a
+	// checkpoint before the tree goes.
+	restore := &store.Restore{Branch: rec.SandboxBranch}
+	if res.Applied {
+		if restore, err = a.saveSandbox(ctx, rec, store.CheckpointBeforeLand); err != nil {
+			return nil, err
+		}
+	} else if restore.Head, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
+		return nil, SandboxBranchMissingErr(rec)
+	}
 	progress := &store.LandProgress{State: LandInProgress, StartedAt: a.now(), TargetHead: res.TargetHead,
-		Commits: res.Commits, Applied: res.Applied, ResultHead: res.ResultHead}
+		Commits: res.Commits, Applied: res.Applied, ResultHead: res.ResultHead, Restore: restore}
 	if rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
 		r.Land = progress
 		return nil
@@ -475,6 +490,9 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	if err := a.fail(FPLandAfterRemove); err != nil {
 		return nil, err
 	}
+	if err := a.logLandLocked(ctx, rec); err != nil {
+		return nil, err
+	}
 	rec, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
 		r.LandingStatus = store.Str(store.LandingLanded)
 		r.LandedAt = store.Str(a.now())
@@ -502,6 +520,31 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	}
 	a.event(rec.InvocationID, "landed", data)
 	return rec, nil
+}
+
+// logLandLocked appends the land to the operation log, once (finishing an
+// interrupted land logs it too): before and after of the integration
+// branch, and the sandbox's saved state.
+func (a *App) logLandLocked(ctx context.Context, rec *store.InvocationRecord) error {
+	p := rec.Land
+	if p == nil || p.ResultHead == "" {
+		return nil
+	}
+	op := store.Operation{Op: store.OpLand, Key: "land:" + rec.InvocationID + ":" + p.ResultHead,
+		InvocationID: rec.InvocationID, WorktreeID: rec.IntegrationWorktreeID,
+		Before: p.TargetHead, After: p.ResultHead, Restore: p.Restore}
+	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
+		op.WorktreeName, op.Branch = wt.Name, wt.Branch
+	}
+	if op.Restore == nil {
+		// A land begun before it saved anything: its branch, clean.
+		op.Restore = &store.Restore{Branch: rec.SandboxBranch}
+		if tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err == nil {
+			op.Restore.Head = tip
+		}
+	}
+	_, err := a.Store.AppendOperation(op)
+	return err
 }
 
 // checkSandboxHead refuses a sandbox whose HEAD left its branch with commits

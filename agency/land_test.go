@@ -284,8 +284,12 @@ func TestDiscardFinished(t *testing.T) {
 	f.sandbox(inv1, "echo x > x.txt && git add x.txt && git commit -qm x")
 	gitOut(t, f.repo, "update-ref", store.SnapshotRefPrefix(inv1)+"1", "HEAD")
 	res, err := f.a.Discard(f.ctx, inv1)
-	if err != nil || res.RefsRemoved != 1 || store.Deref(res.Invocation.LandingStatus) != store.LandingDiscarded {
+	if err != nil || store.Deref(res.Invocation.LandingStatus) != store.LandingDiscarded {
 		t.Fatalf("%+v %v", res, err)
+	}
+	// The snapshot refs stay until gc, for undo.
+	if out := gitOut(t, f.repo, "for-each-ref", store.SnapshotRefPrefix(inv1)); out == "" {
+		t.Error("snapshot refs removed")
 	}
 	if _, err := os.Stat(f.a.Store.SandboxTreePath(inv1)); !os.IsNotExist(err) {
 		t.Error("sandbox tree kept")

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/store"
@@ -42,11 +43,21 @@ func (r *DiscardResult) Report() []string {
 	default:
 		first = "discarded " + rec.InvocationID
 	}
-	lines := []string{first, fmt.Sprintf("sandbox tree removed, %s removed; branch %s kept", Plural(r.RefsRemoved, "snapshot ref"), rec.SandboxBranch)}
+	if r.AlreadyDiscarded {
+		return []string{first}
+	}
+	saved := "nothing uncommitted to save"
+	if r.Restore != nil && r.Restore.Checkpoint > 0 {
+		saved = fmt.Sprintf("uncommitted work saved as checkpoint %d", r.Restore.Checkpoint)
+	}
+	lines := []string{first, fmt.Sprintf("sandbox tree removed (%s); branch %s and snapshot refs kept until gc", saved, rec.SandboxBranch)}
+	if r.Restore != nil && len(r.Restore.NotKept) > 0 {
+		lines = append(lines, fmt.Sprintf("not saved (denylisted): %s", strings.Join(r.Restore.NotKept, " ")))
+	}
 	if r.Kept != "" {
 		lines = append(lines, "its HEAD held commits no branch has: kept as "+r.Kept+" (save them on a branch; 'git agency gc --force' deletes it)")
 	}
-	return lines
+	return append(lines, "undo with: git agency undo")
 }
 
 // Plural is "1 commit", "2 commits".

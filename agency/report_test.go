@@ -23,13 +23,14 @@ func TestReports(t *testing.T) {
 	for _, c := range []struct {
 		res   DiscardResult
 		first string
+		lines int
 	}{
-		{DiscardResult{Invocation: rec, RefsRemoved: 1}, "discarded 20260101000000-aaa1"},
-		{DiscardResult{Invocation: rec, Stopped: true}, "discarded 20260101000000-aaa1 (stopped first: failed, stopped)"},
-		{DiscardResult{Invocation: rec, AlreadyDiscarded: true}, "20260101000000-aaa1 was already discarded"},
+		{DiscardResult{Invocation: rec, Restore: &store.Restore{Checkpoint: 3}}, "discarded 20260101000000-aaa1", 3},
+		{DiscardResult{Invocation: rec, Stopped: true}, "discarded 20260101000000-aaa1 (stopped first: failed, stopped)", 3},
+		{DiscardResult{Invocation: rec, AlreadyDiscarded: true}, "20260101000000-aaa1 was already discarded", 1},
 	} {
 		got := c.res.Report()
-		if got[0] != c.first || len(got) != 2 {
+		if got[0] != c.first || len(got) != c.lines {
 			t.Errorf("discard report %q, want first line %q", got, c.first)
 		}
 	}

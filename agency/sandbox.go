@@ -48,12 +48,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	if base == "" {
 		return nil, errs.EmptyIntegrationBranch(wt.Branch)
 	}
-	// An uncommitted .worktreeinclude lives in the main worktree only.
-	trees := []string{wt.TreePath}
-	if _, err := os.Lstat(filepath.Join(wt.TreePath, IncludeFile)); err != nil {
-		trees = append(trees, a.mainWorktree(ctx))
-	}
-	include, err := a.IncludePatterns(trees...)
+	include, err := a.sandboxIncludes(ctx, wt)
 	if err != nil {
 		return nil, err
 	}
@@ -97,19 +92,46 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	// start command), or a discard could remove the tree under the copy and
 	// the start's cleanup then remove the record the discard wrote. See
 	// docs/architecture.md, "Locks".
-	if len(include.Patterns) > 0 {
-		logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
-		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, withCleanup(errs.IO("create", logPath, err), cleanup(true))
-		}
-		res.Include, err = a.includeIntoTree(ctx, include, wt.TreePath, tree, log)
-		log.Close()
-		if err != nil {
-			return nil, withCleanup(err, cleanup(true))
-		}
+	if res.Include, err = a.includeIntoSandboxWith(ctx, wt, inv, include); err != nil {
+		return nil, withCleanup(err, cleanup(true))
 	}
 	return res, nil
+}
+
+// sandboxIncludes are the include patterns of a new sandbox of wt (an
+// uncommitted .worktreeinclude lives in the main worktree only).
+func (a *App) sandboxIncludes(ctx context.Context, wt *store.WorktreeRecord) (IncludeSpec, error) {
+	trees := []string{wt.TreePath}
+	if _, err := os.Lstat(filepath.Join(wt.TreePath, IncludeFile)); err != nil {
+		trees = append(trees, a.mainWorktree(ctx))
+	}
+	return a.IncludePatterns(trees...)
+}
+
+// includeIntoSandbox copies the ignored files wt's include patterns list
+// into the sandbox tree of inv (undo recreating a sandbox).
+func (a *App) includeIntoSandbox(ctx context.Context, wt *store.WorktreeRecord, inv string) error {
+	include, err := a.sandboxIncludes(ctx, wt)
+	if err != nil {
+		return err
+	}
+	_, err = a.includeIntoSandboxWith(ctx, wt, inv, include)
+	return err
+}
+
+// includeIntoSandboxWith copies what the patterns list from wt's tree into
+// the sandbox tree of inv, logging to its logs/setup.log.
+func (a *App) includeIntoSandboxWith(ctx context.Context, wt *store.WorktreeRecord, inv string, include IncludeSpec) (*store.IncludeStats, error) {
+	if len(include.Patterns) == 0 {
+		return nil, nil
+	}
+	logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, errs.IO("create", logPath, err)
+	}
+	defer log.Close()
+	return a.includeIntoTree(ctx, include, wt.TreePath, a.Store.SandboxTreePath(inv), log)
 }
 
 // RemoveSandboxTree removes an invocation's sandbox tree and its git

@@ -24,6 +24,10 @@ type CreateWorktreeOptions struct {
 	Full bool
 }
 
+// FPRemoveAfterLog fails a worktree rm --force once it logged itself,
+// before the tree goes.
+const FPRemoveAfterLog = "worktree-rm:after-log"
+
 // Failpoint names of CreateWorktree, in order.
 const (
 	FPCreateAfterMkdir       = "worktree-create:after-mkdir"

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -57,6 +58,16 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 		}
 	}
 	if _, err := os.Stat(rec.TreePath); err == nil {
+		if opts.Force {
+			// Its uncommitted changes are saved and the removal logged
+			// first: `undo` checks the branch out again with them.
+			if err := a.logWorktreeRemoveLocked(ctx, rec, stopped); err != nil {
+				return nil, err
+			}
+			if err := a.fail(FPRemoveAfterLog); err != nil {
+				return nil, err
+			}
+		}
 		if !opts.Force {
 			dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx)
 			if err != nil {
@@ -230,4 +241,43 @@ func (a *App) afterWorktreeRemoveInvocations(ctx context.Context, wt *store.Work
 		}
 	}
 	return discarded, kept, nil
+}
+
+// logWorktreeRemoveLocked saves an integration tree's uncommitted work
+// (untracked files too; denylisted ones and nested repositories left out,
+// and named) as a commit under refs/agency/undo/<seq>, and logs the
+// `worktree rm --force` that is about to remove the tree.
+func (a *App) logWorktreeRemoveLocked(ctx context.Context, rec *store.WorktreeRecord, stopped []string) error {
+	lines, err := a.Store.ReadOplog()
+	if err != nil {
+		return err
+	}
+	op := store.Operation{Seq: store.NextSeq(lines), Op: store.OpWorktreeRemove, WorktreeID: rec.WorktreeID,
+		WorktreeName: rec.Name, Branch: rec.Branch, TreePath: rec.TreePath, Stopped: stopped}
+	deny := runner.DenylistFromConfig(a.Config)
+	snap, err := runner.SnapshotTree(ctx, a.Repo, rec.TreePath, true, deny)
+	if err == nil && len(snap.Denied) > 0 {
+		denied := snap.Denied
+		snap, err = runner.SnapshotTree(ctx, a.Repo, rec.TreePath, true, deny, denied...)
+		if snap != nil {
+			snap.Denied = denied
+		}
+	}
+	if err != nil {
+		return gitErr(err)
+	}
+	r := &store.Restore{Branch: rec.Branch, Head: snap.Head, NotKept: append(snap.Denied, snap.Nested...)}
+	if snap.Tree != snap.HeadTree {
+		commit, err := a.Repo.CommitTree(ctx, snap.Tree, snap.Head, "agency: worktree rm --force "+rec.Name)
+		if err != nil {
+			return gitErr(err)
+		}
+		r.Commit, r.Ref = commit, store.UndoRef(op.Seq)
+		if err := a.Repo.UpdateRef(ctx, r.Ref, commit); err != nil {
+			return gitErr(err)
+		}
+	}
+	op.Restore = r
+	_, err = a.Store.AppendOperation(op)
+	return err
 }

@@ -16,6 +16,7 @@ type AgencyCLI struct {
 	GC       GCCmd       `cmd:"" name:"gc" help:"Remove what crashes and outside deletions left behind (a dry run unless on a terminal or --yes)."`
 
 	Checkpoint CheckpointCmd `cmd:"" help:"List, take and roll back to an invocation's sandbox checkpoints."`
+	Undo       UndoCmd       `cmd:"" help:"Reverse the newest land, discard, checkpoint apply or worktree rm --force not undone yet (--list: the operation log)."`
 
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
@@ -34,7 +35,7 @@ type SandboxCLI struct {
 	Show    AgentShowCmd    `cmd:"" help:"Show one sandbox's invocation record."`
 	Diff    AgentDiffCmd    `cmd:"" help:"Show what the agent changed: commits, their diff, commits off its branch, then uncommitted work."`
 	Land    AgentLandCmd    `cmd:"" help:"Land the sandbox on its integration worktree (--check: only predict)."`
-	Discard AgentDiscardCmd `cmd:"" help:"Throw the sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/)."`
+	Discard AgentDiscardCmd `cmd:"" help:"Throw the sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/; 'git agency undo' brings it back)."`
 	Logs    AgentLogsCmd    `cmd:"" help:"Print the agent's output; --follow streams it."`
 	Open    AgentOpenCmd    `cmd:"" help:"Open the sandbox in your editor."`
 	Send    AgentSendCmd    `cmd:"" help:"Give the agent a follow-up prompt in its own sandbox and conversation."`

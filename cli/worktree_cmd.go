@@ -287,7 +287,7 @@ func (c *WorktreeShellCmd) Run(env *Env) error {
 type WorktreeRmCmd struct {
 	JSONFlag
 	Worktree string `arg:"" name:"worktree" help:"Name, id or unique id prefix."`
-	Force    bool   `help:"Discard the tree's uncommitted changes (and stop its agents)."`
+	Force    bool   `help:"Discard the tree's uncommitted changes (and stop its agents). They are saved first: 'git agency undo' brings the tree back."`
 }
 
 // worktreeRmJSON is what `worktree rm --json` prints: the archived record,

@@ -73,6 +73,10 @@ const (
 	ENoResume  Code = "E_NO_RESUME"
 	// `doctor` found something wrong.
 	EUnhealthy Code = "E_UNHEALTHY"
+	// `undo`.
+	ENothingToUndo Code = "E_NOTHING_TO_UNDO"
+	EChangedSince  Code = "E_CHANGED_SINCE"
+	EUndoExpired   Code = "E_UNDO_EXPIRED"
 	// A land would point a submodule at a commit only the sandbox has.
 	ELandSubmodule Code = "E_LAND_SUBMODULE"
 )

@@ -153,7 +153,7 @@ func CheckpointNotFound(inv string, id string) *Error {
 
 func CheckpointGone(inv string, id string) *Error {
 	return New(ENotFound, "list the ones that exist with 'git agency checkpoint ls --invocation "+inv+"'",
-		"checkpoint %s of invocation %s no longer exists: its snapshot ref was deleted (discard or gc)", id, inv)
+		"checkpoint %s of invocation %s no longer exists: its snapshot ref was deleted (gc)", id, inv)
 }
 
 func CheckpointApplyRunning(inv string) *Error {
@@ -407,6 +407,58 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 		"the sandbox of %s has staged changes that differ from its files; a rollback would lose the staged version", inv).With(paths...)
 }
 
+// Undo (`git agency undo`): every refusal changes nothing.
+
+func NothingToUndo() *Error {
+	return New(ENothingToUndo, "'git agency undo --list' shows the operation log",
+		"nothing to undo: no land, discard, checkpoint apply or worktree rm --force that was not undone already")
+}
+
+func UndoLandMoved(inv, branch, before, after string) *Error {
+	return New(EChangedSince, "revert the land instead, in the integration tree: git revert --no-edit "+before+".."+after,
+		"the integration branch %s moved since invocation %s was landed; nothing was touched", branch, inv)
+}
+
+func UndoLandGone(inv, branch string) *Error {
+	return New(EChangedSince, "the land is no longer on the branch: look at 'git log "+branch+"'",
+		"the integration branch %s no longer holds the land of invocation %s and moved on; nothing was touched", branch, inv)
+}
+
+func UndoDirtyIntegration(name, tree string) *Error {
+	return New(EDirtyWorktree, "commit or stash your changes in "+tree+" first, then undo again; nothing was touched",
+		"integration worktree %q has uncommitted changes", name)
+}
+
+func UndoBranchMoved(what, branch, want, got string) *Error {
+	return New(EChangedSince, "undoing would put the old files on top of the new commits; check out the branch and restore by hand ('git agency checkpoint ls')",
+		"%s: branch %s moved since (was %.12s, is %.12s); nothing was touched", what, branch, want, got)
+}
+
+func UndoTreeExists(what, path string) *Error {
+	return New(EChangedSince, "move it away (or remove it) first, then undo again",
+		"%s: %s exists again; nothing was touched", what, path)
+}
+
+func UndoStatusChanged(inv, want, got string) *Error {
+	return New(EChangedSince, "see it with 'git agency agent show "+inv+"'",
+		"invocation %s is %s, not %s as the operation left it; nothing was touched", inv, got, want)
+}
+
+func UndoSandboxChanged(inv string) *Error {
+	return New(EChangedSince, "take a checkpoint of it ('git agency checkpoint create -i "+inv+"') and roll back with 'git agency checkpoint apply'",
+		"the sandbox of %s changed since the checkpoint was applied; nothing was touched", inv)
+}
+
+func UndoExpired(what, missing string) *Error {
+	return New(EUndoExpired, "'git agency gc' removes what undo needs only after --older-than (or with --force)",
+		"cannot undo %s: %s is gone; nothing was touched", what, missing)
+}
+
+func UndoNeedsTree(what, name, branch, before, after string) *Error {
+	return New(EArchived, "its branch "+branch+" is kept: revert the land on it instead (git revert --no-edit "+before+".."+after+")",
+		"cannot undo %s: worktree %q was removed since; nothing was touched", what, name)
+}
+
 // Follow-up prompts (agent send).
 
 func SendBusy(inv string) *Error {
@@ -583,6 +635,11 @@ func CleanupFailed(err, cleanup error) error {
 func EventNotRecorded(inv, event string, cause error) *Error {
 	return Wrap(EIO, cause, "the record itself is up to date; check the data directory's free space and permissions",
 		"invocation %s: the %q event was not recorded in events.jsonl", inv, event)
+}
+
+func UndoBranchCheckedOut(what, branch, path string) *Error {
+	return New(EChangedSince, "switch that tree to another branch (or remove it), then undo again",
+		"%s: branch %s is checked out at %s; nothing was touched", what, branch, path)
 }
 
 // LeftoversAlive: processes the agent left behind would not stop; the

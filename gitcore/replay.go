@@ -211,15 +211,37 @@ var errRootCommit = errors.New("cannot replay a root commit onto other history")
 
 // FastForward moves the tree's checked-out branch from `from` to `to` (a
 // descendant) and updates its index and files, like a fast-forward merge:
-// `read-tree -m -u` (which refuses to overwrite local changes or untracked
-// files) then MoveHead. It is all or nothing: when read-tree fails part way
-// (a full disk) the files it wrote are put back, and when MoveHead fails
-// (a stale .lock on the branch's ref) the index and files are put back
-// (unless HEAD moved meanwhile). When
-// read-tree refuses because paths that differ between from and to have
-// local changes or untracked files in the way, the error is a
-// *BlockedError naming them; HEAD, index and files are then as they were.
+// SwitchFiles (`read-tree -m -u`, which refuses to overwrite local changes
+// or untracked files) then MoveHead. It is all or nothing: when read-tree
+// fails part way (a full disk) the files it wrote are put back, and when
+// MoveHead fails (a stale .lock on the branch's ref) the index and files
+// are put back (unless HEAD moved meanwhile). When read-tree refuses
+// because paths that differ between from and to have local changes or
+// untracked files in the way, the error is a *BlockedError naming them;
+// HEAD, index and files are then as they were.
 func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
+	if err := t.SwitchFiles(ctx, from, to); err != nil {
+		return err
+	}
+	if err := t.MoveHead(ctx, from, to, reflog); err != nil {
+		// Put the index and files back so the tree is as it was, unless
+		// HEAD moved meanwhile: then they are no longer ours to touch.
+		if head, herr := t.Head(ctx); herr == nil && head == from {
+			if _, rerr := t.run(ctx, "read-tree", "-m", "-u", to, from); rerr != nil {
+				return fmt.Errorf("%w; putting the files back to %s also failed: %v", err, from, rerr)
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+// SwitchFiles updates the tree's index and files from `from`'s tree to
+// `to`'s, leaving HEAD alone (FastForward's first half; undo moves HEAD
+// first): `read-tree -m -u from to`. Paths in the way (local changes,
+// untracked files) are a *BlockedError naming them, nothing changed; a
+// read-tree that failed part way has its files put back.
+func (t *Tree) SwitchFiles(ctx context.Context, from, to string) error {
 	if _, err := t.run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
 		return err
 	}
@@ -237,16 +259,6 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 		}
 		return err
 	}
-	if err := t.MoveHead(ctx, from, to, reflog); err != nil {
-		// Put the index and files back so the tree is as it was, unless
-		// HEAD moved meanwhile: then they are no longer ours to touch.
-		if head, herr := t.Head(ctx); herr == nil && head == from {
-			if _, rerr := t.run(ctx, "read-tree", "-m", "-u", to, from); rerr != nil {
-				return fmt.Errorf("%w; putting the files back to %s also failed: %v", err, from, rerr)
-			}
-		}
-		return err
-	}
 	return nil
 }
 
@@ -257,9 +269,10 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 // from has no such path. Those paths (and only those: read-tree refused up
 // front if any had local changes) are checked out from the index again, or
 // removed. If the index was written after all, a two-tree read-tree undoes
-// it. Nothing is done when HEAD is no longer from.
+// it. Nothing is done when HEAD is neither from nor to (SwitchFiles runs
+// with HEAD at from in FastForward, at to in undo).
 func (t *Tree) undoPartialReadTree(ctx context.Context, from, to string) error {
-	if head, err := t.Head(ctx); err != nil || head != from {
+	if head, err := t.Head(ctx); err != nil || (head != from && head != to) {
 		return err
 	}
 	if same, err := t.IndexMatches(ctx, to); err != nil {

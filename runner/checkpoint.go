@@ -91,7 +91,7 @@ func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, incl
 // request is a checkpoint's snapshot request: SnapshotTree's, leaving out
 // what o.LeaveOut and o.MaxFileSize name.
 func (o CheckpointOptions) request() gitcore.SnapshotRequest {
-	req := snapshotRequest(o.IncludeUntracked, o.Denylist, nil)
+	req := snapshotRequest(o.IncludeUntracked, o.Denylist, o.Exclude)
 	req.LeaveOut, req.MaxUntrackedSize = gitcore.NewIgnoreMatcher(o.LeaveOut), o.MaxFileSize
 	return req
 }
@@ -150,6 +150,9 @@ type CheckpointOptions struct {
 	// Warn, when set, is told of an event that could not be recorded;
 	// when nil it goes to the invocation's supervisor.log. Never silent.
 	Warn func(error)
+	// Exclude leaves these paths out of the snapshot (undo's checkpoints
+	// leave denylisted files out instead of failing).
+	Exclude []string
 
 	// Kept and Changed: the checkpointer's kept index and the paths its
 	// file events reported since (see gitcore.KeptIndex); nil for a
@@ -400,8 +403,8 @@ func ListCheckpoints(ctx context.Context, repo *gitcore.Repo, st *store.Store, i
 	return out, nil
 }
 
-// DeleteSnapshotRefs removes every snapshot ref of an invocation (on
-// discard); checkpoints.json is kept as history.
+// DeleteSnapshotRefs removes every snapshot ref of an invocation;
+// checkpoints.json is kept as history. (Discard keeps them for undo.)
 func DeleteSnapshotRefs(ctx context.Context, repo *gitcore.Repo, inv string) error {
 	return repo.DeleteRefs(ctx, store.SnapshotRefPrefix(inv))
 }

@@ -189,6 +189,12 @@ func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux
 			return DeadStatus(st)
 		} else {
 			gone = 0
+			if !st.Closed && !st.Piped {
+				// tmux's pipe to pane.log ended while the agent runs: its
+				// `cat` failed (a full disk) or was killed. What the pane
+				// shows from now on is missing from the log.
+				s.logWriteFailed(PaneLog, errors.New("the pipe from the tmux pane to the log ended (disk full?)"))
+			}
 			hw.tick(bg)
 		}
 		time.Sleep(headedPoll)

@@ -18,6 +18,10 @@ const (
 	CheckpointExit        = "exit"         // the final one when the agent exits
 	CheckpointManual      = "manual"       // `checkpoint create`
 	CheckpointBeforeApply = "before-apply" // taken by `checkpoint apply` so it can be undone
+	// Taken by land and discard before the sandbox tree goes, so that
+	// `git agency undo` can recreate it.
+	CheckpointBeforeLand    = "before-land"
+	CheckpointBeforeDiscard = "before-discard"
 )
 
 // Checkpoint is one entry of sandboxes/<inv>/checkpoints.json (the spec's

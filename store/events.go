@@ -32,19 +32,7 @@ func (s *Store) AppendEvent(inv, name string, data map[string]any) error {
 	if err != nil {
 		return errs.Internal("encode event: %v", err)
 	}
-	f, err := os.OpenFile(s.EventsPath(inv), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
-	if err != nil {
-		return errs.IO("append event", s.EventsPath(inv), err)
-	}
-	defer f.Close()
-	line = append(line, '\n')
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
-			line = append([]byte{'\n'}, line...)
-		}
-	}
-	if _, err := f.Write(line); err != nil {
+	if err := appendLine(s.EventsPath(inv), line, false); err != nil {
 		return errs.IO("append event", s.EventsPath(inv), err)
 	}
 	return nil
@@ -52,24 +40,16 @@ func (s *Store) AppendEvent(inv, name string, data map[string]any) error {
 
 // ReadEvents reads an invocation's events (malformed lines are skipped).
 func (s *Store) ReadEvents(inv string) ([]Event, error) {
-	data, err := os.ReadFile(s.EventsPath(inv))
+	lines, err := readLines(s.EventsPath(inv))
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
 		return nil, err
 	}
 	var out []Event
-	start := 0
-	for i, b := range data {
-		if b != '\n' {
-			continue
-		}
+	for _, l := range lines {
 		var ev Event
-		if json.Unmarshal(data[start:i], &ev) == nil {
+		if json.Unmarshal(l, &ev) == nil {
 			out = append(out, ev)
 		}
-		start = i + 1
 	}
 	return out, nil
 }

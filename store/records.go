@@ -99,6 +99,8 @@ type LandProgress struct {
 	Applied    bool     `json:"applied,omitempty"`     // --apply part included
 	ResultHead string   `json:"result_head,omitempty"`
 	Note       string   `json:"note,omitempty"`
+	// Restore is the sandbox's state before the land (undo recreates it).
+	Restore *Restore `json:"restore,omitempty"`
 }
 
 // InvocationRecord is invocations/<inv>/meta.json: the single source of

@@ -38,6 +38,11 @@ type PaneState struct {
 	Signal    int
 	HasSignal bool
 
+	// Piped is #{pane_pipe}: the pane's output still goes to its
+	// pipe-pane command. It drops to false while the pane lives when that
+	// command died, e.g. `cat >> pane.log` on a full disk.
+	Piped bool
+
 	// Command is #{pane_current_command}: the name of the pane's
 	// foreground process ("sleep" once the program has started).
 	Command string
@@ -47,7 +52,7 @@ type PaneState struct {
 
 // Fields are separated by '|', not tabs: under LC_ALL=C tmux 3.3 prints
 // a tab in -F output as '_'. Only the last field (the command) is free text.
-const paneFormat = "#{pane_id}|#{pane_active}|#{pane_pid}|#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}|#{pid}|#{pane_current_command}"
+const paneFormat = "#{pane_id}|#{pane_active}|#{pane_pid}|#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}|#{pid}|#{pane_pipe}|#{pane_current_command}"
 
 // PaneState reads the state of target: a pane id ("%7", preferred) or any
 // tmux target, e.g. PaneTarget(name), which means that window's active pane.
@@ -95,8 +100,8 @@ func parsePaneStates(out []byte, target string) (PaneState, bool, error) {
 		if l == "" {
 			continue
 		}
-		f := strings.SplitN(l, "|", 8)
-		if len(f) != 8 {
+		f := strings.SplitN(l, "|", 9)
+		if len(f) != 9 {
 			return PaneState{}, false, fmt.Errorf("tmux: unexpected list-panes output %q", l)
 		}
 		if strings.HasPrefix(target, "%") {
@@ -106,7 +111,7 @@ func parsePaneStates(out []byte, target string) (PaneState, bool, error) {
 		} else if f[1] != "1" {
 			continue
 		}
-		st := PaneState{PaneID: f[0], Closed: f[3] == "1", Command: f[7]}
+		st := PaneState{PaneID: f[0], Closed: f[3] == "1", Piped: f[7] == "1", Command: f[8]}
 		var err error
 		if st.serverPID, err = strconv.Atoi(f[6]); err != nil {
 			return PaneState{}, false, fmt.Errorf("tmux: unexpected server pid %q", f[6])

@@ -36,8 +36,8 @@ func TestShellQuoteAndPipeCommand(t *testing.T) {
 }
 
 func TestParsePaneStates(t *testing.T) {
-	out := []byte("%1|0|100|1|7||9|sh\n%2|1|200|1||15|9|claude\n" +
-		"%3|0|300|0|||9|my|prog\n%5|0|500|1|||9|\n%6|0|600|0|0||9|x\n")
+	out := []byte("%1|0|100|1|7||9|0|sh\n%2|1|200|1||15|9|0|claude\n" +
+		"%3|0|300|0|||9|1|my|prog\n%5|0|500|1|||9|0|\n%6|0|600|0|0||9|1|x\n")
 	cases := []struct {
 		target string
 		want   PaneState
@@ -45,9 +45,9 @@ func TestParsePaneStates(t *testing.T) {
 	}{
 		{"%1", PaneState{PaneID: "%1", PID: 100, Dead: true, Closed: true, ExitStatus: 7, HasStatus: true, Command: "sh", serverPID: 9}, true},
 		{"=s:", PaneState{PaneID: "%2", PID: 200, Dead: true, Closed: true, Signal: 15, HasSignal: true, Command: "claude", serverPID: 9}, true},
-		{"%5", PaneState{PaneID: "%5", PID: 500, Closed: true, serverPID: 9}, true},                  // EOF before reaping
-		{"%6", PaneState{PaneID: "%6", PID: 600, HasStatus: true, Command: "x", serverPID: 9}, true}, // reaped, output not drained
-		{"%3", PaneState{PaneID: "%3", PID: 300, Command: "my|prog", serverPID: 9}, true},
+		{"%5", PaneState{PaneID: "%5", PID: 500, Closed: true, serverPID: 9}, true},                               // EOF before reaping
+		{"%6", PaneState{PaneID: "%6", PID: 600, HasStatus: true, Piped: true, Command: "x", serverPID: 9}, true}, // reaped, output not drained
+		{"%3", PaneState{PaneID: "%3", PID: 300, Piped: true, Command: "my|prog", serverPID: 9}, true},
 		{"%4", PaneState{}, false},
 	}
 	for _, c := range cases {

@@ -1,0 +1,53 @@
+package store
+
+import (
+	"os"
+)
+
+// appendLine appends line (without its newline) to the file at path with
+// one write under O_APPEND, so concurrent writers never interleave. When
+// the file does not end in a newline (a writer killed mid-line, a full
+// disk) the line starts on a fresh one, so it is not lost with the cut
+// one. With sync the file is fsynced after. Errors are the os package's.
+func appendLine(path string, line []byte, sync bool) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	line = append(line, '\n')
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	if _, err := f.Write(line); err != nil {
+		return err
+	}
+	if sync {
+		return f.Sync()
+	}
+	return nil
+}
+
+// readLines returns the newline-terminated lines of the file at path (a
+// last line cut short is left out). A missing file has none.
+func readLines(path string) ([][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out [][]byte
+	start := 0
+	for i, b := range data {
+		if b == '\n' {
+			out = append(out, data[start:i])
+			start = i + 1
+		}
+	}
+	return out, nil
+}
