@@ -23,7 +23,7 @@ ZSHCOMPDIR  ?= $(abspath $(GOBIN)/../share/zsh/site-functions)
 STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK := $(CURDIR)/.cache/tools/$(STATICCHECK_VERSION)/staticcheck
 
-.PHONY: all build install test test-race lint bench bench-scripts bench-watch bench-include bench-sparse demo e2e-real clean man completion
+.PHONY: all build install test test-race lint bench bench-scripts bench-watch bench-include bench-sparse demo e2e-real e2e-killsweep clean man completion
 
 all: build
 
@@ -112,3 +112,8 @@ demo:
 # installs both CLIs with npm (~640 MB, once, into ~/.cache/agency-real-clis).
 e2e-real:
 	bash e2e/real.sh
+
+# kill -9 before every git call of every state-changing command, then
+# doctor, one gc, doctor, and nothing lost (a few minutes; e2e/killsweep.sh).
+e2e-killsweep:
+	bash e2e/killsweep.sh

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -12,30 +13,6 @@ import (
 // StopGrace is how long a stopped invocation gets before it is killed
 // (discard, worktree rm --force).
 var StopGrace = 5 * time.Second
-
-// keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
-// that committed on a detached HEAD; its checkpoints, which do reach it,
-// go with the discard) under refs/agency/kept/<inv>/HEAD before its tree
-// goes, and returns that ref ("" when nothing needed keeping).
-// gc deletes it with the invocation's other refs: only once its commits
-// are on a branch, or with --force.
-func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) (string, error) {
-	tree := a.sandboxTree(rec)
-	if tree == "" {
-		return "", nil
-	}
-	head, err := a.Repo.Tree(tree).Head(ctx)
-	if err != nil || head == "" {
-		return "", nil // not a readable tree: nothing git can point at
-	}
-	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, head, ""); err != nil {
-		return "", gitErr(err)
-	} else if ok {
-		return "", nil
-	}
-	ref := store.KeptRefPrefix(rec.InvocationID) + "HEAD"
-	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
-}
 
 // Discard is `agent discard`: a running invocation is stopped (5 s grace,
 // then killed); its uncommitted work is saved as a checkpoint; the record
@@ -67,19 +44,6 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 	}
 	out.Invocation = rec
 	return out, nil
-}
-
-// DiscardResult is what a discard did.
-type DiscardResult struct {
-	Invocation       *store.InvocationRecord
-	Stopped          bool // it was running and was stopped (or killed)
-	AlreadyDiscarded bool
-	// Restore is what `undo` brings back: the branch, and the checkpoint
-	// holding the uncommitted work (none when the tree was clean).
-	Restore *store.Restore
-	// Kept is the ref that now holds commits the sandbox's HEAD had and no
-	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
-	Kept string
 }
 
 func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult) (*store.InvocationRecord, error) {
@@ -154,4 +118,72 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	}
 	a.event(inv, "discarded", data)
 	return rec, nil
+}
+
+// DiscardResult is what a discard did.
+type DiscardResult struct {
+	Invocation       *store.InvocationRecord
+	Stopped          bool // it was running and was stopped (or killed)
+	AlreadyDiscarded bool
+	// Restore is what `undo` brings back: the branch, and the checkpoint
+	// holding the uncommitted work (none when the tree was clean).
+	Restore *store.Restore
+	// Kept is the ref that now holds commits the sandbox's HEAD had and no
+	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
+	Kept string
+	// KeptSubmodules are the refs (refs/agency/kept/<inv>/submodule/<path>)
+	// that now hold commits made inside the sandbox's submodules that only
+	// the sandbox had.
+	KeptSubmodules []string
+}
+
+// keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
+// that committed on a detached HEAD; its checkpoints, which do reach it,
+// go with the discard) under refs/agency/kept/<inv>/HEAD before its tree
+// goes, and returns that ref ("" when nothing needed keeping).
+// gc deletes it with the invocation's other refs: only once its commits
+// are on a branch, or with --force.
+func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) (string, error) {
+	return a.keepTreeHead(ctx, a.sandboxTree(rec), rec.InvocationID)
+}
+
+// keepSubmoduleHeads fetches, before a tree goes (a sandbox, an
+// integration worktree: id is its invocation's or worktree's), the HEAD of
+// each of its submodules that only the tree's own submodule repository has
+// into the repository, under refs/agency/kept/<id>/submodule/<path>, and
+// returns those refs. gc deletes an invocation's as its other kept refs.
+func (a *App) keepSubmoduleHeads(ctx context.Context, tree, id string) ([]string, error) {
+	if tree == "" {
+		return nil, nil
+	}
+	var refs []string
+	for _, p := range a.localOnlySubmodules(ctx, tree) {
+		ref := store.KeptRefPrefix(id) + "submodule/" + p
+		if err := a.Repo.KeepSubmoduleHead(ctx, filepath.Join(tree, p), ref); err != nil {
+			return refs, gitErr(err)
+		}
+		refs = append(refs, ref)
+	}
+	return refs, nil
+}
+
+// keepTreeHead saves the HEAD of tree under refs/agency/kept/<id>/HEAD when
+// no branch reaches it, before the tree goes (a sandbox's discard, an
+// integration worktree's rm), and returns that ref ("" when nothing needed
+// keeping or there is no tree).
+func (a *App) keepTreeHead(ctx context.Context, tree, id string) (string, error) {
+	if tree == "" {
+		return "", nil
+	}
+	head, err := a.Repo.Tree(tree).Head(ctx)
+	if err != nil || head == "" {
+		return "", nil // not a readable tree: nothing git can point at
+	}
+	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, head, ""); err != nil {
+		return "", gitErr(err)
+	} else if ok {
+		return "", nil
+	}
+	ref := store.KeptRefPrefix(id) + "HEAD"
+	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
 }

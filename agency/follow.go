@@ -2,10 +2,12 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -33,11 +35,30 @@ type FollowOptions struct {
 	From map[string]int64
 }
 
+// ErrOutputClosed is what Follow returns when its Stdout was closed by the
+// reader (EPIPE, as with `| head -1`): following stops, the agent runs on.
+var ErrOutputClosed = errors.New("output closed")
+
+// pipeWriter remembers that a write failed because the reader is gone.
+type pipeWriter struct {
+	w      io.Writer
+	closed bool
+}
+
+func (p *pipeWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		p.closed = true
+	}
+	return n, err
+}
+
 // Follow copies an invocation's output to the streams as it is written,
 // until the invocation has ended and all of it is copied, and returns the
 // final record. It then says on Stderr why the run ended when the output
 // may not: a recorded error, or a timeout. When ctx ends first, Follow
-// returns ctx's error and the agent runs on.
+// returns ctx's error and the agent runs on; when Stdout is closed
+// (EPIPE) it returns ErrOutputClosed and the agent runs on too.
 func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.InvocationRecord, error) {
 	rec, err := a.readRecord(inv)
 	if err != nil {
@@ -48,7 +69,8 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 		poll = 100 * time.Millisecond
 	}
 	logs := a.Store.SandboxLogsDir(inv)
-	name, w := a.logSource(rec, o.Kind, o.Stdout)
+	out := &pipeWriter{w: o.Stdout}
+	name, w := a.logSource(rec, o.Kind, out)
 	tails := []*tailer{
 		{path: filepath.Join(logs, SetupLog), w: o.Stderr, off: o.From[SetupLog]},
 		{path: filepath.Join(logs, name), w: w, off: o.From[name]},
@@ -65,6 +87,9 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 	var lastInterrupt time.Time
 	for {
 		n := pollAll()
+		if out.closed {
+			return rec, ErrOutputClosed
+		}
 		rec, err := a.readRecord(inv)
 		if err != nil {
 			return nil, err

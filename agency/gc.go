@@ -145,11 +145,52 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 			}
 		}
 	}
+	// A commit made inside a submodule lives only in the tree's own
+	// submodule repository until it is pushed.
+	for _, i := range idx {
+		if it := &items[i]; !it.forced && !it.Kept {
+			if subs := a.localOnlySubmodules(ctx, it.tree); len(subs) > 0 {
+				it.Kept, it.KeptWhy = true, "its submodule "+subs[0]+" holds a commit that exists only in this tree (--force removes it)"
+			}
+		}
+	}
 	for _, i := range idx {
 		if it := &items[i]; measure && !it.Kept {
 			it.Bytes = store.DirSize(it.Target)
 		}
 	}
+}
+
+// localOnlySubmodules returns the paths of the submodules checked out in
+// tree whose HEAD exists only there: a commit made inside it lives in the
+// tree's own submodule repository (.git/worktrees/<x>/modules/<name>),
+// which goes with the tree. A HEAD the main repository's .git/modules/<path>
+// has, or on a remote-tracking branch (pushed), is safe.
+func (a *App) localOnlySubmodules(ctx context.Context, tree string) []string {
+	if _, err := os.Stat(filepath.Join(tree, ".gitmodules")); err != nil {
+		return nil // no submodules (and no git call for it)
+	}
+	paths, err := a.Repo.SubmodulePaths(ctx, tree)
+	if err != nil {
+		return nil
+	}
+	var local []string
+	for _, p := range paths {
+		dir := filepath.Join(tree, p)
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+			continue // not checked out: nothing of its own
+		}
+		head, err := a.Repo.Tree(dir).Head(ctx)
+		if err != nil || head == "" {
+			continue
+		}
+		if a.Repo.SubmodulePublished(ctx, dir, head) ||
+			a.Repo.SubmoduleHas(ctx, filepath.Join(a.Repo.CommonDir, "modules", p), head) {
+			continue
+		}
+		local = append(local, p)
+	}
+	return local
 }
 
 // keptOnRecheck looks at an item's tree again under the lock (the plan may

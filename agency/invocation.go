@@ -40,6 +40,10 @@ const (
 	FPStartSpawn        = "agent-start:spawn"
 )
 
+// lockedCallTimeout bounds a git call made while the repo lock is held
+// (issue 12): generous, but never without end.
+const lockedCallTimeout = 2 * time.Minute
+
 // SelfExe is the program the supervisor is started as (runner.SelfExe).
 func SelfExe() string { return runner.SelfExe() }
 
@@ -266,7 +270,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 }
 
 // withHooks gives a headed claude run its hooks, which report its state to
-// the supervisor (hook.json); argv is returned with them. Not headless:
+// the supervisor (hook.jsonl); argv is returned with them. Not headless:
 // with -p only SessionStart, UserPromptSubmit and SessionEnd fire, which the
 // stream already tells.
 func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []string) ([]string, error) {
@@ -283,18 +287,13 @@ func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []stri
 
 // spawnSupervisor starts `<self> supervise <inv>` in its own session, stdin
 // from /dev/null, output to supervisor.log. The caller holds the lock; the
-// supervisor's first record update waits for it.
+// supervisor's first record update waits for it, and the git call below
+// is bounded by lockedCallTimeout so the lock is never held without end.
 func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) error {
 	if err := a.fail(FPStartSpawn); err != nil {
 		return err
 	}
-	// Run from the main worktree: the tree we were started in may be an
-	// integration tree the user removes while the agent runs.
-	dir := a.Repo.Toplevel
-	if wts, err := a.Repo.Worktrees(ctx); err == nil && len(wts) > 0 && !wts[0].Bare {
-		dir = wts[0].Path
-	}
-	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID))
+	sup, err := runner.SpawnSupervisor(rec.InvocationID, a.supervisorDir(ctx), a.Store.SupervisorLogPath(rec.InvocationID))
 	if err != nil {
 		return err
 	}
@@ -307,6 +306,19 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	}
 	sup.Release()
 	return nil
+}
+
+// supervisorDir is where a supervisor runs: the main worktree, since the
+// tree we were started in may be an integration tree the user removes
+// while the agent runs. The caller holds the lock, so the git call is
+// bounded (issue 12).
+func (a *App) supervisorDir(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, lockedCallTimeout)
+	defer cancel()
+	if dir := a.mainWorktree(ctx); dir != "" {
+		return dir
+	}
+	return a.Repo.Toplevel
 }
 
 // full tells whether maxActive (if set) agents run already, once the

@@ -257,7 +257,10 @@ func (r *lineRenderer) Write(p []byte) (int, error) {
 			break
 		}
 		if s := renderEvent(r.buf[:i]); s != "" {
-			io.WriteString(r.w, s)
+			if _, err := io.WriteString(r.w, s); err != nil {
+				r.buf = nil
+				return len(p), err
+			}
 		}
 		r.buf = r.buf[i+1:]
 	}

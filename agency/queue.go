@@ -134,6 +134,10 @@ func (a *App) unstartable(rec *store.InvocationRecord) string {
 	return ""
 }
 
+// FPQueueRecordFailed fails the write that records a queued invocation
+// which could not start.
+const FPQueueRecordFailed = "queue:record-failed"
+
 // launchQueuedLocked starts a queued invocation: its record becomes
 // starting and its supervisor is spawned. One that cannot start (its
 // worktree or sandbox was removed meanwhile, the spawn failed) is failed
@@ -166,8 +170,14 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 	rec.FinishedAt = store.Str(a.now())
 	rec.LandingStatus = store.Str(store.LandingPending)
 	rec.Error = why
-	if err := a.Store.WriteInvocation(rec); err != nil {
-		a.warn(rec.InvocationID, err)
+	werr := a.fail(FPQueueRecordFailed)
+	if werr == nil {
+		werr = a.Store.WriteInvocation(rec)
+	}
+	if werr != nil {
+		// The record stays queued (tried again) or starting without a
+		// supervisor, which reconcile fails once startGrace has passed.
+		why += "; recording the failure failed too: " + errs.As(werr).Msg
 	}
 	a.event(rec.InvocationID, "queue_failed", map[string]any{"error": why})
 	return errs.New(errs.EInternal, "", "%s", why)

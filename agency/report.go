@@ -55,9 +55,26 @@ func (r *DiscardResult) Report() []string {
 		lines = append(lines, fmt.Sprintf("not saved (denylisted): %s", strings.Join(r.Restore.NotKept, " ")))
 	}
 	if r.Kept != "" {
-		lines = append(lines, "its HEAD held commits no branch has: kept as "+r.Kept+" (save them on a branch; 'git agency gc --force' deletes it)")
+		lines = append(lines, KeptHeadLine(r.Kept, "'git agency gc --force' deletes it"))
+	}
+	for _, ref := range r.KeptSubmodules {
+		lines = append(lines, KeptSubmoduleLine(ref, rec.InvocationID, "sandbox", "'git agency gc --force' deletes it"))
 	}
 	return append(lines, "undo with: git agency undo")
+}
+
+// KeptSubmoduleLine says that a commit of a removed tree's submodule that
+// only the tree (of invocation or worktree id) had is kept as ref; then how
+// it goes.
+func KeptSubmoduleLine(ref, id, tree, goes string) string {
+	path := strings.TrimPrefix(ref, store.KeptRefPrefix(id)+"submodule/")
+	return "submodule " + path + " held a commit only the " + tree + " had: kept as " + ref + " (fetch it into the submodule; " + goes + ")"
+}
+
+// KeptHeadLine says that a removed tree's HEAD, which no branch had, is
+// kept as ref; then how it goes.
+func KeptHeadLine(ref, goes string) string {
+	return "its HEAD held commits no branch has: kept as " + ref + " (save them on a branch; " + goes + ")"
 }
 
 // Plural is "1 commit", "2 commits".

@@ -57,6 +57,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			return nil, err
 		}
 	}
+	kept, keptSubs := "", []string(nil)
 	if _, err := os.Stat(rec.TreePath); err == nil {
 		if opts.Force {
 			// Its uncommitted changes are saved and the removal logged
@@ -76,6 +77,13 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			if dirty {
 				return nil, errs.DirtyWorktree(rec.Name)
 			}
+		}
+		// Commits made on a detached HEAD would go with the tree: keep them.
+		if kept, err = a.keepTreeHead(ctx, rec.TreePath, rec.WorktreeID); err != nil {
+			return nil, err
+		}
+		if keptSubs, err = a.keepSubmoduleHeads(ctx, rec.TreePath, rec.WorktreeID); err != nil {
+			return nil, err
 		}
 		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
 			// Changed since the check above: git refused, and says why only
@@ -99,23 +107,12 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	if err := a.Store.WriteWorktree(rec); err != nil {
 		return nil, err
 	}
-	res := &RemoveWorktreeResult{Worktree: rec}
+	res := &RemoveWorktreeResult{Worktree: rec, KeptRef: kept, KeptSubmodules: keptSubs}
 	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
 	if err != nil {
 		return res, err
 	}
 	return res, nil
-}
-
-// RemoveWorktreeResult is what `worktree rm` did.
-type RemoveWorktreeResult struct {
-	Worktree *store.WorktreeRecord
-	// Discarded: the agents rm --force stopped, whose sandboxes went with
-	// the worktree.
-	Discarded []string
-	// Kept: finished sandboxes that were never landed or discarded; they
-	// stay (with their branches and checkpoints) until discarded.
-	Kept []string
 }
 
 // activeInvocationsLocked lists the worktree's running invocations (after
@@ -280,4 +277,21 @@ func (a *App) logWorktreeRemoveLocked(ctx context.Context, rec *store.WorktreeRe
 	op.Restore = r
 	_, err = a.Store.AppendOperation(op)
 	return err
+}
+
+// RemoveWorktreeResult is what `worktree rm` did.
+type RemoveWorktreeResult struct {
+	Worktree *store.WorktreeRecord
+	// KeptRef holds the tree's HEAD when no branch had its commits
+	// (refs/agency/kept/<worktree-id>/HEAD), "" when none.
+	KeptRef string
+	// KeptSubmodules hold commits made inside the tree's submodules that
+	// only the tree had (refs/agency/kept/<worktree-id>/submodule/<path>).
+	KeptSubmodules []string
+	// Discarded: the agents rm --force stopped, whose sandboxes went with
+	// the worktree.
+	Discarded []string
+	// Kept: finished sandboxes that were never landed or discarded; they
+	// stay (with their branches and checkpoints) until discarded.
+	Kept []string
 }

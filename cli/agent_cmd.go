@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -282,6 +283,10 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 		o.Interrupts = sigs
 	}
 	rec, err := a.Follow(env.Ctx, inv, o)
+	if errors.Is(err, agency.ErrOutputClosed) {
+		// `| head -1`: the reader has what it wanted; the agent runs on.
+		return nil
+	}
 	if err != nil {
 		if env.Ctx.Err() == nil {
 			return err

@@ -296,6 +296,9 @@ type worktreeRmJSON struct {
 	Worktree  *store.WorktreeRecord `json:"worktree"`
 	Discarded []string              `json:"discarded"`
 	Kept      []string              `json:"kept"`
+	KeptRef   string                `json:"kept_ref,omitempty"`
+	// KeptSubmodules: refs holding submodule commits only the tree had.
+	KeptSubmodules []string `json:"kept_submodule_refs,omitempty"`
 }
 
 func (c *WorktreeRmCmd) Run(env *Env) error {
@@ -308,10 +311,16 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 		return err
 	}
 	if c.JSON {
-		return printJSON(env.Stdout, worktreeRmJSON{Worktree: res.Worktree, Discarded: nonNil(res.Discarded), Kept: nonNil(res.Kept)})
+		return printJSON(env.Stdout, worktreeRmJSON{Worktree: res.Worktree, Discarded: nonNil(res.Discarded), Kept: nonNil(res.Kept), KeptRef: res.KeptRef, KeptSubmodules: res.KeptSubmodules})
 	}
 	r := res.Worktree
 	fmt.Fprintf(env.Stdout, "removed worktree %q (%s); record archived, branch %s kept\n", r.Name, r.WorktreeID, r.Branch)
+	if res.KeptRef != "" {
+		fmt.Fprintln(env.Stdout, agency.KeptHeadLine(res.KeptRef, "'git update-ref -d "+res.KeptRef+"' deletes it"))
+	}
+	for _, ref := range res.KeptSubmodules {
+		fmt.Fprintln(env.Stdout, agency.KeptSubmoduleLine(ref, r.WorktreeID, "tree", "'git update-ref -d "+ref+"' deletes it"))
+	}
 	for _, id := range res.Discarded {
 		fmt.Fprintf(env.Stdout, "stopped and discarded agent %s\n", id)
 	}

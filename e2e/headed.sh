@@ -159,9 +159,20 @@ headed_codex() {
   fi
   expect "notify: needs_input then finished" grep -q '"event":"finished","invocation_id":"'"$inv"'"' "$work/notify.jsonl"
   end_headed
-  # codex leaves its app-server daemons (binaries under our CODEX_HOME).
-  local p
+  # codex starts `codex app-server` daemons (setsid, cwd the sandbox): none
+  # may outlive the run (by pid: a binary under our CODEX_HOME, or a cwd in
+  # the sandbox). Whatever is left is listed, then killed by its pid.
+  local p left=
   for p in /proc/[0-9]*; do
-    case $(readlink "$p/exe" 2>/dev/null) in "$CODEX_HOME"/*) kill "${p#/proc/}" 2>/dev/null;; esac
+    case "$(readlink "$p/exe" 2>/dev/null) $(readlink "$p/cwd" 2>/dev/null)" in
+    "$CODEX_HOME"/* | *" $AGENCY_DATA_DIR"/*/sandboxes/"$inv"/*) left="$left ${p#/proc/}" ;;
+    esac
   done
+  if [ -z "$left" ]; then
+    pass "no codex process (app-server) outlives the run"
+  else
+    fail "codex processes outlive the run:$left"
+    ps -o pid,args -p "${left# }" 2>/dev/null | sed 's/^/    /'
+    for p in $left; do kill "$p" 2>/dev/null; done
+  fi
 }

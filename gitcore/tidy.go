@@ -108,6 +108,31 @@ func (r *Repo) GitlinkChanges(ctx context.Context, from, to string) ([]Gitlink, 
 	return links, nil
 }
 
+// SubmodulePaths lists the submodules (gitlinks) in the index of the tree
+// at dir, by path.
+func (r *Repo) SubmodulePaths(ctx context.Context, dir string) ([]string, error) {
+	out, err := r.Tree(dir).query(ctx, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	// "<mode> <sha> <stage>\t<path>\0"
+	var paths []string
+	for _, e := range splitZ(out) {
+		if meta, path, ok := strings.Cut(e, "\t"); ok && strings.HasPrefix(meta, "160000 ") {
+			paths = append(paths, path)
+		}
+	}
+	return paths, nil
+}
+
+// KeepSubmoduleHead fetches the HEAD of the submodule checked out at dir
+// into this repository as ref, so the commit outlives the submodule's own
+// repository.
+func (r *Repo) KeepSubmoduleHead(ctx context.Context, dir, ref string) error {
+	_, err := r.run(ctx, "-c", "protocol.file.allow=always", "fetch", "-q", "--no-tags", "--no-write-fetch-head", dir, "HEAD:"+ref)
+	return err
+}
+
 // SubmoduleHas reports whether the repository of the submodule checked out
 // at dir (a populated submodule's directory, or its git directory under
 // .git/modules) holds commit. It is false when dir is not a repository of

@@ -76,14 +76,13 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 		f.Close()
 	}
 	// A follow-up turn (agent send) watches only what it adds to pane.log
-	// and hook.json, not what the earlier turns left there.
-	var paneStart int64
-	var hookStart time.Time
+	// and hook.jsonl, not what the earlier turns left there.
+	var paneStart, hookStart int64
 	if fi, err := os.Stat(logPath); err == nil && rec.Turns > 1 {
 		paneStart = fi.Size()
 	}
 	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil && rec.Turns > 1 {
-		hookStart = fi.ModTime()
+		hookStart = fi.Size()
 	}
 	sess, err := client.NewSession(ctx, tmux.SessionOptions{
 		Name: name, Dir: rec.SandboxPath, Argv: rec.Command, Env: tmuxEnv(rec),
@@ -104,7 +103,7 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	stopTasks := s.startTasks(ctx, rec)
 
 	hw := newHeadedWatch(s, client, sess.PaneID, rec)
-	hw.paneOff, hw.hookMod = paneStart, hookStart
+	hw.paneOff, hw.hookOff = paneStart, hookStart
 	code, reason := waitPane(ctx, s, client, sess, hw)
 	s.noteExit()
 	s.stopLeftovers(rec)

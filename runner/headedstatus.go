@@ -19,7 +19,7 @@ import (
 // A headed agent's true state comes from what it says itself, newest first:
 //   - a blocking dialog on its screen that no hook or sequence reports
 //     (claude's trust question, codex's folder trust and model notice);
-//   - claude's hooks (logs/hook.json, see hookstate.go);
+//   - claude's hooks (logs/hook.jsonl, see hookstate.go);
 //   - codex's OSC 7501 sequences in its pane output (logs/pane.log).
 //
 // The supervisor folds them into logs/status.json (Format HeadedFormat) on
@@ -215,7 +215,7 @@ type headedWatch struct {
 	osc     OSCScanner
 
 	hook     *HookState
-	hookMod  time.Time
+	hookOff  int64     // how much of hook.jsonl was read
 	hookSeen time.Time // when a new hook state was read
 
 	oscState   string // active, needs_input, ended
@@ -249,7 +249,10 @@ const screenEvery = time.Second
 
 // tick reads what changed and republishes status.json when the state moved.
 func (w *headedWatch) tick(ctx context.Context) {
-	w.readHook()
+	w.readHook(func() {
+		w.publish()
+		w.s.checkWaiting(w.sandbox)
+	})
 	w.readPane()
 	if (w.format == stream.FormatClaude || w.format == stream.FormatCodex) &&
 		w.hook == nil && w.oscState == "" && time.Since(w.lastCapture) >= screenEvery {
@@ -277,34 +280,38 @@ func (w *headedWatch) screen(ctx context.Context) string {
 	return string(scr)
 }
 
-// readHook takes a new hook event. A file as old as the last one read is
-// read again: mtimes come from a coarse clock, so the next event can carry
-// the same one. An event older than the one taken (two hooks at once, the
-// older renamed last) is ignored.
-func (w *headedWatch) readHook() {
-	fi, err := os.Stat(w.hookPath)
-	if err != nil || fi.ModTime().Before(w.hookMod) {
-		return
-	}
-	w.hookMod = fi.ModTime()
-	hs := ReadHookState(w.hookPath)
-	if hs == nil {
-		return
-	}
-	if w.hook != nil && (*w.hook == *hs || hs.Time.Before(w.hook.Time)) {
-		return
-	}
-	w.hook, w.hookSeen = hs, time.Now()
-	if hs.SessionID != "" {
-		w.sessionID = hs.SessionID
-	}
-	switch hs.Event {
-	case "UserPromptSubmit":
-		w.turnDone, w.turnError = false, false
-	case "Stop", "StopFailure":
-		w.turns++
-		w.turnDone, w.turnError = true, hs.TurnError
-		w.lastMsg = hs.Summary
+// readHook takes the hook events appended since the last read, in order,
+// calling each (when set) after every event but the last, so that two
+// events between two polls are both seen: a turn counted, a needs-input
+// entry published and notified. An event older than the one taken (two
+// hooks at once, appended out of order) still counts its turn but does not
+// turn the state back.
+func (w *headedWatch) readHook(each func()) {
+	events, off := ReadHookEvents(w.hookPath, w.hookOff)
+	w.hookOff = off
+	for i := range events {
+		hs := events[i]
+		if i > 0 && each != nil {
+			each()
+		}
+		if hs.TurnDone {
+			w.turns++
+		}
+		if w.hook != nil && hs.Time.Before(w.hook.Time) {
+			continue
+		}
+		w.hook, w.hookSeen = &hs, time.Now()
+		w.dialog = ""
+		if hs.SessionID != "" {
+			w.sessionID = hs.SessionID
+		}
+		switch hs.Event {
+		case "UserPromptSubmit":
+			w.turnDone, w.turnError = false, false
+		case "Stop", "StopFailure":
+			w.turnDone, w.turnError = true, hs.TurnError
+			w.lastMsg = hs.Summary
+		}
 	}
 }
 
@@ -415,7 +422,7 @@ func (w *headedWatch) publish() {
 // final is the semantic status, summary, session id and usage of the
 // ended run, from its reports and its last screen (screen.txt).
 func (w *headedWatch) final(rec *store.InvocationRecord) (status, summary, session string, usage *store.Usage) {
-	w.readHook()
+	w.readHook(nil)
 	w.readPane()
 	screen, _ := os.ReadFile(filepath.Join(w.s.Store.SandboxLogsDir(w.s.Invocation), ScreenLog))
 	session = w.sessionID

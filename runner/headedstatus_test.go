@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/runner/stream"
+	"github.com/git-agency/git-agency/store"
 )
 
 // The captures are the real panes of codex 0.169 (hx2: a permission prompt,
@@ -283,21 +285,28 @@ func TestHookStateOf(t *testing.T) {
 	}
 }
 
-func TestRecordHookEventWritesTheFile(t *testing.T) {
+func TestRecordHookEventAppendsALine(t *testing.T) {
 	out := filepath.Join(t.TempDir(), HookFile)
 	in := `{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a.txt"},"session_id":"s1"}`
 	if err := RecordHookEvent(strings.NewReader(in), out); err != nil {
 		t.Fatal(err)
 	}
-	hs := ReadHookState(out)
-	if hs == nil || hs.State != AgentNeedsInput || hs.Summary != "permission: Write a.txt" || hs.SessionID != "s1" {
-		t.Fatalf("got %+v", hs)
+	evs, off := ReadHookEvents(out, 0)
+	if len(evs) != 1 || evs[0].State != AgentNeedsInput || evs[0].Summary != "permission: Write a.txt" || evs[0].SessionID != "s1" {
+		t.Fatalf("got %+v", evs)
 	}
-	// An event that means nothing leaves the file as it was; bad input too.
+	// An event that means nothing adds nothing; bad input neither.
 	RecordHookEvent(strings.NewReader(`{"hook_event_name":"Interrupt"}`), out)
 	RecordHookEvent(strings.NewReader(`{`), out)
-	if hs2 := ReadHookState(out); hs2 == nil || *hs2 != *hs {
-		t.Fatalf("changed: %+v", hs2)
+	if evs, _ := ReadHookEvents(out, off); len(evs) != 0 {
+		t.Fatalf("added: %+v", evs)
+	}
+	// A partial last line waits for its newline.
+	f, _ := os.OpenFile(out, os.O_WRONLY|os.O_APPEND, 0o600)
+	f.WriteString(`{"event":"Stop","state":"needs_input"`)
+	f.Close()
+	if evs, off2 := ReadHookEvents(out, off); len(evs) != 0 || off2 != off {
+		t.Fatalf("a partial line was read: %+v at %d", evs, off2)
 	}
 	if err := RecordHookEvent(strings.NewReader(in), "relative.json"); err == nil {
 		t.Error("a relative --out was accepted")
@@ -306,7 +315,7 @@ func TestRecordHookEventWritesTheFile(t *testing.T) {
 
 func TestWriteClaudeSettings(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ClaudeSettingsFile)
-	argv, err := WriteClaudeSettings([]string{"claude", "--permission-mode", "default", "--", "hi"}, path, "/opt/my bin/git-agency", "20261123-ab12", "/data/logs/hook.json")
+	argv, err := WriteClaudeSettings([]string{"claude", "--permission-mode", "default", "--", "hi"}, path, "/opt/my bin/git-agency", "20261123-ab12", "/data/logs/hook.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +343,7 @@ func TestWriteClaudeSettings(t *testing.T) {
 		if len(g) != 1 || len(g[0].Hooks) != 1 || g[0].Hooks[0].Type != "command" {
 			t.Fatalf("%s: %+v", ev, g)
 		}
-		want := `'/opt/my bin/git-agency' hook-event --invocation 20261123-ab12 --out /data/logs/hook.json`
+		want := `'/opt/my bin/git-agency' hook-event --invocation 20261123-ab12 --out /data/logs/hook.jsonl`
 		if g[0].Hooks[0].Command != want {
 			t.Errorf("%s: command %q", ev, g[0].Hooks[0].Command)
 		}
@@ -390,42 +399,62 @@ func TestHeadedWatchCombines(t *testing.T) {
 	}
 }
 
-// Two hook events in one tick of the file system's clock (Linux stamps
-// mtimes with a coarse clock, milliseconds apart) are both seen: a Stop
-// written in the same tick as the PostToolUse before it still ends the
-// turn. A hook process that renames its older event over a newer one (two
-// hooks at once) does not turn the state back.
-func TestHeadedWatchReadsHookEventsInOneMtimeTick(t *testing.T) {
-	out := filepath.Join(t.TempDir(), HookFile)
-	w := &headedWatch{hookPath: out}
-	tick := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+// Two hook events written between two polls are both seen: the turn the
+// Stop ended is counted, and a needs-input entry followed at once by work
+// is published and noted once. An older event appended after a newer one
+// (two hooks at once) does not turn the state back.
+func TestHeadedWatchSeesEveryEventBetweenPolls(t *testing.T) {
+	dir := t.TempDir()
+	st, rec := supervisedRecord(t, dir, &store.InvocationRecord{InvocationID: "20260101000000-600c",
+		Runner: "claude", Mode: store.ModeHeaded, Status: store.StatusRunning, SandboxPath: dir})
+	inv := rec.InvocationID
+	s := &Supervisor{Store: st, Invocation: inv, LockTimeout: 5 * time.Second}
+	w := &headedWatch{s: s, hookPath: HookPath(st, inv), sandbox: dir}
 	write := func(in string) {
 		t.Helper()
-		if err := RecordHookEvent(strings.NewReader(in), out); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(out, tick, tick); err != nil {
+		if err := RecordHookEvent(strings.NewReader(in), w.hookPath); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write(`{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"a.txt"}}`)
-	w.readHook()
-	if w.hook == nil || w.hook.Event != "PostToolUse" {
-		t.Fatalf("first event: %+v", w.hook)
+	needsInput := func() int {
+		evs, _ := st.ReadEvents(inv)
+		n := 0
+		for _, e := range evs {
+			if e.Event == "needs_input" {
+				n++
+			}
+		}
+		return n
 	}
+	write(`{"hook_event_name":"UserPromptSubmit","prompt":"go"}`)
+	w.tick(context.Background())
 	write(`{"hook_event_name":"Stop","last_assistant_message":"done"}`)
-	w.readHook()
-	if w.hook.Event != "Stop" || !w.turnDone || w.turns != 1 {
-		t.Fatalf("Stop in the same mtime tick was missed: hook %+v, turnDone %v, turns %d", w.hook, w.turnDone, w.turns)
+	write(`{"hook_event_name":"UserPromptSubmit","prompt":"more"}`)
+	w.tick(context.Background())
+	if w.turns != 1 || w.turnDone {
+		t.Fatalf("turns %d, turnDone %v; want the Stop counted, then a new turn", w.turns, w.turnDone)
 	}
-	// An older event renamed over the newer one is ignored.
-	older := HookState{Event: "PostToolUse", State: AgentActive, Summary: "Write b.txt", Time: w.hook.Time.Add(-time.Millisecond)}
+	if n := needsInput(); n != 1 {
+		t.Fatalf("needs_input events = %d, want 1 for the Stop between the polls", n)
+	}
+	write(`{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a.txt"}}`)
+	write(`{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"a.txt"}}`)
+	w.tick(context.Background())
+	if n := needsInput(); n != 2 {
+		t.Fatalf("needs_input events = %d, want 2", n)
+	}
+	w.tick(context.Background())
+	if n := needsInput(); n != 2 {
+		t.Fatalf("needs_input events = %d after a quiet poll, want 2", n)
+	}
+	// An older event appended after the newer one is ignored.
+	older := HookState{Event: "Stop", State: AgentNeedsInput, TurnDone: true, Summary: "old", Time: w.hook.Time.Add(-time.Second)}
 	b, _ := json.Marshal(older)
-	if err := os.WriteFile(out, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w.readHook()
-	if w.hook.Event != "Stop" || !w.turnDone {
+	f, _ := os.OpenFile(w.hookPath, os.O_WRONLY|os.O_APPEND, 0o600)
+	f.Write(append(b, '\n'))
+	f.Close()
+	w.tick(context.Background())
+	if w.hook.Event != "PostToolUse" || w.turnDone {
 		t.Fatalf("an older event replaced the newer: %+v", w.hook)
 	}
 }

@@ -1,12 +1,12 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,12 +17,14 @@ import (
 // Claude Code's hooks tell a headed run's true state: the supervisor gives
 // claude `--settings <json>` (merged by claude with the user's own
 // settings; no user file is touched) whose hooks run this program's hidden
-// `hook-event` subcommand. It reads the hook's JSON on stdin and replaces
-// logs/hook.json with what the event means; the supervisor folds that into
-// logs/status.json. No lock, no git, always exit 0.
+// `hook-event` subcommand. It reads the hook's JSON on stdin and appends
+// what the event means as one line to logs/hook.jsonl; the supervisor reads
+// the new lines each poll (so two events between two polls are both seen)
+// and folds them into logs/status.json. No lock, no git, always exit 0.
 
-// HookFile is a headed invocation's latest hook event (logs/hook.json).
-const HookFile = "hook.json"
+// HookFile is a headed invocation's hook events, one JSON line each
+// (logs/hook.jsonl).
+const HookFile = "hook.jsonl"
 
 // HookEventCmd is the hidden subcommand the injected hooks run.
 const HookEventCmd = "hook-event"
@@ -40,7 +42,7 @@ const (
 	AgentEnded      = "ended"
 )
 
-// HookState is the content of logs/hook.json.
+// HookState is one line of logs/hook.jsonl.
 type HookState struct {
 	Event     string    `json:"event"`
 	State     string    `json:"state"` // active, needs_input, ended
@@ -53,7 +55,7 @@ type HookState struct {
 	TurnError bool `json:"turn_error,omitempty"`
 }
 
-// HookPath is an invocation's logs/hook.json.
+// HookPath is an invocation's logs/hook.jsonl.
 func HookPath(st *store.Store, inv string) string {
 	return filepath.Join(st.SandboxLogsDir(inv), HookFile)
 }
@@ -236,7 +238,9 @@ func summaryText(s string) string {
 }
 
 // RecordHookEvent is the hidden `hook-event` subcommand: it reads one hook
-// JSON object from stdin and replaces out with its meaning. It never takes
+// JSON object from stdin and appends its meaning to out as one line, in
+// one O_APPEND write (atomic: a line is far below PIPE_BUF, summaries being
+// bounded, so concurrent hooks never interleave). It never takes
 // a lock or runs git; errors are returned for the caller to ignore (the
 // agent must never fail because of us).
 func RecordHookEvent(stdin io.Reader, out string) error {
@@ -255,28 +259,44 @@ func RecordHookEvent(stdin io.Reader, out string) error {
 	if err != nil {
 		return err
 	}
-	// A temp name of our own: two hooks may run at once.
-	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+"."+strconv.Itoa(os.Getpid())+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		os.Remove(tmp) // a full disk leaves a partial temp file
+	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, out); err != nil {
-		os.Remove(tmp)
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
 		return err
 	}
-	return nil
+	return f.Close()
 }
 
-// ReadHookState reads logs/hook.json (nil if there is none or it is bad).
-func ReadHookState(path string) *HookState {
-	b, err := os.ReadFile(path)
+// ReadHookEvents reads the complete lines of logs/hook.jsonl from offset
+// off and returns their events (bad lines skipped) and the offset after
+// the last complete line.
+func ReadHookEvents(path string, off int64) ([]HookState, int64) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil
+		return nil, off
 	}
-	var hs HookState
-	if json.Unmarshal(b, &hs) != nil || hs.State == "" {
-		return nil
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return nil, off
 	}
-	return &hs
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, off
+	}
+	var out []HookState
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return out, off
+		}
+		var hs HookState
+		if json.Unmarshal(data[:i], &hs) == nil && hs.State != "" {
+			out = append(out, hs)
+		}
+		off += int64(i + 1)
+		data = data[i+1:]
+	}
 }

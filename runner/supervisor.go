@@ -188,6 +188,10 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		// A cancelled supervisor ends the whole setup, the script's
+		// children too (its own group, as the agent), and waits boundedly.
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd.WaitDelay = StopGrace
 		traced := subproc.Trace(cmd)
 		if err = cmd.Start(); err == nil {
 			// A stop or kill asked for during setup ends the setup: the
@@ -223,6 +227,9 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 			err = cmd.Wait()
 			traced()
 			close(done)
+			if ctx.Err() != nil {
+				killGroupRemains(cmd.Process.Pid)
+			}
 			select {
 			case stopped = <-asked:
 			default:

@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestTempWriterPID(t *testing.T) {
@@ -41,5 +43,39 @@ func TestTempWriterGone(t *testing.T) {
 	}
 	if TempWriterGone(".meta.json.tmp-123456", AtomicTempMarker) {
 		t.Error("a name without a pid is taken for a dead writer's")
+	}
+}
+
+// A writer killed while its parent has not reaped it yet is a zombie: it
+// is gone, though signal 0 still finds its pid (a supervisor's child killed
+// under a parent that is still busy). Linux only (/proc).
+func TestTempWriterGoneZombie(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Skip("no true:", err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	zombie := func() bool {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return false
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		return i > 0 && strings.HasPrefix(s[i+1:], " Z")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !zombie() {
+		if time.Now().After(deadline) {
+			t.Fatal("the child never became a zombie")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !TempWriterGone("agency-snapshot-index-"+strconv.Itoa(pid)+"-1", "agency-snapshot-index-") {
+		t.Error("a killed (zombie) writer's temp file is taken for a live one's")
 	}
 }

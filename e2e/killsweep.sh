@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Kill -9 sweep (issue 15 items 1 and 6): every command that changes state is
+# SIGKILLed before each of its git calls in turn (a `git` wrapper first on
+# PATH counts the calls of the command under test and, at call K, kills its
+# parent: the git-agency process, or the supervisor it started). After each
+# kill:
+#   - `doctor` runs (it must not fail with anything but E_UNHEALTHY);
+#   - ONE `gc --yes` must leave zero residue: `doctor` then says
+#     "no problems found", no temp file is left in the data directory or the
+#     git directory, every git worktree registration has its directory;
+#   - nothing that existed before the kill is lost: every commit reachable
+#     before (branches, refs/agency/*, HEADs of every worktree) is still
+#     reachable, and every uncommitted file content is still in a tree on
+#     disk or in an object reachable from a ref.
+# Run: make e2e-killsweep (or e2e/killsweep.sh [SCENARIO...]). Takes minutes:
+# each (scenario, K) pair makes a fresh repository.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/agency-killsweep-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+bin="$work/bin"
+mkdir -p "$bin"
+(cd "$root" && go build -o "$bin/git-agency" ./cmd/git-agency && go build -o "$bin/git-sandbox" ./cmd/git-sandbox) || exit 1
+realgit=$(command -v git)
+cat >"$bin/git" <<EOF
+#!/bin/sh
+if [ -n "\${SWEEP_COUNT:-}" ]; then
+  n=\$(( \$(cat "\$SWEEP_COUNT" 2>/dev/null || echo 0) + 1 ))
+  echo \$n > "\$SWEEP_COUNT"
+  if [ "\$n" = "\${SWEEP_KILL_AT:-0}" ]; then
+    echo "\$PPID \$*" > "\$SWEEP_COUNT.killed"
+    kill -9 \$PPID
+    exit 137
+  fi
+fi
+exec "$realgit" "\$@"
+EOF
+chmod +x "$bin/git"
+export PATH="$bin:$PATH"
+export HOME="$work/home" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
+export TMUX_TMPDIR="$work/tmux"
+unset TMUX TMUX_PANE
+mkdir -p "$HOME" "$TMUX_TMPDIR"
+fails=0 runs=0
+
+# setup SCENARIO: a fresh repository $repo with data directory $AGENCY_DATA_DIR
+# in the state the scenario's command starts from; sets inv (an invocation).
+setup() {
+  local d="$work/r"
+  rm -rf "$d"; mkdir -p "$d"
+  tmux kill-server 2>/dev/null
+  export AGENCY_DATA_DIR="$d/data"
+  repo="$d/repo"
+  git init -q -b main "$repo" && cd "$repo" || return 1
+  echo base >a.txt && git add a.txt && git commit -qm base
+  git config agency.runner.sh.command sh
+  git config agency.runner.sh.headlessArg -c
+  git config agency.runner.sh.headedArg -c
+  git-agency worktree create --name feat >/dev/null || return 1
+  inv=
+  case $1 in
+  create | start-headless | start-headed) ;;
+  *)
+    inv=$(git-agency agent start -w feat --runner sh --headless --prompt \
+      'echo c1 > c.txt; git add c.txt; git commit -qm c1; echo uncommitted-work > u.txt') || return 1
+    ;;
+  esac
+  case $1 in
+  ckpt-apply) git-agency checkpoint create --invocation "$inv" >/dev/null &&
+    echo later-work >"$(sandbox)/u.txt" ;;
+  land-detached | discard-detached)
+    (cd "$(sandbox)" && git checkout -q --detach && echo d >d.txt && git add d.txt && git commit -qm detached-commit) ;;
+  rm-force) echo wt-work >"$(git-agency worktree path feat)/w.txt" ;;
+  undo-discard) git-agency agent discard "$inv" >/dev/null ;;
+  rm-detached)
+    (cd "$(git-agency worktree path feat)" && git checkout -q --detach && git commit -q --allow-empty -m wt-detached) ;;
+  esac
+}
+sandbox() { git-agency agent show "$inv" --json | sed -n 's/.*"sandbox_path": *"\([^"]*\)".*/\1/p'; }
+
+# the command under test
+cmd() {
+  case $1 in
+  create) git-agency worktree create --name k ;;
+  start-headless) git-agency agent start -w feat --runner sh --headless --prompt 'echo s > s.txt' ;;
+  start-headed) git-agency agent start -w feat --runner sh -d --prompt 'echo h > h.txt' ;;
+  ckpt-create) git-agency checkpoint create --invocation "$inv" ;;
+  ckpt-apply) git-agency checkpoint apply --invocation "$inv" 1 ;;
+  land | land-detached) git-agency agent land "$inv" ;;
+  land-apply) git-agency agent land --apply "$inv" ;;
+  discard | discard-detached) git-agency agent discard "$inv" ;;
+  rm-force | rm-detached) git-agency worktree rm --force feat ;;
+  undo-discard) git-agency undo ;;
+  esac
+}
+
+# inventory: every commit reachable from any ref or worktree HEAD, and the
+# blob ids of every uncommitted file in every worktree.
+commits() {
+  { git for-each-ref --format='%(refname) %(objectname)' | grep -v "^$skipref" | cut -d' ' -f2; git worktree list --porcelain | sed -n 's/^HEAD //p'; } |
+    sort -u | git rev-list --stdin 2>/dev/null | sort -u
+}
+dirtyblobs() {
+  git worktree list --porcelain | sed -n 's/^worktree //p' | while read -r t; do
+    [ -d "$t" ] || continue
+    (cd "$t" && git status --porcelain -uall | grep -v '^D' | cut -c4- | grep -v '^\.agency/' |
+      while read -r f; do [ -f "$f" ] && git hash-object "$f"; done)
+  done | sort -u
+}
+allobjects() {
+  { git for-each-ref --format='%(objectname)'; git worktree list --porcelain | sed -n 's/^HEAD //p'; } |
+    sort -u | git rev-list --objects --stdin 2>/dev/null | cut -d' ' -f1
+  # blobs in any tree on disk, tracked or not
+  find "$repo/.." -path '*/.git' -prune -o -type f ! -path '*/.agency/*' -print0 2>/dev/null |
+    xargs -0 git hash-object 2>/dev/null
+}
+
+fail() { echo "FAIL $scenario K=$k: $*"; fails=$((fails + 1)); }
+
+# waitquiet: no invocation of the repository is starting or running (the
+# supervisor of a killed start may still be finishing its agent).
+waitquiet() {
+  local i
+  for i in $(seq 100); do
+    git-agency agent ls --json 2>/dev/null | grep -q '"status": *"\(running\|starting\)"' || return 0
+    sleep 0.1
+  done
+}
+
+sweep() {
+  scenario=$1
+  skipref='^$'
+  case $scenario in discard*) skipref=refs/agency/snapshots/ ;; esac
+  # count the command's git calls once, unkilled
+  setup "$scenario" >/dev/null 2>&1 || { echo "setup $scenario failed"; fails=$((fails + 1)); return; }
+  export SWEEP_COUNT="$work/count"
+  rm -f "$SWEEP_COUNT"
+  cmd "$scenario" >/dev/null 2>&1
+  waitquiet
+  unset SWEEP_COUNT
+  local total
+  total=$(cat "$work/count" 2>/dev/null || echo 0)
+  echo "== $scenario: $total git calls"
+  for k in $(seq "$total"); do
+    runs=$((runs + 1))
+    setup "$scenario" >/dev/null 2>&1 || { fail "setup"; continue; }
+    waitquiet
+    local before blobs
+    before=$(commits)
+    blobs=$(dirtyblobs)
+    # a discard drops uncommitted work and checkpoints by the user's word;
+    # its commits (a detached HEAD's included) must stay
+    # (so does worktree rm --force, for its tree's)
+    case $scenario in discard* | rm-*) blobs= ;; esac
+    export SWEEP_COUNT="$work/count" SWEEP_KILL_AT=$k
+    rm -f "$SWEEP_COUNT" "$SWEEP_COUNT.killed"
+    cmd "$scenario" >"$work/out" 2>&1
+    waitquiet
+    unset SWEEP_COUNT SWEEP_KILL_AT
+    local killed
+    killed=$(cat "$work/count.killed" 2>/dev/null)
+    git-agency doctor >"$work/doctor1" 2>&1
+    git-agency gc --yes >"$work/gc" 2>&1 || fail "gc failed after kill at [$killed]: $(cat "$work/gc")"
+    if ! git-agency doctor >"$work/doctor2" 2>&1; then
+      fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+    fi
+    local leftover
+    # (a temp file whose writer, named in it, still runs is a write in
+    # progress: a supervisor that outlived the kill)
+    leftover=$(find "$AGENCY_DATA_DIR" "$repo/.git" \( -name '*.tmp-*' -o -name 'agency-snapshot-index-*' \) 2>/dev/null |
+      while read -r f; do
+        pid=$(basename "$f" | sed -n 's/.*\(tmp\|index\)-\([0-9]*\)-[0-9]*$/\2/p')
+        [ -n "$pid" ] && [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != "" ] &&
+          [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != Z ] && continue
+        echo "$f"
+      done)
+    [ -z "$leftover" ] || fail "temp files left (kill at [$killed]): $leftover"
+    git worktree list --porcelain | sed -n 's/^worktree //p' | while read -r t; do
+      [ -d "$t" ] || echo "FAIL $scenario K=$k: registration without directory: $t"
+    done
+    local after lost
+    after=$(commits)
+    lost=$(comm -23 <(echo "$before") <(echo "$after"))
+    [ -z "$lost" ] || fail "commits lost (kill at [$killed]): $(echo "$lost" | tr '\n' ' ')"
+    if [ -n "$blobs" ]; then
+      local objs
+      objs=$(allobjects | sort -u)
+      lost=$(comm -23 <(echo "$blobs") <(echo "$objs"))
+      [ -z "$lost" ] || fail "uncommitted work lost (kill at [$killed]): $lost"
+    fi
+  done
+}
+
+scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached undo-discard}
+for s in $scenarios; do sweep "$s"; done
+tmux kill-server 2>/dev/null
+echo "killsweep: $runs kills, $fails failures"
+[ "$fails" = 0 ]
