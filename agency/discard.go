@@ -46,80 +46,6 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 	return out, nil
 }
 
-func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult) (*store.InvocationRecord, error) {
-	rec, err := a.Store.ReadInvocation(inv)
-	if err != nil {
-		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
-	}
-	if rec.Land != nil && rec.Land.State == LandInProgress {
-		if rec, err = a.recoverLandLocked(ctx, rec); err != nil {
-			return nil, err
-		}
-	}
-	if store.Deref(rec.LandingStatus) == store.LandingLanded {
-		return nil, errs.AlreadyLanded(inv)
-	}
-	if Active(a.reconcileLocked(ctx, rec)) {
-		// It did not stop (a setup script, an agent ignoring signals):
-		// never remove a tree something still runs in.
-		return nil, errs.InvocationRunning(inv, "discard")
-	}
-	// Never remove a sandbox around live writers: what the agent left
-	// behind (setsid children) is stopped first; what will not stop keeps
-	// the sandbox.
-	if _, alive := runner.StopLeftovers(inv, a.Store.SandboxTreePath(inv), runner.LeftoverGrace); len(alive) > 0 {
-		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
-	}
-	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
-	if !out.AlreadyDiscarded {
-		// Save the uncommitted work and log the discard before anything
-		// goes: `undo` recreates the sandbox from its branch and this
-		// checkpoint. Snapshot refs and branch stay until gc.
-		restore, err := a.saveSandbox(ctx, rec, store.CheckpointBeforeDiscard)
-		if err != nil {
-			return nil, err
-		}
-		op := store.Operation{Op: store.OpDiscard, InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID,
-			LandingStatus: store.Deref(rec.LandingStatus), Restore: restore}
-		if out.Stopped {
-			op.Note = "it was running and was stopped"
-		}
-		if _, err := a.Store.AppendOperation(op); err != nil {
-			return nil, err
-		}
-		out.Restore = restore
-		if err := a.fail(FPDiscardAfterLog); err != nil {
-			return nil, err
-		}
-	}
-	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
-		return nil, err
-	}
-	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
-		return nil, err
-	}
-	if out.AlreadyDiscarded {
-		return rec, nil
-	}
-	rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
-		r.LandingStatus = store.Str(store.LandingDiscarded)
-		r.DiscardedAt = store.Str(a.now())
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	data := map[string]any{"stopped": out.Stopped}
-	if out.Restore != nil && out.Restore.Checkpoint > 0 {
-		data["checkpoint"] = out.Restore.Checkpoint
-	}
-	if out.Kept != "" {
-		data["kept_ref"] = out.Kept
-	}
-	a.event(inv, "discarded", data)
-	return rec, nil
-}
-
 // DiscardResult is what a discard did.
 type DiscardResult struct {
 	Invocation       *store.InvocationRecord
@@ -186,4 +112,84 @@ func (a *App) keepTreeHead(ctx context.Context, tree, id string) (string, error)
 	}
 	ref := store.KeptRefPrefix(id) + "HEAD"
 	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
+}
+
+func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult) (*store.InvocationRecord, error) {
+	rec, err := a.Store.ReadInvocation(inv)
+	if err != nil {
+		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
+	}
+	if rec.Land != nil && rec.Land.State == LandInProgress {
+		if rec, err = a.recoverLandLocked(ctx, rec); err != nil {
+			return nil, err
+		}
+	}
+	if store.Deref(rec.LandingStatus) == store.LandingLanded {
+		return nil, errs.AlreadyLanded(inv)
+	}
+	if Active(a.reconcileLocked(ctx, rec)) {
+		// It did not stop (a setup script, an agent ignoring signals):
+		// never remove a tree something still runs in.
+		return nil, errs.InvocationRunning(inv, "discard")
+	}
+	// Never remove a sandbox around live writers: what the agent left
+	// behind (setsid children) is stopped first; what will not stop keeps
+	// the sandbox.
+	if _, alive := runner.StopLeftovers(inv, a.Store.SandboxTreePath(inv), runner.LeftoverGrace); len(alive) > 0 {
+		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
+	}
+	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
+	if !out.AlreadyDiscarded {
+		// Save the uncommitted work and log the discard before anything
+		// goes: `undo` recreates the sandbox from its branch and this
+		// checkpoint. Snapshot refs and branch stay until gc.
+		restore, err := a.saveSandbox(ctx, rec, store.CheckpointBeforeDiscard)
+		if err != nil {
+			return nil, err
+		}
+		op := store.Operation{Op: store.OpDiscard, InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID,
+			LandingStatus: store.Deref(rec.LandingStatus), Restore: restore}
+		if out.Stopped {
+			op.Note = "it was running and was stopped"
+		}
+		if _, err := a.Store.AppendOperation(op); err != nil {
+			return nil, err
+		}
+		out.Restore = restore
+		if err := a.fail(FPDiscardAfterLog); err != nil {
+			return nil, err
+		}
+	}
+	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
+		return nil, err
+	}
+	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, a.sandboxTree(rec), rec.InvocationID); err != nil {
+		return nil, err
+	}
+	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
+		return nil, err
+	}
+	if out.AlreadyDiscarded {
+		return rec, nil
+	}
+	rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
+		r.LandingStatus = store.Str(store.LandingDiscarded)
+		r.DiscardedAt = store.Str(a.now())
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{"stopped": out.Stopped}
+	if out.Restore != nil && out.Restore.Checkpoint > 0 {
+		data["checkpoint"] = out.Restore.Checkpoint
+	}
+	if out.Kept != "" {
+		data["kept_ref"] = out.Kept
+	}
+	if len(out.KeptSubmodules) > 0 {
+		data["kept_submodule_refs"] = out.KeptSubmodules
+	}
+	a.event(inv, "discarded", data)
+	return rec, nil
 }
