@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,110 +33,140 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 	if opts.Name != "" && !store.ValidName(opts.Name) {
 		return nil, errs.InvalidName(opts.Name)
 	}
-	abs, err := filepath.Abs(opts.Path)
+	tree, branch, err := a.adoptableTree(ctx, opts.Path)
 	if err != nil {
-		return nil, errs.NotAWorktree(opts.Path)
+		return nil, err
+	}
+	name := opts.Name
+	if name == "" {
+		name = adoptName(branch, tree)
+	}
+
+	// No subprocess runs under this lock: records and marker files only.
+	_, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := a.checkAdoptLocked(tree, name, opts.Name != ""); err != nil {
+		return nil, err
+	}
+	return a.writeAdoptedLocked(tree, name, branch)
+}
+
+// adoptableTree finds the linked worktree at path and checks it can be
+// adopted: a worktree of this repository (its top directory, not one
+// inside it), not the main worktree, not a sandbox, on a branch. It
+// returns the tree's canonical path and its branch name.
+func (a *App) adoptableTree(ctx context.Context, path string) (tree, branch string, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", "", errs.NotAWorktree(path)
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return nil, errs.NotAWorktree(abs)
+		return "", "", errs.NotAWorktree(abs)
 	}
 	loc, ok, err := a.Repo.Locate(ctx, abs)
 	if err != nil {
-		return nil, gitErr(err)
+		return "", "", gitErr(err)
 	}
 	if !ok || loc.Bare {
-		return nil, errs.NotAWorktree(abs)
+		return "", "", errs.NotAWorktree(abs)
 	}
 	if loc.CommonDir != a.Repo.CommonDir {
-		return nil, errs.OtherRepo(abs, loc.CommonDir)
+		return "", "", errs.OtherRepo(abs, loc.CommonDir)
 	}
-	tree := canonical(loc.Toplevel)
+	tree = canonical(loc.Toplevel)
 	if canonical(abs) != tree {
-		return nil, errs.NotAWorktree(abs).With("it is a directory inside the worktree at " + tree)
+		return "", "", errs.NotAWorktree(abs).With("it is a directory inside the worktree at " + tree)
 	}
+	wt, err := a.linkedWorktree(ctx, abs, tree)
+	if err != nil {
+		return "", "", err
+	}
+	if inside(a.Store.SandboxesDir(), tree) {
+		return "", "", errs.ManagedTree(tree)
+	}
+	if wt.Detached || wt.Branch == "" {
+		return "", "", errs.AdoptDetached(tree)
+	}
+	return tree, strings.TrimPrefix(wt.Branch, "refs/heads/"), nil
+}
+
+// linkedWorktree is git's entry for tree, refusing the main worktree (git
+// lists it first) and a directory git does not list.
+func (a *App) linkedWorktree(ctx context.Context, abs, tree string) (*gitcore.Worktree, error) {
 	list, err := a.Repo.Worktrees(ctx)
 	if err != nil {
 		return nil, gitErr(err)
 	}
-	var wt *gitcore.Worktree
 	for i := range list {
-		if canonical(list[i].Path) == tree {
-			if i == 0 {
-				// git lists the main worktree first.
-				return nil, errs.MainWorktree(tree)
-			}
-			wt = &list[i]
-			break
-		}
-	}
-	if wt == nil {
-		return nil, errs.NotAWorktree(abs)
-	}
-	if inside(a.Store.SandboxesDir(), tree) {
-		return nil, errs.ManagedTree(tree)
-	}
-	if wt.Detached || wt.Branch == "" {
-		return nil, errs.AdoptDetached(tree)
-	}
-	branch := strings.TrimPrefix(wt.Branch, "refs/heads/")
-	name := opts.Name
-	if name == "" {
-		name = SanitizeName(branch)
-		if !store.ValidName(name) {
-			name = SanitizeName(filepath.Base(tree))
-		}
-		if !store.ValidName(name) {
-			name = "adopted"
-		}
-	}
-
-	lock, err := a.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-
-	entries, err := a.Store.ScanWorktrees()
-	if err != nil {
-		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
-	}
-	for _, e := range entries {
-		if e.Record == nil || e.Record.State != store.StatePresent {
+		if canonical(list[i].Path) != tree {
 			continue
 		}
-		if canonical(e.Record.TreePath) == tree {
-			return nil, errs.AlreadyAdopted(tree, e.Record.Name, e.ID)
+		if i == 0 {
+			return nil, errs.MainWorktree(tree)
+		}
+		return &list[i], nil
+	}
+	return nil, errs.NotAWorktree(abs)
+}
+
+// adoptName derives an adopted worktree's name from its branch, else its
+// directory, else "adopted".
+func adoptName(branch, tree string) string {
+	for _, n := range []string{SanitizeName(branch), SanitizeName(filepath.Base(tree))} {
+		if store.ValidName(n) {
+			return n
+		}
+	}
+	return "adopted"
+}
+
+// checkAdoptLocked refuses a tree that is already an integration worktree
+// (adopted or created) and a name a present worktree has. named is true
+// when the user chose the name.
+func (a *App) checkAdoptLocked(tree, name string, named bool) error {
+	entries, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+	}
+	for _, e := range entries {
+		if e.Record != nil && e.Record.State == store.StatePresent && canonical(e.Record.TreePath) == tree {
+			return errs.AlreadyAdopted(tree, e.Record.Name, e.ID)
 		}
 	}
 	if HasMarker(tree) || inside(a.Store.IntegrationWorktreesDir(), tree) {
-		return nil, errs.AlreadyIntegrationTree(tree)
+		return errs.AlreadyIntegrationTree(tree)
 	}
 	for _, e := range entries {
 		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.Name == name {
-			if opts.Name == "" {
-				return nil, errs.AdoptNameTaken(name, e.ID)
+			if !named {
+				return errs.AdoptNameTaken(name, e.ID)
 			}
-			return nil, errs.NameTaken(name, e.ID)
+			return errs.NameTaken(name, e.ID)
 		}
 	}
+	return nil
+}
 
+// writeAdoptedLocked writes the marker into the tree and the record; a
+// failure takes both back.
+func (a *App) writeAdoptedLocked(tree, name, branch string) (*store.WorktreeRecord, error) {
 	id, err := store.MkdirID(a.Store.IntegrationWorktreesDir(), a.Now())
 	if err != nil {
 		return nil, err
 	}
 	recordDir := a.Store.IntegrationWorktreeDir(id)
 	undoMarker := markerUndo(tree)
-	cleanup := func() {
-		undoMarker()
-		store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir)
+	cleanup := func() error {
+		return errors.Join(undoMarker(), store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir))
 	}
 	if err := WriteMarker(tree); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := a.fail(FPAdoptAfterMarker); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	rec := &store.WorktreeRecord{
 		SchemaVersion: store.SchemaVersion,
@@ -150,8 +181,7 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 		Adopted:       true,
 	}
 	if err := a.Store.WriteWorktree(rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	return rec, nil
 }
@@ -159,19 +189,27 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 // markerUndo returns a function that removes what WriteMarker adds to tree,
 // and only that: files that were not there before, then .agency/ if we
 // created it and it is empty. Nothing recursive: the tree is the user's.
-func markerUndo(tree string) func() {
+// The returned function says what it could not remove.
+func markerUndo(tree string) func() error {
 	dir := filepath.Join(tree, store.AgencyDir)
 	_, dirErr := os.Lstat(dir)
 	ignore := filepath.Join(dir, ".gitignore")
 	_, ignErr := os.Lstat(ignore)
-	return func() {
-		os.Remove(store.MarkerPath(tree))
+	remove := func(path string) error {
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			return errs.IO("remove", path, err)
+		}
+		return nil
+	}
+	return func() error {
+		err := remove(store.MarkerPath(tree))
 		if os.IsNotExist(ignErr) {
-			os.Remove(ignore)
+			err = errors.Join(err, remove(ignore))
 		}
 		if os.IsNotExist(dirErr) {
-			os.Remove(dir)
+			err = errors.Join(err, remove(dir))
 		}
+		return err
 	}
 }
 

@@ -5,6 +5,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"syscall"
 	"time"
@@ -33,6 +34,10 @@ type App struct {
 	// Relinked is set when Open found the repository moved and relinked
 	// its records.
 	Relinked *Relink
+	// Warn, when set, is told what went wrong without failing the command
+	// (an event that could not be recorded, say); cli prints it as a
+	// warning. It is also written to the invocation's supervisor.log.
+	Warn func(error)
 }
 
 // Open discovers the repository containing dir, reads agency.* config and
@@ -100,8 +105,55 @@ func (a *App) fail(step string) error {
 	return a.Failpoint(step)
 }
 
-// Lock takes the repo lock.
+// Lock takes the repo lock. Use lockWork inside agency: it also bounds the
+// work done under the lock.
 func (a *App) Lock() (*store.Lock, error) { return a.Store.Lock(a.LockTimeout) }
+
+// LockedWorkTimeout bounds the work done under the repo lock: every
+// subprocess run with the context lockWork returns is ended by then, so a
+// hung hook or tmux server cannot hold every other command off for ever.
+const LockedWorkTimeout = 10 * time.Minute
+
+// lockWork takes the repo lock (waiting up to a.LockTimeout) and returns the
+// context to do the locked work with (ctx, bounded by LockedWorkTimeout)
+// and the function that ends it (cancel and unlock).
+func (a *App) lockWork(ctx context.Context) (context.Context, func(), error) {
+	return a.lockWorkWait(ctx, a.LockTimeout)
+}
+
+// lockWorkWait is lockWork waiting up to wait for the lock.
+func (a *App) lockWorkWait(ctx context.Context, wait time.Duration) (context.Context, func(), error) {
+	lock, err := a.Store.Lock(wait)
+	if err != nil {
+		return ctx, func() {}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, LockedWorkTimeout)
+	return ctx, func() { cancel(); lock.Unlock() }, nil
+}
+
+// warn reports what went wrong without failing the command, so that it is
+// never silent: into the invocation's supervisor.log (when inv is not "")
+// and to a.Warn. A supervisor.log that cannot be written is said to a.Warn
+// too.
+func (a *App) warn(inv string, err error) {
+	if inv != "" {
+		if lerr := a.Store.AppendSupervisorLog(inv, "warning: "+errs.As(err).Msg); lerr != nil {
+			err = errors.Join(err, lerr)
+		}
+	}
+	if a.Warn != nil {
+		a.Warn(err)
+	}
+}
+
+// event appends an event to the invocation's events.jsonl. A failure is
+// warned about, not returned: the record, written before the event, is
+// what counts, and the command did what it says.
+func (a *App) event(inv, name string, data map[string]any) {
+	if err := a.Store.AppendEvent(inv, name, data); err != nil {
+		a.warn(inv, errs.EventNotRecorded(inv, name, err))
+	}
+}
 
 // now is the current time in RFC3339, UTC.
 func (a *App) now() string { return a.Now().UTC().Format(time.RFC3339) }

@@ -34,6 +34,7 @@ func (a *App) checkpointOptions(rec *store.InvocationRecord, reason string) runn
 		LeaveOut:         leaveOut,
 		MaxFileSize:      maxSize,
 		Reason:           reason,
+		Warn:             func(err error) { a.warn(rec.InvocationID, err) },
 	}
 }
 
@@ -142,11 +143,11 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	if err != nil || n <= 0 {
 		return nil, errs.CheckpointNotFound(rec.InvocationID, id)
 	}
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
 		rec = cur
 	}
@@ -243,7 +244,7 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	if err := a.resetFiles(ctx, o.SandboxPath, commit, keep); err != nil {
 		return nil, err
 	}
-	a.Store.AppendEvent(rec.InvocationID, "checkpoint_applied", map[string]any{
+	a.event(rec.InvocationID, "checkpoint_applied", map[string]any{
 		"id": n, "snapshot_ref": ref, "undo_checkpoint": res.Undo, "invocation_id": rec.InvocationID,
 	})
 	return res, nil

@@ -33,6 +33,9 @@ type Finding struct {
 // MinGitVersion is the oldest git we support (merge-tree --write-tree).
 const MinGitVersion = "2.38"
 
+// addFinding adds one finding (Doctor's steps share it).
+type addFinding = func(check, level, hint, path, format string, args ...any)
+
 // Doctor checks the environment and this repository's records. It changes
 // nothing (beyond the lazy reconcile every read path runs).
 func (a *App) Doctor(ctx context.Context) []Finding {
@@ -40,8 +43,36 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	add := func(check, level, hint, path, format string, args ...any) {
 		out = append(out, Finding{Check: check, Level: level, Message: fmt.Sprintf(format, args...), Hint: hint, Path: path})
 	}
+	a.checkGit(ctx, add)
+	a.checkTmux(ctx, add)
+	a.checkRunners(ctx, add)
+	a.checkDataDir(add)
+	a.checkConfig(add)
+	a.checkRelink(add)
+	wts := a.checkWorktreeRecords(add)
+	a.checkSetups(ctx, add, wts)
+	invs, records := a.checkInvocationRecords(ctx, add)
+	a.checkOrphanSandboxes(add, records)
+	a.checkVanishedTrees(add)
+	a.checkTmuxSessions(ctx, add, records)
+	left := a.leftovers()
+	a.checkOrphanBranches(ctx, add, records, left)
+	a.checkLeftovers(add, left)
+	a.checkRecordFiles(add, invs)
+	problems := 0
+	for _, f := range out {
+		if f.Level == LevelProblem {
+			problems++
+		}
+	}
+	if problems == 0 {
+		add("records", LevelOK, "", a.Store.RepoDir(), "%d worktree(s), %d invocation(s), no leftovers", len(wts), len(invs))
+	}
+	return out
+}
 
-	// git
+// checkGit: git runs and is new enough for merge-tree --write-tree.
+func (a *App) checkGit(ctx context.Context, add addFinding) {
 	if v, err := a.Repo.GitVersion(ctx); err != nil {
 		add("git", LevelProblem, "install git 2.38 or later", "", "cannot run git: %v", err)
 	} else if versionLess(v, MinGitVersion) {
@@ -49,15 +80,19 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	} else {
 		add("git", LevelOK, "", "", "git %s (worktrees, merge-tree --write-tree)", v)
 	}
+}
 
-	// tmux
+// checkTmux: tmux is there for headed agents (a warning without it).
+func (a *App) checkTmux(ctx context.Context, add addFinding) {
 	if p, err := tmux.Available(); err != nil {
 		add("tmux", LevelWarn, "install tmux 3.2+ for headed agents; headless agents (--headless) do not need it", "", "tmux not found: only headless agents can run")
 	} else {
 		add("tmux", LevelOK, "", p, "%s", tmuxVersion(ctx))
 	}
+}
 
-	// runners
+// checkRunners: every runner's configuration and program.
+func (a *App) checkRunners(ctx context.Context, add addFinding) {
 	def := runner.DefaultRunner
 	if v, ok := a.Config.Get("agency.defaultRunner"); ok && v != "" {
 		def = v
@@ -81,13 +116,11 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 			add("runner", LevelOK, "", "", "runner %s: not installed (optional)", name)
 		}
 	}
+}
 
-	// data dir
-	a.checkDataDir(add)
-	a.checkConfig(add)
-	a.checkRelink(add)
-
-	// records
+// checkWorktreeRecords: broken worktree records, present worktrees whose
+// directory or marker is gone. It returns the scanned records.
+func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
 	wts, err := a.Store.ScanWorktrees()
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.IntegrationWorktreesDir(), "cannot scan worktree records: %v", err)
@@ -112,7 +145,13 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 				"worktree %q has no integration marker", r.Name)
 		}
 	}
-	a.checkSetups(ctx, add, wts)
+	return wts
+}
+
+// checkInvocationRecords: broken invocation records, running ones whose
+// sandbox is gone. It returns the scan and the records by id (after
+// reconcile; nil for a broken one).
+func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]store.InvocationEntry, map[string]*store.InvocationRecord) {
 	invs, err := a.Store.ScanInvocations()
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.InvocationsDir(), "cannot scan invocation records: %v", err)
@@ -136,27 +175,44 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 			}
 		}
 	}
-	// sandboxes whose invocation is gone
-	sbs, _ := store.ReadDirNames(a.Store.SandboxesDir())
+	return invs, records
+}
+
+// checkOrphanSandboxes: sandboxes whose invocation is gone.
+func (a *App) checkOrphanSandboxes(add addFinding, records map[string]*store.InvocationRecord) {
+	sbs, err := store.ReadDirNames(a.Store.SandboxesDir())
+	if err != nil {
+		add("records", LevelProblem, "check the data directory's permissions", a.Store.SandboxesDir(), "cannot scan sandboxes: %v", err)
+	}
 	for _, id := range sbs {
 		if _, ok := records[id]; !ok {
 			add("sandboxes", LevelProblem, "'git agency gc' removes it (it keeps trees with uncommitted work unless --force)", a.Store.SandboxDir(id),
 				"sandbox %s has no invocation record", id)
 		}
 	}
-	// registered worktrees (ours) whose directory vanished
-	if regs, err := a.Repo.AdminWorktrees(); err == nil {
-		for _, w := range regs {
-			if !inside(a.Store.RepoDir(), w.Path) {
-				continue
-			}
-			if _, err := os.Stat(w.Path); os.IsNotExist(err) {
-				add("worktrees", LevelProblem, "'git agency gc' prunes git's registration", w.Path,
-					"git still registers a worktree whose directory is gone: %s", w.Path)
-			}
+}
+
+// checkVanishedTrees: worktrees of ours git still registers whose
+// directory vanished.
+func (a *App) checkVanishedTrees(add addFinding) {
+	regs, err := a.Repo.AdminWorktrees()
+	if err != nil {
+		return
+	}
+	for _, w := range regs {
+		if !inside(a.Store.RepoDir(), w.Path) {
+			continue
+		}
+		if _, err := os.Stat(w.Path); os.IsNotExist(err) {
+			add("worktrees", LevelProblem, "'git agency gc' prunes git's registration", w.Path,
+				"git still registers a worktree whose directory is gone: %s", w.Path)
 		}
 	}
-	// tmux sessions without a running record
+}
+
+// checkTmuxSessions: agency-<id> sessions of this repository without a
+// running record.
+func (a *App) checkTmuxSessions(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
 	for _, s := range tmuxSessions(ctx) {
 		id := strings.TrimPrefix(s, "agency-")
 		r, ok := records[id]
@@ -172,9 +228,12 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 		add("tmux_sessions", LevelProblem, "'git agency gc' kills it; or 'tmux kill-session -t "+s+"'", "",
 			"tmux session %s has no running invocation", s)
 	}
-	// branches without a record (killed starts and creates)
+}
+
+// checkOrphanBranches: agency branches without a record (killed starts and
+// creates), with whether their commits are on other branches.
+func (a *App) checkOrphanBranches(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord, left []Leftover) {
 	known := func(id string) bool { _, ok := records[id]; return ok }
-	left := a.leftovers()
 	for _, o := range a.orphanBranches(ctx, left, known) {
 		hint := "'git agency gc' deletes it: its commits are on other branches"
 		if !o.Elsewhere {
@@ -182,18 +241,6 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 		}
 		add("branches", LevelProblem, hint, "", "branch %s: %s", o.Name, o.Reason)
 	}
-	a.checkLeftovers(add, left)
-	a.checkRecordFiles(add, invs)
-	problems := 0
-	for _, f := range out {
-		if f.Level == LevelProblem {
-			problems++
-		}
-	}
-	if problems == 0 {
-		add("records", LevelOK, "", a.Store.RepoDir(), "%d worktree(s), %d invocation(s), no leftovers", len(wts), len(invs))
-	}
-	return out
 }
 
 // checkRelink reports a relink this command made (or could not make).

@@ -22,7 +22,12 @@ func TestLaunchQueuedReportsFailedRecordWrite(t *testing.T) {
 		}
 		return nil
 	}
-	err := f.a.launchQueuedLocked(context.Background(), f.rec)
+	lock, err := f.a.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.a.launchQueuedLocked(context.Background(), f.rec)
+	lock.Unlock()
 	if err == nil || !strings.Contains(err.Error(), "recording the failure failed too: ") {
 		t.Fatalf("err = %v, want the failed record write", err)
 	}

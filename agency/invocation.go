@@ -2,13 +2,13 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
-	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
 )
@@ -143,11 +143,11 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.fail(FPStartBeforeLock); err != nil {
 		return nil, err
 	}
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { lock.Unlock() }()
+	defer unlock()
 	// A worktree rm may have run since PrepareStart: look again under the
 	// lock, which rm holds while it removes and archives.
 	if wt, err = a.stillPresent(wt); err != nil {
@@ -168,13 +168,12 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	sandboxMade := false
 	rec := &store.InvocationRecord{}
-	cleanup := func() {
+	cleanup := func() error {
+		var sandbox error
 		if sandboxMade {
-			a.RemoveSandboxTree(ctx, rec)
-			a.Repo.DeleteBranch(ctx, store.SandboxBranch(inv), true)
-			store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(inv))
+			sandbox = a.undoAdd(ctx, true, a.Store.SandboxesDir(), a.Store.SandboxDir(inv), a.Store.SandboxTreePath(inv), store.SandboxBranch(inv))
 		}
-		store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv))
+		return errors.Join(sandbox, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
 	}
 	if err := a.fail(FPStartAfterMkdir); err != nil {
 		cleanup()
@@ -182,8 +181,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	sandboxMade = true
 	base := made.Base
@@ -224,8 +222,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	// The setup is read from the sandbox: exactly what will run there.
 	if err := a.sandboxSetup(ctx, rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if rec.Command, err = a.withHooks(spec, opts.Headless, inv, rec.Command); err != nil {
 		cleanup()
@@ -241,35 +238,34 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		rec.QueuedAt = a.Now().UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
 	}
 	if err := a.fail(FPStartAfterSandbox); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if opts.Prompt != "" {
 		if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(inv), "prompt.md"), []byte(opts.Prompt), 0o600); err != nil {
-			cleanup()
-			return nil, err
+			return nil, withCleanup(err, cleanup())
 		}
 	}
 	if err := a.Store.WriteInvocation(rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	// last_used_at: agent start touches its worktree.
+	// Not worth failing the start for, but said.
 	if cur, err := a.Store.ReadWorktree(wt.WorktreeID); err == nil {
 		cur.LastUsedAt = a.now()
-		a.Store.WriteWorktree(cur)
+		if err := a.Store.WriteWorktree(cur); err != nil {
+			a.warn(inv, err)
+		}
 	}
 	created := map[string]any{"worktree_id": wt.WorktreeID, "runner": spec.Name, "mode": mode, "base_commit": base}
 	if queued {
-		a.Store.AppendEvent(inv, "created", created)
-		a.Store.AppendEvent(inv, "queued", map[string]any{"max_active": maxActive})
+		a.event(inv, "created", created)
+		a.event(inv, "queued", map[string]any{"max_active": maxActive})
 		return rec, nil
 	}
 	if err := a.spawnSupervisor(ctx, rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
-	a.Store.AppendEvent(inv, "created", created)
+	a.event(inv, "created", created)
 	return rec, nil
 }
 
@@ -364,196 +360,6 @@ func Active(r *store.InvocationRecord) bool {
 	return r.Status == store.StatusStarting || r.Status == store.StatusRunning
 }
 
-// InvocationView is an invocation as read paths show it.
-type InvocationView struct {
-	Record  *store.InvocationRecord
-	ID      string
-	Dir     string
-	Broken  bool
-	Err     error
-	Display string
-	// LastOutput is the freshest output time (record or log mtimes).
-	LastOutput time.Time
-	// CheckpointsError says why checkpoints fail ("" when they do not):
-	// checkpoints.json is damaged.
-	CheckpointsError string
-	// Forecast is the conflict forecast of a pending invocation (nil
-	// otherwise, or when it has nothing to land).
-	Forecast *Forecast
-	// QueuePlace is a queued invocation's place in the queue (1: next).
-	QueuePlace int
-}
-
-// scanDrained scans the invocations; when some are queued it first lets
-// the queue take free slots (briefly waiting for the lock) and rescans.
-func (a *App) scanDrained(ctx context.Context) ([]store.InvocationEntry, error) {
-	list, err := a.Store.ScanInvocations()
-	if err != nil {
-		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
-	}
-	if len(queuedRecords(list)) == 0 {
-		return list, nil
-	}
-	if len(a.DrainQueue(ctx, reconcileLockWait)) == 0 {
-		return list, nil
-	}
-	if list, err = a.Store.ScanInvocations(); err != nil {
-		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
-	}
-	return list, nil
-}
-
-// ListOptions filter ListInvocations.
-type ListOptions struct {
-	WorktreeID string // "" = all
-}
-
-// ListInvocations scans, reconciles and derives display status. Queued
-// work is started first if slots are free (a killed supervisor did not).
-func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
-	list, err := a.scanDrained(ctx)
-	if err != nil {
-		return nil, err
-	}
-	places := QueuePlaces(list)
-	archived := map[string]bool{}
-	if wts, err := a.Store.ScanWorktrees(); err == nil {
-		for _, w := range wts {
-			if w.Record != nil && w.Record.State == store.StateArchived {
-				archived[w.ID] = true
-			}
-		}
-	}
-	var out []InvocationView
-	for _, e := range list {
-		v := InvocationView{ID: e.ID, Dir: e.Dir, Broken: e.Broken, Err: e.Err}
-		if e.Record != nil {
-			if opts.WorktreeID != "" && e.Record.IntegrationWorktreeID != opts.WorktreeID {
-				continue
-			}
-			if e.Facts != nil {
-				// Finished: nothing to reconcile, and what its other
-				// files say was derived once (store's finished cache).
-				v.Record = e.Record
-				v.LastOutput = newestOutput(v.Record, e.Facts.LastOutput)
-				v.QueuePlace = places[v.Record.InvocationID]
-				a.withLive(&v)
-				worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
-				if e.Facts.CheckpointsDamaged {
-					v.CheckpointsError = a.checkpointsDamaged(v.Record)
-				}
-				out = append(out, v)
-				continue
-			}
-			v.Record = a.Reconcile(ctx, e.Record)
-			v.LastOutput = a.lastOutput(v.Record)
-			v.QueuePlace = places[v.Record.InvocationID]
-			a.withLive(&v)
-			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
-			v.CheckpointsError = a.checkpointsError(v.Record)
-		} else {
-			if opts.WorktreeID != "" {
-				continue
-			}
-			v.Display = "broken"
-		}
-		out = append(out, v)
-	}
-	a.withForecasts(ctx, out)
-	return out, nil
-}
-
-// withForecasts attaches the conflict forecast to the pending views.
-func (a *App) withForecasts(ctx context.Context, views []InvocationView) {
-	var recs []*store.InvocationRecord
-	for _, v := range views {
-		if v.Record != nil && v.Display != DisplayWorktreeRemoved {
-			recs = append(recs, v.Record)
-		}
-	}
-	fc, holds := a.forecasts(ctx, recs)
-	for i := range views {
-		if views[i].Record != nil {
-			views[i].Forecast = fc[views[i].Record.InvocationID]
-			if h := holds[views[i].Record.InvocationID]; h != "" && views[i].Display == stream.StatusReadyToLand {
-				views[i].Display = h
-			}
-		}
-	}
-}
-
-// WorktreeForecasts is the forecast of every pending invocation of one
-// integration worktree (show and land --check name the partners).
-func (a *App) WorktreeForecasts(ctx context.Context, worktreeID string) map[string]*Forecast {
-	list, err := a.Store.ScanInvocations()
-	if err != nil {
-		return nil
-	}
-	var recs []*store.InvocationRecord
-	for _, e := range list {
-		if e.Record != nil && e.Record.IntegrationWorktreeID == worktreeID {
-			recs = append(recs, e.Record)
-		}
-	}
-	return a.Forecasts(ctx, recs)
-}
-
-// ShowInvocation resolves, reconciles and derives display status.
-func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView, error) {
-	rec, err := a.ResolveInvocation(query)
-	if err != nil {
-		return nil, err
-	}
-	rec = a.Reconcile(ctx, rec)
-	if Queued(rec) {
-		list, err := a.scanDrained(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
-			rec = cur
-		}
-		v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
-		v.QueuePlace = QueuePlaces(list)[rec.InvocationID]
-		a.withLive(v)
-		return v, nil
-	}
-	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
-	v.LastOutput = a.lastOutput(rec)
-	a.withLive(v)
-	v.Display = a.landDisplay(ctx, rec, v.Display)
-	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
-		worktreeRemoved(v, wt.State == store.StateArchived)
-	}
-	v.CheckpointsError = a.checkpointsError(rec)
-	if Pending(rec) && v.Display != DisplayWorktreeRemoved {
-		v.Forecast = a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]
-	}
-	return v, nil
-}
-
-// DisplayQueued is the display status of a queued invocation.
-const DisplayQueued = "queued"
-
-// DisplayWorktreeRemoved is the display status of an ended invocation that
-// was never landed or discarded and whose integration worktree was removed
-// (`worktree rm --force` keeps such sandboxes): it cannot be landed any
-// more (E_ARCHIVED), only inspected or discarded.
-const DisplayWorktreeRemoved = "worktree removed"
-
-func worktreeRemoved(v *InvocationView, archived bool) {
-	if !archived || v.Record == nil || Active(v.Record) {
-		return
-	}
-	if l := store.Deref(v.Record.LandingStatus); l == "" || l == store.LandingPending {
-		v.Display = DisplayWorktreeRemoved
-	}
-}
-
-func (a *App) lastOutput(r *store.InvocationRecord) time.Time {
-	return newestOutput(r, a.Store.LastOutput(r.InvocationID))
-}
-
 // newestOutput is the newest of t (the logs' newest modification time),
 // the record's last_output_at and its turn_started_at: a follow-up turn
 // counts from its start, not from the last turn's output.
@@ -566,86 +372,4 @@ func newestOutput(r *store.InvocationRecord, t time.Time) time.Time {
 		}
 	}
 	return t
-}
-
-// StallThreshold is agency.stallThreshold (default 5m).
-func (a *App) StallThreshold() time.Duration {
-	d, _ := a.Config.Duration("agency.stallThreshold", 5*time.Minute)
-	return d
-}
-
-// DisplayStatus derives what a person should see for an invocation.
-func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) string {
-	d, _, _, _ := a.derive(r, lastOutput)
-	return d
-}
-
-// derive computes, in the spec's order, lifecycle (the record, after
-// reconcile) → runner_status.json → the stream → the stall detector: the
-// display status (watch's vocabulary: starting, active, stalled, needs
-// input, ready to land, landed, discarded, failed) and, for a running
-// invocation, its live semantic status, summary and the supervisor's
-// logs/status.json (usage, session id: no log is parsed here). For a
-// finished one the record's final values stand (semantic is "" then).
-func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, live *runner.LiveStatus) {
-	in := stream.StatusInput{
-		Lifecycle:       r.Status,
-		LandingStatus:   store.Deref(r.LandingStatus),
-		Semantic:        r.SemanticStatus,
-		SemanticSummary: r.SemanticSummary,
-		ExitReason:      store.Deref(r.ExitReason),
-		ExitCode:        r.ExitCode,
-		LastOutputAt:    lastOutput,
-		Now:             a.Now(),
-		StallThreshold:  a.StallThreshold(),
-	}
-	if r.Status == store.StatusRunning {
-		in.Runner = runner.TurnRunnerStatus(r)
-		if live = runner.ReadLiveStatus(a.Store, r.InvocationID); live != nil {
-			in.Stream = live.State
-		}
-	}
-	st, sum := stream.DeriveStatus(in)
-	if r.Status == store.StatusRunning {
-		semantic, summary = st, sum
-	}
-	return displayOf(st), semantic, summary, live
-}
-
-// displayOf maps DeriveStatus's statuses to the display vocabulary: the
-// runner's and the stream's statuses that want a person (needs_input,
-// blocked, ready_for_review while still running, a failed turn) are all
-// "needs input"; working is "active".
-func displayOf(status string) string {
-	if runner.NeedsUser(status) {
-		return "needs input"
-	}
-	switch status {
-	case stream.StatusWorking, stream.StatusActive:
-		return "active"
-	}
-	return status // starting, stalled, ready to land, landed, discarded, failed, unknown
-}
-
-// withLive derives the display status of a view and, for a running
-// invocation, puts the live semantic status and usage into a copy of its
-// record (so ls, show and watch print them like the final ones).
-func (a *App) withLive(v *InvocationView) {
-	if Queued(v.Record) {
-		v.Display = DisplayQueued
-		return
-	}
-	d, sem, sum, live := a.derive(v.Record, v.LastOutput)
-	v.Display = d
-	if sem != "" {
-		cp := *v.Record
-		cp.SemanticStatus, cp.SemanticSummary = sem, sum
-		if live != nil && live.State.Events > 0 && live.Format != runner.HeadedFormat {
-			cp.Usage = runner.UsageRecord(live.Usage, cp.Turns)
-		}
-		if live != nil && live.SessionID != "" {
-			cp.SessionID = live.SessionID
-		}
-		v.Record = &cp
-	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -58,85 +57,6 @@ func (a *App) sandboxTree(rec *store.InvocationRecord) string {
 	return tree
 }
 
-// DiffResult is `agent diff`: the committed part (base..sandbox branch) and
-// the sandbox's uncommitted part (tracked and untracked files).
-type DiffResult struct {
-	Invocation *store.InvocationRecord `json:"-"`
-	Commits    []gitcore.Commit        `json:"-"`
-	Log        []byte                  `json:"-"`
-	Patch      []byte                  `json:"-"`
-	// SandboxPresent is false once the sandbox tree was removed.
-	SandboxPresent bool
-	// Astray: commits the sandbox's HEAD holds that its branch does not
-	// (nil when none); land refuses them, discard keeps them under
-	// refs/agency/kept/<inv>/.
-	Astray      *Astray
-	Uncommitted []byte
-	// UncommittedFiles are the paths that differ between the sandbox HEAD
-	// and its working files.
-	UncommittedFiles []string
-	// Denied are untracked denylisted files, left out of Uncommitted.
-	Denied []string
-}
-
-// Diff computes `agent diff`.
-func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*DiffResult, error) {
-	rec, err := a.ResolveInvocation(query)
-	if err != nil {
-		return nil, err
-	}
-	rec = a.Reconcile(ctx, rec)
-	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
-	if err != nil {
-		return nil, SandboxBranchMissingErr(rec)
-	}
-	res := &DiffResult{Invocation: rec}
-	if res.Commits, err = a.Repo.Commits(ctx, rec.BaseCommit, tip); err != nil {
-		return nil, gitErr(err)
-	}
-	if res.Log, err = a.Repo.LogOneline(ctx, rec.BaseCommit, tip, o.Color); err != nil {
-		return nil, gitErr(err)
-	}
-	if res.Patch, err = a.Repo.Diff(ctx, rec.BaseCommit, tip, o); err != nil {
-		return nil, gitErr(err)
-	}
-	tree := a.sandboxTree(rec)
-	if tree == "" {
-		return res, nil
-	}
-	res.SandboxPresent = true
-	if res.Astray, err = a.sandboxAstray(ctx, rec, tree, tip); err != nil {
-		return nil, err
-	}
-	snap, err := a.snapshotSandbox(ctx, tree, nil)
-	if err != nil {
-		return nil, err
-	}
-	if res.Denied = snap.Denied; len(snap.Denied) > 0 {
-		// Show the rest: the same snapshot without the denylisted files.
-		if snap, err = a.snapshotSandbox(ctx, tree, snap.Denied); err != nil {
-			return nil, err
-		}
-	}
-	if snap.Head == "" {
-		return res, nil
-	}
-	if res.UncommittedFiles, err = a.Repo.DiffNames(ctx, snap.Head, snap.Tree); err != nil {
-		return nil, gitErr(err)
-	}
-	if len(res.UncommittedFiles) > 0 {
-		if res.Uncommitted, err = a.Repo.Diff(ctx, snap.Head, snap.Tree, o); err != nil {
-			return nil, gitErr(err)
-		}
-	}
-	return res, nil
-}
-
-// SandboxBranchMissingErr is the error for a deleted sandbox branch.
-func SandboxBranchMissingErr(rec *store.InvocationRecord) error {
-	return errs.SandboxBranchMissing(rec.InvocationID, rec.SandboxBranch)
-}
-
 // LandOptions are the inputs of `agent land`.
 type LandOptions struct {
 	Query       string
@@ -185,16 +105,64 @@ type LandResult struct {
 // landPlan computes a land in the object database: preconditions, the
 // commits, the uncommitted snapshot and the replay. Nothing is touched.
 func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts LandOptions, check bool) (*LandResult, *store.WorktreeRecord, error) {
+	if err := landable(rec); err != nil {
+		return nil, nil, err
+	}
+	res, wt, err := a.landTarget(ctx, rec, opts, check)
+	if err != nil {
+		return nil, nil, err
+	}
+	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
+	if err != nil {
+		return nil, nil, SandboxBranchMissingErr(rec)
+	}
+	work, err := a.landWork(ctx, rec, tip, opts.Apply, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range work.Commits[:work.Committed] {
+		res.Commits = append(res.Commits, c.ID)
+	}
+	res.Applied = work.Applied
+	tree := a.sandboxTree(rec)
+	if err := a.somethingToLand(rec, res, work.Dirty, tree, opts.Apply); err != nil {
+		return nil, nil, err
+	}
+	if err := a.checkSubmoduleCommits(ctx, rec, wt, work.Commits, tree); err != nil {
+		return nil, nil, err
+	}
+	if err := a.replayLand(ctx, res, work.Commits); err != nil {
+		return nil, nil, err
+	}
+	if res.Clean && !res.IntegrationDirty {
+		if err := a.checkInTheWay(ctx, res, wt, check); err != nil {
+			return nil, nil, err
+		}
+	}
+	return res, wt, nil
+}
+
+// landable refuses an invocation that was landed or discarded, or still
+// runs.
+func landable(rec *store.InvocationRecord) error {
 	inv := rec.InvocationID
 	switch store.Deref(rec.LandingStatus) {
 	case store.LandingLanded:
-		return nil, nil, errs.AlreadyLanded(inv)
+		return errs.AlreadyLanded(inv)
 	case store.LandingDiscarded:
-		return nil, nil, errs.NothingToLandDiscarded(inv)
+		return errs.NothingToLandDiscarded(inv)
 	}
 	if Active(rec) {
-		return nil, nil, errs.InvocationRunning(inv, "land")
+		return errs.InvocationRunning(inv, "land")
 	}
+	return nil
+}
+
+// landTarget checks the integration worktree a land goes into (present, on
+// its branch, clean: with check a dirty one is noted instead, since
+// CheckLand only predicts) and starts the result with its HEAD.
+func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts LandOptions, check bool) (*LandResult, *store.WorktreeRecord, error) {
+	inv := rec.InvocationID
 	wt, err := a.WorktreeByID(rec.IntegrationWorktreeID)
 	if err != nil {
 		return nil, nil, err
@@ -226,36 +194,34 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if opts.RequireBase && head != rec.BaseCommit {
 		return nil, nil, errs.BaseMoved(wt.Branch, rec.BaseCommit, head)
 	}
-	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
-	if err != nil {
-		return nil, nil, SandboxBranchMissingErr(rec)
-	}
-	work, err := a.landWork(ctx, rec, tip, opts.Apply, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	commits, sandboxDirty := work.Commits, work.Dirty
-	for _, c := range commits[:work.Committed] {
-		res.Commits = append(res.Commits, c.ID)
-	}
-	res.Applied = work.Applied
-	tree := a.sandboxTree(rec)
+	return res, wt, nil
+}
+
+// somethingToLand refuses a land with nothing to land, or whose
+// uncommitted work would be left behind without --apply. dirty: the
+// sandbox has uncommitted work; tree: the sandbox tree ("" when gone).
+func (a *App) somethingToLand(rec *store.InvocationRecord, res *LandResult, dirty bool, tree string, apply bool) error {
+	inv := rec.InvocationID
 	switch {
 	case len(res.Commits) == 0 && tree == "":
-		return nil, nil, errs.NothingToLandTreeGone(inv, a.Store.SandboxTreePath(inv))
-	case len(res.Commits) == 0 && !sandboxDirty:
-		return nil, nil, errs.NothingToLand(inv)
-	case len(res.Commits) == 0 && !opts.Apply:
-		return nil, nil, errs.NoCommitsUseApply(inv)
-	case sandboxDirty && !opts.Apply:
-		return nil, nil, errs.UnlandedChanges(inv)
+		return errs.NothingToLandTreeGone(inv, a.Store.SandboxTreePath(inv))
+	case len(res.Commits) == 0 && !dirty:
+		return errs.NothingToLand(inv)
+	case len(res.Commits) == 0 && !apply:
+		return errs.NoCommitsUseApply(inv)
+	case dirty && !apply:
+		return errs.UnlandedChanges(inv)
 	}
-	if err := a.checkSubmoduleCommits(ctx, rec, wt, commits, tree); err != nil {
-		return nil, nil, err
-	}
-	rp, err := a.Repo.Replay(ctx, head, commits)
+	return nil
+}
+
+// replayLand replays commits onto res.TargetHead in the object database
+// and fills in the result: clean with its new head, or the conflict (the
+// commit, "" for the uncommitted part, and the files).
+func (a *App) replayLand(ctx context.Context, res *LandResult, commits []gitcore.Commit) error {
+	rp, err := a.Repo.Replay(ctx, res.TargetHead, commits)
 	if err != nil {
-		return nil, nil, gitErr(err)
+		return gitErr(err)
 	}
 	if rp.Conflict != nil {
 		res.Conflicts = rp.Conflict.Files
@@ -263,28 +229,32 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 			res.ConflictCommit = rp.Conflict.Commit.ID
 			res.ConflictWhat = rp.Conflict.Commit.Subject
 		}
-		return res, wt, nil
+		return nil
 	}
 	res.Clean = true
 	res.ResultHead = rp.Tip
 	res.Written = rp.Written
 	res.Skipped = rp.Skipped
-	// Files in the integration tree in the way of the fast-forward: say so
-	// now, as land would, before anything is touched.
-	if !res.IntegrationDirty {
-		paths, err := integ.BlockingPaths(ctx, head, rp.Tip)
-		if err != nil {
-			return nil, nil, gitErr(err)
-		}
-		if len(paths) > 0 {
-			e := errs.LandFilesInTheWay(inv, wt.TreePath, paths)
-			if !check {
-				return nil, nil, e
-			}
-			res.refuse(e)
-		}
+	return nil
+}
+
+// checkInTheWay refuses (with check: notes) files in the integration tree
+// in the way of the fast-forward, as land would, before anything is
+// touched.
+func (a *App) checkInTheWay(ctx context.Context, res *LandResult, wt *store.WorktreeRecord, check bool) error {
+	paths, err := a.Repo.Tree(wt.TreePath).BlockingPaths(ctx, res.TargetHead, res.ResultHead)
+	if err != nil {
+		return gitErr(err)
 	}
-	return res, wt, nil
+	if len(paths) == 0 {
+		return nil
+	}
+	e := errs.LandFilesInTheWay(res.InvocationID, wt.TreePath, paths)
+	if !check {
+		return e
+	}
+	res.refuse(e)
+	return nil
 }
 
 // refuse records (CheckLand) that land would refuse with err.
@@ -404,11 +374,11 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	}
 	// Repair a record whose supervisor died before judging it running.
 	found = a.Reconcile(ctx, found)
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	rec, err := a.Store.ReadInvocation(found.InvocationID)
 	if err != nil {
 		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(found.InvocationID), err)
@@ -439,7 +409,7 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	}
 	res.Note = note
 	if !res.Clean {
-		a.Store.AppendEvent(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
+		a.event(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
 		return res, errs.LandConflict(inv, res.ConflictCommit, res.ConflictWhat, res.Conflicts)
 	}
 	// What `undo` needs to recreate the sandbox: its branch, and when it
@@ -548,7 +518,7 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	if note != "" {
 		data["note"] = note
 	}
-	a.Store.AppendEvent(rec.InvocationID, "landed", data)
+	a.event(rec.InvocationID, "landed", data)
 	return rec, nil
 }
 
@@ -575,328 +545,6 @@ func (a *App) logLandLocked(ctx context.Context, rec *store.InvocationRecord) er
 	}
 	_, err := a.Store.AppendOperation(op)
 	return err
-}
-
-// RecoverLand is for readers: when rec shows a land in progress and no
-// command holds the repo lock (so the land was interrupted), it finishes or
-// records the interrupted land and returns the updated record. Otherwise
-// (or on any failure) it returns rec unchanged.
-func (a *App) RecoverLand(ctx context.Context, rec *store.InvocationRecord) *store.InvocationRecord {
-	if rec == nil || rec.Land == nil || rec.Land.State != LandInProgress {
-		return rec
-	}
-	lock, err := a.Store.Lock(0)
-	if err != nil {
-		return rec // a land (or another command) is at work
-	}
-	defer lock.Unlock()
-	cur, err := a.Store.ReadInvocation(rec.InvocationID)
-	if err != nil {
-		return rec
-	}
-	if out, err := a.recoverLandLocked(ctx, cur); err == nil {
-		return out
-	}
-	return cur
-}
-
-// recoverLandLocked looks at an integration tree after a land that was
-// interrupted (the record still says in_progress but the caller holds the
-// lock, so no land runs) and either finishes it (the integration branch
-// already holds the result) or marks it interrupted, saying what state the
-// tree is in. A land is never applied twice: the result is recognised by
-// the recorded result_head being in the branch's history.
-func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord) (*store.InvocationRecord, error) {
-	p := rec.Land
-	wt, err := a.WorktreeByID(rec.IntegrationWorktreeID)
-	if err != nil {
-		return rec, err
-	}
-	integ := a.Repo.Tree(wt.TreePath)
-	head, err := integ.Head(ctx)
-	if err != nil {
-		return rec, gitErr(err)
-	}
-	interrupted := func(note string) (*store.InvocationRecord, error) {
-		out, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
-			if r.Land != nil {
-				r.Land.State = LandInterrupted
-				r.Land.Note = note
-			}
-			return nil
-		})
-		if err != nil {
-			return rec, err
-		}
-		a.Store.AppendEvent(rec.InvocationID, "land_interrupted", map[string]any{"note": note})
-		return out, nil
-	}
-	if p.ResultHead != "" && head != "" {
-		if ok, _ := a.Repo.IsAncestor(ctx, p.ResultHead, head); ok {
-			return a.finishLandLocked(ctx, rec, "an interrupted land was found complete and finished")
-		}
-	}
-	if head != p.TargetHead {
-		return interrupted("interrupted; the integration branch has since moved and does not hold this land; nothing of it was applied; land again")
-	}
-	if p.ResultHead != "" {
-		if ok, _ := integ.IndexMatches(ctx, p.ResultHead); ok {
-			// Files and index were updated, the branch was not: finish it.
-			if err := integ.MoveHead(ctx, p.TargetHead, p.ResultHead, landReflog(rec.InvocationID)); err == nil {
-				return a.finishLandLocked(ctx, rec, "an interrupted land was found half-done and finished")
-			}
-		}
-	}
-	dirty, err := integ.HasTrackedChanges(ctx)
-	if err == nil && !dirty {
-		return interrupted("interrupted before the integration tree was updated; nothing was applied; land again")
-	}
-	return interrupted("interrupted while updating the integration tree " + wt.TreePath +
-		": its branch is unchanged but some files may be updated; check 'git status' there, restore them, then land again")
-}
-
-// StopGrace is how long a stopped invocation gets before it is killed
-// (discard, worktree rm --force).
-var StopGrace = 5 * time.Second
-
-// DiscardResult is what a discard did.
-type DiscardResult struct {
-	Invocation       *store.InvocationRecord
-	Stopped          bool // it was running and was stopped (or killed)
-	AlreadyDiscarded bool
-	// Restore is what `undo` brings back: the branch, and the checkpoint
-	// holding the uncommitted work (none when the tree was clean).
-	Restore *store.Restore
-	// Kept is the ref that now holds commits the sandbox's HEAD had and no
-	// branch or ref did (refs/agency/kept/<inv>/HEAD), "" when none.
-	Kept string
-	// KeptSubmodules are the refs (refs/agency/kept/<inv>/submodule/<path>)
-	// that now hold commits made inside the sandbox's submodules that only
-	// the sandbox had.
-	KeptSubmodules []string
-}
-
-// keepSubmoduleHeads fetches, before a tree goes (a sandbox, an
-// integration worktree: id is its invocation's or worktree's), the HEAD of
-// each of its submodules that only the tree's own submodule repository has
-// into the repository, under refs/agency/kept/<id>/submodule/<path>, and
-// returns those refs. gc deletes an invocation's as its other kept refs.
-func (a *App) keepSubmoduleHeads(ctx context.Context, tree, id string) ([]string, error) {
-	if tree == "" {
-		return nil, nil
-	}
-	var refs []string
-	for _, p := range a.localOnlySubmodules(ctx, tree) {
-		ref := store.KeptRefPrefix(id) + "submodule/" + p
-		if err := a.Repo.KeepSubmoduleHead(ctx, filepath.Join(tree, p), ref); err != nil {
-			return refs, gitErr(err)
-		}
-		refs = append(refs, ref)
-	}
-	return refs, nil
-}
-
-// keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
-// that committed on a detached HEAD; its checkpoints, which do reach it,
-// go with the discard) under refs/agency/kept/<inv>/HEAD before its tree
-// goes, and returns that ref ("" when nothing needed keeping).
-// gc deletes it with the invocation's other refs: only once its commits
-// are on a branch, or with --force.
-func (a *App) keepSandboxHead(ctx context.Context, rec *store.InvocationRecord) (string, error) {
-	return a.keepTreeHead(ctx, a.sandboxTree(rec), rec.InvocationID)
-}
-
-// keepTreeHead saves the HEAD of tree under refs/agency/kept/<id>/HEAD when
-// no branch reaches it, before the tree goes (a sandbox's discard, an
-// integration worktree's rm), and returns that ref ("" when nothing needed
-// keeping or there is no tree).
-func (a *App) keepTreeHead(ctx context.Context, tree, id string) (string, error) {
-	if tree == "" {
-		return "", nil
-	}
-	head, err := a.Repo.Tree(tree).Head(ctx)
-	if err != nil || head == "" {
-		return "", nil // not a readable tree: nothing git can point at
-	}
-	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, head, ""); err != nil {
-		return "", gitErr(err)
-	} else if ok {
-		return "", nil
-	}
-	ref := store.KeptRefPrefix(id) + "HEAD"
-	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
-}
-
-// Discard is `agent discard`: a running invocation is stopped (5 s grace,
-// then killed); its uncommitted work is saved as a checkpoint; the record
-// says discarded; the sandbox tree is removed. Its branch and snapshot
-// refs are kept until gc (--older-than), so `undo` can bring it back.
-func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error) {
-	rec, err := a.ResolveInvocation(query)
-	if err != nil {
-		return nil, err
-	}
-	rec = a.Reconcile(ctx, rec)
-	if store.Deref(rec.LandingStatus) == store.LandingLanded {
-		return nil, errs.AlreadyLanded(rec.InvocationID)
-	}
-	out := &DiscardResult{}
-	if Active(rec) {
-		out.Stopped = true
-		if rec, err = a.StopAndWait(ctx, rec, StopGrace); err != nil {
-			return nil, err
-		}
-	}
-	lock, err := a.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	if rec, err = a.discardLocked(ctx, rec.InvocationID, out); err != nil {
-		return nil, err
-	}
-	out.Invocation = rec
-	return out, nil
-}
-
-func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult) (*store.InvocationRecord, error) {
-	rec, err := a.Store.ReadInvocation(inv)
-	if err != nil {
-		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
-	}
-	if rec.Land != nil && rec.Land.State == LandInProgress {
-		if rec, err = a.recoverLandLocked(ctx, rec); err != nil {
-			return nil, err
-		}
-	}
-	if store.Deref(rec.LandingStatus) == store.LandingLanded {
-		return nil, errs.AlreadyLanded(inv)
-	}
-	if Active(a.reconcileLocked(ctx, rec)) {
-		// It did not stop (a setup script, an agent ignoring signals):
-		// never remove a tree something still runs in.
-		return nil, errs.InvocationRunning(inv, "discard")
-	}
-	// Never remove a sandbox around live writers: what the agent left
-	// behind (setsid children) is stopped first; what will not stop keeps
-	// the sandbox.
-	if _, alive := runner.StopLeftovers(inv, a.Store.SandboxTreePath(inv), runner.LeftoverGrace); len(alive) > 0 {
-		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
-	}
-	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
-	if !out.AlreadyDiscarded {
-		// Save the uncommitted work and log the discard before anything
-		// goes: `undo` recreates the sandbox from its branch and this
-		// checkpoint. Snapshot refs and branch stay until gc.
-		restore, err := a.saveSandbox(ctx, rec, store.CheckpointBeforeDiscard)
-		if err != nil {
-			return nil, err
-		}
-		op := store.Operation{Op: store.OpDiscard, InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID,
-			LandingStatus: store.Deref(rec.LandingStatus), Restore: restore}
-		if out.Stopped {
-			op.Note = "it was running and was stopped"
-		}
-		if _, err := a.Store.AppendOperation(op); err != nil {
-			return nil, err
-		}
-		out.Restore = restore
-		if err := a.fail(FPDiscardAfterLog); err != nil {
-			return nil, err
-		}
-	}
-	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
-		return nil, err
-	}
-	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, a.sandboxTree(rec), rec.InvocationID); err != nil {
-		return nil, err
-	}
-	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
-		return nil, err
-	}
-	if out.AlreadyDiscarded {
-		return rec, nil
-	}
-	rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
-		r.LandingStatus = store.Str(store.LandingDiscarded)
-		r.DiscardedAt = store.Str(a.now())
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	data := map[string]any{"stopped": out.Stopped}
-	if out.Restore != nil && out.Restore.Checkpoint > 0 {
-		data["checkpoint"] = out.Restore.Checkpoint
-	}
-	if out.Kept != "" {
-		data["kept_ref"] = out.Kept
-	}
-	if len(out.KeptSubmodules) > 0 {
-		data["kept_submodule_refs"] = out.KeptSubmodules
-	}
-	a.Store.AppendEvent(inv, "discarded", data)
-	return rec, nil
-}
-
-// beforeWorktreeRemoveInvocations is `worktree rm`'s check: it refuses
-// while the worktree has running invocations; with force it stops them (5 s
-// grace, then kill) and returns their ids. Their sandboxes are discarded
-// only once the integration tree is gone (afterWorktreeRemoveInvocations);
-// finished sandboxes that were never landed are kept: --force is about the
-// integration tree's own changes, not about other work.
-func (a *App) beforeWorktreeRemoveInvocations(ctx context.Context, wt *store.WorktreeRecord, force bool) ([]string, error) {
-	list, err := a.Store.ScanInvocations()
-	if err != nil {
-		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
-	}
-	var running []*store.InvocationRecord
-	var ids []string
-	for _, e := range list {
-		if e.Record == nil || e.Record.IntegrationWorktreeID != wt.WorktreeID {
-			continue
-		}
-		if rec := a.Reconcile(ctx, e.Record); Active(rec) {
-			running = append(running, rec)
-			ids = append(ids, rec.InvocationID)
-		}
-	}
-	if len(running) > 0 && !force {
-		return nil, errs.HasInvocations(wt.Name, ids)
-	}
-	for _, rec := range running {
-		if _, err := a.StopAndWait(ctx, rec, StopGrace); err != nil {
-			return nil, err
-		}
-	}
-	return ids, nil
-}
-
-// afterWorktreeRemoveInvocations discards the stopped agents' sandboxes and
-// lists the worktree's other pending ones, which are kept.
-func (a *App) afterWorktreeRemoveInvocations(ctx context.Context, wt *store.WorktreeRecord, stopped []string) ([]string, []string, error) {
-	var discarded, kept []string
-	isStopped := map[string]bool{}
-	for _, id := range stopped {
-		isStopped[id] = true
-		if _, err := a.discardLocked(ctx, id, &DiscardResult{Stopped: true}); err != nil && !errs.Is(err, errs.EAlreadyLanded) {
-			return discarded, kept, err
-		}
-		discarded = append(discarded, id)
-	}
-	list, _ := a.Store.ScanInvocations()
-	for _, e := range list {
-		r := e.Record
-		if r == nil || r.IntegrationWorktreeID != wt.WorktreeID || isStopped[r.InvocationID] {
-			continue
-		}
-		if store.Deref(r.LandingStatus) == store.LandingPending {
-			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err == nil {
-				kept = append(kept, r.InvocationID)
-			}
-		}
-	}
-	return discarded, kept, nil
 }
 
 // checkSandboxHead refuses a sandbox whose HEAD left its branch with commits
@@ -941,22 +589,4 @@ func (a *App) checkSubmoduleCommits(ctx context.Context, rec *store.InvocationRe
 		return errs.LandSubmoduleUnpublished(rec.InvocationID, l.Path, l.Commit, sandbox)
 	}
 	return nil
-}
-
-// CheckOnBranch refuses an integration tree that is not on its recorded
-// branch: landing would move whatever is checked out instead, and a new
-// sandbox would start from the wrong commit.
-func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error {
-	br, err := a.Repo.Tree(wt.TreePath).CurrentBranch(ctx)
-	if err != nil {
-		return gitErr(err)
-	}
-	if br == wt.Branch {
-		return nil
-	}
-	has := "a detached HEAD"
-	if br != "" {
-		has = "branch " + br
-	}
-	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
 }

@@ -77,11 +77,11 @@ func QueuePlaces(list []store.InvocationEntry) map[string]int {
 // it), and fails at once those that can never start (their worktree or
 // sandbox was removed), slot or not. It returns the ids it changed.
 func (a *App) DrainQueue(ctx context.Context, wait time.Duration) []string {
-	lock, err := a.Store.Lock(wait)
+	ctx, unlock, err := a.lockWorkWait(ctx, wait)
 	if err != nil {
 		return nil
 	}
-	defer lock.Unlock()
+	defer unlock()
 	return a.drainQueueLocked(ctx)
 }
 
@@ -143,6 +143,9 @@ const FPQueueRecordFailed = "queue:record-failed"
 // worktree or sandbox was removed meanwhile, the spawn failed) is failed
 // with the reason, never left queued.
 func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord) error {
+	if err := a.Store.RequireLock("starting a queued invocation"); err != nil {
+		return err
+	}
 	rec, err := a.Store.ReadInvocation(r.InvocationID)
 	if err != nil {
 		return err
@@ -156,7 +159,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 		rec.StartedAt = a.now()
 		if err = a.Store.WriteInvocation(rec); err == nil {
 			if err = a.spawnSupervisor(ctx, rec); err == nil {
-				a.Store.AppendEvent(rec.InvocationID, "dequeued", nil)
+				a.event(rec.InvocationID, "dequeued", nil)
 				return nil
 			}
 		}
@@ -176,7 +179,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 		// supervisor, which reconcile fails once startGrace has passed.
 		why += "; recording the failure failed too: " + errs.As(werr).Msg
 	}
-	a.Store.AppendEvent(rec.InvocationID, "queue_failed", map[string]any{"error": why})
+	a.event(rec.InvocationID, "queue_failed", map[string]any{"error": why})
 	return errs.New(errs.EInternal, "", "%s", why)
 }
 
@@ -187,11 +190,11 @@ func (a *App) StartQueuedNow(ctx context.Context, query string) (*store.Invocati
 	if err != nil {
 		return nil, err
 	}
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
 		rec = cur
 	}

@@ -29,11 +29,11 @@ func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.I
 	}
 	// A read path never waits long: with the lock busy, show the record
 	// as it is and repair it next time.
-	lock, err := a.Store.Lock(reconcileLockWait)
+	ctx, unlock, err := a.lockWorkWait(ctx, reconcileLockWait)
 	if err != nil {
 		return r
 	}
-	defer lock.Unlock()
+	defer unlock()
 	return a.reconcileLocked(ctx, r)
 }
 
@@ -52,8 +52,13 @@ func (a *App) needsReconcile(r *store.InvocationRecord) bool {
 	return true
 }
 
-// reconcileLocked is Reconcile for a caller holding the lock.
+// reconcileLocked is Reconcile for a caller holding the lock. Without it,
+// it repairs nothing (and says so).
 func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *store.InvocationRecord {
+	if err := a.Store.RequireLock("reconcile"); err != nil {
+		a.warn(r.InvocationID, err)
+		return r
+	}
 	cur, err := a.Store.ReadInvocation(r.InvocationID)
 	if err != nil {
 		return r
@@ -80,7 +85,7 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 	// What the agent left behind outside its group (setsid children) may
 	// still write into the sandbox: stop it before the record says ended.
 	if stopped, _ := runner.StopLeftovers(cur.InvocationID, a.Store.SandboxTreePath(cur.InvocationID), runner.LeftoverGrace); len(stopped) > 0 {
-		a.Store.AppendEvent(cur.InvocationID, "leftovers_stopped", map[string]any{"pids": runner.Pids(stopped), "by": "reconcile"})
+		a.event(cur.InvocationID, "leftovers_stopped", map[string]any{"pids": runner.Pids(stopped), "by": "reconcile"})
 	}
 	switch cur.StopRequested {
 	case store.ExitKilled, store.ExitStopped:
@@ -101,8 +106,10 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 		cur.Error = "the supervisor is gone; the outcome was reconstructed"
 	}
 	if err := a.Store.WriteInvocation(cur); err != nil {
+		// Shown as it was; the next read tries again.
+		a.warn(cur.InvocationID, err)
 		return r
 	}
-	a.Store.AppendEvent(cur.InvocationID, "reconciled", map[string]any{"status": cur.Status, "exit_reason": reason})
+	a.event(cur.InvocationID, "reconciled", map[string]any{"status": cur.Status, "exit_reason": reason})
 	return cur
 }

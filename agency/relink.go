@@ -24,12 +24,12 @@ type Relink struct {
 // On failure repo.json keeps the old path, so the next command retries.
 func (a *App) relink(ctx context.Context) *Relink {
 	r := &Relink{From: a.Store.MovedFrom}
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	defer lock.Unlock()
+	defer unlock()
 	var trees []string
 	if wts, err := a.Store.ScanWorktrees(); err == nil {
 		for _, e := range wts {

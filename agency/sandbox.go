@@ -61,44 +61,39 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	}
 	tree := a.Store.SandboxTreePath(inv)
 	branch := store.SandboxBranch(inv)
-	cleanup := func(added bool) {
-		if added {
-			a.Repo.WorktreeRemove(ctx, tree, true)
-			a.pruneOurs(ctx)
-			a.Repo.DeleteBranch(ctx, branch, true)
-		}
-		store.RemoveAllInside(a.Store.SandboxesDir(), dir)
+	cleanup := func(added bool) error {
+		return a.undoAdd(ctx, added, a.Store.SandboxesDir(), dir, tree, branch)
 	}
 	sparse, err := a.addTree(ctx, wt.TreePath, tree, branch, base, opts.Full)
 	if err != nil {
-		cleanup(true)
-		return nil, err
+		return nil, withCleanup(err, cleanup(true))
 	}
 	if err := a.fail("sandbox-create:after-worktree-add"); err != nil {
-		cleanup(true)
-		return nil, err
+		return nil, withCleanup(err, cleanup(true))
 	}
 	if HasMarker(tree) {
 		// The integration branch itself tracks a marker: never a sandbox.
-		cleanup(true)
-		return nil, errs.MarkerInSandbox()
+		return nil, withCleanup(errs.MarkerInSandbox(), cleanup(true))
 	}
 	if err := WriteAgencyIgnore(tree); err != nil {
-		cleanup(true)
-		return nil, err
+		return nil, withCleanup(err, cleanup(true))
 	}
 	if err := os.MkdirAll(filepath.Join(tree, store.AgencyDir, "state"), 0o755); err != nil {
-		cleanup(true)
-		return nil, errs.IO("create", filepath.Join(tree, store.AgencyDir, "state"), err)
+		return nil, withCleanup(errs.IO("create", filepath.Join(tree, store.AgencyDir, "state"), err), cleanup(true))
 	}
 	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
-		cleanup(true)
-		return nil, errs.IO("create", a.Store.SandboxLogsDir(inv), err)
+		return nil, withCleanup(errs.IO("create", a.Store.SandboxLogsDir(inv), err), cleanup(true))
 	}
 	res := &SandboxResult{Base: base, Sparse: sparse}
+	// The copy runs under the repo lock, like the rest of the sandbox's
+	// making. Releasing the lock for it would publish a sandbox that is not
+	// ready: discard, worktree rm --force, gc and reconcile would each need
+	// to recognise a record "being prepared" (and leave it to the live
+	// start command), or a discard could remove the tree under the copy and
+	// the start's cleanup then remove the record the discard wrote. See
+	// docs/architecture.md, "Locks".
 	if res.Include, err = a.includeIntoSandboxWith(ctx, wt, inv, include); err != nil {
-		cleanup(true)
-		return nil, err
+		return nil, withCleanup(err, cleanup(true))
 	}
 	return res, nil
 }

@@ -128,11 +128,13 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if strings.TrimSpace(opts.Prompt) == "" {
 		return nil, errs.SendPromptEmpty()
 	}
-	lock, err := a.Lock()
+	// The pane is typed into, or the supervisor spawned, under the lock:
+	// lockWork bounds both.
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { lock.Unlock() }()
+	defer unlock()
 	// Again under the lock: another send or a land may have come first.
 	cur, err := a.ResolveInvocation(opts.Invocation)
 	if err != nil {
@@ -191,7 +193,7 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		os.Remove(promptFile)
 		return nil, err
 	}
-	a.Store.AppendEvent(rec.InvocationID, "sent", map[string]any{
+	a.event(rec.InvocationID, "sent", map[string]any{
 		"turn": turn, "session_id": rec.SessionID, "prompt_source": opts.PromptSource,
 	})
 	return &SendResult{Record: &next, LogSizes: sizes}, nil
@@ -237,7 +239,7 @@ func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn 
 			return nil, err
 		}
 	}
-	a.Store.AppendEvent(rec.InvocationID, "sent", data)
+	a.event(rec.InvocationID, "sent", data)
 	return &SendResult{Record: rec, Typed: true}, nil
 }
 

@@ -43,7 +43,7 @@ func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, 
 	if err != nil {
 		return nil, err
 	}
-	a.Store.AppendEvent(rec.InvocationID, reason+"_requested", nil)
+	a.event(rec.InvocationID, reason+"_requested", nil)
 	if rec.Mode == store.ModeHeaded {
 		if err := a.stopHeaded(ctx, rec, kill); err != nil {
 			return nil, err

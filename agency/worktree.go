@@ -7,7 +7,6 @@ import (
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/internal/subproc"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -76,11 +75,11 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		return nil, err
 	}
 
-	lock, err := a.Lock()
+	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Unlock()
+	defer unlock()
 
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {
@@ -99,47 +98,35 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	tree := a.Store.IntegrationWorktreeTreePath(id)
 	branch := "agency/" + opts.Name + "-" + store.ShortID(id)
 	worktreeAdded := false
-	cleanup := func() {
-		if worktreeAdded {
-			a.Repo.WorktreeRemove(ctx, tree, true)
-			a.pruneOurs(ctx)
-			a.Repo.DeleteBranch(ctx, branch, true)
-		}
-		store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir)
+	cleanup := func() error {
+		return a.undoAdd(ctx, worktreeAdded, a.Store.IntegrationWorktreesDir(), recordDir, tree, branch)
 	}
 	if err := a.fail(FPCreateAfterMkdir); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if ok, _ := a.Repo.BranchExists(ctx, branch); ok {
-		cleanup()
-		return nil, errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch)
+		return nil, withCleanup(errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch), cleanup())
 	}
 	sparse, err := a.addTree(ctx, a.Repo.Toplevel, tree, branch, parent, opts.Full)
 	if err != nil {
 		// git may have left a branch or registration behind before failing.
 		worktreeAdded = true
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	worktreeAdded = true
 	if err := a.fail(FPCreateAfterWorktreeAdd); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := WriteMarker(tree); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := a.fail(FPCreateAfterMarker); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	// Ignored files the user listed come from the tree we run in.
 	included, err := a.includeIntoTree(ctx, include, a.Repo.Toplevel, tree, nil)
 	if err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	rec := &store.WorktreeRecord{
 		SchemaVersion: store.SchemaVersion,
@@ -156,8 +143,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		Sparse:        sparse,
 	}
 	if err := a.Store.WriteWorktree(rec); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	return rec, nil
 }
@@ -242,180 +228,6 @@ func (a *App) ResolvePresentWorktree(query string) (*store.WorktreeRecord, error
 	return e.Record, nil
 }
 
-// RemoveWorktreeOptions are the inputs of `worktree rm`.
-type RemoveWorktreeOptions struct {
-	Query string
-	Force bool
-}
-
-// RemoveWorktree removes an integration tree and archives its record. The
-// branch is kept: it may hold the only copy of the user's commits. Without
-// Force, a tree with any change (untracked files included) is refused.
-func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*RemoveWorktreeResult, error) {
-	rec, err := a.ResolvePresentWorktree(opts.Query)
-	if err != nil {
-		return nil, err
-	}
-	// Running agents: refused, or with --force stopped (5s, then killed).
-	// Nothing is discarded yet: that waits until the tree is gone.
-	stopped, err := a.beforeWorktreeRemoveInvocations(ctx, rec, opts.Force)
-	if err != nil {
-		return nil, err
-	}
-	lock, err := a.Lock()
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	// Re-read under the lock: another command may have removed it meanwhile.
-	cur, err := a.Store.ReadWorktree(rec.WorktreeID)
-	if err != nil {
-		return nil, errs.StoreCorrupt(a.Store.IntegrationWorktreeMetaPath(rec.WorktreeID), err)
-	}
-	if cur.State != store.StatePresent {
-		return nil, errs.Archived(cur.Name, cur.WorktreeID)
-	}
-	rec = cur
-	// An agent started since the check above keeps the tree.
-	if running := a.activeInvocationsLocked(ctx, rec.WorktreeID); len(running) > 0 {
-		return nil, errs.HasInvocations(rec.Name, running)
-	}
-	if !rec.Adopted {
-		// Never let an edited record point git worktree remove elsewhere.
-		if err := store.CheckInside(a.Store.IntegrationWorktreeDir(rec.WorktreeID), rec.TreePath); err != nil {
-			return nil, err
-		}
-	}
-	kept, keptSubs := "", []string(nil)
-	if _, err := os.Stat(rec.TreePath); err == nil {
-		if opts.Force {
-			// Its uncommitted changes are saved and the removal logged
-			// first: `undo` checks the branch out again with them.
-			if err := a.logWorktreeRemoveLocked(ctx, rec, stopped); err != nil {
-				return nil, err
-			}
-			if err := a.fail(FPRemoveAfterLog); err != nil {
-				return nil, err
-			}
-		}
-		if !opts.Force {
-			dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx)
-			if err != nil {
-				return nil, gitErr(err)
-			}
-			if dirty {
-				return nil, errs.DirtyWorktree(rec.Name)
-			}
-		}
-		// Commits made on a detached HEAD would go with the tree: keep them.
-		if kept, err = a.keepTreeHead(ctx, rec.TreePath, rec.WorktreeID); err != nil {
-			return nil, err
-		}
-		if keptSubs, err = a.keepSubmoduleHeads(ctx, rec.TreePath, rec.WorktreeID); err != nil {
-			return nil, err
-		}
-		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
-			// Changed since the check above: git refused, and says why only
-			// in words, so look again.
-			if !opts.Force {
-				if dirty, derr := a.Repo.Tree(rec.TreePath).IsDirty(ctx); derr == nil && dirty {
-					return nil, errs.DirtyWorktree(rec.Name)
-				}
-			}
-			return nil, gitErr(err)
-		}
-	} else {
-		// The tree vanished behind our back: drop git's stale registration
-		// of it, and of nothing else.
-		if err := a.pruneOurs(ctx, rec.TreePath); err != nil {
-			return nil, err
-		}
-	}
-	rec.State = store.StateArchived
-	rec.ArchivedAt = a.now()
-	if err := a.Store.WriteWorktree(rec); err != nil {
-		return nil, err
-	}
-	res := &RemoveWorktreeResult{Worktree: rec, KeptRef: kept, KeptSubmodules: keptSubs}
-	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
-	if err != nil {
-		return res, err
-	}
-	return res, nil
-}
-
-// logWorktreeRemoveLocked saves an integration tree's uncommitted work
-// (untracked files too; denylisted ones and nested repositories left out,
-// and named) as a commit under refs/agency/undo/<seq>, and logs the
-// `worktree rm --force` that is about to remove the tree.
-func (a *App) logWorktreeRemoveLocked(ctx context.Context, rec *store.WorktreeRecord, stopped []string) error {
-	lines, err := a.Store.ReadOplog()
-	if err != nil {
-		return err
-	}
-	op := store.Operation{Seq: store.NextSeq(lines), Op: store.OpWorktreeRemove, WorktreeID: rec.WorktreeID,
-		WorktreeName: rec.Name, Branch: rec.Branch, TreePath: rec.TreePath, Stopped: stopped}
-	deny := runner.DenylistFromConfig(a.Config)
-	snap, err := runner.SnapshotTree(ctx, a.Repo, rec.TreePath, true, deny)
-	if err == nil && len(snap.Denied) > 0 {
-		denied := snap.Denied
-		snap, err = runner.SnapshotTree(ctx, a.Repo, rec.TreePath, true, deny, denied...)
-		if snap != nil {
-			snap.Denied = denied
-		}
-	}
-	if err != nil {
-		return gitErr(err)
-	}
-	r := &store.Restore{Branch: rec.Branch, Head: snap.Head, NotKept: append(snap.Denied, snap.Nested...)}
-	if snap.Tree != snap.HeadTree {
-		commit, err := a.Repo.CommitTree(ctx, snap.Tree, snap.Head, "agency: worktree rm --force "+rec.Name)
-		if err != nil {
-			return gitErr(err)
-		}
-		r.Commit, r.Ref = commit, store.UndoRef(op.Seq)
-		if err := a.Repo.UpdateRef(ctx, r.Ref, commit); err != nil {
-			return gitErr(err)
-		}
-	}
-	op.Restore = r
-	_, err = a.Store.AppendOperation(op)
-	return err
-}
-
-// RemoveWorktreeResult is what `worktree rm` did.
-type RemoveWorktreeResult struct {
-	Worktree *store.WorktreeRecord
-	// KeptRef holds the tree's HEAD when no branch had its commits
-	// (refs/agency/kept/<worktree-id>/HEAD), "" when none.
-	KeptRef string
-	// KeptSubmodules hold commits made inside the tree's submodules that
-	// only the tree had (refs/agency/kept/<worktree-id>/submodule/<path>).
-	KeptSubmodules []string
-	// Discarded: the agents rm --force stopped, whose sandboxes went with
-	// the worktree.
-	Discarded []string
-	// Kept: finished sandboxes that were never landed or discarded; they
-	// stay (with their branches and checkpoints) until discarded.
-	Kept []string
-}
-
-// activeInvocationsLocked lists the worktree's running invocations (after
-// reconcile); the caller holds the lock.
-func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) []string {
-	var out []string
-	list, _ := a.Store.ScanInvocations()
-	for _, e := range list {
-		if e.Record == nil || e.Record.IntegrationWorktreeID != wtID || !Active(e.Record) {
-			continue
-		}
-		if r := a.reconcileLocked(ctx, e.Record); Active(r) {
-			out = append(out, r.InvocationID)
-		}
-	}
-	return out
-}
-
 // Editor returns the editor command: flag, agency.editor, $VISUAL, $EDITOR.
 func (a *App) Editor(flag string) (string, error) {
 	if flag != "" {
@@ -452,38 +264,20 @@ func ShellCmd(getenv func(string) string, dir string) *subproc.Terminal {
 	return subproc.NewTerminal([]string{sh, "-l"}, dir, subproc.ScrubRepo(os.Environ()))
 }
 
-// UndoCreateWorktree takes back a worktree this command just created, when
-// the rest of the command failed (`run` whose agent could not start): the
-// tree, its registration, its branch and its record go, as if it was never
-// made. It keeps everything, and says why, when the tree already holds
-// work (the editor --open started was used, or a commit was made on the
-// branch): nothing a user made is ever removed.
-func (a *App) UndoCreateWorktree(ctx context.Context, rec *store.WorktreeRecord) (kept string, err error) {
-	lock, err := a.Lock()
+// CheckOnBranch refuses an integration tree that is not on its recorded
+// branch: landing would move whatever is checked out instead, and a new
+// sandbox would start from the wrong commit.
+func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error {
+	br, err := a.Repo.Tree(wt.TreePath).CurrentBranch(ctx)
 	if err != nil {
-		return "", err
+		return gitErr(err)
 	}
-	defer lock.Unlock()
-	if err := store.CheckInside(a.Store.IntegrationWorktreeDir(rec.WorktreeID), rec.TreePath); err != nil {
-		return "", err
+	if br == wt.Branch {
+		return nil
 	}
-	if dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx); err != nil || dirty {
-		return "its tree has changes", gitErr(err)
+	has := "a detached HEAD"
+	if br != "" {
+		has = "branch " + br
 	}
-	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, "refs/heads/"+rec.Branch, "refs/heads/"+rec.Branch); err != nil || !ok {
-		return "its branch " + rec.Branch + " has commits of its own", gitErr(err)
-	}
-	if running := a.activeInvocationsLocked(ctx, rec.WorktreeID); len(running) > 0 {
-		return "an agent runs in it", nil
-	}
-	if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, true); err != nil {
-		return "", gitErr(err)
-	}
-	if err := a.pruneOurs(ctx); err != nil {
-		return "", err
-	}
-	if err := a.Repo.DeleteBranch(ctx, rec.Branch, true); err != nil {
-		return "", gitErr(err)
-	}
-	return "", store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), a.Store.IntegrationWorktreeDir(rec.WorktreeID))
+	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
 }

@@ -65,6 +65,8 @@ func (e *Env) App() (*agency.App, error) {
 	} else if r != nil {
 		fmt.Fprintf(e.Stderr, "warning: this repository moved from %s and relinking its records failed: %v ('git agency doctor' retries)\n", r.From, errs.As(r.Err).Msg)
 	}
+	// What goes wrong without failing the command is said, not dropped.
+	a.Warn = func(err error) { fmt.Fprintf(e.Stderr, "warning: %s\n", errs.As(err).Msg) }
 	e.app = a
 	return a, nil
 }

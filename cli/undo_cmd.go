@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/git-agency/git-agency/agency"
@@ -35,7 +34,7 @@ func (c *UndoCmd) Run(env *Env) error {
 	}
 	undo := a.Undo
 	if c.Skip {
-		undo = func(context.Context) (*agency.UndoResult, error) { return a.SkipUndo() }
+		undo = a.SkipUndo
 	}
 	res, err := undo(env.Ctx)
 	if err != nil {

@@ -614,6 +614,29 @@ func SetupChanged(have, want string) *Error {
 		"the setup changed: its sha256 is %s, not %s", have, want)
 }
 
+// CleanupFailed is err (its code, message and hint) with what the cleanup
+// after it could not undo: a failure must not hide that it left something
+// behind.
+func CleanupFailed(err, cleanup error) error {
+	if cleanup == nil {
+		return err
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		e = Wrap(EInternal, err, "", "failed")
+	}
+	out := e.With("cleaning up after this failure left something behind: " + cleanup.Error())
+	out.Hint = strings.TrimPrefix(e.Hint+"; 'git agency doctor' lists what was left behind", "; ")
+	return out
+}
+
+// EventNotRecorded is the warning when an event could not be appended to
+// events.jsonl: the record itself is right, its history lacks a line.
+func EventNotRecorded(inv, event string, cause error) *Error {
+	return Wrap(EIO, cause, "the record itself is up to date; check the data directory's free space and permissions",
+		"invocation %s: the %q event was not recorded in events.jsonl", inv, event)
+}
+
 func UndoBranchCheckedOut(what, branch, path string) *Error {
 	return New(EChangedSince, "switch that tree to another branch (or remove it), then undo again",
 		"%s: branch %s is checked out at %s; nothing was touched", what, branch, path)

@@ -147,6 +147,9 @@ type CheckpointOptions struct {
 	MaxFileSize int64
 	// Reason is recorded: "auto", "fallback", "exit", "manual", "before-apply".
 	Reason string
+	// Warn, when set, is told of an event that could not be recorded;
+	// when nil it goes to the invocation's supervisor.log. Never silent.
+	Warn func(error)
 	// Exclude leaves these paths out of the snapshot (undo's checkpoints
 	// leave denylisted files out instead of failing).
 	Exclude []string
@@ -176,7 +179,7 @@ func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]st
 	cp, denied, err := checkpointLocked(ctx, o)
 	if len(denied) > 0 {
 		if onDenied == nil || onDenied(denied) {
-			o.Store.AppendEvent(o.Invocation, EventCheckpointFailed, map[string]any{
+			o.event(EventCheckpointFailed, map[string]any{
 				"reason": "denylisted_file", "files": denied, "invocation_id": o.Invocation,
 				"trigger": o.Reason,
 			})
@@ -184,7 +187,7 @@ func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]st
 		return nil, errs.CheckpointDenylisted(denied)
 	}
 	if err != nil {
-		o.Store.AppendEvent(o.Invocation, EventCheckpointFailed, map[string]any{
+		o.event(EventCheckpointFailed, map[string]any{
 			"reason": "error", "error": err.Error(), "invocation_id": o.Invocation, "trigger": o.Reason,
 		})
 		var e *errs.Error
@@ -194,11 +197,30 @@ func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]st
 		return nil, errs.CheckpointFailed(o.Invocation, err)
 	}
 	if cp != nil {
-		o.Store.AppendEvent(o.Invocation, EventCheckpoint, map[string]any{
+		o.event(EventCheckpoint, map[string]any{
 			"id": cp.ID, "snapshot_ref": cp.SnapshotRef, "reason": cp.Reason, "invocation_id": o.Invocation,
 		})
 	}
 	return cp, nil
+}
+
+// event appends an event to the invocation's events.jsonl; a failure goes
+// to o.Warn, or to supervisor.log: the checkpoint's outcome stands either
+// way.
+func (o CheckpointOptions) event(name string, data map[string]any) {
+	err := o.Store.AppendEvent(o.Invocation, name, data)
+	if err == nil {
+		return
+	}
+	e := errs.EventNotRecorded(o.Invocation, name, err)
+	if o.Warn != nil {
+		o.Warn(e)
+		return
+	}
+	// When supervisor.log cannot take the line either, there is nowhere
+	// left to say it: the invocation directory is unwritable, which
+	// doctor's data_dir check reports.
+	_ = o.Store.AppendSupervisorLog(o.Invocation, "warning: "+e.Msg)
 }
 
 // nestedReported remembers, per invocation, the nested repositories already
@@ -241,7 +263,7 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 		key := strings.Join(snap.Nested, "\x00")
 		if prev, ok := nestedReported.Load(o.Invocation); !ok || prev.(string) != key {
 			nestedReported.Store(o.Invocation, key)
-			o.Store.AppendEvent(o.Invocation, "checkpoint_incomplete", map[string]any{
+			o.event("checkpoint_incomplete", map[string]any{
 				"reason": "nested_repository", "paths": snap.Nested, "invocation_id": o.Invocation,
 			})
 		}

@@ -32,6 +32,7 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		SandboxPath:      rec.SandboxPath,
 		IncludeUntracked: rec.IncludeUntracked,
 		Denylist:         DenylistFromConfig(s.Config),
+		Warn:             func(err error) { s.logf("%v", err) },
 		LeaveOut:         leaveOut,
 		MaxFileSize:      maxSize,
 	}

@@ -76,3 +76,21 @@ func (s *Store) DamagedEventLines(inv string) (int, error) {
 	}
 	return bad, nil
 }
+
+// AppendSupervisorLog appends a timestamped line to invocations/<inv>/
+// supervisor.log, the invocation's diagnostic log (the supervisor writes
+// its own lines there the same way). Commands use it for what went wrong
+// without failing them, such as an event that could not be recorded.
+func (s *Store) AppendSupervisorLog(inv, msg string) error {
+	path := s.SupervisorLogPath(inv)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return errs.IO("append to", path, err)
+	}
+	defer f.Close()
+	line := time.Now().UTC().Format(time.RFC3339Nano) + " " + msg + "\n"
+	if _, err := f.WriteString(line); err != nil {
+		return errs.IO("append to", path, err)
+	}
+	return nil
+}

@@ -136,10 +136,15 @@ func NextSeq(lines []Operation) int {
 	return max + 1
 }
 
-// AppendOperation appends op to the log; the caller holds the repo lock.
-// A zero Seq is given the next number, an empty Time now. With the Key of
-// an operation not undone, nothing is written and that one is returned.
+// AppendOperation appends op to the log. It expects the caller to hold the
+// repo lock (the next Seq is read from the log first) and refuses with
+// E_INTERNAL, writing nothing, when it does not. A zero Seq is given the
+// next number, an empty Time now. With the Key of an operation not undone,
+// nothing is written and that one is returned.
 func (s *Store) AppendOperation(op Operation) (Operation, error) {
+	if err := s.RequireLock("appending to the operation log"); err != nil {
+		return op, err
+	}
 	lines, err := s.ReadOplog()
 	if err != nil {
 		return op, err

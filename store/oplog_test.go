@@ -3,11 +3,22 @@ package store
 import (
 	"os"
 	"testing"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
 )
 
 func TestOplogAppendAndFold(t *testing.T) {
 	s := &Store{DataDir: t.TempDir(), RepoID: "r1"}
 	os.MkdirAll(s.RepoDir(), 0o700)
+	if _, err := s.AppendOperation(Operation{Op: OpLand}); !errs.Is(err, errs.EInternal) {
+		t.Fatalf("AppendOperation without the lock = %v, want E_INTERNAL", err)
+	}
+	lock, err := s.Lock(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
 	if lines, err := s.ReadOplog(); err != nil || len(lines) != 0 {
 		t.Fatalf("empty log: %v %v", lines, err)
 	}

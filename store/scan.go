@@ -73,9 +73,14 @@ func (s *Store) ReadWorktree(id string) (*WorktreeRecord, error) {
 	return &rec, nil
 }
 
-// WriteWorktree writes a worktree record atomically. The caller holds the
-// repo lock.
+// WriteWorktree writes a worktree record atomically. It expects the caller
+// to hold the repo lock (a worktree record is read, changed and written back
+// by create, rm, adopt, land and agent start) and refuses with E_INTERNAL
+// when it does not.
 func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
+	if err := s.RequireLock("writing worktree record " + rec.WorktreeID); err != nil {
+		return err
+	}
 	return WriteJSONAtomic(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec)
 }
 
@@ -139,7 +144,10 @@ func (s *Store) ReadInvocation(id string) (*InvocationRecord, error) {
 	return &rec, nil
 }
 
-// WriteInvocation writes an invocation record atomically.
+// WriteInvocation writes an invocation record atomically. It does not
+// check the repo lock: `agent start` writes a new record under it, reconcile
+// repairs one under it, and tests write fixtures. Change an existing record
+// with UpdateInvocation or UpdateInvocationLocked.
 func (s *Store) WriteInvocation(rec *InvocationRecord) error {
 	return WriteJSONAtomic(s.InvocationMetaPath(rec.InvocationID), rec)
 }
@@ -199,8 +207,13 @@ func (s *Store) UpdateInvocation(timeout time.Duration, id string, fn func(*Invo
 }
 
 // UpdateInvocationLocked is UpdateInvocation for a caller that already holds
-// the repo lock.
+// the repo lock. It expects that lock held by this Store (Lock) for the
+// whole read-modify-write, and refuses with E_INTERNAL, changing nothing,
+// when it is not.
 func (s *Store) UpdateInvocationLocked(id string, fn func(*InvocationRecord) error) (*InvocationRecord, error) {
+	if err := s.RequireLock("updating invocation record " + id); err != nil {
+		return nil, err
+	}
 	rec, err := s.ReadInvocation(id)
 	if err != nil {
 		return nil, err

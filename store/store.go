@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -79,6 +80,8 @@ type Store struct {
 	// caller relinks (Relink, and `git worktree repair` of its trees).
 	MovedFrom string
 
+	// held counts the repo locks this Store holds (Lock, Unlock).
+	held atomic.Int32
 	// finished keeps the finished-record cache decoded between scans of a
 	// long-lived process (watch scans every second); nil: not kept.
 	finished *finishedMemo

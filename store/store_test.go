@@ -149,6 +149,11 @@ func TestAtomicWriteAndRoundTrip(t *testing.T) {
 	}
 	rec := &WorktreeRecord{SchemaVersion: SchemaVersion, WorktreeID: "20260101000000-aaaa", Name: "n1", RepoID: "r1",
 		Branch: "agency/n1-aaaa", ParentBranch: "main", TreePath: "/x/tree", CreatedAt: "2026-01-01T00:00:00Z", State: StatePresent}
+	lock, err := s.Lock(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
 	if err := s.WriteWorktree(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -390,4 +395,75 @@ func TestEventsAfterCutLine(t *testing.T) {
 	if n, _ := s.DamagedEventLines(inv); n != 1 {
 		t.Errorf("after the next append: %d damaged", n)
 	}
+}
+
+// The functions that expect the repo lock refuse to run without it, and
+// change nothing then.
+func TestLockedFunctionsNeedTheLock(t *testing.T) {
+	s := &Store{DataDir: t.TempDir(), RepoID: "r1"}
+	inv := "20260101000000-bbbb"
+	if err := os.MkdirAll(s.InvocationDir(inv), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteInvocation(&InvocationRecord{InvocationID: inv, Status: StatusRunning}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(s.IntegrationWorktreeDir("20260101000000-aaaa"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	wt := &WorktreeRecord{WorktreeID: "20260101000000-aaaa", Name: "n1", State: StatePresent}
+	update := func() error {
+		_, err := s.UpdateInvocationLocked(inv, func(r *InvocationRecord) error { r.Status = StatusFinished; return nil })
+		return err
+	}
+	unlocked := func(when string) {
+		t.Helper()
+		if s.HoldsLock() {
+			t.Fatalf("%s: HoldsLock = true", when)
+		}
+		if err := update(); !errs.Is(err, errs.EInternal) {
+			t.Errorf("%s: UpdateInvocationLocked = %v, want E_INTERNAL", when, err)
+		}
+		if err := s.WriteWorktree(wt); !errs.Is(err, errs.EInternal) {
+			t.Errorf("%s: WriteWorktree = %v, want E_INTERNAL", when, err)
+		}
+		if rec, _ := s.ReadInvocation(inv); rec.Status != StatusRunning {
+			t.Errorf("%s: the record changed without the lock: %s", when, rec.Status)
+		}
+		if _, err := os.Stat(s.IntegrationWorktreeMetaPath(wt.WorktreeID)); !os.IsNotExist(err) {
+			t.Errorf("%s: the worktree record was written without the lock", when)
+		}
+	}
+	unlocked("before Lock")
+
+	// Another lock (a sandbox's checkpoint lock) is not the repo lock.
+	cl, err := s.LockCheckpoints(inv, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlocked("holding the checkpoint lock")
+	cl.Unlock()
+
+	lock, err := s.Lock(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.HoldsLock() {
+		t.Fatal("HoldsLock = false under Lock")
+	}
+	if err := update(); err != nil {
+		t.Fatalf("UpdateInvocationLocked under the lock: %v", err)
+	}
+	if err := s.WriteWorktree(wt); err != nil {
+		t.Fatalf("WriteWorktree under the lock: %v", err)
+	}
+	lock.Unlock()
+	lock.Unlock() // twice is harmless, and does not count twice
+	if err := os.Remove(s.IntegrationWorktreeMetaPath(wt.WorktreeID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateInvocation(time.Second, inv, func(r *InvocationRecord) error { r.Status = StatusRunning; return nil }); err != nil {
+		t.Fatalf("UpdateInvocation takes the lock itself: %v", err)
+	}
+	unlocked("after Unlock")
 }

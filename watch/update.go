@@ -170,98 +170,105 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	// Keys typed faster than the terminal is read arrive as one message
 	// ("jl"): handle them one by one.
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
-		var cmds []tea.Cmd
-		var mm tea.Model = m
-		for _, r := range msg.Runes {
-			var cmd tea.Cmd
-			mm, cmd = mm.(Model).handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
-			cmds = append(cmds, cmd)
-		}
-		return mm, tea.Sequence(cmds...)
+		return m.handleRunes(msg)
 	}
 	k := m.keys
-	if msg.String() == "ctrl+c" {
+	switch {
+	case msg.String() == "ctrl+c":
 		return m, tea.Quit
-	}
-	if m.confirm != nil {
-		c := m.confirm
-		m.confirm = nil
-		if key.Matches(msg, k.Yes) {
-			mm, cmd := m.runAction(c.verb, c.inv)
-			return mm, cmd
-		}
-		m.setStatus(c.verb+" cancelled", false)
-		return m, nil
-	}
-	if m.mode == modePager {
-		switch {
-		case key.Matches(msg, k.Back):
-			m.mode = modeList
-			return m, nil
-		case key.Matches(msg, k.Quit):
-			return m, tea.Quit
-		}
-		var cmd tea.Cmd
-		m.pager.vp, cmd = m.pager.vp.Update(msg)
-		return m, cmd
-	}
-	if m.help.ShowAll && key.Matches(msg, k.Back) {
+	case m.confirm != nil:
+		return m.answerConfirm(msg)
+	case m.mode == modePager:
+		return m.pagerKey(msg)
+	case m.help.ShowAll && key.Matches(msg, k.Back):
 		m.help.ShowAll = false
 		return m, nil
 	}
+	if mm, cmd, ok := m.listKey(msg); ok {
+		return mm, cmd
+	}
+	return m.selectionKey(msg)
+}
 
+// handleRunes handles several typed keys that arrived as one message.
+func (m Model) handleRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	var mm tea.Model = m
+	for _, r := range msg.Runes {
+		var cmd tea.Cmd
+		mm, cmd = mm.(Model).handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return mm, tea.Sequence(cmds...)
+}
+
+// answerConfirm takes the answer to a pending confirmation: yes runs it,
+// any other key cancels it.
+func (m Model) answerConfirm(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	c := m.confirm
+	m.confirm = nil
+	if key.Matches(msg, m.keys.Yes) {
+		return m.runAction(c.verb, c.inv)
+	}
+	m.setStatus(c.verb+" cancelled", false)
+	return m, nil
+}
+
+// pagerKey is a key in the pager: back, quit, or scrolling.
+func (m Model) pagerKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.keys.Back):
+		m.mode = modeList
+		return m, nil
+	case key.Matches(msg, m.keys.Quit):
+		return m, tea.Quit
+	}
+	var cmd tea.Cmd
+	m.pager.vp, cmd = m.pager.vp.Update(msg)
+	return m, cmd
+}
+
+// listKey handles the keys that need no selection: quit, help, moving,
+// clearing the status line. ok is false for any other key.
+func (m Model) listKey(msg tea.KeyMsg) (mm tea.Model, cmd tea.Cmd, ok bool) {
+	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
-		return m, tea.Quit
+		return m, tea.Quit, true
 	case key.Matches(msg, k.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		m.scrollToCursor()
-		return m, nil
 	case key.Matches(msg, k.Up):
 		m.move(-1)
-		return m, nil
 	case key.Matches(msg, k.Down):
 		m.move(1)
-		return m, nil
 	case key.Matches(msg, k.Top):
 		m.move(-len(m.items))
-		return m, nil
 	case key.Matches(msg, k.Bottom):
 		m.move(len(m.items))
-		return m, nil
 	case key.Matches(msg, k.Back):
 		m.setStatus("", false)
-		return m, nil
+	default:
+		return m, nil, false
 	}
+	return m, nil, true
+}
 
+// selectionKey handles the keys that act on the selected worktree or
+// invocation.
+func (m Model) selectionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	wt, inv := m.selection()
 	if wt == nil {
 		return m, nil
 	}
 	switch {
-	case key.Matches(msg, k.Open):
+	case key.Matches(msg, m.keys.Open):
 		return m.startExec("editor", wt, nil)
-	case key.Matches(msg, k.Shell):
+	case key.Matches(msg, m.keys.Shell):
 		return m.startExec("shell", wt, nil)
 	}
-
-	var verb string
-	switch {
-	case key.Matches(msg, k.Attach):
-		verb = "attach"
-	case key.Matches(msg, k.Diff):
-		verb = "diff"
-	case key.Matches(msg, k.Logs):
-		verb = "logs"
-	case key.Matches(msg, k.Land):
-		verb = "land"
-	case key.Matches(msg, k.Discard):
-		verb = "discard"
-	case key.Matches(msg, k.Stop):
-		verb = "stop"
-	case key.Matches(msg, k.Kill):
-		verb = "kill"
-	default:
+	verb := m.keys.verb(msg)
+	if verb == "" {
 		return m, nil
 	}
 	if inv == nil {
@@ -272,6 +279,28 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setStatus(fmt.Sprintf("%s: invocation %s has a broken record (%s)", verb, inv.ID, inv.Summary), true)
 		return m, nil
 	}
+	return m.actOn(verb, wt, inv)
+}
+
+// verb is the invocation action a key asks for ("" for none).
+func (k KeyMap) verb(msg tea.KeyMsg) string {
+	for _, b := range []struct {
+		binding key.Binding
+		verb    string
+	}{
+		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.Land, "land"},
+		{k.Discard, "discard"}, {k.Stop, "stop"}, {k.Kill, "kill"},
+	} {
+		if key.Matches(msg, b.binding) {
+			return b.verb
+		}
+	}
+	return ""
+}
+
+// actOn does verb to the selected invocation: attach (or its logs when
+// headless), a pager, a confirmation first (land, discard, kill), or stop.
+func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Model, tea.Cmd) {
 	switch verb {
 	case "attach":
 		if inv.Mode != "headed" {

@@ -1,0 +1,57 @@
+package agency
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
+)
+
+// cleanupTimeout bounds the cleanup after a failure.
+const cleanupTimeout = time.Minute
+
+// cleanupCtx is the context to undo a failed step with: ctx's values
+// without its cancellation (the failure may have been ctx's own end: a
+// deadline, Ctrl-C), with a deadline of its own.
+func cleanupCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}
+
+// withCleanup is err with what the cleanup after it could not undo (nil:
+// err as it is).
+func withCleanup(err, cleanupErr error) error {
+	return errs.CleanupFailed(gitErr(err), cleanupErr)
+}
+
+// undoAdd takes back what this command made for a new tree: when added,
+// what `git worktree add -b branch tree` made (the tree, its registration,
+// its branch), then the directory dir (inside parent) that holds the tree.
+// It returns what is left behind, if anything; what was never made or is
+// already gone does not count.
+func (a *App) undoAdd(ctx context.Context, added bool, parent, dir, tree, branch string) error {
+	ctx, cancel := cleanupCtx(ctx)
+	defer cancel()
+	var left []error
+	if added {
+		// Fails when git never registered the tree: the directory goes
+		// next, and prune drops a registration whose directory is gone.
+		_ = a.Repo.WorktreeRemove(ctx, tree, true)
+	}
+	if err := store.RemoveAllInside(parent, dir); err != nil {
+		left = append(left, err)
+	}
+	if !added {
+		return errors.Join(left...)
+	}
+	if err := a.pruneOurs(ctx); err != nil {
+		left = append(left, err)
+	}
+	if err := a.Repo.DeleteBranch(ctx, branch, true); err != nil {
+		if ok, berr := a.Repo.BranchExists(ctx, branch); ok || berr != nil {
+			left = append(left, gitErr(err))
+		}
+	}
+	return errors.Join(left...)
+}

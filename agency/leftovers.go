@@ -1,0 +1,183 @@
+package agency
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+// StaleTempAge is the age past which a temp file has no live writer: a
+// record write or a snapshot's temp index lives for well under a second,
+// even a checkpoint of a very large tree for far less than this.
+const StaleTempAge = 10 * time.Minute
+
+// Leftover is what a process killed in the middle of a step left behind
+// in the data directory or the git directory.
+type Leftover struct {
+	Kind       string // GCTempFile or GCInvocationDir
+	Invocation string
+	Path       string
+	Bytes      int64
+	Reason     string
+}
+
+// leftovers finds the residue of killed writers: WriteFileAtomic temp
+// files and SnapshotTree temp indexes older than StaleTempAge (a younger
+// one may belong to a write in progress), and invocation directories
+// without meta.json. A start creates the directory and writes the record
+// under the repo lock, so a directory still without its record once the
+// lock is ours is a leftover whatever its age.
+func (a *App) leftovers() []Leftover {
+	var out []Leftover
+	now := a.Now()
+	isIndex := func(name string) bool { return strings.HasPrefix(name, gitcore.SnapshotIndexPrefix) }
+	for _, g := range []struct {
+		files []store.TempFile
+		what  string
+	}{
+		{a.Store.AtomicTemps(), "temp file of a record write"},
+		{store.FilesIn(a.Repo.SnapshotIndexDirs(), isIndex), "temp index of a checkpoint"},
+	} {
+		for _, t := range g.files {
+			if staleTemp(t.Path, t.ModTime, now) {
+				out = append(out, Leftover{Kind: GCTempFile, Path: t.Path, Bytes: t.Size,
+					Reason: g.what + " that was cut short (" + roundAge(now.Sub(t.ModTime)) + " old)"})
+			}
+		}
+	}
+	ids, _ := store.ReadDirNames(a.Store.InvocationsDir())
+	var missing, missingWt []string
+	for _, id := range ids {
+		if a.Store.MissingMeta(id) {
+			missing = append(missing, id)
+		}
+	}
+	wids, _ := store.ReadDirNames(a.Store.IntegrationWorktreesDir())
+	for _, id := range wids {
+		if a.Store.MissingWorktreeMeta(id) {
+			missingWt = append(missingWt, id)
+		}
+	}
+	if len(missing) == 0 && len(missingWt) == 0 {
+		return out
+	}
+	// Bounded: doctor must not hang behind a long land. No subprocess
+	// runs under this lock: it only looks at directories.
+	lock, err := a.Store.Lock(min(a.LockTimeout, 3*time.Second))
+	if err != nil {
+		return out
+	}
+	defer lock.Unlock()
+	for _, id := range missing {
+		if a.Store.MissingMeta(id) {
+			dir := a.Store.InvocationDir(id)
+			out = append(out, Leftover{Kind: GCInvocationDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
+				Reason: "no meta.json: left by an agent start that was killed"})
+		}
+	}
+	for _, id := range missingWt {
+		if a.Store.MissingWorktreeMeta(id) {
+			dir := a.Store.IntegrationWorktreeDir(id)
+			out = append(out, Leftover{Kind: GCWorktreeDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
+				Reason: "no meta.json: left by a worktree create that was killed"})
+		}
+	}
+	return out
+}
+
+// orphanBranch is a branch a killed `worktree create` (agency/<name>-<short>
+// of a record directory without meta.json) or a killed `agent start`
+// (agency/sandbox-<id> of no invocation record) left behind.
+type orphanBranch struct {
+	Name       string // without refs/heads/
+	ID         string // the invocation or worktree id it was made for
+	Reason     string
+	MetaPath   string // the record whose absence makes it an orphan
+	Elsewhere  bool   // every commit of it is on another branch
+	CheckedOut string // a worktree that has it checked out
+}
+
+// orphanBranches lists the branches killed creates and starts left; known
+// tells whether an invocation has a record (or a broken one).
+func (a *App) orphanBranches(ctx context.Context, left []Leftover, known func(inv string) bool) []orphanBranch {
+	claimed := map[string]bool{}
+	if wts, err := a.Store.ScanWorktrees(); err == nil {
+		for _, w := range wts {
+			if w.Record != nil {
+				claimed[w.Record.Branch] = true
+			}
+		}
+	}
+	checkedOut := map[string]string{}
+	if wts, err := a.Repo.Worktrees(ctx); err == nil {
+		for _, w := range wts {
+			if w.Branch != "" {
+				checkedOut[strings.TrimPrefix(w.Branch, "refs/heads/")] = w.Path
+			}
+		}
+	}
+	var out []orphanBranch
+	addRef := func(ref gitcore.Ref, id, meta, reason string) {
+		name := strings.TrimPrefix(ref.Name, "refs/heads/")
+		if claimed[name] {
+			return
+		}
+		ok, err := a.Repo.ReachableFromOtherBranch(ctx, ref.Name, ref.Name)
+		out = append(out, orphanBranch{Name: name, ID: id, Reason: reason, MetaPath: meta,
+			Elsewhere: err == nil && ok, CheckedOut: checkedOut[name]})
+	}
+	if refs, err := a.Repo.ForEachRef(ctx, "refs/heads/"+store.SandboxBranch("*")); err == nil {
+		for _, ref := range refs {
+			id := strings.TrimPrefix(ref.Name, "refs/heads/"+store.SandboxBranch(""))
+			if !store.ValidID(id) || known(id) {
+				continue
+			}
+			addRef(ref, id, a.Store.InvocationMetaPath(id), "no invocation record: left by an agent start that was killed")
+		}
+	}
+	for _, l := range left {
+		if l.Kind != GCWorktreeDir {
+			continue
+		}
+		refs, err := a.Repo.ForEachRef(ctx, "refs/heads/agency/*-"+store.ShortID(l.Invocation))
+		if err != nil {
+			continue
+		}
+		for _, ref := range refs {
+			rest := strings.TrimPrefix(ref.Name, "refs/heads/agency/")
+			if store.ValidID(strings.TrimPrefix(rest, "sandbox-")) {
+				continue // a sandbox branch
+			}
+			addRef(ref, l.Invocation, a.Store.IntegrationWorktreeMetaPath(l.Invocation), "no worktree record: left by a worktree create that was killed")
+		}
+	}
+	return out
+}
+
+// removeLeftover removes one leftover, looking again first (the caller
+// holds the repo lock).
+func (a *App) removeLeftover(it *GCItem) error {
+	if it.Kind == GCInvocationDir {
+		if !a.Store.MissingMeta(it.Invocation) {
+			return errs.New(errs.EInternal, "", "invocation %s has a record now; left alone", it.Invocation)
+		}
+		return store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(it.Invocation))
+	}
+	fi, err := os.Lstat(it.Target)
+	if err != nil {
+		return nil // gone already
+	}
+	if !fi.Mode().IsRegular() || !staleTemp(it.Target, fi.ModTime(), a.Now()) {
+		it.Kept, it.KeptWhy = true, "written to since the plan: not stale"
+		return nil
+	}
+	if err := os.Remove(it.Target); err != nil && !os.IsNotExist(err) {
+		return errs.IO("remove", it.Target, err)
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package agency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// checkRestore refuses a restore at path whose branch or snapshot is gone,
+// whose branch moved since, or is checked out in another tree.
+func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore, path string) error {
+	if r == nil {
+		return errs.UndoExpired(u.what(), "the saved state (an entry without one)")
+	}
+	tip, err := u.a.Repo.RevParse(ctx, "refs/heads/"+r.Branch)
+	if err != nil || r.Head == "" {
+		return errs.UndoExpired(u.what(), "branch "+r.Branch)
+	}
+	if tip != r.Head {
+		return errs.UndoBranchMoved(u.what(), r.Branch, r.Head, tip)
+	}
+	wts, err := u.a.Repo.Worktrees(ctx)
+	if err != nil {
+		return gitErr(err)
+	}
+	for _, w := range wts {
+		if w.Branch == "refs/heads/"+r.Branch && !w.Prunable && filepath.Clean(w.Path) != filepath.Clean(path) {
+			return errs.UndoBranchCheckedOut(u.what(), r.Branch, w.Path)
+		}
+	}
+	return u.checkSnapshot(ctx, r)
+}
+
+// checkSnapshot refuses a restore whose snapshot gc removed: its ref (an
+// object without one is git gc's to prune at any time) or its commit.
+func (u *undoRun) checkSnapshot(ctx context.Context, r *store.Restore) error {
+	if r.Commit == "" {
+		return nil
+	}
+	missing := "snapshot " + ShortSHA(r.Commit)
+	if r.Ref != "" {
+		missing = r.Ref
+		if got, err := u.a.Repo.RevParse(ctx, r.Ref); err != nil || got != r.Commit {
+			return errs.UndoExpired(u.what(), missing)
+		}
+	}
+	if _, err := u.a.Repo.RevParse(ctx, r.Commit); err != nil {
+		return errs.UndoExpired(u.what(), missing)
+	}
+	return nil
+}
+
+// checkSandboxRestore refuses a sandbox restore that checkRestore refuses,
+// or whose tree exists again (unless an interrupted undo made it).
+func (u *undoRun) checkSandboxRestore(ctx context.Context, r *store.Restore) error {
+	tree := u.a.Store.SandboxTreePath(u.entry.InvocationID)
+	if err := u.checkRestore(ctx, r, tree); err != nil {
+		return err
+	}
+	if _, err := os.Stat(tree); err == nil && !u.resume() {
+		return errs.UndoTreeExists(u.what(), tree)
+	}
+	return nil
+}
+
+// recreateTree checks out r.Branch at path again (a tree an interrupted
+// undo left half made is removed first: the undo made it from r) and puts
+// the snapshot's files back, untracked ones untracked again. A non-nil
+// sparse says the tree's sparse checkout, set before any file is written
+// (not enabled: a full tree, whatever git copies from the main tree); nil
+// leaves it to git.
+func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restore, remove func() error, sparse *gitcore.Sparse) error {
+	a := u.a
+	if _, err := os.Stat(path); err == nil {
+		if err := remove(); err != nil {
+			return err
+		}
+	}
+	if err := a.pruneOurs(ctx, path); err != nil {
+		return err
+	}
+	if sparse == nil {
+		if err := a.Repo.WorktreeAddExisting(ctx, path, r.Branch); err != nil {
+			return gitErr(err)
+		}
+	} else if err := a.checkoutSparse(ctx, path, r.Branch, *sparse); err != nil {
+		return err
+	}
+	if r.Commit == "" {
+		return nil
+	}
+	return a.resetFiles(ctx, path, r.Commit, nil) // a new checkout: nothing untracked yet
+}
+
+// resetFiles makes a tree's files those of commit's tree, with the index
+// at HEAD (files the commit added are untracked again): `reset --hard`,
+// `clean -fd` (never .agency/, nor what keep names: the untracked files
+// checkpoints leave out), `read-tree --reset -u`, `reset`. An empty commit
+// means HEAD: the tree ends clean.
+func (a *App) resetFiles(ctx context.Context, path, commit string, keep []string) error {
+	tree := a.Repo.Tree(path)
+	steps := []func(context.Context) error{
+		tree.ResetHard,
+		func(ctx context.Context) error { return tree.Clean(ctx, keep, store.AgencyDir) },
+	}
+	if commit != "" {
+		steps = append(steps, func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) }, tree.ResetIndex)
+	}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return gitErr(err)
+		}
+	}
+	return nil
+}
+
+// recreateSandbox makes an invocation's sandbox tree again from r (then
+// the failpoint after the tree).
+func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationRecord, r *store.Restore) error {
+	a := u.a
+	inv := rec.InvocationID
+	tree := a.Store.SandboxTreePath(inv)
+	if err := store.CheckInside(a.Store.SandboxesDir(), tree); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
+		return errs.IO("create", a.Store.SandboxLogsDir(inv), err)
+	}
+	// A sandbox made sparse (not --full) gets the integration tree's
+	// patterns again, as a new sandbox would.
+	sparse := &gitcore.Sparse{}
+	if rec.Sparse {
+		if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.State == store.StatePresent {
+			sp, err := a.Repo.Tree(wt.TreePath).SparseCheckout(ctx)
+			if err != nil {
+				return gitErr(err)
+			}
+			sparse = &sp
+		}
+	}
+	if err := u.recreateTree(ctx, tree, r, func() error { return a.RemoveSandboxTree(ctx, rec) }, sparse); err != nil {
+		return err
+	}
+	if err := WriteAgencyIgnore(tree); err != nil {
+		return err
+	}
+	if state := filepath.Join(tree, store.AgencyDir, "state"); os.MkdirAll(state, 0o755) != nil {
+		return errs.IO("create", state, os.ErrPermission)
+	}
+	if len(r.NotKept) > 0 {
+		u.note("not restored (denylisted, never saved): %v", r.NotKept)
+	}
+	// The ignored files .worktreeinclude lists went with the tree: copy
+	// them again, as into a new sandbox (a failure is only said).
+	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.State == store.StatePresent {
+		if err := a.includeIntoSandbox(ctx, wt, inv); err != nil {
+			u.note("the files %s lists were not copied again: %s", IncludeFile, errs.As(err).Msg)
+		}
+	}
+	return a.fail(FPUndoAfterTree)
+}
+
+// saveSandbox saves a sandbox's state before land or discard removes its
+// tree: a checkpoint of its uncommitted work, untracked files included
+// (denylisted ones left out, and named). It returns what undo restores.
+func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reason string) (*store.Restore, error) {
+	r := &store.Restore{Branch: rec.SandboxBranch}
+	if tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err == nil {
+		r.Head = tip
+	}
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return r, nil
+	}
+	o := a.checkpointOptions(rec, reason)
+	o.SandboxPath = tree
+	o.IncludeUntracked = true
+	cp, err := runner.TakeCheckpoint(ctx, o)
+	var e *errs.Error
+	if errors.As(err, &e) && e.Code == errs.EDenylisted {
+		r.NotKept = e.Detail
+		o.Exclude = e.Detail
+		cp, err = runner.TakeCheckpoint(ctx, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	if cp != nil {
+		n = cp.ID
+	} else if n, err = a.latestCheckpoint(ctx, rec.InvocationID); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		// Unchanged since checkpoint n: it holds the state.
+		r.Checkpoint, r.Ref = n, store.SnapshotRef(rec.InvocationID, n)
+		if r.Commit, err = a.Repo.RevParse(ctx, r.Ref); err != nil {
+			return nil, gitErr(err)
+		}
+	}
+	return r, nil
+}
+
+// planUndoRefs lists the refs/agency/undo/<seq> refs gc removes: those of
+// operations older than cutoff (undo keeps them until then), and those no
+// operation names (a worktree rm killed before it logged itself).
+func (a *App) planUndoRefs(ctx context.Context, cutoff time.Time) []GCItem {
+	refs, err := a.Repo.ForEachRef(ctx, store.UndoRefPrefix)
+	if err != nil || len(refs) == 0 {
+		return nil
+	}
+	log, err := a.Oplog()
+	if err != nil {
+		return nil
+	}
+	var out []GCItem
+	for _, r := range refs {
+		seq, _ := strconv.Atoi(strings.TrimPrefix(r.Name, store.UndoRefPrefix))
+		it := GCItem{Kind: GCUndoRef, Target: r.Name}
+		e := log.Entry(seq)
+		if e == nil || e.Restore == nil || e.Restore.Ref != r.Name {
+			it.Reason, it.orphan = "no operation of the log needs it", true
+			out = append(out, it)
+			continue
+		}
+		when := firstTime(&e.Time)
+		if when.IsZero() || when.After(cutoff) {
+			continue
+		}
+		it.Reason = fmt.Sprintf("%s %s ago (undo can no longer restore its uncommitted changes)", Describe(e.Operation), roundAge(a.Now().Sub(when)))
+		out = append(out, it)
+	}
+	return out
+}
+
+// undoRefNeeded tells whether an operation of the log names ref (gc looks
+// again under the lock before it removes one it found orphaned).
+func (a *App) undoRefNeeded(ref string) bool {
+	log, err := a.Oplog()
+	if err != nil {
+		return true
+	}
+	for _, e := range log.Entries {
+		if e.Restore != nil && e.Restore.Ref == ref {
+			return true
+		}
+	}
+	return false
+}

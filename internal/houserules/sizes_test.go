@@ -1,0 +1,182 @@
+package houserules
+
+import (
+	"bufio"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The sizes a reader can hold.
+const (
+	maxFileLines  = 600
+	maxFuncLines  = 60
+	maxComplexity = 15
+)
+
+// wordingFile is exempt from maxFileLines: all user-facing wording lives in
+// it (one place keeps it consistent), and it is a flat list of small
+// message functions, not logic a reader follows.
+const wordingFile = "errs/messages.go"
+
+// knownFile lists the functions that were over a limit when this check came
+// in. It only shrinks: break a function into named steps, then take it off.
+const knownFile = "known_big_functions.txt"
+
+// No production file over maxFileLines lines; no function over
+// maxFuncLines lines or cyclomatic complexity maxComplexity that
+// known_big_functions.txt does not list.
+func TestSizes(t *testing.T) {
+	known := readKnown(t)
+	seen := map[string]bool{}
+	for _, g := range moduleFiles(t) {
+		if g.test {
+			continue
+		}
+		path := filepath.ToSlash(filepath.Join(g.dir, g.name))
+		if n := g.fset.File(g.f.Pos()).LineCount(); n > maxFileLines && path != wordingFile {
+			t.Errorf("%s: %d lines (limit %d): split it where a reader looks for its parts", path, n, maxFileLines)
+		}
+		for _, d := range g.f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			lines := g.fset.Position(fn.End()).Line - g.fset.Position(fn.Pos()).Line + 1
+			c := complexity(fn)
+			if lines <= maxFuncLines && c <= maxComplexity {
+				continue
+			}
+			k := path + " " + funcName(fn)
+			if known[k] {
+				seen[k] = true
+				continue
+			}
+			t.Errorf("%s: %s: %d lines, complexity %d (limits %d, %d): break it into named steps",
+				g.pos(fn), funcName(fn), lines, c, maxFuncLines, maxComplexity)
+		}
+	}
+	for k := range known {
+		if !seen[k] {
+			t.Logf("%s lists %q, which is within the limits now (or gone): take it off", knownFile, k)
+		}
+	}
+}
+
+// readKnown reads knownFile: "path Receiver.Func" lines, # comments.
+func readKnown(t *testing.T) map[string]bool {
+	f, err := os.Open(knownFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	known := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			known[line] = true
+		}
+	}
+	return known
+}
+
+// complexity is a function's cyclomatic complexity, counted as gocyclo
+// does: 1, plus one per if, for, range, non-default case or select clause,
+// && and ||. Function literals inside count towards it.
+func complexity(fn *ast.FuncDecl) int {
+	c := 1
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt:
+			c++
+		case *ast.CaseClause:
+			if n.List != nil {
+				c++
+			}
+		case *ast.CommClause:
+			if n.Comm != nil {
+				c++
+			}
+		case *ast.BinaryExpr:
+			if n.Op == token.LAND || n.Op == token.LOR {
+				c++
+			}
+		}
+		return true
+	})
+	return c
+}
+
+// funcName is "Func" or "Receiver.Func".
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	t := fn.Recv.List[0].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	if g, ok := t.(*ast.IndexExpr); ok {
+		t = g.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name + "." + fn.Name.Name
+	}
+	return fn.Name.Name
+}
+
+func TestComplexity(t *testing.T) {
+	src := `package p
+func f(a, b bool, xs []int, ch chan int) {
+	if a && b || a {
+	}
+	for range xs {
+	}
+	for i := 0; i < 1; i++ {
+	}
+	switch {
+	case a:
+	case b:
+	default:
+	}
+	select {
+	case <-ch:
+	default:
+	}
+	_ = func() { if a {} }
+}`
+	file, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 + if + && + || + range + for + 2 cases + 1 comm + the literal's if
+	if got := complexity(file.Decls[0].(*ast.FuncDecl)); got != 10 {
+		t.Errorf("complexity = %d, want 10", got)
+	}
+}
+
+// TestListKnown prints known_big_functions.txt as it should be now (run
+// with -v and KNOWN=1 to regenerate it when taking entries off).
+func TestListKnown(t *testing.T) {
+	if os.Getenv("KNOWN") == "" {
+		t.Skip("set KNOWN=1")
+	}
+	for _, g := range moduleFiles(t) {
+		if g.test {
+			continue
+		}
+		for _, d := range g.f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Body != nil {
+				lines := g.fset.Position(fn.End()).Line - g.fset.Position(fn.Pos()).Line + 1
+				if lines > maxFuncLines || complexity(fn) > maxComplexity {
+					fmt.Println(filepath.ToSlash(filepath.Join(g.dir, g.name)) + " " + funcName(fn))
+				}
+			}
+		}
+	}
+}
