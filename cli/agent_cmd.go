@@ -424,3 +424,5 @@ func (c *SuperviseCmd) Run(env *Env) error {
 	}
 	return a.Supervise(env.Ctx, c.Invocation, env.Stderr)
 }
+
+func (*SuperviseCmd) longLived() {}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -49,6 +50,9 @@ type Env struct {
 	Prog string
 
 	app *agency.App
+	// oneShotGC: Main tunes the collector for one-shot commands (tests
+	// that call Run in-process leave it alone).
+	oneShotGC bool
 }
 
 // App opens the repository containing the working directory (once).
@@ -106,6 +110,7 @@ func Main(prog string, grammar any, args []string) int {
 		StdinTTY:  isatty.IsTerminal(os.Stdin.Fd()),
 		StderrTTY: isatty.IsTerminal(os.Stderr.Fd()),
 		Prog:      prog,
+		oneShotGC: true,
 	}
 	return Run(env, grammar, args)
 }
@@ -167,10 +172,39 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		}
 		return printError(env, errs.Usage(err.Error(), helpPath(env.Prog, err)))
 	}
+	tuneGC(env, kctx)
 	if err := kctx.Run(); err != nil {
 		return printError(env, err)
 	}
 	return 0
+}
+
+// tuneGC lightens the collector for a one-shot command run from Main: its
+// heap is small and dies with it, and collecting it as it grows (ls of a
+// thousand records) is most of the extra cost. Long-lived processes keep
+// the default (the supervisor's memory is bounded, watch's too).
+func tuneGC(env *Env, kctx *kong.Context) {
+	if env.oneShotGC && !longLived(kctx) {
+		debug.SetGCPercent(oneShotGCPercent)
+	}
+}
+
+// oneShotGCPercent is GOGC for one-shot commands run from Main.
+const oneShotGCPercent = 400
+
+// longLivedCmd is implemented by the commands whose process lives as long
+// as an agent or a terminal view does.
+type longLivedCmd interface{ longLived() }
+
+// longLived tells whether the parsed command is long-lived (a grammar
+// without subcommands, as watch's, counts as one).
+func longLived(kctx *kong.Context) bool {
+	sel := kctx.Selected()
+	if sel == nil || !sel.Target.CanAddr() {
+		return true
+	}
+	_, ok := sel.Target.Addr().Interface().(longLivedCmd)
+	return ok
 }
 
 // wantsJSON reports whether a command line that did not parse asked for

@@ -123,3 +123,5 @@ func WatchRepos(env *Env, c *WatchCmd) (*agency.App, []agency.RepoEntry, error) 
 	a, _ := env.App()
 	return a, repos, nil
 }
+
+func (*WatchCmd) longLived() {}
