@@ -152,7 +152,7 @@ func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
 // sandbox is gone. It returns the scan and the records by id (after
 // reconcile; nil for a broken one).
 func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]store.InvocationEntry, map[string]*store.InvocationRecord) {
-	invs, err := a.Store.ScanInvocations()
+	invs, err := a.Store.ScanInvocationsChecked()
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.InvocationsDir(), "cannot scan invocation records: %v", err)
 	}

@@ -246,7 +246,20 @@ func (a *App) GC(ctx context.Context, plan *GCResult, progress func(GCStep)) *GC
 			progress(GCStep{Phase: GCDone, Item: *it, Done: done, Total: total, BytesFreed: plan.BytesFreed})
 		}
 	}
+	a.repairRecordsGen(ctx)
 	return plan
+}
+
+// repairRecordsGen makes a records generation left dirty by a killed
+// writer clean again (best effort: reads stay correct, only slower, until
+// then).
+func (a *App) repairRecordsGen(ctx context.Context) {
+	_, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	_ = a.Store.RepairRecordsGen()
 }
 
 func (a *App) gcOne(ctx context.Context, it *GCItem) error {

@@ -151,6 +151,10 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 	if err := u.recreateTree(ctx, tree, r, func() error { return a.RemoveSandboxTree(ctx, rec) }, sparse); err != nil {
 		return err
 	}
+	// Reads may hold the record as finished with its tree gone.
+	if err := a.Store.FinishedRecordsChanged(); err != nil {
+		return err
+	}
 	if err := WriteAgencyIgnore(tree); err != nil {
 		return err
 	}

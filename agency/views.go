@@ -28,6 +28,18 @@ type InvocationView struct {
 	Forecast *Forecast
 	// QueuePlace is a queued invocation's place in the queue (1: next).
 	QueuePlace int
+	// treeGone: a finished record's sandbox tree is known gone (the
+	// finished-record cache), so its disk use is 0 without a look.
+	treeGone bool
+}
+
+// DiskBytes is the view's sandbox disk use (App.DiskBytes), 0 without a
+// look when the tree is known gone.
+func (v *InvocationView) DiskBytes(a *App) int64 {
+	if v.treeGone || v.Record == nil {
+		return 0
+	}
+	return a.DiskBytes(v.Record)
 }
 
 // scanDrained scans the invocations; when some are queued it first lets
@@ -83,6 +95,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 				v.Record = e.Record
 				v.LastOutput = newestOutput(v.Record, e.Facts.LastOutput)
 				v.QueuePlace = places[v.Record.InvocationID]
+				v.treeGone = e.Facts.TreeGone
 				a.withLive(&v)
 				worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
 				if e.Facts.CheckpointsDamaged {

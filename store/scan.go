@@ -86,14 +86,29 @@ func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
 
 // ScanInvocations reads invocations/*/meta.json, sorted by id (ids start
 // with their creation time). Finished records come from the
-// finished-record cache while their meta.json is unchanged (one stat
-// each); see finished.go.
+// finished-record cache: without looking at their files while the records
+// generation is unchanged, otherwise while their meta.json is unchanged
+// (one stat each); see finished.go.
 func (s *Store) ScanInvocations() ([]InvocationEntry, error) {
+	return s.scanInvocations(true)
+}
+
+// ScanInvocationsChecked is ScanInvocations that checks every cached
+// record against its meta.json whatever the generation says (doctor: a
+// record edited by hand is seen).
+func (s *Store) ScanInvocationsChecked() ([]InvocationEntry, error) {
+	return s.scanInvocations(false)
+}
+
+func (s *Store) scanInvocations(trustGen bool) ([]InvocationEntry, error) {
 	names, err := ReadDirNames(s.InvocationsDir())
 	if err != nil {
 		return nil, err
 	}
-	cache := s.readFinishedCache()
+	s.startRecordsGen()
+	gen := s.readRecordsGen()
+	cache, cacheGen := s.readFinishedCache()
+	trusted := trustGen && gen != "" && cacheGen == gen
 	keep := make(map[string]finishedEntry, len(cache))
 	changed := false
 	// Paths by concatenation: filepath.Join cleans every one, and a
@@ -102,37 +117,61 @@ func (s *Store) ScanInvocations() ([]InvocationEntry, error) {
 	out := make([]InvocationEntry, 0, len(names))
 	for _, id := range names {
 		e := InvocationEntry{ID: id, Dir: root + id}
-		// Stat before reading: a record replaced in between is keyed by
-		// the older time, so it is read again next time.
-		fi, statErr := os.Stat(e.Dir + string(filepath.Separator) + "meta.json")
-		if c, ok := cache[id]; ok && statErr == nil && fi.ModTime().UnixNano() == c.ModTime && fi.Size() == c.Size {
+		c, cached := cache[id]
+		if cached && trusted {
 			keep[id] = c
-			rec, facts := c.Record, c.Facts
-			e.Record, e.Facts = &rec, &facts
-			out = append(out, e)
-			continue
-		}
-		rec, err := s.ReadInvocation(id)
-		if err != nil {
-			e.Broken, e.Err = true, err
-		} else if rec.InvocationID != id {
-			e.Broken, e.Err = true, errInconsistent
-		} else {
-			e.Record = rec
-			if statErr == nil && Finished(rec) {
-				facts := s.finishedFacts(id)
-				keep[id] = finishedEntry{ModTime: fi.ModTime().UnixNano(), Size: fi.Size(), Record: *rec, Facts: facts}
-				e.Facts = &facts
-				changed = true
-			}
+			e.fromCache(c)
+		} else if s.scanOne(&e, c, cached, keep) {
+			changed = true
 		}
 		out = append(out, e)
 	}
-	if changed || len(keep) != len(cache) {
-		s.writeFinishedCache(keep)
+	// Tag what was checked with the generation only when no writer
+	// marked it between the start of the scan and now.
+	tag := ""
+	if gen != "" && s.readRecordsGen() == gen {
+		tag = gen
+	}
+	if changed || len(keep) != len(cache) || tag != cacheGen {
+		s.writeFinishedCache(keep, tag)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+func (e *InvocationEntry) fromCache(c finishedEntry) {
+	rec, facts := c.Record, c.Facts
+	e.Record, e.Facts = &rec, &facts
+}
+
+// scanOne fills e from the cache entry c when its meta.json is unchanged,
+// else from the file, and keeps a finished record in keep. It reports
+// whether keep got a new entry.
+func (s *Store) scanOne(e *InvocationEntry, c finishedEntry, cached bool, keep map[string]finishedEntry) bool {
+	// Stat before reading: a record replaced in between is keyed by the
+	// older time, so it is read again next time.
+	fi, statErr := os.Stat(e.Dir + string(filepath.Separator) + "meta.json")
+	if cached && statErr == nil && fi.ModTime().UnixNano() == c.ModTime && fi.Size() == c.Size {
+		keep[e.ID] = c
+		e.fromCache(c)
+		return false
+	}
+	rec, err := s.ReadInvocation(e.ID)
+	switch {
+	case err != nil:
+		e.Broken, e.Err = true, err
+	case rec.InvocationID != e.ID:
+		e.Broken, e.Err = true, errInconsistent
+	default:
+		e.Record = rec
+		if statErr == nil && Finished(rec) {
+			facts := s.finishedFacts(e.ID)
+			keep[e.ID] = finishedEntry{ModTime: fi.ModTime().UnixNano(), Size: fi.Size(), Record: *rec, Facts: facts}
+			e.Facts = &facts
+			return true
+		}
+	}
+	return false
 }
 
 // ReadInvocation reads one invocation record by id.
@@ -149,7 +188,18 @@ func (s *Store) ReadInvocation(id string) (*InvocationRecord, error) {
 // repairs one under it, and tests write fixtures. Change an existing record
 // with UpdateInvocation or UpdateInvocationLocked.
 func (s *Store) WriteInvocation(rec *InvocationRecord) error {
-	return WriteJSONAtomic(s.InvocationMetaPath(rec.InvocationID), rec)
+	old, err := s.ReadInvocation(rec.InvocationID)
+	return s.writeInvocation(rec, err == nil && Finished(old))
+}
+
+// writeInvocation writes rec; wasFinished says the record on disk is
+// finished, so the finished-record cache may hold it (finished.go).
+func (s *Store) writeInvocation(rec *InvocationRecord, wasFinished bool) error {
+	write := func() error { return WriteJSONAtomic(s.InvocationMetaPath(rec.InvocationID), rec) }
+	if wasFinished {
+		return s.changingFinishedRecords(write)
+	}
+	return write()
 }
 
 type inconsistentError struct{}
@@ -218,10 +268,11 @@ func (s *Store) UpdateInvocationLocked(id string, fn func(*InvocationRecord) err
 	if err != nil {
 		return nil, err
 	}
+	wasFinished := Finished(rec)
 	if err := fn(rec); err != nil {
 		return nil, err
 	}
-	if err := s.WriteInvocation(rec); err != nil {
+	if err := s.writeInvocation(rec, wasFinished); err != nil {
 		return nil, err
 	}
 	return rec, nil
