@@ -39,7 +39,7 @@ func newInvocationJSON(a *agency.App, v *agency.InvocationView, worktreeName str
 	j := invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: worktreeName,
 		CheckpointsError: v.CheckpointsError, QueuePlace: v.QueuePlace, Forecast: v.Forecast}
 	if a != nil {
-		j.DiskBytes = a.DiskBytes(v.Record)
+		j.DiskBytes = v.DiskBytes(a)
 	}
 	return j
 }
