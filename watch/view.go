@@ -61,7 +61,9 @@ func (m Model) View() string {
 
 	helpView := m.help.View(m)
 	listH := m.listHeight()
-	lines := m.listLines()
+	// Only the lines on screen are rendered: the list may hold a thousand
+	// invocations, and View runs after every message.
+	lines := m.listLines(m.offset, m.offset+listH)
 	for i := 0; i < listH; i++ {
 		if n := m.offset + i; n < len(lines) {
 			b.WriteString(lines[n])
@@ -161,8 +163,9 @@ func (m Model) wrap2(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// listLines renders the tree, one string per line, the selection marked.
-func (m Model) listLines() []string {
+// listLines renders the tree's lines from up to to (exclusive), one string
+// per line of the whole tree (the others empty), the selection marked.
+func (m Model) listLines(from, to int) []string {
 	if !m.loaded {
 		return nil
 	}
@@ -182,6 +185,9 @@ func (m Model) listLines() []string {
 	cols := columnWidths(m.snap)
 	lines := make([]string, m.totalLines())
 	for i, it := range m.items {
+		if it.line < from || it.line >= to {
+			continue
+		}
 		wt := m.snap.Worktrees[it.wt]
 		sel := i == m.cursor
 		var text string
