@@ -56,7 +56,7 @@ func (a *App) ListCheckpoints(ctx context.Context, query string) (*store.Invocat
 // checkpoints.json does not decode, so every checkpoint (the supervisor's
 // and `checkpoint create`) fails until it is repaired.
 func (a *App) checkpointsError(rec *store.InvocationRecord) string {
-	if _, err := a.Store.ReadCheckpoints(rec.InvocationID); err != nil {
+	if a.Store.CheckpointsError(rec.InvocationID) != nil {
 		return a.checkpointsDamaged(rec)
 	}
 	return ""

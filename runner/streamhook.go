@@ -41,14 +41,19 @@ func StatusPath(st *store.Store, inv string) string {
 // ReadLiveStatus reads logs/status.json; nil when there is none (a runner
 // without a stream format, a headed run) or it cannot be read.
 func ReadLiveStatus(st *store.Store, inv string) *LiveStatus {
-	b, err := os.ReadFile(StatusPath(st, inv))
+	// Decoded again only when the file changed: watch asks every
+	// second for every running invocation.
+	v, err := st.ReadFileMemo(StatusPath(st, inv), func(b []byte) (any, error) {
+		var ls LiveStatus
+		if err := json.Unmarshal(b, &ls); err != nil {
+			return nil, err
+		}
+		return &ls, nil
+	})
 	if err != nil {
 		return nil
 	}
-	var ls LiveStatus
-	if json.Unmarshal(b, &ls) != nil {
-		return nil
-	}
+	ls := *v.(*LiveStatus)
 	return &ls
 }
 

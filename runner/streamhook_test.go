@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/git-agency/git-agency/runner/stream"
+	"github.com/git-agency/git-agency/store"
 )
 
 // The final semantic status of every captured real run.
@@ -158,5 +160,47 @@ func TestWriteVolatileConcurrentWriters(t *testing.T) {
 	ents, _ := os.ReadDir(filepath.Dir(path))
 	if len(ents) != 1 {
 		t.Fatalf("temp files left: %v", ents)
+	}
+}
+
+// ReadLiveStatus follows status.json: a rewritten file is read again (the
+// store keeps the decoded file only while its stamp is unchanged), and the
+// status handed out is the caller's.
+func TestReadLiveStatusSeesRewrite(t *testing.T) {
+	st, rec := supervisedRecord(t, t.TempDir(), &store.InvocationRecord{InvocationID: "20260101000000-5a5a",
+		Status: store.StatusRunning, Runner: "sh", SandboxPath: filepath.Join(t.TempDir(), "tree")})
+	path := StatusPath(st, rec.InvocationID)
+	old := time.Now().Add(-time.Hour)
+	write := func(session string, at time.Time) {
+		t.Helper()
+		b, _ := json.Marshal(LiveStatus{Format: "claude", SessionID: session})
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("s1", old)
+	if ls := ReadLiveStatus(st, rec.InvocationID); ls == nil || ls.SessionID != "s1" {
+		t.Fatalf("live status %+v, want session s1", ls)
+	}
+	ReadLiveStatus(st, rec.InvocationID).SessionID = "changed by a caller"
+	if ls := ReadLiveStatus(st, rec.InvocationID); ls == nil || ls.SessionID != "s1" {
+		t.Fatalf("live status %+v: a caller's change was kept", ls)
+	}
+	write("s2", old.Add(time.Second))
+	if ls := ReadLiveStatus(st, rec.InvocationID); ls == nil || ls.SessionID != "s2" {
+		t.Fatalf("live status %+v after a rewrite, want session s2", ls)
+	}
+	if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ls := ReadLiveStatus(st, rec.InvocationID); ls != nil {
+		t.Fatalf("live status %+v from a damaged file, want none", ls)
+	}
+	os.Remove(path)
+	if ls := ReadLiveStatus(st, rec.InvocationID); ls != nil {
+		t.Fatalf("live status %+v from no file, want none", ls)
 	}
 }

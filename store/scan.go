@@ -156,7 +156,16 @@ func (s *Store) scanOne(e *InvocationEntry, c finishedEntry, cached bool, keep m
 		e.fromCache(c)
 		return false
 	}
-	rec, err := s.ReadInvocation(e.ID)
+	var rec *InvocationRecord
+	var err error
+	if statErr == nil {
+		// A running record's meta.json is mostly unchanged since the
+		// last scan (watch scans every second): decoded again only
+		// when it changed.
+		rec, err = s.readInvocationMemo(e.ID, fi)
+	} else {
+		rec, err = s.ReadInvocation(e.ID)
+	}
 	switch {
 	case err != nil:
 		e.Broken, e.Err = true, err

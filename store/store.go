@@ -85,12 +85,15 @@ type Store struct {
 	// finished keeps the finished-record cache decoded between scans of a
 	// long-lived process (watch scans every second); nil: not kept.
 	finished *finishedMemo
+	// memo keeps files decoded between reads of a long-lived process
+	// (memo.go); nil: not kept.
+	memo *fileMemo
 }
 
 // Open returns the store for a repository and makes sure its directory,
 // repo.json and the identity file in its git directory exist.
 func Open(dataDir, commonDir string) (*Store, error) {
-	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir), finished: &finishedMemo{}}
+	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir), finished: &finishedMemo{}, memo: &fileMemo{}}
 	if id, from := s.findMoved(commonDir); id != "" {
 		// The identity file names the records, whatever the path hashes to.
 		s.RepoID, s.MovedFrom = id, from
