@@ -50,11 +50,12 @@ func TestForecastPairsAndCache(t *testing.T) {
 		}
 	}
 
-	// Nothing changed: one for-each-ref, nothing else.
+	// Nothing changed: one for-each-ref (none once the ref files are
+	// old enough for RefTips to trust), nothing else.
 	counter.n.Store(0)
 	counter.args = nil
 	again := a.Forecasts(f.ctx, recs)
-	if n := counter.n.Load(); n != 1 || !slices.Contains(counter.args[0], "for-each-ref") {
+	if n := counter.n.Load(); n > 1 || n == 1 && !slices.Contains(counter.args[0], "for-each-ref") {
 		t.Errorf("a cached forecast ran %d git commands: %v", n, counter.args)
 	}
 	if !reflect.DeepEqual(again, fc) {

@@ -22,6 +22,8 @@ type Repo struct {
 	CommonDir string
 	// Toplevel is the root of the worktree we started in.
 	Toplevel string
+	// tips keeps RefTips' last answer (tipsmemo.go); nil: not kept.
+	tips *tipsMemo
 }
 
 // Discover finds the repository containing dir. It respects what git
@@ -46,7 +48,7 @@ func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 	if lines[0] == "true" {
 		return nil, errs.BareRepo(dir)
 	}
-	repo := &Repo{runner: r, GitDir: lines[1]}
+	repo := &Repo{runner: r, GitDir: lines[1], tips: &tipsMemo{}}
 	common := lines[2]
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)

@@ -9,11 +9,23 @@ import (
 )
 
 // RefTips resolves many refs (full names) in one `git for-each-ref`: the
-// commit each one points at. Refs that do not exist are absent.
+// commit each one points at. Refs that do not exist are absent. The
+// answer is copied from the last one, without running git, while the
+// files it came from are unchanged (see tipsMemo).
 func (r *Repo) RefTips(ctx context.Context, refs ...string) (map[string]string, error) {
 	tips := map[string]string{}
 	if len(refs) == 0 {
 		return tips, nil
+	}
+	key := strings.Join(refs, "\x00")
+	stamps, keep := r.refStamps(refs)
+	if keep {
+		if t, ok := r.tips.lookup(key, stamps); ok {
+			for k, v := range t {
+				tips[k] = v
+			}
+			return tips, nil
+		}
 	}
 	want := map[string]bool{}
 	for _, ref := range refs {
@@ -28,6 +40,9 @@ func (r *Repo) RefTips(ctx context.Context, refs ...string) (map[string]string, 
 		if ok && want[name] {
 			tips[name] = obj
 		}
+	}
+	if keep {
+		r.tips.store(key, stamps, tips)
 	}
 	return tips, nil
 }
