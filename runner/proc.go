@@ -21,14 +21,14 @@ func StartTimeOf(pid int) *uint64 {
 // is unknown (nil, or unreadable now), only the pid's liveness can be told,
 // and a live pid counts as alive: a live agent is never declared dead.
 func Alive(pid int, start *uint64) bool {
-	if pid <= 0 || !pidAlive(pid) {
+	if pid <= 0 {
 		return false
 	}
-	if start == nil {
-		return true
+	alive, st, err := procState(pid)
+	if !alive {
+		return false
 	}
-	st, err := StartTime(pid)
-	return err != nil || st == *start
+	return start == nil || err != nil || st == *start
 }
 
 // AlivePtr is Alive for a record's nullable pid and start time.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -21,12 +22,6 @@ func StartTime(pid int) (uint64, error) {
 	return strconv.ParseUint(f[19], 10, 64)
 }
 
-// pidAlive reports whether pid names a process that is not a zombie.
-func pidAlive(pid int) bool {
-	f, err := statFields(pid)
-	return err == nil && len(f) > 0 && f[0] != "Z"
-}
-
 // statFields returns the fields of /proc/<pid>/stat from field 3 (state)
 // on. The command name (field 2) may hold spaces and parentheses: fields
 // start after the last ')'.
@@ -41,4 +36,50 @@ func statFields(pid int) ([]string, error) {
 		return nil, os.ErrInvalid
 	}
 	return strings.Fields(s[i+1:]), nil
+}
+
+// procState reads /proc/<pid>/stat once (watch asks for every running
+// invocation every second): whether pid names a process that is not a
+// zombie and, when it does, its start time (startErr when unreadable).
+func procState(pid int) (alive bool, start uint64, startErr error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false, 0, err
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return false, 0, os.ErrInvalid
+	}
+	// Fields from 3 (state) on, without splitting them all: field 22 is
+	// the 20th.
+	var state, field22 []byte
+	n := 0
+	for rest := data[i+1:]; ; n++ {
+		rest = bytes.TrimLeft(rest, " \n")
+		if len(rest) == 0 {
+			break
+		}
+		end := bytes.IndexAny(rest, " \n")
+		if end < 0 {
+			end = len(rest)
+		}
+		switch n {
+		case 0:
+			state = rest[:end]
+		case 19:
+			field22 = rest[:end]
+		}
+		if n == 19 {
+			break
+		}
+		rest = rest[end:]
+	}
+	if len(state) == 0 || string(state) == "Z" {
+		return false, 0, nil
+	}
+	if field22 == nil {
+		return true, 0, os.ErrInvalid
+	}
+	start, err = strconv.ParseUint(string(field22), 10, 64)
+	return true, start, err
 }

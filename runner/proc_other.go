@@ -21,3 +21,8 @@ func pidAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// procState is pidAlive, the start time being unknown here.
+func procState(pid int) (alive bool, start uint64, startErr error) {
+	return pidAlive(pid), 0, errStartUnknown
+}
