@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,15 +118,20 @@ func Load(ctx context.Context, a *agency.App, all bool) (Snapshot, error) {
 		snap.Worktrees = append(snap.Worktrees, orphans)
 	}
 	for i := range snap.Worktrees {
-		list := snap.Worktrees[i].Invocations
 		// Those waiting for the user first, then newest first (ids
-		// begin with their start time).
-		sort.SliceStable(list, func(x, y int) bool {
-			nx, ny := list[x].Display == StatusNeedsInput, list[y].Display == StatusNeedsInput
+		// begin with their start time). Ids are unique, so no two rows
+		// compare equal and the order is total: a generic sort, not
+		// sort.SliceStable's reflection (a fifth of a refresh at 1000
+		// rows).
+		slices.SortFunc(snap.Worktrees[i].Invocations, func(x, y InvocationRow) int {
+			nx, ny := x.Display == StatusNeedsInput, y.Display == StatusNeedsInput
 			if nx != ny {
-				return nx
+				if nx {
+					return -1
+				}
+				return 1
 			}
-			return list[x].ID > list[y].ID
+			return strings.Compare(y.ID, x.ID)
 		})
 	}
 	return snap, nil
