@@ -49,6 +49,20 @@ type memoEntry struct {
 // error is returned as is and never kept; decode's error is kept like a
 // value (the same bytes fail the same way).
 func (m *fileMemo) read(path string, fi os.FileInfo, decode func([]byte) (any, error)) (any, error) {
+	return m.load(path, fi, func() (any, bool, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, false, err
+		}
+		val, err := decode(data)
+		return val, true, err
+	})
+}
+
+// load returns what load makes of path, reusing the value kept for path
+// while fi, path's stat taken before, matches the stamp it was kept
+// under. What load returns with keep false is not kept.
+func (m *fileMemo) load(path string, fi os.FileInfo, load func() (val any, keep bool, err error)) (any, error) {
 	id := fileIDOf(fi)
 	if m != nil {
 		m.mu.Lock()
@@ -58,13 +72,9 @@ func (m *fileMemo) read(path string, fi os.FileInfo, decode func([]byte) (any, e
 			return e.val, e.err
 		}
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	val, derr := decode(data)
+	val, keep, err := load()
 	if m == nil {
-		return val, derr
+		return val, err
 	}
 	now := time.Now
 	if m.now != nil {
@@ -75,14 +85,14 @@ func (m *fileMemo) read(path string, fi os.FileInfo, decode func([]byte) (any, e
 	if m.entries == nil || len(m.entries) >= memoLimit {
 		m.entries = map[string]memoEntry{}
 	}
-	// fi was taken before the read: a file replaced in between is kept
+	// fi was taken before the load: a file replaced in between is kept
 	// under the older stamp, so it is read again next time.
-	if age := now().Sub(fi.ModTime()); age >= racyWindow {
-		m.entries[path] = memoEntry{file: id, val: val, err: derr}
+	if age := now().Sub(fi.ModTime()); keep && age >= racyWindow {
+		m.entries[path] = memoEntry{file: id, val: val, err: err}
 	} else {
 		delete(m.entries, path)
 	}
-	return val, derr
+	return val, err
 }
 
 // ReadFileMemo is decode(path's content), decoded again only when the file
@@ -134,4 +144,24 @@ func (s *Store) CheckpointsError(inv string) error {
 		return e
 	}
 	return errs.IO("read", path, err)
+}
+
+// invocationNames is ReadDirNames of the invocations directory, listed
+// again only when the directory changed (an entry made, removed or
+// renamed gives it a new modification time). The names are shared:
+// callers must not modify them.
+func (s *Store) invocationNames() ([]string, error) {
+	dir := s.InvocationsDir()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return ReadDirNames(dir)
+	}
+	v, err := s.memo.load(dir, fi, func() (any, bool, error) {
+		names, err := ReadDirNames(dir)
+		return names, err == nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]string), nil
 }

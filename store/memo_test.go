@@ -142,3 +142,61 @@ func TestCheckpointsErrorSeesChange(t *testing.T) {
 		t.Fatalf("removed file: %v", err)
 	}
 }
+
+// The invocations directory is listed again when a record is added,
+// removed or renamed, and not otherwise.
+func TestScanMemoSeesNewRecords(t *testing.T) {
+	s := memoStore(t)
+	// Every file counts as old enough to be kept.
+	s.memo.now = func() time.Time { return time.Now().Add(time.Hour) }
+	old := time.Now().Add(-time.Hour)
+	ids := func() []string {
+		t.Helper()
+		list, err := s.ScanInvocations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range list {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	// Each change to the directory is given its own time (two within
+	// the clock's granularity would share one: the racy window, tested
+	// above, covers those).
+	step := 0
+	changed := func() {
+		t.Helper()
+		step++
+		at := old.Add(time.Duration(step) * time.Second)
+		if err := os.Chtimes(s.InvocationsDir(), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b, c := "20260101000000-aaaa", "20260101000000-bbbb", "20260101000000-cccc"
+	writeAged(t, s.InvocationMetaPath(a), runningMeta(a, "a"), old)
+	changed()
+	if got := ids(); len(got) != 1 || got[0] != a {
+		t.Fatalf("ids %v, want [%s]", got, a)
+	}
+	writeAged(t, s.InvocationMetaPath(b), runningMeta(b, "b"), old)
+	changed()
+	if got := ids(); len(got) != 2 || got[1] != b {
+		t.Fatalf("ids %v after a new record, want [%s %s]", got, a, b)
+	}
+	if err := os.Rename(s.InvocationDir(b), s.InvocationDir(c)); err != nil {
+		t.Fatal(err)
+	}
+	changed()
+	if got := ids(); len(got) != 2 || got[1] != c {
+		t.Fatalf("ids %v after a rename, want [%s %s]", got, a, c)
+	}
+	if err := os.RemoveAll(s.InvocationDir(a)); err != nil {
+		t.Fatal(err)
+	}
+	changed()
+	if got := ids(); len(got) != 1 || got[0] != c {
+		t.Fatalf("ids %v after a removal, want [%s]", got, c)
+	}
+}

@@ -101,7 +101,7 @@ func (s *Store) ScanInvocationsChecked() ([]InvocationEntry, error) {
 }
 
 func (s *Store) scanInvocations(trustGen bool) ([]InvocationEntry, error) {
-	names, err := ReadDirNames(s.InvocationsDir())
+	names, err := s.invocationNames()
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,11 @@ func (s *Store) scanInvocations(trustGen bool) ([]InvocationEntry, error) {
 	gen := s.readRecordsGen()
 	cache, cacheGen := s.readFinishedCache()
 	trusted := trustGen && gen != "" && cacheGen == gen
-	keep := make(map[string]finishedEntry, len(cache))
+	// keep holds the cache entries checked against their files; hits,
+	// those served from a trusted cache: copied into keep only when the
+	// cache is written (a scan that changes nothing copies nothing).
+	keep := map[string]finishedEntry{}
+	var hits []string
 	changed := false
 	// Paths by concatenation: filepath.Join cleans every one, and a
 	// thousand records are three thousand joins a scan.
@@ -119,7 +123,7 @@ func (s *Store) scanInvocations(trustGen bool) ([]InvocationEntry, error) {
 		e := InvocationEntry{ID: id, Dir: root + id}
 		c, cached := cache[id]
 		if cached && trusted {
-			keep[id] = c
+			hits = append(hits, id)
 			e.fromCache(c)
 		} else if s.scanOne(&e, c, cached, keep) {
 			changed = true
@@ -132,7 +136,10 @@ func (s *Store) scanInvocations(trustGen bool) ([]InvocationEntry, error) {
 	if gen != "" && s.readRecordsGen() == gen {
 		tag = gen
 	}
-	if changed || len(keep) != len(cache) || tag != cacheGen {
+	if changed || len(keep)+len(hits) != len(cache) || tag != cacheGen {
+		for _, id := range hits {
+			keep[id] = cache[id]
+		}
 		s.writeFinishedCache(keep, tag)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
