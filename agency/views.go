@@ -82,7 +82,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 			}
 		}
 	}
-	var out []InvocationView
+	out := make([]InvocationView, 0, len(list))
 	for _, e := range list {
 		v := InvocationView{ID: e.ID, Dir: e.Dir, Broken: e.Broken, Err: e.Err}
 		if e.Record != nil {

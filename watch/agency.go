@@ -97,6 +97,20 @@ func Load(ctx context.Context, a *agency.App, all bool) (Snapshot, error) {
 		index[e.ID] = len(snap.Worktrees)
 		snap.Worktrees = append(snap.Worktrees, row)
 	}
+	// Rows made to size: a thousand of them are appended every second.
+	counts := make([]int, len(snap.Worktrees))
+	for _, v := range invs {
+		if v.Record != nil {
+			if i, ok := index[v.Record.IntegrationWorktreeID]; ok {
+				counts[i]++
+			}
+		}
+	}
+	for i, n := range counts {
+		if n > 0 {
+			snap.Worktrees[i].Invocations = make([]InvocationRow, 0, n)
+		}
+	}
 	orphans := WorktreeRow{State: "orphaned"}
 	for _, v := range invs {
 		row := invocationRow(v)
@@ -179,6 +193,9 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 }
 
 func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{} // a running invocation's end: no error to build
+	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}
