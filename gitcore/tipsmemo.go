@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/git-agency/git-agency/internal/filestamp"
 )
 
 // watch asks for the same branch tips every second (the conflict
@@ -15,34 +16,23 @@ import (
 // its loose ref file or in packed-refs, and git changes a ref only by
 // writing one of them (a lock file renamed over it): so while none of
 // those files changed, neither did the answer. tipsMemo keeps the last
-// answer with the stamps (size, modification time, inode) of the files it
-// came from; the stamps are taken before git runs, so a ref moved in
-// between is asked again next time.
+// answer with the stamps of the files it came from; the stamps are taken
+// before git runs, so a ref moved in between is asked again next time.
 //
-// Nothing is kept when a stamp could repeat (a file modified less than
-// racyRefWindow before it was looked at: two writes within the file
-// system's timestamp granularity), when a ref is not a branch (others may
-// live in the worktree's own git directory), when a ref file is symbolic,
-// or with the reftable backend.
+// Nothing is kept when a file was not settled (internal/filestamp: a
+// stamp could repeat), when a ref is not a branch (others may live in the
+// worktree's own git directory), when a ref file is symbolic, or with the
+// reftable backend.
 type tipsMemo struct {
 	mu     sync.Mutex
 	key    string
-	stamps []refStamp
+	stamps []filestamp.Stamp
 	tips   map[string]string
-	// now is the clock racyRefWindow is measured with (tests set it).
+	// now is the clock files are settled by (tests set it).
 	now func() time.Time
 }
 
-// racyRefWindow is how old the ref files must be for an answer to be kept.
-const racyRefWindow = 2 * time.Second
-
-type refStamp struct {
-	exists      bool
-	size, mtime int64
-	ino         uint64
-}
-
-func (m *tipsMemo) lookup(key string, stamps []refStamp) (map[string]string, bool) {
+func (m *tipsMemo) lookup(key string, stamps []filestamp.Stamp) (map[string]string, bool) {
 	if m == nil {
 		return nil, false
 	}
@@ -59,7 +49,7 @@ func (m *tipsMemo) lookup(key string, stamps []refStamp) (map[string]string, boo
 	return m.tips, true
 }
 
-func (m *tipsMemo) store(key string, stamps []refStamp, tips map[string]string) {
+func (m *tipsMemo) store(key string, stamps []filestamp.Stamp, tips map[string]string) {
 	if m == nil {
 		return
 	}
@@ -70,9 +60,8 @@ func (m *tipsMemo) store(key string, stamps []refStamp, tips map[string]string) 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.key, m.stamps, m.tips = "", nil, nil
-	limit := now().Add(-racyRefWindow).UnixNano()
 	for _, st := range stamps {
-		if st.exists && st.mtime > limit {
+		if !st.Settled(now()) {
 			return
 		}
 	}
@@ -86,24 +75,24 @@ func (m *tipsMemo) store(key string, stamps []refStamp, tips map[string]string) 
 // refStamps are the stamps of the files refs are read from: each ref's
 // loose file, then packed-refs. keep is false when an answer must not be
 // kept (see tipsMemo).
-func (r *Repo) refStamps(refs []string) (stamps []refStamp, keep bool) {
+func (r *Repo) refStamps(refs []string) (stamps []filestamp.Stamp, keep bool) {
 	if r.tips == nil || r.CommonDir == "" {
 		return nil, false
 	}
 	if _, err := os.Lstat(filepath.Join(r.CommonDir, "reftable")); !os.IsNotExist(err) {
 		return nil, false
 	}
-	stamps = make([]refStamp, 0, len(refs)+1)
+	stamps = make([]filestamp.Stamp, 0, len(refs)+1)
 	for _, ref := range refs {
 		if !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
 			return nil, false
 		}
 		path := filepath.Join(r.CommonDir, filepath.FromSlash(ref))
-		st, ok := refStampOf(path)
-		if !ok {
+		st, symlink, err := filestamp.Lstat(path)
+		if err != nil || symlink {
 			return nil, false
 		}
-		if st.exists && st.size < 64 {
+		if st.Exists && st.Size < 64 {
 			// A loose ref is "<object id>\n" (41 or 65 bytes); a
 			// symbolic one says "ref: ".
 			if b, err := os.ReadFile(path); err != nil || strings.HasPrefix(string(b), "ref:") {
@@ -112,26 +101,9 @@ func (r *Repo) refStamps(refs []string) (stamps []refStamp, keep bool) {
 		}
 		stamps = append(stamps, st)
 	}
-	st, ok := refStampOf(filepath.Join(r.CommonDir, "packed-refs"))
-	if !ok {
+	st, symlink, err := filestamp.Lstat(filepath.Join(r.CommonDir, "packed-refs"))
+	if err != nil || symlink {
 		return nil, false
 	}
 	return append(stamps, st), true
-}
-
-// refStampOf is path's stamp; ok is false when it cannot be taken (an error
-// other than a missing file).
-func refStampOf(path string) (refStamp, bool) {
-	fi, err := os.Lstat(path)
-	if os.IsNotExist(err) {
-		return refStamp{}, true
-	}
-	if err != nil || fi.Mode()&os.ModeSymlink != 0 {
-		return refStamp{}, false
-	}
-	st := refStamp{exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = uint64(sys.Ino)
-	}
-	return st, true
 }

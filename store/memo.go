@@ -7,23 +7,15 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/internal/filestamp"
 )
 
 // watch refreshes every second and, for every running invocation, reads
 // its meta.json, its checkpoints.json and its live status: files that most
 // seconds have not changed. The file memo keeps what was decoded from such
-// a file while the file's stamp (size, modification time, inode) is the
-// one it had when it was read, so an unchanged file costs one stat.
-//
-// A stamp can repeat: a file rewritten within the file system's timestamp
-// granularity, at the same size, keeps its modification time (and an
-// atomic rename may reuse the inode). So a value is kept only when the
-// file was already racyWindow old when it was read; any later write gives
-// the file a newer modification time (what git does with its racily clean
-// index entries).
-
-// racyWindow is how old a file must be for its decoded value to be kept.
-const racyWindow = 2 * time.Second
+// a file while the file's stamp is the one it had when it was read (and
+// the file was settled then: see internal/filestamp), so an unchanged file
+// costs one stat.
 
 // memoLimit bounds the memo (paths of records long gone): past it, it
 // starts again empty.
@@ -34,12 +26,12 @@ const memoLimit = 4096
 type fileMemo struct {
 	mu      sync.Mutex
 	entries map[string]memoEntry
-	// now is the clock racyWindow is measured with (tests set it).
+	// now is the clock files are settled by (tests set it).
 	now func() time.Time
 }
 
 type memoEntry struct {
-	file fileID
+	file filestamp.Stamp
 	val  any
 	err  error
 }
@@ -63,7 +55,7 @@ func (m *fileMemo) read(path string, fi os.FileInfo, decode func([]byte) (any, e
 // while fi, path's stat taken before, matches the stamp it was kept
 // under. What load returns with keep false is not kept.
 func (m *fileMemo) load(path string, fi os.FileInfo, load func() (val any, keep bool, err error)) (any, error) {
-	id := fileIDOf(fi)
+	id := filestamp.Of(fi)
 	if m != nil {
 		m.mu.Lock()
 		e, ok := m.entries[path]
@@ -87,7 +79,7 @@ func (m *fileMemo) load(path string, fi os.FileInfo, load func() (val any, keep 
 	}
 	// fi was taken before the load: a file replaced in between is kept
 	// under the older stamp, so it is read again next time.
-	if age := now().Sub(fi.ModTime()); keep && age >= racyWindow {
+	if keep && id.Settled(now()) {
 		m.entries[path] = memoEntry{file: id, val: val, err: err}
 	} else {
 		delete(m.entries, path)
