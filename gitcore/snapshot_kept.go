@@ -112,7 +112,7 @@ func (k *KeptIndex) derived(indexPath string, index stamp, snap *Snapshot, stage
 // snapshotChanged is SnapshotTree's incremental path. ok is false (and
 // nothing was written) when it cannot be sure and the full path must run.
 func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *KeptIndex) (*Snapshot, bool, error) {
-	if len(req.Changed) > maxChanged || stampOf(k.path) != k.self {
+	if len(req.Changed)+len(k.pending) > maxChanged || stampOf(k.path) != k.self {
 		return nil, false, nil
 	}
 	if k.indexPath == "" || stampOf(k.indexPath) != k.index {
