@@ -73,8 +73,15 @@ type Snapshot struct {
 // paths the index holds (an agent's `git add -f .agency/…`, or a HEAD that
 // has them) are taken out of the copy; only then does that cost a pass.
 //
+// Without a Kept index and with an index of plain entries, the status runs
+// on the worktree's own index and what it lists is spliced into HEAD's
+// tree instead (snapshotSpliced, snapshot_tree.go): the same tree without
+// copying, staging and writing the whole index.
+//
 // With a valid Kept index and the Changed paths, the status looks at those
-// paths alone and they are staged into the kept index (see KeptIndex).
+// paths alone and they are staged into the kept index, or, when they are
+// all tracked files, spliced into the last snapshot's tree with no status
+// (see KeptIndex).
 //
 // On a denylist hit nothing is staged and Snapshot.Denied names the files.
 // Since only listed, checked paths are ever staged, a file that appears
