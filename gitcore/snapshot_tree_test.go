@@ -193,6 +193,13 @@ func TestSnapshotSplicedMatchesIndexPath(t *testing.T) {
 	write(t, dir, "tracked.txt", "fileMode off\n")
 	check("core.fileMode false", true)
 	git(t, dir, "config", "core.fileMode", "true")
+	// A clean filter and ident: staging runs them as the index path does.
+	git(t, dir, "config", "filter.upper.clean", "tr a-z A-Z")
+	git(t, dir, "config", "filter.upper.smudge", "cat")
+	write(t, dir, ".gitattributes", "*.txt text=auto\n*.up filter=upper\n*.id ident\n")
+	write(t, dir, "shout.up", "quiet words\n")
+	write(t, dir, "stamp.id", "$Id$\n")
+	check("clean filter and ident", true)
 	write(t, dir, "secret/.env", "SECRET=x\n")
 	check("denylisted untracked file", false)
 	os.RemoveAll(filepath.Join(dir, "secret"))
