@@ -246,7 +246,9 @@ func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEn
 	os.Remove(tmp) // git starts from an empty index; the name stays ours
 	defer os.Remove(tmp)
 	env := []string{"GIT_INDEX_FILE=" + tmp}
-	args := []string{"update-index", "--add", "--remove"}
+	// The private index is never split (no shared index file left in the
+	// git directory) and asks no file system monitor.
+	args := []string{"-c", "core.splitIndex=false", "-c", "core.fsmonitor=false", "update-index", "--add", "--remove"}
 	for _, p := range paths {
 		if e, ok := old[p]; ok {
 			args = append(args, "--cacheinfo", e.Mode+","+e.OID+","+p)

@@ -200,6 +200,18 @@ func TestSnapshotSplicedMatchesIndexPath(t *testing.T) {
 	write(t, dir, "shout.up", "quiet words\n")
 	write(t, dir, "stamp.id", "$Id$\n")
 	check("clean filter and ident", true)
+	// A repository that splits its index: the private one is not split
+	// (no shared index file appears).
+	git(t, dir, "config", "core.splitIndex", "true")
+	write(t, dir, "tracked.txt", "split index configured\n")
+	if _, err := tr.SnapshotTree(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*")); len(m) != 0 {
+		t.Fatalf("shared index files: %v", m)
+	}
+	check("core.splitIndex", true)
+	git(t, dir, "config", "core.splitIndex", "false")
 	write(t, dir, "secret/.env", "SECRET=x\n")
 	check("denylisted untracked file", false)
 	os.RemoveAll(filepath.Join(dir, "secret"))
