@@ -135,7 +135,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		for _, e := range req.Exclude {
 			args = append(args, ":(literal)"+strings.Trim(e, "/"))
 		}
-		if _, err := t.runEnv(ctx, env, nil, args...); err != nil {
+		if _, err := t.runEnv(ctx, env, nil, privateIndex(args...)...); err != nil {
 			return nil, err
 		}
 	}
@@ -144,11 +144,11 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		for _, e := range list {
 			stage = append(append(stage, strings.TrimSuffix(e.Path, "/")...), 0)
 		}
-		if _, err := t.runEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		if _, err := t.runEnv(ctx, env, stage, privateIndex("update-index", "--add", "--remove", "-z", "--stdin")...); err != nil {
 			return nil, err
 		}
 	}
-	out, err = t.runEnv(ctx, env, nil, "write-tree")
+	out, err = t.runEnv(ctx, env, nil, privateIndex("write-tree")...)
 	if err != nil {
 		return nil, err
 	}

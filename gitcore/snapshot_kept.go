@@ -262,16 +262,16 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 	// From here on the kept index changes: a failure leaves it unusable.
 	k.ok = false
 	if len(stage) > 0 {
-		if _, err := t.runEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		if _, err := t.runEnv(ctx, env, stage, privateIndex("update-index", "--add", "--remove", "-z", "--stdin")...); err != nil {
 			return nil, false, nil
 		}
 	}
 	if len(drop) > 0 {
-		if _, err := t.runEnv(ctx, env, drop, "update-index", "--force-remove", "-z", "--stdin"); err != nil {
+		if _, err := t.runEnv(ctx, env, drop, privateIndex("update-index", "--force-remove", "-z", "--stdin")...); err != nil {
 			return nil, false, nil
 		}
 	}
-	out, err = t.runEnv(ctx, env, nil, "write-tree")
+	out, err = t.runEnv(ctx, env, nil, privateIndex("write-tree")...)
 	if err != nil {
 		return nil, false, nil
 	}

@@ -246,9 +246,7 @@ func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEn
 	os.Remove(tmp) // git starts from an empty index; the name stays ours
 	defer os.Remove(tmp)
 	env := []string{"GIT_INDEX_FILE=" + tmp}
-	// The private index is never split (no shared index file left in the
-	// git directory) and asks no file system monitor.
-	args := []string{"-c", "core.splitIndex=false", "-c", "core.fsmonitor=false", "update-index", "--add", "--remove"}
+	args := privateIndex("update-index", "--add", "--remove")
 	for _, p := range paths {
 		if e, ok := old[p]; ok {
 			args = append(args, "--cacheinfo", e.Mode+","+e.OID+","+p)
@@ -286,6 +284,14 @@ func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEn
 		staged[p] = &TreeEntry{Mode: mode, OID: f[1]}
 	}
 	return staged, nil
+}
+
+// privateIndex is a git command writing one of our private indexes (a
+// snapshot's copy, the kept index, the small one): never split, so that
+// no shared index file is left in the git directory on every snapshot of
+// a repository with core.splitIndex, and asking no file system monitor.
+func privateIndex(args ...string) []string {
+	return append([]string{"-c", "core.splitIndex=false", "-c", "core.fsmonitor=false"}, args...)
 }
 
 // ancestors lists the directories above each path, the root ("") included.

@@ -210,7 +210,10 @@ func TestSnapshotSplicedMatchesIndexPath(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*")); len(m) != 0 {
 		t.Fatalf("shared index files: %v", m)
 	}
-	check("core.splitIndex", true)
+	check("core.splitIndex", true) // the index path too
+	if m, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*")); len(m) != 0 {
+		t.Fatalf("shared index files after the index path: %v", m)
+	}
 	git(t, dir, "config", "core.splitIndex", "false")
 	write(t, dir, "secret/.env", "SECRET=x\n")
 	check("denylisted untracked file", false)
