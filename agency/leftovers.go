@@ -27,8 +27,9 @@ type Leftover struct {
 }
 
 // leftovers finds the residue of killed writers: WriteFileAtomic temp
-// files and SnapshotTree temp indexes older than StaleTempAge (a younger
-// one may belong to a write in progress), and invocation directories
+// files and SnapshotTree temp indexes whose writer (named in them) is gone,
+// or older than StaleTempAge (a younger one without a known writer may
+// belong to a write in progress; staleTemp), and invocation directories
 // without meta.json. A start creates the directory and writes the record
 // under the repo lock, so a directory still without its record once the
 // lock is ours is a leftover whatever its age.

@@ -16,7 +16,7 @@ type AgencyCLI struct {
 	GC       GCCmd       `cmd:"" name:"gc" help:"Remove what crashes and outside deletions left behind (a dry run unless on a terminal or --yes)."`
 
 	Checkpoint CheckpointCmd `cmd:"" help:"List, take and roll back to an invocation's sandbox checkpoints."`
-	Undo       UndoCmd       `cmd:"" help:"Reverse the newest land, discard, checkpoint apply or worktree rm --force not undone yet (--list: the operation log)."`
+	Undo       UndoCmd       `cmd:"" help:"Reverse the newest land, discard, checkpoint apply or worktree rm --force not undone yet, after finishing an interrupted undo (--list: the operation log)."`
 
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`

@@ -43,7 +43,7 @@ type InvocationArg struct {
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
 	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
-	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d applies)."`
+	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d and --json apply)."`
 	StartFlags
 	JSON bool `name:"json" help:"Print the invocation's record as one JSON object (as agent show --json) instead of its id: at once with -d (or when queued), else when the agent has ended (its output goes to stderr; a headed agent is not attached)."`
 }

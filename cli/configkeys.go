@@ -24,7 +24,7 @@ var configKeys = []configKey{
 	{"agency.queue", "true: a start over agency.maxActive is queued (as agent start --queue)", "false"},
 	{"agency.setup", "a script run in every new sandbox before the runner (wins over project setups; no approval)", ""},
 	{"agency.include", "more .worktreeinclude patterns: ignored files copied into new trees (multi-valued)", ""},
-	{"agency.setupApproved", "sha256 of approved project setup content (local config; written by setup approve)", ""},
+	{"agency.setupApproved", "sha256 of approved project setup content (multi-valued; local config; written by setup approve)", ""},
 	{"agency.stallThreshold", "how long without output before an agent shows as stalled", "5m"},
 	{"agency.checkpoint.debounce", "quiet time before a checkpoint is taken", "3s"},
 	{"agency.checkpoint.rateLimit", "least time between two checkpoints", "10s"},

@@ -124,7 +124,7 @@ func (c *UndoCmd) list(env *Env, a *agency.App) error {
 		state := "-"
 		switch {
 		case e.Op == store.OpUndo && e.State == store.UndoStarted:
-			state = "interrupted (undo finishes it)"
+			state = interruptedState(log, e)
 		case e.Op == store.OpUndo:
 			state = e.State
 		case e.UndoState == store.UndoSkipped:
@@ -138,4 +138,20 @@ func (c *UndoCmd) list(env *Env, a *agency.App) error {
 	}
 	t.flush()
 	return nil
+}
+
+// interruptedState is the STATE of an undo that started and never
+// finished: the next undo finishes it only while its operation is not
+// undone or skipped by another (log.Interrupted).
+func interruptedState(log *store.Oplog, e store.OplogEntry) string {
+	if log.Interrupted != nil && log.Interrupted.Seq == e.Seq {
+		return "interrupted (undo finishes it)"
+	}
+	if t := log.Entry(e.Undoes); t != nil && t.UndoneBy != 0 {
+		if t.UndoState == store.UndoSkipped {
+			return fmt.Sprintf("interrupted, then skipped by #%d", t.UndoneBy)
+		}
+		return fmt.Sprintf("interrupted, then undone by #%d", t.UndoneBy)
+	}
+	return "interrupted"
 }

@@ -12,6 +12,8 @@
 #     before (branches, refs/agency/*, HEADs of every worktree) is still
 #     reachable, and every uncommitted file content is still in a tree on
 #     disk or in an object reachable from a ref.
+# A scenario with failpoints (AGENCY_FAILPOINT=kill:<step>) is also killed
+# at each of them, with the same checks after.
 # Run: make e2e-killsweep (or e2e/killsweep.sh [SCENARIO...]). Takes minutes:
 # each (scenario, K) pair makes a fresh repository.
 set -u
@@ -20,7 +22,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/agency-killsweep-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 bin="$work/bin"
 mkdir -p "$bin"
-(cd "$root" && go build -o "$bin/git-agency" ./cmd/git-agency && go build -o "$bin/git-sandbox" ./cmd/git-sandbox) || exit 1
+(cd "$root" && go build -o "$bin/git-agency" ./cmd/git-agency && go build -o "$bin/git-sandbox" ./cmd/git-sandbox &&
+  go build -o "$bin/fakeagent" ./internal/fakeagent) || exit 1
 realgit=$(command -v git)
 cat >"$bin/git" <<EOF
 #!/bin/sh
@@ -39,8 +42,10 @@ chmod +x "$bin/git"
 export PATH="$bin:$PATH"
 export HOME="$work/home" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
 export TMUX_TMPDIR="$work/tmux"
+# (fakeagent keeps its conversations, for -resume, under $TMPDIR)
+export TMPDIR="$work/tmp"
 unset TMUX TMUX_PANE
-mkdir -p "$HOME" "$TMUX_TMPDIR"
+mkdir -p "$HOME" "$TMUX_TMPDIR" "$TMPDIR"
 fails=0 runs=0
 
 # setup SCENARIO: a fresh repository $repo with data directory $AGENCY_DATA_DIR
@@ -56,10 +61,27 @@ setup() {
   git config agency.runner.sh.command sh
   git config agency.runner.sh.headlessArg -c
   git config agency.runner.sh.headedArg -c
+  # fk: a runner that can be resumed (agent send), claude's stream with a
+  # session id
+  git config agency.runner.fk.command fakeagent
+  git config agency.runner.fk.format claude
+  git config --add agency.runner.fk.headlessArg -stream
+  git config --add agency.runner.fk.headlessArg claude
+  git config --add agency.runner.fk.resumeArg -resume
+  git config --add agency.runner.fk.resumeArg '{session_id}'
   git-agency worktree create --name feat >/dev/null || return 1
   inv=
   case $1 in
   create | start-headless | start-headed) ;;
+  send)
+    # each turn appends to c.txt and commits everything (the turn before's
+    # u.txt with it), then leaves u.txt uncommitted
+    # (detached: a followed start would print the stream after the id)
+    inv=$(git-agency agent start -w feat --runner fk --headless -d \
+      --runner-arg=-append --runner-arg='c.txt=c\n' --runner-arg=-commit --runner-arg=c \
+      --runner-arg=-append --runner-arg='u.txt=uncommitted-work\n' --prompt first) || return 1
+    waitquiet
+    ;;
   *)
     inv=$(git-agency agent start -w feat --runner sh --headless --prompt \
       'echo c1 > c.txt; git add c.txt; git commit -qm c1; echo uncommitted-work > u.txt') || return 1
@@ -68,6 +90,8 @@ setup() {
   case $1 in
   ckpt-apply) git-agency checkpoint create --invocation "$inv" >/dev/null &&
     echo later-work >"$(sandbox)/u.txt" ;;
+  # a plain land refuses uncommitted work: commit it in the sandbox
+  land) (cd "$(sandbox)" && git add u.txt && git commit -qm u) ;;
   land-detached | discard-detached)
     (cd "$(sandbox)" && git checkout -q --detach && echo d >d.txt && git add d.txt && git commit -qm detached-commit) ;;
   rm-force) echo wt-work >"$(git-agency worktree path feat)/w.txt" ;;
@@ -81,7 +105,7 @@ sandbox() { git-agency agent show "$inv" --json | sed -n 's/.*"sandbox_path": *"
 # the command under test
 cmd() {
   case $1 in
-  create) git-agency worktree create --name k ;;
+  create) git-agency worktree create --name kk ;;
   start-headless) git-agency agent start -w feat --runner sh --headless --prompt 'echo s > s.txt' ;;
   start-headed) git-agency agent start -w feat --runner sh -d --prompt 'echo h > h.txt' ;;
   ckpt-create) git-agency checkpoint create --invocation "$inv" ;;
@@ -91,6 +115,15 @@ cmd() {
   discard | discard-detached) git-agency agent discard "$inv" ;;
   rm-force | rm-detached) git-agency worktree rm --force feat ;;
   undo-discard) git-agency undo ;;
+  send) git-agency agent send "$inv" --prompt 'and more' ;;
+  esac
+}
+
+# failpoints SCENARIO: the steps its command can be killed at by
+# AGENCY_FAILPOINT=kill:<step>, besides its git calls.
+failpoints() {
+  case $1 in
+  send) echo agent-send:spawn ;;
   esac
 }
 
@@ -135,63 +168,90 @@ sweep() {
   setup "$scenario" >/dev/null 2>&1 || { echo "setup $scenario failed"; fails=$((fails + 1)); return; }
   export SWEEP_COUNT="$work/count"
   rm -f "$SWEEP_COUNT"
-  cmd "$scenario" >/dev/null 2>&1
+  # (it must succeed unkilled, or the sweep would only kill a refusal;
+  # land-detached is the refusal of a HEAD off its branch, by design)
+  local rc
+  cmd "$scenario" >"$work/out" 2>&1
+  rc=$?
+  case $scenario in
+  land-detached) [ "$rc" != 0 ] || { echo "FAIL $scenario: not refused unkilled"; fails=$((fails + 1)); } ;;
+  *) [ "$rc" = 0 ] || { echo "FAIL $scenario: fails unkilled: $(tail -3 "$work/out")"; fails=$((fails + 1)); } ;;
+  esac
   waitquiet
   unset SWEEP_COUNT
   local total
   total=$(cat "$work/count" 2>/dev/null || echo 0)
   echo "== $scenario: $total git calls"
   for k in $(seq "$total"); do
-    runs=$((runs + 1))
-    setup "$scenario" >/dev/null 2>&1 || { fail "setup"; continue; }
-    waitquiet
-    local before blobs
-    before=$(commits)
-    blobs=$(dirtyblobs)
-    # a discard drops uncommitted work and checkpoints by the user's word;
-    # its commits (a detached HEAD's included) must stay
-    # (so does worktree rm --force, for its tree's)
-    case $scenario in discard* | rm-*) blobs= ;; esac
+    killrun "$scenario" || continue
     export SWEEP_COUNT="$work/count" SWEEP_KILL_AT=$k
     rm -f "$SWEEP_COUNT" "$SWEEP_COUNT.killed"
     cmd "$scenario" >"$work/out" 2>&1
     waitquiet
     unset SWEEP_COUNT SWEEP_KILL_AT
-    local killed
     killed=$(cat "$work/count.killed" 2>/dev/null)
-    git-agency doctor >"$work/doctor1" 2>&1
-    git-agency gc --yes >"$work/gc" 2>&1 || fail "gc failed after kill at [$killed]: $(cat "$work/gc")"
-    if ! git-agency doctor >"$work/doctor2" 2>&1; then
-      fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
-    fi
-    local leftover
-    # (a temp file whose writer, named in it, still runs is a write in
-    # progress: a supervisor that outlived the kill)
-    leftover=$(find "$AGENCY_DATA_DIR" "$repo/.git" \( -name '*.tmp-*' -o -name 'agency-snapshot-index-*' \) 2>/dev/null |
-      while read -r f; do
-        pid=$(basename "$f" | sed -n 's/.*\(tmp\|index\)-\([0-9]*\)-[0-9]*$/\2/p')
-        [ -n "$pid" ] && [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != "" ] &&
-          [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != Z ] && continue
-        echo "$f"
-      done)
-    [ -z "$leftover" ] || fail "temp files left (kill at [$killed]): $leftover"
-    git worktree list --porcelain | sed -n 's/^worktree //p' | while read -r t; do
-      [ -d "$t" ] || echo "FAIL $scenario K=$k: registration without directory: $t"
-    done
-    local after lost
-    after=$(commits)
-    lost=$(comm -23 <(echo "$before") <(echo "$after"))
-    [ -z "$lost" ] || fail "commits lost (kill at [$killed]): $(echo "$lost" | tr '\n' ' ')"
-    if [ -n "$blobs" ]; then
-      local objs
-      objs=$(allobjects | sort -u)
-      lost=$(comm -23 <(echo "$blobs") <(echo "$objs"))
-      [ -z "$lost" ] || fail "uncommitted work lost (kill at [$killed]): $lost"
-    fi
+    check
+  done
+  local fp
+  for fp in $(failpoints "$scenario"); do
+    k=$fp
+    killrun "$scenario" || continue
+    AGENCY_FAILPOINT=kill:$fp cmd "$scenario" >"$work/out" 2>&1
+    waitquiet
+    killed="failpoint $fp"
+    check
   done
 }
 
-scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached undo-discard}
+# killrun SCENARIO: a fresh repository for one kill, and the inventory
+# (before, blobs) that check compares with.
+killrun() {
+  runs=$((runs + 1))
+  setup "$1" >/dev/null 2>&1 || { fail "setup"; return 1; }
+  waitquiet
+  before=$(commits)
+  blobs=$(dirtyblobs)
+  # a discard drops uncommitted work and checkpoints by the user's word;
+  # its commits (a detached HEAD's included) must stay
+  # (so does worktree rm --force, for its tree's)
+  case $1 in discard* | rm-*) blobs= ;; esac
+}
+
+# check: after the kill ($killed says where), doctor, one gc, and the
+# checks of the header.
+check() {
+  git-agency doctor >"$work/doctor1" 2>&1
+  git-agency gc --yes >"$work/gc" 2>&1 || fail "gc failed after kill at [$killed]: $(cat "$work/gc")"
+  if ! git-agency doctor >"$work/doctor2" 2>&1; then
+    fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+  fi
+  local leftover
+  # (a temp file whose writer, named in it, still runs is a write in
+  # progress: a supervisor that outlived the kill)
+  leftover=$(find "$AGENCY_DATA_DIR" "$repo/.git" \( -name '*.tmp-*' -o -name 'agency-snapshot-index-*' \) 2>/dev/null |
+    while read -r f; do
+      pid=$(basename "$f" | sed -n 's/.*\(tmp\|index\)-\([0-9]*\)-[0-9]*$/\2/p')
+      [ -n "$pid" ] && [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != "" ] &&
+        [ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != Z ] && continue
+      echo "$f"
+    done)
+  [ -z "$leftover" ] || fail "temp files left (kill at [$killed]): $leftover"
+  git worktree list --porcelain | sed -n 's/^worktree //p' | while read -r t; do
+    [ -d "$t" ] || echo "FAIL $scenario K=$k: registration without directory: $t"
+  done
+  local after lost
+  after=$(commits)
+  lost=$(comm -23 <(echo "$before") <(echo "$after"))
+  [ -z "$lost" ] || fail "commits lost (kill at [$killed]): $(echo "$lost" | tr '\n' ' ')"
+  if [ -n "$blobs" ]; then
+    local objs
+    objs=$(allobjects | sort -u)
+    lost=$(comm -23 <(echo "$blobs") <(echo "$objs"))
+    [ -z "$lost" ] || fail "uncommitted work lost (kill at [$killed]): $lost"
+  fi
+}
+
+scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send}
 for s in $scenarios; do sweep "$s"; done
 tmux kill-server 2>/dev/null
 echo "killsweep: $runs kills, $fails failures"

@@ -82,6 +82,10 @@ type StatusEntry struct {
 	// NotInHead: a changed entry whose path is not in HEAD (added to the
 	// index, or intent-to-add): its content was never committed.
 	NotInHead bool
+	// Sub is a changed entry's submodule state ("N..." when it is none);
+	// IndexMode and IndexOID its index side ("000000" when the index has
+	// no entry).
+	Sub, IndexMode, IndexOID string
 }
 
 // ParseStatusV2 parses `git status --porcelain=v2 -z` output. Header lines
@@ -100,7 +104,8 @@ func ParseStatusV2(out []byte) ([]StatusEntry, error) {
 			if len(parts) != 9 {
 				return nil, fmt.Errorf("status: malformed entry %q", f)
 			}
-			list = append(list, StatusEntry{Kind: StatusChanged, XY: parts[1], Path: parts[8], NotInHead: parts[3] == "000000"})
+			list = append(list, StatusEntry{Kind: StatusChanged, XY: parts[1], Path: parts[8], NotInHead: parts[3] == "000000",
+				Sub: parts[2], IndexMode: parts[4], IndexOID: parts[7]})
 		case '2':
 			parts := strings.SplitN(f, " ", 10)
 			if len(parts) != 10 || i+1 >= len(fields) {

@@ -34,8 +34,8 @@ func TestParseStatusV2(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []StatusEntry{
-		{Kind: StatusChanged, XY: ".M", Path: "file with space.txt"},
-		{Kind: StatusChanged, XY: "AM", Path: ".env", NotInHead: true},
+		{Kind: StatusChanged, XY: ".M", Path: "file with space.txt", Sub: "N...", IndexMode: "100644", IndexOID: "aaa"},
+		{Kind: StatusChanged, XY: "AM", Path: ".env", NotInHead: true, Sub: "N...", IndexMode: "100644", IndexOID: "bbb"},
 		{Kind: StatusRenamed, XY: "R.", Path: "new name", Orig: "old\tname", NotInHead: true},
 		{Kind: StatusUnmerged, XY: "UU", Path: "conflict.go"},
 		{Kind: StatusUntracked, XY: "??", Path: "d\u00ef r/untracked\nnewline"},

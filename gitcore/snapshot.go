@@ -73,8 +73,15 @@ type Snapshot struct {
 // paths the index holds (an agent's `git add -f .agency/…`, or a HEAD that
 // has them) are taken out of the copy; only then does that cost a pass.
 //
+// Without a Kept index and with an index of plain entries, the status runs
+// on the worktree's own index and what it lists is spliced into HEAD's
+// tree instead (snapshotSpliced, snapshot_tree.go): the same tree without
+// copying, staging and writing the whole index.
+//
 // With a valid Kept index and the Changed paths, the status looks at those
-// paths alone and they are staged into the kept index (see KeptIndex).
+// paths alone and they are staged into the kept index, or, when they are
+// all tracked files, spliced into the last snapshot's tree with no status
+// (see KeptIndex).
 //
 // On a denylist hit nothing is staged and Snapshot.Denied names the files.
 // Since only listed, checked paths are ever staged, a file that appears
@@ -86,6 +93,11 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		snap, ok, err := t.snapshotChanged(ctx, req, k)
 		if ok || err != nil {
 			return snap, err
+		}
+	}
+	if req.Kept == nil {
+		if spliced, ok, err := t.snapshotSpliced(ctx, req); ok || err != nil {
+			return spliced, err
 		}
 	}
 	index, snap, dropExcluded, err := t.snapshotStart(ctx, req.Exclude)
@@ -106,13 +118,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		defer os.Remove(tmp)
 	}
 	env := []string{"GIT_INDEX_FILE=" + tmp}
-
-	untracked := "--untracked-files=no"
-	if req.IncludeUntracked {
-		untracked = "--untracked-files=all"
-	}
-	out, err := t.exec(ctx, append(env, "GIT_OPTIONAL_LOCKS=0"), nil,
-		"status", "--porcelain=v2", "-z", "--no-renames", untracked)
+	out, err := t.exec(ctx, append(env, "GIT_OPTIONAL_LOCKS=0"), nil, snapshotStatusArgs(req)...)
 	if err != nil {
 		return nil, err
 	}
@@ -120,10 +126,57 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 	if err != nil {
 		return nil, err
 	}
-	var stage []byte
+	list, staged, listedExcluded := snapshotPaths(req, entries, snap, t)
+	if len(snap.Denied) > 0 {
+		return snap, nil
+	}
+	if dropExcluded || listedExcluded {
+		args := []string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}
+		for _, e := range req.Exclude {
+			args = append(args, ":(literal)"+strings.Trim(e, "/"))
+		}
+		if _, err := t.runEnv(ctx, env, nil, privateIndex(args...)...); err != nil {
+			return nil, err
+		}
+	}
+	if len(list) > 0 {
+		var stage []byte
+		for _, e := range list {
+			stage = append(append(stage, strings.TrimSuffix(e.Path, "/")...), 0)
+		}
+		if _, err := t.runEnv(ctx, env, stage, privateIndex("update-index", "--add", "--remove", "-z", "--stdin")...); err != nil {
+			return nil, err
+		}
+	}
+	out, err = t.runEnv(ctx, env, nil, privateIndex("write-tree")...)
+	if err != nil {
+		return nil, err
+	}
+	snap.Tree = strings.TrimSpace(string(out))
+	if k := req.Kept; k != nil {
+		k.derived(index, indexStamp, snap, staged)
+	}
+	return snap, nil
+}
+
+// snapshotStatusArgs is the full snapshot's status: every changed path,
+// and every untracked file one by one when they are included.
+func snapshotStatusArgs(req SnapshotRequest) []string {
+	untracked := "--untracked-files=no"
+	if req.IncludeUntracked {
+		untracked = "--untracked-files=all"
+	}
+	return []string{"status", "--porcelain=v2", "-z", "--no-renames", untracked}
+}
+
+// snapshotPaths decides, from a full status, which entries a snapshot
+// stages (in order), filling snap's Denied, Nested and LeftOut. staged
+// holds the untracked files among them; listedExcluded says the index
+// holds an excluded path that must come out.
+func snapshotPaths(req SnapshotRequest, entries []StatusEntry, snap *Snapshot, t *Tree) ([]StatusEntry, map[string]bool, bool) {
+	var list []StatusEntry
 	staged := map[string]bool{}
-	// dropExcluded: the index holds excluded paths that must come out
-	// (HEAD has some, or the status lists some as staged).
+	listedExcluded := false
 	for _, e := range entries {
 		p := strings.TrimSuffix(e.Path, "/")
 		if e.Kind == StatusIgnored {
@@ -131,7 +184,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		}
 		if excluded(p, req.Exclude) {
 			if e.Kind != StatusUntracked {
-				dropExcluded = true
+				listedExcluded = true
 			}
 			continue
 		}
@@ -162,34 +215,154 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 			}
 			staged[p] = true
 		}
-		stage = append(append(stage, p...), 0)
+		list = append(list, e)
 	}
+	return list, staged, listedExcluded
+}
+
+// snapshotSpliced is the full snapshot without a kept index to keep: the
+// status runs on the worktree's own index (nothing is copied), and the
+// paths it lists are spliced into HEAD's tree (snapshot_tree.go) instead
+// of staged into a copy of the whole index. Every path the status does
+// not list is in the index as in HEAD, so the result is the tree the
+// copy would write. It applies when the index is plain (and unchanged
+// while the status reads it), has no gitlink, HEAD is born, unmoved
+// between the status and the reading of its trees and has no excluded
+// path, and at most maxChanged paths are listed; ok is false otherwise,
+// or when a step fails, and the caller takes the index path. A result
+// with Denied is final.
+func (t *Tree) snapshotSpliced(ctx context.Context, req SnapshotRequest) (*Snapshot, bool, error) {
+	index, head, entries, ok, err := t.splicedStatus(ctx, req)
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	snap := &Snapshot{Head: head}
+	list, _, listedExcluded := snapshotPaths(req, entries, snap, t)
 	if len(snap.Denied) > 0 {
-		return snap, nil
+		return snap, true, nil
 	}
-	if dropExcluded {
-		args := []string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}
-		for _, e := range req.Exclude {
-			args = append(args, ":(literal)"+strings.Trim(e, "/"))
-		}
-		if _, err := t.runEnv(ctx, env, nil, args...); err != nil {
-			return nil, err
-		}
+	if listedExcluded || len(list) > maxChanged {
+		return nil, false, nil
 	}
-	if len(stage) > 0 {
-		if _, err := t.runEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
-			return nil, err
-		}
+	changes, old, rehash, ok := splicePlan(list)
+	if !ok {
+		return nil, false, nil
 	}
-	out, err = t.runEnv(ctx, env, nil, "write-tree")
+	// HEAD's trees along the listed paths (and at the excluded paths,
+	// which HEAD must not have) are read while the files are staged.
+	treesCh := make(chan *baseTrees, 1)
+	go func() { treesCh <- t.headTreesFor(ctx, head, list, req.Exclude) }()
+	var staged map[string]*TreeEntry
+	if len(rehash) > 0 {
+		staged, err = t.stageSmall(ctx, filepath.Dir(index), old, rehash)
+	}
+	bt := <-treesCh
+	if err != nil || bt == nil {
+		return nil, false, nil
+	}
+	snap.HeadTree = bt.root
+	if !onlyFiles(staged) {
+		return nil, false, nil
+	}
+	for p, e := range staged {
+		changes[p] = e
+	}
+	if len(changes) == 0 {
+		snap.Tree = snap.HeadTree
+		return snap, true, nil
+	}
+	root, err := t.spliceTrees(ctx, bt.trees, changes, len(head)/2)
 	if err != nil {
-		return nil, err
+		return nil, false, nil
 	}
-	snap.Tree = strings.TrimSpace(string(out))
-	if k := req.Kept; k != nil {
-		k.derived(index, indexStamp, snap, staged)
+	snap.Tree = root
+	return snap, true, nil
+}
+
+// splicedStatus runs snapshotSpliced's status on the worktree's own
+// index; ok is false unless HEAD is born and the index plain, without a
+// gitlink and unchanged while the status read it.
+func (t *Tree) splicedStatus(ctx context.Context, req SnapshotRequest) (string, string, []StatusEntry, bool, error) {
+	index, err := t.indexPath(ctx)
+	if err != nil {
+		return "", "", nil, false, err
 	}
-	return snap, nil
+	before := stampOf(index)
+	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, nil, append(snapshotStatusArgs(req), "--branch")...)
+	if err != nil {
+		return "", "", nil, false, err
+	}
+	head := statusHead(out)
+	if head == "" || before == (stamp{}) {
+		return "", "", nil, false, nil
+	}
+	if plain, links := indexPlain(index, len(head)/2); !plain || links || stampOf(index) != before {
+		return "", "", nil, false, nil
+	}
+	entries, err := ParseStatusV2(out)
+	return index, head, entries, err == nil, err
+}
+
+// headTreesFor reads HEAD's trees above the listed paths and at the
+// excluded ones; nil when that fails, HEAD is not head any more, or HEAD
+// has an excluded path (the index path takes it out first).
+func (t *Tree) headTreesFor(ctx context.Context, head string, list []StatusEntry, exclude []string) *baseTrees {
+	paths := make([]string, 0, len(list))
+	for _, e := range list {
+		paths = append(paths, e.Path)
+	}
+	dirs := ancestors(paths)
+	for _, e := range exclude {
+		dirs = append(dirs, strings.Trim(e, "/"))
+	}
+	bt, err := t.readTrees(ctx, head, dirs)
+	if err != nil || bt.head != head || bt.root == "" {
+		return nil
+	}
+	for _, e := range exclude {
+		if _, inHead := bt.trees[strings.Trim(e, "/")]; inHead {
+			return nil
+		}
+	}
+	return bt
+}
+
+// splicePlan sorts a full snapshot's listed entries: those whose file is
+// as the index has it take the index entry (changes); the others are
+// staged again from their files (rehash), from their index entry (old)
+// when there is one. ok is false for an entry a plain index cannot hold
+// (a submodule, a rename, a conflict).
+func splicePlan(list []StatusEntry) (changes map[string]*TreeEntry, old map[string]TreeEntry, rehash []string, ok bool) {
+	changes, old = map[string]*TreeEntry{}, map[string]TreeEntry{}
+	seen := map[string]bool{}
+	for _, e := range list {
+		p := e.Path
+		switch {
+		case e.Kind == StatusChanged && (e.Sub != "N..." || e.IndexMode == "160000"):
+			return nil, nil, nil, false
+		case e.Kind == StatusChanged && e.XY[1] == '.' && e.IndexMode != "000000":
+			// Staging it into the copy would leave its entry as it is.
+			changes[p] = &TreeEntry{Mode: treeMode(e.IndexMode), OID: e.IndexOID}
+			continue
+		case e.Kind == StatusChanged && e.IndexMode != "000000":
+			old[p] = TreeEntry{Mode: treeMode(e.IndexMode), OID: e.IndexOID}
+		case e.Kind != StatusChanged && e.Kind != StatusUntracked:
+			return nil, nil, nil, false
+		}
+		if !seen[p] { // deleted from the index and untracked: listed twice
+			seen[p] = true
+			rehash = append(rehash, p)
+		}
+	}
+	return changes, old, rehash, true
+}
+
+// treeMode is an index or ls-files mode as a tree writes it.
+func treeMode(m string) string {
+	if m == "040000" {
+		return "40000"
+	}
+	return m
 }
 
 // LeavesOut reports whether an untracked file (relative to the root) is

@@ -3,6 +3,7 @@ package gitcore
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -44,6 +45,14 @@ type KeptIndex struct {
 	// staged: untracked files (in the worktree's index) staged into it.
 	staged map[string]bool
 	ok     bool
+	// tree is the last snapshot's tree. A snapshot whose changed paths
+	// are all tracked files splices them into it (snapshotTracked)
+	// without touching the kept index: pending lists the paths the kept
+	// index has not staged since. plain: the worktree's index, when the
+	// kept index was derived, held only plain entries (indexPlain).
+	tree    string
+	pending map[string]bool
+	plain   bool
 }
 
 // stamp identifies one version of a file: git replaces an index by a
@@ -93,22 +102,34 @@ func (k *KeptIndex) derived(indexPath string, index stamp, snap *Snapshot, stage
 	k.indexPath, k.index, k.self = indexPath, index, stampOf(k.path)
 	k.head, k.headTree = snap.Head, snap.HeadTree
 	k.staged = staged
+	k.tree, k.pending = snap.Tree, nil
+	if snap.Head != "" {
+		k.plain, _ = indexPlain(indexPath, len(snap.Head)/2)
+	}
 	k.ok = index != (stamp{}) && k.self != (stamp{})
 }
 
 // snapshotChanged is SnapshotTree's incremental path. ok is false (and
 // nothing was written) when it cannot be sure and the full path must run.
 func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *KeptIndex) (*Snapshot, bool, error) {
-	if len(req.Changed) > maxChanged || stampOf(k.path) != k.self {
+	if len(req.Changed)+len(k.pending) > maxChanged || stampOf(k.path) != k.self {
 		return nil, false, nil
 	}
 	if k.indexPath == "" || stampOf(k.indexPath) != k.index {
 		return nil, false, nil
 	}
+	if snap, ok := t.snapshotTracked(ctx, req, k); ok {
+		return snap, true, nil
+	}
 	changed := map[string]bool{}
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-renames",
 		"--untracked-files=all", "--ignored=matching", "--"}
-	for _, p := range req.Changed {
+	// What the tracked path spliced since, the kept index stages now.
+	all := append([]string(nil), req.Changed...)
+	for p := range k.pending {
+		all = append(all, p)
+	}
+	for _, p := range all {
 		p = strings.Trim(filepath.ToSlash(p), "/")
 		if p == "" || changed[p] || excluded(p, req.Exclude) {
 			continue
@@ -218,6 +239,12 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 			// A tracked file changed in the index or the files (deleted
 			// too): tracked content is always snapshotted.
 			stage = append(append(stage, p...), 0)
+		case k.pending[p]:
+			// A tracked file spliced since the kept index was written,
+			// unchanged from the worktree's index now: staged from its
+			// file, as the splice did (tracked content is always
+			// snapshotted).
+			stage = append(append(stage, p...), 0)
 		default:
 			// Unlisted: gone, or unchanged (the kept index may hold an
 			// older version), or created after the status ran, which
@@ -235,22 +262,127 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 	// From here on the kept index changes: a failure leaves it unusable.
 	k.ok = false
 	if len(stage) > 0 {
-		if _, err := t.runEnv(ctx, env, stage, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		if _, err := t.runEnv(ctx, env, stage, privateIndex("update-index", "--add", "--remove", "-z", "--stdin")...); err != nil {
 			return nil, false, nil
 		}
 	}
 	if len(drop) > 0 {
-		if _, err := t.runEnv(ctx, env, drop, "update-index", "--force-remove", "-z", "--stdin"); err != nil {
+		if _, err := t.runEnv(ctx, env, drop, privateIndex("update-index", "--force-remove", "-z", "--stdin")...); err != nil {
 			return nil, false, nil
 		}
 	}
-	out, err = t.runEnv(ctx, env, nil, "write-tree")
+	out, err = t.runEnv(ctx, env, nil, privateIndex("write-tree")...)
 	if err != nil {
 		return nil, false, nil
 	}
 	snap.Tree = strings.TrimSpace(string(out))
 	k.self, k.staged, k.ok = stampOf(k.path), staged, true
+	k.tree, k.pending = snap.Tree, nil
 	return snap, true, nil
+}
+
+// snapshotTracked is the incremental path for changed paths that are all
+// tracked files of the last snapshot: their new entries, staged from
+// their files into a private index that holds their old ones, are
+// spliced into its tree. The worktree's index is unchanged since the
+// kept index was derived (checked by the caller) and held only plain
+// entries then, so a path in the last snapshot that is no untracked file
+// staged by it is in that index, and its entry there was staged from
+// its file as it is here. HEAD is checked. ok is false, with nothing
+// changed, whenever a path is anything else (untracked, new, a
+// directory, a .gitignore, a denylisted name) or a step fails: the
+// status path decides then.
+func (t *Tree) snapshotTracked(ctx context.Context, req SnapshotRequest, k *KeptIndex) (*Snapshot, bool) {
+	if !k.plain || k.tree == "" {
+		return nil, false
+	}
+	paths, ok := t.trackedCandidates(req, k)
+	if !ok {
+		return nil, false
+	}
+	bt, err := t.readTrees(ctx, k.tree, ancestors(paths))
+	if err != nil || bt.head != k.head {
+		return nil, false
+	}
+	old, ok := filesIn(bt.trees, paths)
+	if !ok {
+		return nil, false
+	}
+	staged, err := t.stageSmall(ctx, filepath.Dir(k.indexPath), old, paths)
+	if err != nil || !onlyFiles(staged) {
+		return nil, false
+	}
+	root, err := t.spliceTrees(ctx, bt.trees, staged, len(k.tree)/2)
+	if err != nil {
+		return nil, false
+	}
+	if k.pending == nil {
+		k.pending = map[string]bool{}
+	}
+	for _, p := range paths {
+		k.pending[p] = true
+	}
+	k.tree = root
+	return &Snapshot{Head: k.head, HeadTree: k.headTree, Tree: root, Incremental: true}, true
+}
+
+// trackedCandidates lists the changed paths for snapshotTracked; ok is
+// false when there is none, or one that is surely no tracked file (a
+// directory, a staged untracked file) or changes more than itself (a
+// .gitignore), or a denylisted name.
+func (t *Tree) trackedCandidates(req SnapshotRequest, k *KeptIndex) ([]string, bool) {
+	seen := map[string]bool{}
+	var paths []string
+	for _, p := range req.Changed {
+		p = strings.Trim(filepath.ToSlash(p), "/")
+		if p == "" || seen[p] || excluded(p, req.Exclude) {
+			continue
+		}
+		seen[p] = true
+		if strings.Contains(p, "\n") || p == ".gitignore" || strings.HasSuffix(p, "/.gitignore") || k.staged[p] || Denied(p, req.Denylist) {
+			return nil, false
+		}
+		if fi, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(p))); err == nil && fi.IsDir() {
+			return nil, false
+		}
+		paths = append(paths, p)
+	}
+	return paths, len(paths) > 0
+}
+
+// filesIn returns the paths' entries in trees; ok is false unless each
+// is a file (a blob or a symlink).
+func filesIn(trees map[string][]namedEntry, paths []string) (map[string]TreeEntry, bool) {
+	old := map[string]TreeEntry{}
+	for _, p := range paths {
+		e, ok := lookupEntry(trees, p)
+		if !ok || !e.isFile() {
+			return nil, false
+		}
+		old[p] = e
+	}
+	return old, true
+}
+
+// onlyFiles: every staged entry is a file or removed (no gitlink).
+func onlyFiles(staged map[string]*TreeEntry) bool {
+	for _, e := range staged {
+		if e != nil && !e.isFile() {
+			return false
+		}
+	}
+	return true
+}
+
+// lookupEntry finds path p's entry in trees (readTrees of its ancestors).
+func lookupEntry(trees map[string][]namedEntry, p string) (TreeEntry, bool) {
+	d, name := path.Split(p)
+	for _, e := range trees[strings.TrimSuffix(d, "/")] {
+		if e.name == name {
+			return e.TreeEntry, true
+		}
+	}
+	return TreeEntry{}, false
 }
 
 // statusHead is the "# branch.oid" of `git status --porcelain=v2 --branch`

@@ -8,29 +8,55 @@ import (
 	"testing"
 )
 
-// An incremental snapshot (the kept index plus the changed paths) is the
-// tree a full one makes, step after step; where it cannot be sure it takes
-// the full path; left-out files never reach the object store.
+// recorder runs git and remembers each command's arguments.
+type recorder struct{ cmds *[]string }
+
+func (r recorder) Run(ctx context.Context, c Cmd) (Result, error) {
+	*r.cmds = append(*r.cmds, strings.Join(c.Args, " "))
+	return ExecRunner{}.Run(ctx, c)
+}
+
+// An incremental snapshot (the kept index plus the changed paths, or the
+// changed tracked files spliced into the last snapshot's tree) is the
+// tree a full one makes, step after step; where it cannot be sure it
+// takes the full path; left-out files never reach the object store.
 func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
-	repo, dir := snapRepo(t)
+	_, dir := snapRepo(t)
 	ctx := context.Background()
+	var cmds []string
+	repo, err := Discover(ctx, recorder{&cmds}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tree := repo.Tree(dir)
 	var kept KeptIndex
 	base := SnapshotRequest{IncludeUntracked: true, Denylist: []string{".env"}, Exclude: []string{".agency"},
 		LeaveOut: NewIgnoreMatcher([]string{"*.bin"}), MaxUntrackedSize: 100}
-	step := func(name string, wantIncremental bool, changed ...string) *Snapshot {
+	// want: "full", "status" (the kept index, after a status of the
+	// changed paths) or "splice" (no status: tracked files spliced).
+	step := func(name, want string, changed ...string) *Snapshot {
 		t.Helper()
 		req := base
 		req.Kept, req.Changed = &kept, changed
 		if changed == nil {
 			req.Changed = nil
 		}
+		cmds = nil
 		snap, err := tree.SnapshotTree(ctx, req)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if snap.Incremental != wantIncremental {
-			t.Fatalf("%s: incremental = %v, want %v", name, snap.Incremental, wantIncremental)
+		got := "full"
+		if snap.Incremental {
+			got = "splice"
+			for _, c := range cmds {
+				if strings.HasPrefix(c, "status") {
+					got = "status"
+				}
+			}
+		}
+		if got != want {
+			t.Fatalf("%s: took the %s path, want %s (%q)", name, got, want, cmds)
 		}
 		if len(snap.Denied) > 0 {
 			return snap
@@ -45,52 +71,82 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		}
 		return snap
 	}
+	write(t, dir, "d/e/deep.txt", "deep\n")
+	write(t, dir, "d/e/other.txt", "other\n")
+	write(t, dir, "d/solo/only.txt", "only\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "deeper")
 	write(t, dir, ".agency/.gitignore", "*\n")
-	step("first", false)
+	step("first", "full")
 	write(t, dir, "tracked.txt", "two\n")
-	step("tracked file changed", true, "tracked.txt")
+	step("tracked file changed", "splice", "tracked.txt")
 	write(t, dir, "top.txt", "untracked\n")
-	step("untracked file added", true, "top.txt")
+	step("untracked file added", "status", "top.txt")
 	write(t, dir, "n/new.txt", "in a new directory\n")
-	step("new directory", false, "n")
+	step("new directory", "full", "n")
 	os.Remove(filepath.Join(dir, "top.txt"))
-	step("untracked file removed", true, "top.txt")
+	step("untracked file removed", "status", "top.txt")
 	write(t, dir, "grow.txt", "small\n")
-	step("small untracked file", true, "grow.txt")
+	step("small untracked file", "status", "grow.txt")
 	write(t, dir, "grow.txt", strings.Repeat("grown-past-the-limit ", 10))
-	if snap := step("grew past the size limit", true, "grow.txt"); len(snap.LeftOut) != 1 {
+	if snap := step("grew past the size limit", "status", "grow.txt"); len(snap.LeftOut) != 1 {
 		t.Fatalf("left out %v", snap.LeftOut)
 	}
 	write(t, dir, "art.bin", "binary-artefact-content\n")
-	if snap := step("matches a leave-out pattern", true, "art.bin"); len(snap.LeftOut) != 1 {
+	if snap := step("matches a leave-out pattern", "status", "art.bin"); len(snap.LeftOut) != 1 {
 		t.Fatalf("left out %v", snap.LeftOut)
 	}
 	write(t, dir, "tracked.txt", "one\n")
-	step("tracked file back as committed", false, "tracked.txt")
+	step("tracked file back as committed", "splice", "tracked.txt")
 	write(t, dir, "build/x.o", "ignored\n")
-	step("ignored file", true, "build/x.o")
+	step("ignored file", "status", "build/x.o")
 	os.RemoveAll(filepath.Join(dir, "n"))
-	step("directory with a staged untracked file removed", true, "n")
+	step("directory with a staged untracked file removed", "status", "n")
 	os.Remove(filepath.Join(dir, "gone.txt"))
-	step("tracked file deleted", true, "gone.txt")
+	step("tracked file deleted", "splice", "gone.txt")
+	write(t, dir, "d/e/deep.txt", "deeper\n")
+	step("tracked file two directories down", "splice", "d/e/deep.txt")
+	write(t, dir, "d/e/deep.txt", "deepest\n")
+	write(t, dir, "d/e/other.txt", "other, changed\n")
+	step("two tracked files in one directory", "splice", "d/e/deep.txt", "d/e/other.txt", "d/e/deep.txt")
+	os.Remove(filepath.Join(dir, "d/solo/only.txt"))
+	step("the last file of a directory deleted", "splice", "d/solo/only.txt")
+	os.Chmod(filepath.Join(dir, "tracked.txt"), 0o755)
+	step("executable bit", "splice", "tracked.txt")
+	os.Remove(filepath.Join(dir, "d/e/other.txt"))
+	os.Symlink("deep.txt", filepath.Join(dir, "d/e/other.txt"))
+	step("file turned symlink", "splice", "d/e/other.txt")
+	write(t, dir, "tracked.txt", "spliced, then staged with an untracked file\n")
+	step("spliced once more", "splice", "tracked.txt")
+	write(t, dir, "late-untracked.txt", "x\n")
+	step("untracked file after spliced ones", "status", "late-untracked.txt")
+	write(t, dir, "tracked.txt", "mixed\n")
+	write(t, dir, "mixed-untracked.txt", "y\n")
+	step("tracked and untracked together", "status", "tracked.txt", "mixed-untracked.txt")
 	write(t, dir, "tracked.txt", "three\n")
 	git(t, dir, "add", "tracked.txt")
-	step("the worktree's index changed", false, "tracked.txt")
+	step("the worktree's index changed", "full", "tracked.txt")
 	git(t, dir, "commit", "-q", "-m", "c")
 	write(t, dir, "tracked.txt", "four\n")
-	step("HEAD moved (the index too)", false, "tracked.txt")
+	step("HEAD moved (the index too)", "full", "tracked.txt")
 	git(t, dir, "update-ref", "HEAD", "HEAD~1")
 	write(t, dir, "tracked.txt", "five\n")
-	step("HEAD moved alone", false, "tracked.txt")
+	step("HEAD moved alone", "full", "tracked.txt")
+	git(t, dir, "update-index", "--assume-unchanged", "d/e/deep.txt")
+	step("an assume-unchanged entry", "full", "d/e/deep.txt")
+	write(t, dir, "d/e/deep.txt", "changed behind the flag\n")
+	step("the flagged file changed", "full", "d/e/deep.txt")
+	git(t, dir, "update-index", "--no-assume-unchanged", "d/e/deep.txt")
+	step("flag taken off", "full", "d/e/deep.txt")
 	write(t, dir, ".gitignore", "build/\n*.o\n")
-	step(".gitignore changed", false, ".gitignore")
+	step(".gitignore changed", "full", ".gitignore")
 	write(t, dir, ".env", "SECRET=incremental-secret\n")
-	if snap := step("denylisted file", false, ".env"); len(snap.Denied) != 1 {
+	if snap := step("denylisted file", "full", ".env"); len(snap.Denied) != 1 {
 		t.Fatalf("denied %v", snap.Denied)
 	}
 	os.Remove(filepath.Join(dir, ".env"))
-	step("after the denylisted file", false)
-	step("nothing known", false)
+	step("after the denylisted file", "full")
+	step("nothing known", "full")
 
 	objs := git(t, dir, "cat-file", "--batch-all-objects", "--batch")
 	for _, s := range []string{"grown-past-the-limit", "binary-artefact-content", "incremental-secret"} {

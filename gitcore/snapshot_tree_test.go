@@ -1,0 +1,276 @@
+package gitcore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// indexPlain accepts an index of plain entries in every on-disk version,
+// and refuses any entry whose staging would differ in a private index.
+func TestIndexPlain(t *testing.T) {
+	_, dir := snapRepo(t)
+	index := filepath.Join(dir, ".git", "index")
+	for i := 0; i < 30; i++ { // paths of many lengths: padding and v4 prefixes
+		write(t, dir, "dir/"+strings.Repeat("x", i)+".txt", "x\n")
+	}
+	git(t, dir, "add", "-A")
+	for _, c := range []struct {
+		name  string
+		args  []string
+		plain bool
+	}{
+		{"version 2", []string{"update-index", "--index-version", "2"}, true},
+		{"version 3", []string{"update-index", "--index-version", "3"}, true},
+		{"version 4", []string{"update-index", "--index-version", "4"}, true},
+		{"assume-unchanged", []string{"update-index", "--assume-unchanged", "tracked.txt"}, false},
+		{"flag off", []string{"update-index", "--no-assume-unchanged", "tracked.txt"}, true},
+		{"skip-worktree", []string{"update-index", "--skip-worktree", "tracked.txt"}, false},
+		{"skip-worktree off", []string{"update-index", "--no-skip-worktree", "tracked.txt"}, true},
+		{"split index", []string{"update-index", "--split-index"}, false},
+		{"split index off", []string{"update-index", "--no-split-index"}, true},
+	} {
+		git(t, dir, c.args...)
+		if got, links := indexPlain(index, 20); got != c.plain || links {
+			t.Errorf("%s: indexPlain = %v, want %v", c.name, got, c.plain)
+		}
+	}
+	write(t, dir, "new.txt", "n\n")
+	git(t, dir, "add", "-N", "new.txt")
+	if plain, _ := indexPlain(index, 20); plain {
+		t.Error("intent-to-add: indexPlain = true")
+	}
+	git(t, dir, "rm", "-q", "--cached", "new.txt")
+	sub := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	git(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+sub+",sub")
+	if plain, links := indexPlain(index, 20); !plain || !links {
+		t.Errorf("gitlink: indexPlain = %v, %v; want true, true", plain, links)
+	}
+	if plain, _ := indexPlain(filepath.Join(dir, "no-such-index"), 20); plain {
+		t.Error("missing index: indexPlain = true")
+	}
+}
+
+// spliceTrees writes what write-tree would: changed, added and removed
+// files at any depth, directories left empty dropped.
+func TestSpliceTreesMatchesWriteTree(t *testing.T) {
+	repo, dir := snapRepo(t)
+	ctx := context.Background()
+	write(t, dir, "a/b/c.txt", "c\n")
+	write(t, dir, "a/b/d.txt", "d\n")
+	write(t, dir, "a/only/x.txt", "x\n")
+	write(t, dir, "a-b.txt", "sorts between a and a/\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "more")
+	base := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD^{tree}"))
+	tr := repo.Tree(dir)
+
+	write(t, dir, "a/b/c.txt", "c changed\n")
+	write(t, dir, "a/b/new.txt", "new\n")
+	write(t, dir, "a/b.txt", "a file beside the directory a/b\n")
+	git(t, dir, "rm", "-q", "a/only/x.txt", "gone.txt")
+	changed := []string{"a/b/c.txt", "a/b/new.txt", "a/b.txt", "a/only/x.txt", "gone.txt"}
+	bt, err := tr.readTrees(ctx, base, ancestors(changed))
+	if err != nil || bt.head == "" || bt.root != base {
+		t.Fatalf("readTrees: %+v %v", bt, err)
+	}
+	trees := bt.trees
+	old := map[string]TreeEntry{}
+	for _, p := range changed {
+		if e, ok := lookupEntry(trees, p); ok {
+			old[p] = e
+		}
+	}
+	staged, err := tr.stageSmall(ctx, filepath.Join(dir, ".git"), old, changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if staged["gone.txt"] != nil || staged["a/only/x.txt"] != nil || staged["a/b/new.txt"] == nil {
+		t.Fatalf("staged %v", staged)
+	}
+	got, err := tr.spliceTrees(ctx, trees, staged, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "-A")
+	want := strings.TrimSpace(git(t, dir, "write-tree"))
+	if got != want {
+		t.Fatalf("spliced %s %v, write-tree %s %v", got, treeFiles(t, dir, got), want, treeFiles(t, dir, want))
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".git", SnapshotIndexPrefix+"*")); len(m) != 0 {
+		t.Fatalf("private index left: %v", m)
+	}
+}
+
+// A full snapshot spliced into HEAD's tree is the tree the copy of the
+// whole index writes, in every state a plain index allows; where the
+// index is not plain it takes the index path.
+func TestSnapshotSplicedMatchesIndexPath(t *testing.T) {
+	_, dir := snapRepo(t)
+	ctx := context.Background()
+	var cmds []string
+	repo, err := Discover(ctx, recorder{&cmds}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := repo.Tree(dir)
+	write(t, dir, "d/e/deep.txt", "deep\n")
+	write(t, dir, "d/e/other.txt", "other\n")
+	write(t, dir, "d/solo/only.txt", "only\n")
+	write(t, dir, "crlf.txt", "one\r\ntwo\r\n")
+	write(t, dir, "f2d", "a file that becomes a directory\n")
+	write(t, dir, "d2f/inner.txt", "a directory that becomes a file\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "more")
+	req := SnapshotRequest{IncludeUntracked: true, Denylist: []string{".env"}, Exclude: []string{".agency"},
+		LeaveOut: NewIgnoreMatcher([]string{"*.bin"}), MaxUntrackedSize: 100}
+	check := func(name string, wantSpliced bool) {
+		t.Helper()
+		cmds = nil
+		got, err := tr.SnapshotTree(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		spliced := false
+		for _, c := range cmds {
+			spliced = spliced || strings.HasPrefix(c, "mktree") || c == "ls-files -s -z"
+		}
+		if got.Tree != "" && got.Tree != got.HeadTree && spliced != wantSpliced {
+			t.Fatalf("%s: spliced = %v, want %v (%q)", name, spliced, wantSpliced, cmds)
+		}
+		viaIndex := req
+		viaIndex.Kept = &KeptIndex{}
+		defer viaIndex.Kept.Remove()
+		want, err := tr.SnapshotTree(ctx, viaIndex)
+		if err != nil {
+			t.Fatalf("%s: index path: %v", name, err)
+		}
+		if got.Tree != want.Tree || got.Head != want.Head || strings.Join(got.Denied, ",") != strings.Join(want.Denied, ",") ||
+			strings.Join(got.LeftOut, ",") != strings.Join(want.LeftOut, ",") {
+			t.Fatalf("%s: spliced %s %v (denied %v, left out %v), index path %s %v (denied %v, left out %v)", name,
+				got.Tree, treeFiles(t, dir, got.Tree), got.Denied, got.LeftOut,
+				want.Tree, treeFiles(t, dir, want.Tree), want.Denied, want.LeftOut)
+		}
+	}
+	check("clean", false)
+	write(t, dir, "tracked.txt", "modified\n")
+	check("modified", true)
+	git(t, dir, "add", "tracked.txt")
+	check("staged", true)
+	write(t, dir, "tracked.txt", "staged, then modified again\n")
+	check("staged and modified", true)
+	os.Remove(filepath.Join(dir, "d/e/deep.txt"))
+	check("deleted in the worktree", true)
+	git(t, dir, "rm", "-q", "--cached", "d/e/other.txt")
+	check("deleted from the index, kept on disk", true)
+	git(t, dir, "rm", "-q", "d/solo/only.txt")
+	check("git rm of a directory's only file", true)
+	write(t, dir, "new/dir/file.txt", "untracked\n")
+	write(t, dir, "big.txt", strings.Repeat("big ", 100))
+	write(t, dir, "art.bin", "left out\n")
+	check("untracked files, one too big, one left out", true)
+	os.Chmod(filepath.Join(dir, ".env.example"), 0o755)
+	check("executable bit", true)
+	os.Remove(filepath.Join(dir, "gone.txt"))
+	os.Symlink("tracked.txt", filepath.Join(dir, "gone.txt"))
+	check("file turned symlink", true)
+	os.Remove(filepath.Join(dir, "f2d"))
+	write(t, dir, "f2d/now-a-dir.txt", "x\n")
+	check("file turned directory", true)
+	os.RemoveAll(filepath.Join(dir, "d2f"))
+	write(t, dir, "d2f", "now a file\n")
+	check("directory turned file", true)
+	// Line endings: the index holds CRLF; with text=auto a CRLF file
+	// already in the index stays as it is (git looks at the index entry).
+	write(t, dir, ".gitattributes", "*.txt text=auto\n")
+	write(t, dir, "crlf.txt", "one\r\ntwo\r\nthree\r\n")
+	check("CRLF file under text=auto", true)
+	git(t, dir, "config", "core.fileMode", "false")
+	os.Chmod(filepath.Join(dir, "tracked.txt"), 0o755)
+	write(t, dir, "tracked.txt", "fileMode off\n")
+	check("core.fileMode false", true)
+	git(t, dir, "config", "core.fileMode", "true")
+	// A clean filter and ident: staging runs them as the index path does.
+	git(t, dir, "config", "filter.upper.clean", "tr a-z A-Z")
+	git(t, dir, "config", "filter.upper.smudge", "cat")
+	write(t, dir, ".gitattributes", "*.txt text=auto\n*.up filter=upper\n*.id ident\n")
+	write(t, dir, "shout.up", "quiet words\n")
+	write(t, dir, "stamp.id", "$Id$\n")
+	check("clean filter and ident", true)
+	// A repository that splits its index: the private one is not split
+	// (no shared index file appears).
+	git(t, dir, "config", "core.splitIndex", "true")
+	write(t, dir, "tracked.txt", "split index configured\n")
+	if _, err := tr.SnapshotTree(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*")); len(m) != 0 {
+		t.Fatalf("shared index files: %v", m)
+	}
+	check("core.splitIndex", true) // the index path too
+	if m, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*")); len(m) != 0 {
+		t.Fatalf("shared index files after the index path: %v", m)
+	}
+	git(t, dir, "config", "core.splitIndex", "false")
+	write(t, dir, "secret/.env", "SECRET=x\n")
+	check("denylisted untracked file", false)
+	os.RemoveAll(filepath.Join(dir, "secret"))
+	git(t, dir, "update-index", "--assume-unchanged", "tracked.txt")
+	write(t, dir, "tracked.txt", "behind the flag\n")
+	check("assume-unchanged entry", false)
+	git(t, dir, "update-index", "--no-assume-unchanged", "tracked.txt")
+	write(t, dir, "new.txt", "intent\n")
+	git(t, dir, "add", "-N", "new.txt")
+	check("intent-to-add", false)
+	git(t, dir, "add", "new.txt")
+	check("intent-to-add staged", true)
+	if m, _ := filepath.Glob(filepath.Join(dir, ".git", SnapshotIndexPrefix+"*")); len(m) != 0 {
+		t.Fatalf("private index left: %v", m)
+	}
+}
+
+// commitAfterStatus runs git, and commits everything right after the
+// first full status has looked (HEAD and the index move under it).
+type commitAfterStatus struct {
+	dir  string
+	done *bool
+}
+
+func (c commitAfterStatus) Run(ctx context.Context, cmd Cmd) (Result, error) {
+	res, err := ExecRunner{}.Run(ctx, cmd)
+	if !*c.done && len(cmd.Args) > 0 && cmd.Args[0] == "status" {
+		*c.done = true
+		for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "under the snapshot"}} {
+			if r, err := (ExecRunner{}).Run(ctx, Cmd{Dir: c.dir, Args: args, Env: os.Environ()}); err != nil {
+				panic(fmt.Sprintf("%v: %v %s", args, err, r.Stderr))
+			}
+		}
+	}
+	return res, err
+}
+
+// HEAD moving between the status and the reading of its trees sends the
+// spliced snapshot to the index path: never a tree that mixes two HEADs.
+func TestSnapshotSplicedHeadMoved(t *testing.T) {
+	_, dir := snapRepo(t)
+	ctx := context.Background()
+	done := false
+	repo, err := Discover(ctx, commitAfterStatus{dir, &done}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "tracked.txt", "changed before the snapshot\n")
+	write(t, dir, "new.txt", "new\n")
+	snap, err := repo.Tree(dir).SnapshotTree(ctx, SnapshotRequest{IncludeUntracked: true})
+	if err != nil || !done {
+		t.Fatalf("snapshot: %v (hook ran: %v)", err, done)
+	}
+	head := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	tree := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD^{tree}"))
+	if snap.Head != head || snap.Tree != tree {
+		t.Fatalf("snapshot head %s tree %s %v, want the new HEAD %s and its tree %s %v", snap.Head, snap.Tree, treeFiles(t, dir, snap.Tree), head, tree, treeFiles(t, dir, tree))
+	}
+}
