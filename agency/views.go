@@ -242,9 +242,11 @@ func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, 
 		ExitCode:        r.ExitCode,
 		LastOutputAt:    lastOutput,
 		Now:             a.Now(),
-		StallThreshold:  a.StallThreshold(),
 	}
 	if r.Status == store.StatusRunning {
+		// Only a running invocation can be stalled: the setting is not
+		// looked up for each of a thousand finished ones.
+		in.StallThreshold = a.StallThreshold()
 		in.Runner = runner.TurnRunnerStatus(r)
 		if live = runner.ReadLiveStatus(a.Store, r.InvocationID); live != nil {
 			in.Stream = live.State
