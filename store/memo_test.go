@@ -30,6 +30,15 @@ func runningMeta(id, summary string) string {
 	return `{"schema_version":"1","invocation_id":"` + id + `","status":"running","runner":"sh","semantic_summary":"` + summary + `"}`
 }
 
+// wantSummary fails unless a scan gives id the semantic summary want;
+// why says what the step checks.
+func wantSummary(t *testing.T, s *Store, id, want, why string) {
+	t.Helper()
+	if got := scanSummary(t, s, id); got != want {
+		t.Fatalf("%s: summary %q, want %q", why, got, want)
+	}
+}
+
 func scanSummary(t *testing.T, s *Store, id string) string {
 	t.Helper()
 	list, err := s.ScanInvocations()
@@ -57,41 +66,29 @@ func TestScanMemoSeesChangedRecord(t *testing.T) {
 	path := s.InvocationMetaPath(id)
 	old := time.Now().Add(-time.Hour)
 	writeAged(t, path, runningMeta(id, "one"), old)
-	if got := scanSummary(t, s, id); got != "one" {
-		t.Fatalf("summary %q, want one", got)
-	}
+	wantSummary(t, s, id, "one", "first scan")
 	// Same size, same time, same inode: the stamp is unchanged, so the
 	// memo answers (this is what saves the read).
 	writeAged(t, path, runningMeta(id, "two"), old)
-	if got := scanSummary(t, s, id); got != "one" {
-		t.Fatalf("summary %q: the memo was not used for an unchanged stamp", got)
-	}
+	wantSummary(t, s, id, "one", "the memo was not used for an unchanged stamp")
 	// A write at another time is seen.
 	writeAged(t, path, runningMeta(id, "two"), old.Add(time.Second))
-	if got := scanSummary(t, s, id); got != "two" {
-		t.Fatalf("summary %q after a rewrite, want two", got)
-	}
+	wantSummary(t, s, id, "two", "a rewrite at another time")
 	// So is one of another size at the same time.
 	writeAged(t, path, runningMeta(id, "three"), old.Add(time.Second))
-	if got := scanSummary(t, s, id); got != "three" {
-		t.Fatalf("summary %q after a rewrite, want three", got)
-	}
+	wantSummary(t, s, id, "three", "a rewrite of another size")
 	// And an atomic replacement (another inode) at the same time and size.
 	tmp := path + ".new"
 	writeAged(t, tmp, runningMeta(id, "four!"), old.Add(time.Second))
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	if got := scanSummary(t, s, id); got != "four!" {
-		t.Fatalf("summary %q after a replacement, want four!", got)
-	}
+	wantSummary(t, s, id, "four!", "a replacement (another inode)")
 	// A record copy handed out is the caller's: changing it changes
 	// nothing for the next scan.
 	list, _ := s.ScanInvocations()
 	list[0].Record.SemanticSummary = "changed by a caller"
-	if got := scanSummary(t, s, id); got != "four!" {
-		t.Fatalf("summary %q: a caller's change reached the memo", got)
-	}
+	wantSummary(t, s, id, "four!", "a caller's change reached the memo")
 }
 
 // A file read while it was fresh is not kept: a second write within the
@@ -104,13 +101,9 @@ func TestScanMemoRacyFile(t *testing.T) {
 	now := time.Now()
 	s.memo.now = func() time.Time { return now }
 	writeAged(t, path, runningMeta(id, "one"), now.Add(-time.Second))
-	if got := scanSummary(t, s, id); got != "one" {
-		t.Fatalf("summary %q, want one", got)
-	}
+	wantSummary(t, s, id, "one", "first scan")
 	writeAged(t, path, runningMeta(id, "two"), now.Add(-time.Second))
-	if got := scanSummary(t, s, id); got != "two" {
-		t.Fatalf("summary %q: a racily fresh file was kept", got)
-	}
+	wantSummary(t, s, id, "two", "a racily fresh file was kept")
 }
 
 // CheckpointsError follows checkpoints.json: damaged, repaired, removed.
