@@ -16,19 +16,31 @@ func (r recorder) Run(ctx context.Context, c Cmd) (Result, error) {
 	return ExecRunner{}.Run(ctx, c)
 }
 
+// recordedRepo is snapRepo with files two directories down committed, and
+// a Tree whose git commands are recorded.
+func recordedRepo(t *testing.T) (*Tree, string, *[]string) {
+	t.Helper()
+	_, dir := snapRepo(t)
+	write(t, dir, "d/e/deep.txt", "deep\n")
+	write(t, dir, "d/e/other.txt", "other\n")
+	write(t, dir, "d/solo/only.txt", "only\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "deeper")
+	cmds := &[]string{}
+	repo, err := Discover(context.Background(), recorder{cmds}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo.Tree(dir), dir, cmds
+}
+
 // An incremental snapshot (the kept index plus the changed paths, or the
 // changed tracked files spliced into the last snapshot's tree) is the
 // tree a full one makes, step after step; where it cannot be sure it
 // takes the full path; left-out files never reach the object store.
 func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
-	_, dir := snapRepo(t)
+	tree, dir, rec := recordedRepo(t)
 	ctx := context.Background()
-	var cmds []string
-	repo, err := Discover(ctx, recorder{&cmds}, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := repo.Tree(dir)
 	var kept KeptIndex
 	base := SnapshotRequest{IncludeUntracked: true, Denylist: []string{".env"}, Exclude: []string{".agency"},
 		LeaveOut: NewIgnoreMatcher([]string{"*.bin"}), MaxUntrackedSize: 100}
@@ -41,7 +53,7 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		if changed == nil {
 			req.Changed = nil
 		}
-		cmds = nil
+		*rec = nil
 		snap, err := tree.SnapshotTree(ctx, req)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -49,14 +61,14 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		got := "full"
 		if snap.Incremental {
 			got = "splice"
-			for _, c := range cmds {
+			for _, c := range *rec {
 				if strings.HasPrefix(c, "status") {
 					got = "status"
 				}
 			}
 		}
 		if got != want {
-			t.Fatalf("%s: took the %s path, want %s (%q)", name, got, want, cmds)
+			t.Fatalf("%s: took the %s path, want %s (%q)", name, got, want, *rec)
 		}
 		if len(snap.Denied) > 0 {
 			return snap
@@ -71,11 +83,6 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		}
 		return snap
 	}
-	write(t, dir, "d/e/deep.txt", "deep\n")
-	write(t, dir, "d/e/other.txt", "other\n")
-	write(t, dir, "d/solo/only.txt", "only\n")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "deeper")
 	write(t, dir, ".agency/.gitignore", "*\n")
 	step("first", "full")
 	write(t, dir, "tracked.txt", "two\n")

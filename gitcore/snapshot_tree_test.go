@@ -109,17 +109,8 @@ func TestSpliceTreesMatchesWriteTree(t *testing.T) {
 // whole index writes, in every state a plain index allows; where the
 // index is not plain it takes the index path.
 func TestSnapshotSplicedMatchesIndexPath(t *testing.T) {
-	_, dir := snapRepo(t)
+	tr, dir, rec := recordedRepo(t)
 	ctx := context.Background()
-	var cmds []string
-	repo, err := Discover(ctx, recorder{&cmds}, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := repo.Tree(dir)
-	write(t, dir, "d/e/deep.txt", "deep\n")
-	write(t, dir, "d/e/other.txt", "other\n")
-	write(t, dir, "d/solo/only.txt", "only\n")
 	write(t, dir, "crlf.txt", "one\r\ntwo\r\n")
 	write(t, dir, "f2d", "a file that becomes a directory\n")
 	write(t, dir, "d2f/inner.txt", "a directory that becomes a file\n")
@@ -129,17 +120,17 @@ func TestSnapshotSplicedMatchesIndexPath(t *testing.T) {
 		LeaveOut: NewIgnoreMatcher([]string{"*.bin"}), MaxUntrackedSize: 100}
 	check := func(name string, wantSpliced bool) {
 		t.Helper()
-		cmds = nil
+		*rec = nil
 		got, err := tr.SnapshotTree(ctx, req)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		spliced := false
-		for _, c := range cmds {
+		for _, c := range *rec {
 			spliced = spliced || strings.HasPrefix(c, "mktree") || c == "ls-files -s -z"
 		}
 		if got.Tree != "" && got.Tree != got.HeadTree && spliced != wantSpliced {
-			t.Fatalf("%s: spliced = %v, want %v (%q)", name, spliced, wantSpliced, cmds)
+			t.Fatalf("%s: spliced = %v, want %v (%q)", name, spliced, wantSpliced, *rec)
 		}
 		viaIndex := req
 		viaIndex.Kept = &KeptIndex{}
