@@ -6,10 +6,7 @@
 . "$BENCH_ROOT/bench/lib.sh"
 bench_setup
 N=${BENCH_FILES:-20000}
-make_repo "$BENCH_TMP/repo" "$N"
-cd "$BENCH_TMP/repo"
-git config agency.runner.sh.command sh
-git config agency.runner.sh.headlessArg -c
+sh_repo "$N"
 git agency worktree create --name bench >/dev/null
 id=$(git agency agent start -w bench --runner sh --headless --detached --prompt 'true')
 wait_status finished "$id"

@@ -85,6 +85,16 @@ PY
 	git add -A && git commit -qm "generated $n files")
 }
 
+# sh_repo N: a generated repository of N files (make_repo) in
+# $BENCH_TMP/repo, made the current directory, with a runner "sh" whose
+# prompt is a shell script.
+sh_repo() {
+	make_repo "$BENCH_TMP/repo" "$1"
+	cd "$BENCH_TMP/repo" || exit 1
+	git config agency.runner.sh.command sh
+	git config agency.runner.sh.headlessArg -c
+}
+
 # now_ns: monotonic-enough wall clock in nanoseconds.
 now_ns() { date +%s%N; }
 

@@ -3,10 +3,7 @@
 # records never change, so their cost must not grow with the history.
 . "$BENCH_ROOT/bench/lib.sh"
 bench_setup
-make_repo "$BENCH_TMP/repo" 100
-cd "$BENCH_TMP/repo"
-git config agency.runner.sh.command sh
-git config agency.runner.sh.headlessArg -c
+sh_repo 100
 git agency worktree create --name bench >/dev/null
 id=$(git agency agent start -w bench --runner sh --headless --detached --prompt 'echo "{\"type\":\"result\"}"; echo done')
 wait_status finished "$id"

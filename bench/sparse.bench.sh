@@ -4,10 +4,7 @@
 . "$BENCH_ROOT/bench/lib.sh"
 bench_setup
 N=${BENCH_FILES:-20000}
-make_repo "$BENCH_TMP/repo" "$N"
-cd "$BENCH_TMP/repo"
-git config agency.runner.sh.command sh
-git config agency.runner.sh.headlessArg -c
+sh_repo "$N"
 # make_repo spreads files over src/d000..d199: 20 of them are 1/10.
 git sparse-checkout set --cone $(seq -f 'src/d%03g' 0 19)
 git agency worktree create --name sparse >/dev/null

@@ -5,10 +5,7 @@
 . "$BENCH_ROOT/bench/lib.sh"
 bench_setup
 N=${BENCH_FILES:-20000}
-make_repo "$BENCH_TMP/repo" "$N"
-cd "$BENCH_TMP/repo"
-git config agency.runner.sh.command sh
-git config agency.runner.sh.headlessArg -c
+sh_repo "$N"
 git agency worktree create --name bench >/dev/null
 # An untracked tree as a real one has: the dirty check must not walk it.
 python3 - <<'PY'
