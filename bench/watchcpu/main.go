@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -86,6 +87,9 @@ func run(bin string, dur time.Duration, n, running, old int) error {
 		return string(out), nil
 	}
 	defer sh(work, "tmux", "kill-server")
+	// The running agents hold for minutes: end them, and their
+	// supervisors, with the benchmark.
+	defer endAgents(filepath.Join(work, "data"))
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		return err
 	}
@@ -273,4 +277,32 @@ func addOld(data string, n int) error {
 		}
 	}
 	return nil
+}
+
+// endAgents kills every agent (its process group) and supervisor the
+// records under dataDir name, when the process still belongs to this
+// benchmark (its environment names dataDir).
+func endAgents(dataDir string) {
+	metas, _ := filepath.Glob(filepath.Join(dataDir, "repos", "*", "invocations", "*", "meta.json"))
+	for _, m := range metas {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		var rec struct {
+			PID           int `json:"pid"`
+			SupervisorPID int `json:"supervisor_pid"`
+		}
+		if json.Unmarshal(data, &rec) != nil {
+			continue
+		}
+		for _, pid := range []int{rec.PID, rec.SupervisorPID} {
+			env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			if pid <= 0 || err != nil || !strings.Contains(string(env), "AGENCY_DATA_DIR="+dataDir+"\x00") {
+				continue
+			}
+			syscall.Kill(-pid, syscall.SIGKILL) // the agent's process group
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
