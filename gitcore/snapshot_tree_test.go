@@ -265,3 +265,40 @@ func TestSnapshotSplicedHeadMoved(t *testing.T) {
 		t.Fatalf("snapshot head %s tree %s %v, want the new HEAD %s and its tree %s %v", snap.Head, snap.Tree, treeFiles(t, dir, snap.Tree), head, tree, treeFiles(t, dir, tree))
 	}
 }
+
+// In a SHA-256 repository the spliced trees' ids are computed with
+// SHA-256 and match git's.
+func TestSnapshotSplicedSHA256(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	git(t, dir, "init", "-q", "--object-format=sha256", "-b", "main")
+	write(t, dir, "a/b/c.txt", "c\n")
+	write(t, dir, "top.txt", "top\n")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "init")
+	ctx := context.Background()
+	var cmds []string
+	repo, err := Discover(ctx, recorder{&cmds}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "a/b/c.txt", "changed\n")
+	write(t, dir, "a/new.txt", "new\n")
+	got, err := repo.Tree(dir).SnapshotTree(ctx, SnapshotRequest{IncludeUntracked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(cmds, "\n"), "mktree") || len(got.Tree) != 64 {
+		t.Fatalf("not spliced, or not SHA-256: tree %q, commands %q", got.Tree, cmds)
+	}
+	kept := &KeptIndex{}
+	defer kept.Remove()
+	want, err := repo.Tree(dir).SnapshotTree(ctx, SnapshotRequest{IncludeUntracked: true, Kept: kept})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Tree != want.Tree {
+		t.Fatalf("spliced %s, index path %s", got.Tree, want.Tree)
+	}
+}
