@@ -254,6 +254,9 @@ func (a *App) GC(ctx context.Context, plan *GCResult, progress func(GCStep)) *GC
 // writer clean again (best effort: reads stay correct, only slower, until
 // then).
 func (a *App) repairRecordsGen(ctx context.Context) {
+	if !a.Store.RecordsGenDirty() {
+		return // the usual case: no lock taken for nothing
+	}
 	_, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return

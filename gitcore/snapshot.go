@@ -47,7 +47,8 @@ type Snapshot struct {
 	// Tree is the snapshot tree id; "" when Denied is not empty.
 	Tree string
 	// Denied lists untracked files that match the denylist. When it is not
-	// empty nothing was staged and no object was written.
+	// empty nothing was staged, no object was written, and only Head is
+	// set besides (HeadTree may be "").
 	Denied []string
 	// Nested lists untracked directories that are git repositories of
 	// their own. They are never staged: a gitlink would point at a commit

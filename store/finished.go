@@ -187,11 +187,21 @@ func (s *Store) readRecordsGen() string {
 // state, durably (a dirty mark must reach the disk before the record it
 // announces).
 func (s *Store) writeRecordsGen(state string) error {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	line, err := recordsGenLine(state)
+	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(s.RecordsGenPath(), []byte(hex.EncodeToString(b[:])+" "+state+"\n"), 0o600)
+	return WriteFileAtomic(s.RecordsGenPath(), []byte(line), 0o600)
+}
+
+// recordsGenLine is the generation file's content: a new random token and
+// state.
+func recordsGenLine(state string) (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]) + " " + state + "\n", nil
 }
 
 // startRecordsGen makes a missing generation file, clean, so that scans
@@ -203,15 +213,15 @@ func (s *Store) startRecordsGen() {
 	if _, err := os.Lstat(path); err == nil {
 		return
 	}
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	line, err := recordsGenLine(genClean)
+	if err != nil {
 		return
 	}
 	f, err := os.CreateTemp(s.RepoDir(), ".records.gen.tmp-"+WriterTag(os.Getpid())+"*")
 	if err != nil {
 		return
 	}
-	_, werr := f.WriteString(hex.EncodeToString(b[:]) + " " + genClean + "\n")
+	_, werr := f.WriteString(line)
 	if cerr := f.Close(); werr == nil && cerr == nil {
 		_ = os.Link(f.Name(), path)
 	}
@@ -234,8 +244,9 @@ func (s *Store) changingFinishedRecords(fn func() error) error {
 
 // FinishedRecordsChanged tells trusting scans that something outside
 // meta.json that a finished record's cache entry derives from changed
-// (a removed sandbox tree), so that the next scan checks every record.
-// The caller holds the repo lock.
+// (a sandbox tree made again by undo, which a killed undo may leave
+// before it rewrites the record), so that the next scan checks every
+// record. The caller holds the repo lock.
 func (s *Store) FinishedRecordsChanged() error {
 	return s.changingFinishedRecords(func() error { return nil })
 }
@@ -266,9 +277,15 @@ func (s *Store) RepairRecordsGen() error {
 	if err := s.RequireLock("repairing " + s.RecordsGenPath()); err != nil {
 		return err
 	}
-	b, err := os.ReadFile(s.RecordsGenPath())
-	if err != nil || !strings.HasSuffix(strings.TrimSuffix(string(b), "\n"), " "+genDirty) {
+	if !s.RecordsGenDirty() {
 		return nil
 	}
 	return s.writeRecordsGen(genClean)
+}
+
+// RecordsGenDirty reports whether the records generation was left dirty
+// (a file read: callers look before they take the lock to repair it).
+func (s *Store) RecordsGenDirty() bool {
+	b, err := os.ReadFile(s.RecordsGenPath())
+	return err == nil && strings.HasSuffix(strings.TrimSuffix(string(b), "\n"), " "+genDirty)
 }
