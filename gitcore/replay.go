@@ -95,6 +95,11 @@ func (r *Repo) MergeTree(ctx context.Context, ours, theirs string) (string, []st
 			files = append(files, f)
 		}
 	}
+	if len(files) == 0 {
+		// Exit 1 is a conflict only with the conflicted files listed; without
+		// them the merge is neither clean nor a conflict we can name.
+		return "", nil, err
+	}
 	return "", files, nil
 }
 
@@ -413,7 +418,9 @@ func (r *Repo) Diff(ctx context.Context, from, to string, o DiffOptions) ([]byte
 
 // DiffNames returns the paths that differ between from and to.
 func (r *Repo) DiffNames(ctx context.Context, from, to string) ([]string, error) {
-	out, err := r.query(ctx, "diff", "--no-ext-diff", "--name-only", "-z", from, to, "--")
+	// --no-renames: with rename detection (diff.renames, on by default) a
+	// renamed file would be listed by its new name only.
+	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", from, to, "--")
 	if err != nil {
 		return nil, err
 	}
