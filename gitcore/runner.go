@@ -19,8 +19,8 @@ import (
 
 // Cmd is one git invocation.
 type Cmd struct {
-	Dir   string
-	Args  []string // without the leading "git"
+	Dir  string
+	Args []string // without the leading "git"
 	// Pin is configuration ("key=value") passed as `-c key=value` before
 	// Args: what git-agency's own calls override in the user's config
 	// (pinned). Kept apart from Args so errors and tests see the command.
