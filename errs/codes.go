@@ -1,7 +1,7 @@
 package errs
 
-// Meaning is a one-line meaning of every code, for the man page (and in
-// step with README.md). codes_test.go checks that every code has one.
+// Meaning is a one-line meaning of every code, for the man page and
+// docs/errors.md. codes_test.go checks that every code has one.
 var Meaning = map[Code]string{
 	ENotARepo:          "not inside a git repository",
 	EBareRepo:          "the repository is bare",

@@ -14,7 +14,7 @@ import (
 // Code is a stable, documented error code. Scripts may match on it.
 type Code string
 
-// The codes. README.md lists each with its meaning; keep them in step.
+// The codes. docs/errors.md lists each with its cause and fix.
 const (
 	ENotARepo          Code = "E_NOT_A_REPO"
 	EBareRepo          Code = "E_BARE_REPO"
