@@ -383,7 +383,7 @@ func (a *App) forecastAfter(ctx context.Context, cache *store.ForecastCache, x, 
 	p := store.ForecastPair{Key: key}
 	ex := cache.Invocations[x]
 	if ex.Result == "" {
-		id, err := a.Repo.WriteCommit(ctx, ex.Tree, []string{cache.Head}, "agency: forecast\n", nil)
+		id, err := a.Repo.WriteCommit(ctx, ex.Tree, []string{cache.Head}, "agency: forecast\n", nil, gitcore.Writer{})
 		if err != nil {
 			return p
 		}

@@ -57,7 +57,7 @@ func (r *Repo) ReplayTree(ctx context.Context, onto, ontoTree string, commits []
 			next, files, err = r.MergeTree(ctx, onto, c.ID)
 		default:
 			var ours string
-			if ours, err = r.WriteCommit(ctx, cur, []string{c.Parent}, "agency: replay base\n", nil); err == nil {
+			if ours, err = r.WriteCommit(ctx, cur, []string{c.Parent}, "agency: replay base\n", nil, Writer{}); err == nil {
 				next, files, err = r.MergeTree(ctx, ours, c.ID)
 			}
 		}
