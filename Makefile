@@ -11,7 +11,7 @@ MANDIR  ?= $(abspath $(GOBIN)/../share/man/man1)
 BUILD   := build
 # Completion: bash-completion 2.x loads completions/git-agency from the
 # user's directory, ${XDG_DATA_HOME:-~/.local/share}/bash-completion; zsh
-# needs the site-functions directory on $fpath (see README).
+# needs the site-functions directory on $fpath (see docs/install.md).
 XDG_DATA_HOME ?= $(HOME)/.local/share
 BASHCOMPDIR ?= $(XDG_DATA_HOME)/bash-completion/completions
 ZSHCOMPDIR  ?= $(abspath $(GOBIN)/../share/zsh/site-functions)
