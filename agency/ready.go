@@ -11,7 +11,8 @@ import (
 // the same patterns before any file is written (`worktree add
 // --no-checkout`, `sparse-checkout set`, `checkout`): it is never a full
 // checkout trimmed afterwards. full opts out. It reports whether the new
-// tree is sparse. On error the caller removes the tree and branch.
+// tree is sparse. On error the caller removes the tree and branch. An
+// empty branch makes a tree with a detached HEAD (a verify tree).
 func (a *App) addTree(ctx context.Context, source, path, branch, start string, full bool) (bool, error) {
 	var src gitcore.Sparse
 	if !full {
@@ -32,9 +33,18 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		here = sp
 	}
 	if !src.Enabled && !here.Enabled {
+		if branch == "" {
+			return false, gitErr(a.Repo.WorktreeAddDetached(ctx, path, start, true))
+		}
 		return false, gitErr(a.Repo.WorktreeAdd(ctx, path, branch, start))
 	}
-	if err := a.Repo.WorktreeAddNoCheckout(ctx, path, branch, start); err != nil {
+	add := a.Repo.WorktreeAddNoCheckout
+	if branch == "" {
+		add = func(ctx context.Context, path, _, start string) error {
+			return a.Repo.WorktreeAddDetached(ctx, path, start, false)
+		}
+	}
+	if err := add(ctx, path, branch, start); err != nil {
 		return false, gitErr(err)
 	}
 	t := a.Repo.Tree(path)

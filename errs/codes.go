@@ -60,4 +60,8 @@ var Meaning = map[Code]string{
 	EDiscarded:         "the invocation was discarded; its sandbox is gone",
 	ENoSession:         "no conversation id was recorded for the invocation, so it cannot be resumed",
 	ENoResume:          "the runner has no resume support (set agency.runner.<name>.resumeArg)",
+	EVerifyFailed:      "the check (agency.verify) failed on the candidate; nothing was landed",
+	EVerifyRunning:     "a land is verifying that invocation already",
+	EHeadMoving:        "the integration branch kept moving while the candidate was verified",
+	ELandSome:          "a land of several invocations did not land them all; each is listed",
 }

@@ -79,6 +79,11 @@ const (
 	EUndoExpired   Code = "E_UNDO_EXPIRED"
 	// A land would point a submodule at a commit only the sandbox has.
 	ELandSubmodule Code = "E_LAND_SUBMODULE"
+	// Verified landing (agency.verify).
+	EVerifyFailed  Code = "E_VERIFY_FAILED"
+	EVerifyRunning Code = "E_VERIFY_RUNNING"
+	EHeadMoving    Code = "E_HEAD_MOVING"
+	ELandSome      Code = "E_LAND_SOME"
 )
 
 // Error is the one error type git-agency shows to users.
