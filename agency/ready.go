@@ -33,18 +33,9 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		here = sp
 	}
 	if !src.Enabled && !here.Enabled {
-		if branch == "" {
-			return false, gitErr(a.Repo.WorktreeAddDetached(ctx, path, start, true))
-		}
-		return false, gitErr(a.Repo.WorktreeAdd(ctx, path, branch, start))
+		return false, gitErr(a.worktreeAdd(ctx, path, branch, start, true))
 	}
-	add := a.Repo.WorktreeAddNoCheckout
-	if branch == "" {
-		add = func(ctx context.Context, path, _, start string) error {
-			return a.Repo.WorktreeAddDetached(ctx, path, start, false)
-		}
-	}
-	if err := add(ctx, path, branch, start); err != nil {
+	if err := a.worktreeAdd(ctx, path, branch, start, false); err != nil {
 		return false, gitErr(err)
 	}
 	t := a.Repo.Tree(path)
@@ -64,4 +55,16 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		}
 	}
 	return src.Enabled, gitErr(t.CheckoutHead(ctx))
+}
+
+// worktreeAdd registers a new worktree at path from start, on a new branch
+// (none: a detached HEAD), its files written only with checkout.
+func (a *App) worktreeAdd(ctx context.Context, path, branch, start string, checkout bool) error {
+	switch {
+	case branch == "":
+		return a.Repo.WorktreeAddDetached(ctx, path, start, checkout)
+	case checkout:
+		return a.Repo.WorktreeAdd(ctx, path, branch, start)
+	}
+	return a.Repo.WorktreeAddNoCheckout(ctx, path, branch, start)
 }
