@@ -167,7 +167,11 @@ func (a *App) planStacked(ctx context.Context, inv string, opts LandOptions, ont
 		}
 		*res = LandResult{InvocationID: res.InvocationID, WorktreeID: res.WorktreeID, WorktreeName: res.WorktreeName,
 			Branch: res.Branch, TargetHead: onto, Commits: res.Commits, Applied: work.Applied, Note: note}
-		if err := a.replayLand(ctx, res, work.Commits); err != nil {
+		writer, err := a.landWriter(ctx, rec, wt, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := a.replayLand(ctx, res, work.Commits, writer); err != nil {
 			return nil, err
 		}
 	}
