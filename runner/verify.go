@@ -111,7 +111,7 @@ func runVerifyStep(ctx context.Context, spec VerifySpec, script string, log io.W
 	cmd.Dir = spec.Dir
 	cmd.Env = subproc.Scrub(os.Environ(), nil, spec.Env...)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = verifySysProcAttr()
 	traced := subproc.Trace(cmd)
 	defer traced()
 	if err := cmd.Start(); err != nil {
