@@ -22,6 +22,7 @@ type invocationJSON struct {
 	repoJSON
 	*store.InvocationRecord
 	DisplayStatus    string `json:"display_status"`
+	VerifyStatus     string `json:"verify_status"` // none, running, passed, failed
 	WorktreeName     string `json:"worktree_name,omitempty"`
 	CheckpointsError string `json:"checkpoints_error,omitempty"`
 	// DiskBytes: the sandbox tree's disk use (cached; 0 once removed).
@@ -31,8 +32,6 @@ type invocationJSON struct {
 	// The conflict forecast (lands_cleanly, conflicts_with,
 	// conflict_files), for pending invocations only.
 	*agency.Forecast
-	// VerifyStatus: none, running, passed or failed (over the record's).
-	VerifyStatus string `json:"verify_status"`
 }
 
 // newInvocationJSON is an invocation as ls --json and show --json print it.
