@@ -24,7 +24,7 @@ walled_commit() {
   branch=$(jval "$work/wall-$r.json" record.sandbox_branch)
   expect "status finished" test "$(jval "$work/wall-$r.json" record.status)" = finished
   expect "isolation bwrap" test "$(jval "$work/wall-$r.json" record.isolation)" = bwrap
-  expect "no permission flag from the user" test -z "$(jval "$work/wall-$r.json" 'record.runner_args.join(" ")')"
+  expect "no permission flag from the user" test -z "$(jval "$work/wall-$r.json" '(record.runner_args||[]).join(" ")')"
   expect "the runner was told to work alone" has "$(jval "$work/wall-$r.json" 'record.command.join(" ")')" \
     '--permission-mode bypassPermissions|--dangerously-bypass-approvals-and-sandbox'
   expect "the file is in the sandbox" grep -qx "from-$r" "$sb/shell-$r.txt"
@@ -46,6 +46,9 @@ escape_case() {
     "@@SHELL@@ echo x > '$tree/escaped.txt'; echo x > '$repo/escaped.txt'; git -C '$tree' commit -q --allow-empty -m escaped"; do
     inv=$(git agency agent start -w feat --runner claude --headless -d --prompt "$p" </dev/null) || { fail "agent start"; continue; }
     wait_done "$inv" 120 || fail "did not end: $p"
+    # It tried: the tool ran and failed (nothing was refused before).
+    expect "claude's tool ran and failed: ${p%% *}" grep -q '"is_error":true' \
+      "$(dirname "$(jval "$work/show.json" record.sandbox_path)")/logs/raw.jsonl"
   done
   expect "the integration tree has no escaped.txt" test ! -e "$tree/escaped.txt"
   expect "the checkout has no escaped.txt" test ! -e "$repo/escaped.txt"

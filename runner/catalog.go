@@ -58,14 +58,19 @@ type Spec struct {
 	// without a sandbox of its own (codex's cannot commit in a worktree,
 	// whose git data lives outside it). Added only by Walled.
 	UnattendedArgs []string
+	// AttendedArgs are what a headed run inside the wall gets instead,
+	// when it still asks: codex without its own sandbox, which cannot run
+	// inside the wall (every edit would fail and ask to retry without it),
+	// its approvals as they are.
+	AttendedArgs []string
 	// PermissionFlags are the runner's own flags that pick how it asks: a
-	// user who passes one has chosen, and no UnattendedArgs are added.
+	// user who passes one has chosen, and neither is added.
 	PermissionFlags []string
 	// Unattended is agency.runner.<name>.unattended: "" (unset: headless
 	// runs inside the wall work alone, headed runs ask), "true" (headed
 	// runs too) or "false" (the runner asks as it would on its own).
 	Unattended string
-	// walled holds the UnattendedArgs that Argv adds (set by Walled).
+	// walled holds the arguments Walled chose, which Argv adds.
 	walled []string
 }
 
@@ -83,6 +88,7 @@ var builtins = map[string]Spec{
 		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true,
 		ResumeArgs: []string{"resume", "{session_id}"}, ResumeLastArgs: []string{"resume", "--last"},
 		UnattendedArgs:  []string{"--dangerously-bypass-approvals-and-sandbox"},
+		AttendedArgs:    []string{"--sandbox", "danger-full-access"},
 		PermissionFlags: []string{"--dangerously-bypass-approvals-and-sandbox", "--sandbox", "-s", "--ask-for-approval", "-a", "--approve-for-me"}},
 }
 
@@ -222,12 +228,13 @@ func (s Spec) Argv(headless bool, runnerArgs []string, prompt string, paths Path
 
 // Walled is the spec of a run inside the wall. There a built-in works alone
 // (its UnattendedArgs) when it runs headless, or headed with
-// agency.runner.<name>.unattended true; never with false, and never when
-// the configured or the user's arguments already name one of its
-// permission flags. Outside the wall nothing is added.
+// agency.runner.<name>.unattended true; a headed run that still asks gets
+// its AttendedArgs. Nothing is added with unattended false, or when the
+// configured or the user's arguments already name one of the runner's
+// permission flags; nor outside the wall.
 func (s Spec) Walled(walled, headless bool, runnerArgs []string) Spec {
 	s.walled = nil
-	if !walled || len(s.UnattendedArgs) == 0 || s.Unattended == "false" || (!headless && s.Unattended != "true") {
+	if !walled || s.Unattended == "false" {
 		return s
 	}
 	mode := s.HeadedArgs
@@ -241,12 +248,13 @@ func (s Spec) Walled(walled, headless bool, runnerArgs []string) Spec {
 			}
 		}
 	}
-	s.walled = s.UnattendedArgs
+	if headless || s.Unattended == "true" {
+		s.walled = s.UnattendedArgs
+	} else {
+		s.walled = s.AttendedArgs
+	}
 	return s
 }
-
-// WorksAlone tells whether Walled added the unattended arguments.
-func (s Spec) WorksAlone() bool { return len(s.walled) > 0 }
 
 // Find resolves the runner's program on PATH (or as a path).
 func (s Spec) Find() (string, error) {
