@@ -31,7 +31,7 @@ for _ in $(seq "$runs"); do
 done
 med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 off_m=$(med "${off_t[@]}") wall_m=$(med "${wall_t[@]}")
-walled=$(git agency ls --json 2>/dev/null | grep -c '"isolation": "bwrap"')
+walled=$(git agency agent ls --json 2>/dev/null | grep -c '"isolation": "bwrap"')
 echo "files:                                  $N"
 echo "trivial agent, unwalled (median of $runs): $(ms $off_m) ms"
 echo "trivial agent, walled (median of $runs):   $(ms $wall_m) ms"

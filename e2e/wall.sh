@@ -7,7 +7,9 @@
 #     checkout by absolute path (its Write tool, then its Bash tool) leaves
 #     both unchanged;
 #   - agency.runner.claude.unattended false gives claude's own prompts back:
-#     the same command is denied.
+#     the same command is denied;
+#   - a headed codex asking before every command (-a untrusted) shows its
+#     approval as needs input, and runs the command once approved.
 # The headed checks (e2e/headed.sh, e2e/send.sh) run inside the same wall.
 
 # walled_commit RUNNER: a headless run that writes and commits by shell.
@@ -75,6 +77,44 @@ attended_case() {
   expect "display_status needs input" test "$(jval "$work/attended.json" record.display_status)" = "needs input"
 }
 
+# headed_codex_approval: a headed codex inside the wall, with its approval
+# policy asking before any command: its approval screen is needs input,
+# "y" approves, the command runs (inside the wall, without codex's own
+# sandbox, which cannot work there).
+headed_codex_approval() {
+  echo "== codex headed, inside the wall: an approval (-a untrusted)"
+  command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
+  export TMUX_TMPDIR="$work/tmux-xwall"
+  unset TMUX TMUX_PANE
+  mkdir -p "$TMUX_TMPDIR"
+  local inv pane
+  inv=$(git agency agent start -w feat --runner codex -d --runner-arg=-a --runner-arg=untrusted \
+    --prompt "@@SHELL@@ echo approved > approved.txt" </dev/null) || { fail "agent start"; tmux kill-server 2>/dev/null; return; }
+  pane="=agency-$inv:"
+  if wait_show semantic_summary '"permission: .*approved.txt.*"' 60; then
+    pass "the approval screen → needs input"
+    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+    expect "  … isolation bwrap" field "$work/show.json" isolation '"bwrap"'
+    expect "  … nothing ran yet" sh -c "! test -e $AGENCY_DATA_DIR/repos/*/sandboxes/$inv/tree/approved.txt"
+    tmux send-keys -t "$pane" y
+  else
+    fail "the approval screen → needs input"; tmux capture-pane -p -t "$pane" | tail -20 | sed 's/^/    /'
+  fi
+  if pane_has "$inv" 'Done: wrote the file' 60; then
+    pass "approved: the turn ends"
+    expect "  … the command ran" sh -c "grep -qx approved $AGENCY_DATA_DIR/repos/*/sandboxes/$inv/tree/approved.txt"
+  else
+    fail "approved: the turn ends"; tmux capture-pane -p -t "$pane" | tail -20 | sed 's/^/    /'
+  fi
+  git agency agent kill "$inv" >/dev/null 2>&1
+  wait_done "$inv" 30 >/dev/null
+  tmux kill-server 2>/dev/null
+  local p
+  for p in /proc/[0-9]*; do
+    case $(readlink "$p/exe" 2>/dev/null) in "$CODEX_HOME"/*) kill "${p#/proc/}" 2>/dev/null;; esac
+  done
+}
+
 case ${AGENCY_E2E_ONLY:-claude} in claude)
   walled_commit claude
   escape_case
@@ -82,4 +122,8 @@ case ${AGENCY_E2E_ONLY:-claude} in claude)
 esac
 case ${AGENCY_E2E_ONLY:-codex} in codex)
   walled_commit codex;;
+esac
+case ${AGENCY_E2E_ONLY:-headed} in codex|headed)
+  (headed_codex_approval) | tee "$work/xwall.out"
+  fails=$((fails + $(grep -c '  FAIL' "$work/xwall.out")));;
 esac

@@ -63,9 +63,11 @@ type Spec struct {
 	// inside the wall (every edit would fail and ask to retry without it),
 	// its approvals as they are.
 	AttendedArgs []string
-	// PermissionFlags are the runner's own flags that pick how it asks: a
-	// user who passes one has chosen, and neither is added.
-	PermissionFlags []string
+	// PermissionFlags are the runner's own flags that pick how it asks or
+	// how it sandboxes itself: a user who passes one has chosen, and no
+	// UnattendedArgs are added. SandboxFlags are those that pick its own
+	// sandbox: with one, no AttendedArgs are added.
+	PermissionFlags, SandboxFlags []string
 	// Unattended is agency.runner.<name>.unattended: "" (unset: headless
 	// runs inside the wall work alone, headed runs ask), "true" (headed
 	// runs too) or "false" (the runner asks as it would on its own).
@@ -89,7 +91,8 @@ var builtins = map[string]Spec{
 		ResumeArgs: []string{"resume", "{session_id}"}, ResumeLastArgs: []string{"resume", "--last"},
 		UnattendedArgs:  []string{"--dangerously-bypass-approvals-and-sandbox"},
 		AttendedArgs:    []string{"--sandbox", "danger-full-access"},
-		PermissionFlags: []string{"--dangerously-bypass-approvals-and-sandbox", "--sandbox", "-s", "--ask-for-approval", "-a", "--approve-for-me"}},
+		PermissionFlags: []string{"--dangerously-bypass-approvals-and-sandbox", "--sandbox", "-s", "--ask-for-approval", "-a", "--approve-for-me"},
+		SandboxFlags:    []string{"--dangerously-bypass-approvals-and-sandbox", "--sandbox", "-s"}},
 }
 
 // DefaultRunner is used when neither --runner nor agency.defaultRunner is set.
@@ -228,10 +231,10 @@ func (s Spec) Argv(headless bool, runnerArgs []string, prompt string, paths Path
 
 // Walled is the spec of a run inside the wall. There a built-in works alone
 // (its UnattendedArgs) when it runs headless, or headed with
-// agency.runner.<name>.unattended true; a headed run that still asks gets
-// its AttendedArgs. Nothing is added with unattended false, or when the
-// configured or the user's arguments already name one of the runner's
-// permission flags; nor outside the wall.
+// agency.runner.<name>.unattended true, unless the configured or the
+// user's arguments name one of its PermissionFlags; a headed run that still
+// asks gets its AttendedArgs, unless they name one of its SandboxFlags.
+// Nothing is added with unattended false, nor outside the wall.
 func (s Spec) Walled(walled, headless bool, runnerArgs []string) Spec {
 	s.walled = nil
 	if !walled || s.Unattended == "false" {
@@ -241,19 +244,27 @@ func (s Spec) Walled(walled, headless bool, runnerArgs []string) Spec {
 	if headless {
 		mode = s.HeadlessArgs
 	}
-	for _, a := range append(append(append([]string(nil), mode...), s.Args...), runnerArgs...) {
-		for _, f := range s.PermissionFlags {
-			if a == f || strings.HasPrefix(a, f+"=") {
-				return s
-			}
-		}
-	}
+	args := append(append(append([]string(nil), mode...), s.Args...), runnerArgs...)
 	if headless || s.Unattended == "true" {
-		s.walled = s.UnattendedArgs
-	} else {
+		if !names(args, s.PermissionFlags) {
+			s.walled = s.UnattendedArgs
+		}
+	} else if !names(args, s.SandboxFlags) {
 		s.walled = s.AttendedArgs
 	}
 	return s
+}
+
+// names reports whether args hold one of flags (alone or as flag=value).
+func names(args, flags []string) bool {
+	for _, a := range args {
+		for _, f := range flags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Find resolves the runner's program on PATH (or as a path).

@@ -85,6 +85,8 @@ func TestWalledUnattended(t *testing.T) {
 		{"claude headed asks", nil, "claude", true, false, nil, []string{"claude", "--", "go"}},
 		{"codex headed asks, without its own sandbox", nil, "codex", true, false, nil, []string{"codex", "--sandbox", "danger-full-access", "--", "go"}},
 		{"codex headed unwalled", nil, "codex", false, false, nil, []string{"codex", "--", "go"}},
+		{"codex headed, the user's approval policy", nil, "codex", true, false, []string{"-a", "untrusted"}, []string{"codex", "--sandbox", "danger-full-access", "-a", "untrusted", "--", "go"}},
+		{"codex headed, the user's sandbox", nil, "codex", true, false, []string{"-s", "read-only"}, []string{"codex", "-s", "read-only", "--", "go"}},
 		{"codex headed turned off", []gitcore.ConfigEntry{{Key: "agency.runner.codex.unattended", Value: "false"}}, "codex", true, false, nil, []string{"codex", "--", "go"}},
 		{"claude headed configured", []gitcore.ConfigEntry{{Key: "agency.runner.claude.unattended", Value: "true"}}, "claude", true, false, nil,
 			[]string{"claude", "--permission-mode", "bypassPermissions", "--", "go"}},
