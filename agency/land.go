@@ -331,12 +331,7 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		w.Dirty = false // only stat or ignored noise
 		return w, nil
 	}
-	msg := a.landMessage(rec)
-	if preview {
-		// A forecast's commit is on no branch: it carries nothing of the
-		// prompt into the object store.
-		msg = "agency: forecast of invocation " + inv + "\n"
-	}
+	msg := a.workMessage(rec, preview)
 	u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil, gitcore.Writer{})
 	if err != nil {
 		return nil, gitErr(err)
