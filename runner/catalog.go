@@ -229,7 +229,7 @@ func (s Spec) Argv(headless bool, runnerArgs []string, prompt string, paths Path
 	return argv
 }
 
-// Walled is the spec of a run inside the wall. There a built-in works alone
+// Walled returns s as it runs inside the wall. There a built-in works alone
 // (its UnattendedArgs) when it runs headless, or headed with
 // agency.runner.<name>.unattended true, unless the configured or the
 // user's arguments name one of its PermissionFlags; a headed run that still
