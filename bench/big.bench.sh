@@ -132,11 +132,12 @@ floor() { for t in "${trees[@]}"; do git -C "$t" status --porcelain >/dev/null; 
 row "gc --dry-run --include-pending vs git status of each sandbox" "$(median_ns git agency gc --dry-run --include-pending)" "$(median_ns floor)" 3
 
 # --- land of 20 commits against git cherry-pick --------------------------
-land_id=$(git agency agent start -w full --runner sh --headless -d --prompt 'for i in $(seq 20); do echo "land $i" >> t50/s000/f$(printf %06d $((5000 + i))).txt; git commit -qam "land $i"; done')
+land_id=$(git agency agent start -w full --runner sh --headless -d --prompt 'for i in $(seq 20); do echo "land $i" >> landed/l$i.txt; git add -A; git commit -qm "land $i"; done')
 wait_status finished "$land_id"
-git -C "$(git agency worktree path full)" commit -q --allow-empty -m "moved"
+full=$(git agency worktree path full)
+git -C "$full" commit -q --allow-empty -m "moved"
 base=$(git agency agent show "$land_id" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["base_commit"])')
-git worktree add -q -b pick "$BENCH_TMP/pick" "$(git agency worktree path full)"
+git worktree add -q -b pick "$BENCH_TMP/pick" "$(git -C "$full" rev-parse HEAD)"
 t0=$(now_ns)
 git -C "$BENCH_TMP/pick" cherry-pick "$base..agency/sandbox-$land_id" >/dev/null
 t1=$(now_ns)
