@@ -60,4 +60,7 @@ var Meaning = map[Code]string{
 	EDiscarded:         "the invocation was discarded; its sandbox is gone",
 	ENoSession:         "no conversation id was recorded for the invocation, so it cannot be resumed",
 	ENoResume:          "the runner has no resume support (set agency.runner.<name>.resumeArg)",
+	EWallUnavailable:   "agency.isolate is bwrap and bubblewrap cannot make a wall on this machine; nothing was created",
+	EWallFailed:        "the wall around an agent failed to start; the cause is named and nothing was left behind",
+	ERefMoved:          "a branch moved in a way its reflog does not explain (written from inside a wall?); nothing was landed",
 }

@@ -79,6 +79,10 @@ const (
 	EUndoExpired   Code = "E_UNDO_EXPIRED"
 	// A land would point a submodule at a commit only the sandbox has.
 	ELandSubmodule Code = "E_LAND_SUBMODULE"
+	// The wall (agency.isolate).
+	EWallUnavailable Code = "E_WALL_UNAVAILABLE"
+	EWallFailed      Code = "E_WALL_FAILED"
+	ERefMoved        Code = "E_REF_MOVED"
 )
 
 // Error is the one error type git-agency shows to users.

@@ -84,8 +84,12 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil && rec.Turns > 1 {
 		hookStart = fi.Size()
 	}
+	argv, err := s.walled(rec, rec.Command)
+	if err != nil {
+		return s.failEarly(err.Error(), store.ExitUnknown)
+	}
 	sess, err := client.NewSession(ctx, tmux.SessionOptions{
-		Name: name, Dir: rec.SandboxPath, Argv: rec.Command, Env: tmuxEnv(rec),
+		Name: name, Dir: rec.SandboxPath, Argv: argv, Env: tmuxEnv(rec),
 		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,
 	})
 	if err != nil {
