@@ -33,6 +33,31 @@ func (a *App) isolation(ctx context.Context) (string, error) {
 	return runner.IsolationNone, nil
 }
 
+// checkWall: bubblewrap can wall the agents in (agency.isolate). Under
+// auto a machine where it cannot is a warning (agents run unwalled),
+// under bwrap a problem (no agent can start).
+func (a *App) checkWall(ctx context.Context, add addFinding) {
+	ws, err := runner.WallSettingsFromConfig(a.Config)
+	if err != nil {
+		e := errs.As(err)
+		add("config", LevelProblem, e.Hint, "", "%s (agent start fails with E_CONFIG)", e.Msg)
+		return
+	}
+	if ws.Mode == runner.IsolateOff {
+		add("wall", LevelWarn, "git config agency.isolate auto walls them where bubblewrap works", "", "agency.isolate is off: agents run unwalled and can change anything you can")
+		return
+	}
+	check := runner.ProbeWall(ctx)
+	switch {
+	case check.OK():
+		add("wall", LevelOK, "", check.Bwrap, "bubblewrap walls every agent in (agency.isolate %s)", ws.Mode)
+	case ws.Mode == runner.IsolateBwrap:
+		add("wall", LevelProblem, errs.WallFix(check.Cause), check.Bwrap, "%s: agency.isolate is bwrap, so no agent can start", errs.WallWhy(check.Cause, check.Detail))
+	default:
+		add("wall", LevelWarn, errs.WallFix(check.Cause), check.Bwrap, "%s: agents run unwalled (agency.isolate auto)", errs.WallWhy(check.Cause, check.Detail))
+	}
+}
+
 // Wall is the wall of invocation rec, nil when it runs unwalled. Any
 // command run for the invocation (a verify) runs as w.Command(argv).
 func (a *App) Wall(rec *store.InvocationRecord) (*runner.Wall, error) {

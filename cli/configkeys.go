@@ -34,4 +34,8 @@ var configKeys = []configKey{
 	{"agency.checkpoint.maxFileSize", "untracked files larger than this (bytes; k, m, g) are left out of checkpoints; 0 for no limit", "50m"},
 	{"agency.watch.interval", "how often watch refreshes", "1s"},
 	{"agency.gc.olderThan", "gc's default --older-than", "30d"},
+	{"agency.isolate", "auto: wall every agent in bubblewrap where it works (else warn and run unwalled); bwrap: refuse to start without the wall; off: no wall", "auto"},
+	{"agency.isolate.network", "shared: walled agents use the network; none: cut it", "shared"},
+	{"agency.isolate.writable", "more paths a walled agent may write (multi-valued; ~/ is HOME)", ""},
+	{"agency.isolate.hide", "paths a walled agent cannot see, e.g. ~/.ssh, ~/.aws (multi-valued; ~/ is HOME)", ""},
 }

@@ -1,13 +1,17 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
 	"syscall"
+
+	"github.com/git-agency/git-agency/internal/subproc"
 )
 
 // WallExecCmd is the hidden subcommand that runs first inside the wall:
@@ -46,12 +50,10 @@ func WallExec(args []string, stderr io.Writer) int {
 		f.Write([]byte{1})
 		f.Close()
 	}
-	path, err := exec.LookPath(args[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", args[0], err)
+	err := subproc.NewTerminal(args, "", nil).Exec()
+	fmt.Fprintf(stderr, "%s: %v\n", args[0], err)
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 		return 127
 	}
-	err = syscall.Exec(path, args, os.Environ())
-	fmt.Fprintf(stderr, "%s: %v\n", args[0], err)
 	return 126
 }
