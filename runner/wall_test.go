@@ -118,3 +118,28 @@ func TestSandboxGitDirRefusesForeignLink(t *testing.T) {
 		t.Fatal("a link to another git directory was accepted")
 	}
 }
+
+// docs/wall.md's table names every rule of the grant list.
+func TestWallDocNamesEveryGrant(t *testing.T) {
+	b, err := os.ReadFile("../docs/wall.md")
+	must(t, err)
+	doc := string(b)
+	w := wallFixture(t)
+	w.Logs = t.TempDir()
+	w.Caches = []string{t.TempDir()}
+	w.AgentState = []string{t.TempDir()}
+	w.Extra = []string{t.TempDir()}
+	w.Hide = []string{t.TempDir()}
+	whys := map[string]bool{}
+	for _, g := range w.Grants() {
+		whys[g.Why] = true
+	}
+	if len(whys) < 14 {
+		t.Errorf("only %d grant rules in the fixture: %v", len(whys), whys)
+	}
+	for _, g := range w.Grants() {
+		if !strings.Contains(doc, "| "+g.Why+" |") {
+			t.Errorf("docs/wall.md does not name grant rule %q (%s)", g.Why, g.Path)
+		}
+	}
+}
