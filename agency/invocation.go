@@ -38,6 +38,7 @@ const (
 	FPStartAfterMkdir   = "agent-start:after-mkdir"
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
+	FPStartWall         = "agent-start:wall"
 )
 
 // lockedCallTimeout bounds a git call made while the repo lock is held, so

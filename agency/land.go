@@ -128,6 +128,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err != nil {
 		return nil, nil, SandboxBranchMissingErr(rec)
 	}
+	if err := a.checkRefsLogged(rec.SandboxBranch, tip); err != nil {
+		return nil, nil, err
+	}
 	work, err := a.landWork(ctx, rec, tip, opts.Apply, false)
 	if err != nil {
 		return nil, nil, err
@@ -191,6 +194,13 @@ func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts 
 	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return nil, nil, err
 	}
+	head, err := integ.Head(ctx)
+	if err != nil {
+		return nil, nil, gitErr(err)
+	}
+	if err := a.checkRefsLogged(wt.Branch, head); err != nil {
+		return nil, nil, err
+	}
 	dirty, err := integ.HasTrackedChanges(ctx)
 	if err != nil {
 		return nil, nil, gitErr(err)
@@ -201,10 +211,6 @@ func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts 
 		}
 		res.IntegrationDirty = true
 		res.refuse(errs.LandDirtyIntegration(wt.Name, wt.TreePath))
-	}
-	head, err := integ.Head(ctx)
-	if err != nil {
-		return nil, nil, gitErr(err)
 	}
 	res.TargetHead = head
 	if opts.RequireBase && head != rec.BaseCommit {

@@ -58,6 +58,18 @@ func (a *App) checkWall(ctx context.Context, add addFinding) {
 	}
 }
 
+// checkRefsLogged refuses a land whose integration branch or sandbox
+// branch was moved behind its reflog's back (gitcore.ReflogBreak): by
+// writing its file, as an agent might do to a ref the wall could not
+// cover (one created after its wall went up, or a loose ref shadowing a
+// packed one). A branch without a reflog cannot be checked.
+func (a *App) checkRefsLogged(branch, tip string) error {
+	if expected, found, broken := a.Repo.ReflogBreak(branch, tip, a.Now()); broken {
+		return errs.RefMoved(branch, tip, expected, found)
+	}
+	return nil
+}
+
 // Wall is the wall of invocation rec, nil when it runs unwalled. Any
 // command run for the invocation (a verify) runs as w.Command(argv).
 func (a *App) Wall(rec *store.InvocationRecord) (*runner.Wall, error) {
@@ -77,6 +89,9 @@ func (a *App) Wall(rec *store.InvocationRecord) (*runner.Wall, error) {
 func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 	if rec.Isolation != runner.IsolateBwrap {
 		return nil
+	}
+	if err := a.fail(FPStartWall); err != nil {
+		return err
 	}
 	w, err := a.Wall(rec)
 	if err != nil {

@@ -73,6 +73,7 @@ setup() {
   inv=
   case $1 in
   create | start-headless | start-headed) ;;
+  start-walled | start-walled-headed) git config agency.isolate bwrap ;;
   send)
     # each turn appends to c.txt and commits everything (the turn before's
     # u.txt with it), then leaves u.txt uncommitted
@@ -108,6 +109,10 @@ cmd() {
   create) git-agency worktree create --name kk ;;
   start-headless) git-agency agent start -w feat --runner sh --headless --prompt 'echo s > s.txt' ;;
   start-headed) git-agency agent start -w feat --runner sh -d --prompt 'echo h > h.txt' ;;
+  # walled: the agent leaves a setsid daemon behind, which must not
+  # outlive it
+  start-walled) git-agency agent start -w feat --runner sh --headless --prompt 'echo w > w.txt; setsid sleep 4321 & git add w.txt; git commit -qm w' ;;
+  start-walled-headed) git-agency agent start -w feat --runner sh -d --prompt 'echo w > w.txt; setsid sleep 4321 & git add w.txt; git commit -qm w' ;;
   ckpt-create) git-agency checkpoint create --invocation "$inv" ;;
   ckpt-apply) git-agency checkpoint apply --invocation "$inv" 1 ;;
   land | land-detached) git-agency agent land "$inv" ;;
@@ -124,6 +129,7 @@ cmd() {
 failpoints() {
   case $1 in
   send) echo agent-send:spawn ;;
+  start-walled*) echo agent-start:after-sandbox agent-start:wall agent-start:spawn ;;
   esac
 }
 
@@ -239,6 +245,12 @@ check() {
   git worktree list --porcelain | sed -n 's/^worktree //p' | while read -r t; do
     [ -d "$t" ] || echo "FAIL $scenario K=$k: registration without directory: $t"
   done
+  # a walled agent's setsid daemon ends with its wall
+  case $scenario in start-walled*)
+    local i=0
+    while pgrep -f 'sleep 4321' >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    pgrep -f 'sleep 4321' >/dev/null && fail "a walled agent's setsid daemon outlived it (kill at [$killed])" ;;
+  esac
   local after lost
   after=$(commits)
   lost=$(comm -23 <(echo "$before") <(echo "$after"))
@@ -251,7 +263,7 @@ check() {
   fi
 }
 
-scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send}
+scenarios=${*:-create start-headless start-headed start-walled start-walled-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send}
 for s in $scenarios; do sweep "$s"; done
 tmux kill-server 2>/dev/null
 echo "killsweep: $runs kills, $fails failures"

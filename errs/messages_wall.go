@@ -57,9 +57,9 @@ func WallFailed(detail string) *Error {
 }
 
 // RefMoved refuses a land whose branch moved behind its reflog.
-func RefMoved(branch, tip, logged string) *Error {
-	return New(ERefMoved, "look at 'git reflog "+branch+"'; if you moved it yourself without a reflog, record it: git update-ref -m fix refs/heads/"+branch+" "+tip,
-		"branch %s points at %s, but its reflog says %s: it was moved by something that bypassed git (an agent writing the ref file?); nothing was landed", branch, short(tip), short(logged))
+func RefMoved(branch, tip, expected, found string) *Error {
+	return New(ERefMoved, "look at 'git log "+branch+"' and 'git reflog "+branch+"'; put it back where git left it, marking the move as seen: git update-ref -m 'agency: accept' refs/heads/"+branch+" "+expected+" (a sandbox built on it: discard it)",
+		"branch %s was moved behind git's back: its reflog expected %s, found %s (an agent writing the ref file?); nothing was landed", branch, short(expected), short(found))
 }
 
 func oneLine(s string) string {
