@@ -169,6 +169,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err != nil {
 		return nil, err
 	}
+	if err := markCreator(a.Store.InvocationDir(inv)); err != nil {
+		return nil, withCleanup(err, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
+	}
 	sandboxMade := false
 	rec := &store.InvocationRecord{}
 	cleanup := func() error {

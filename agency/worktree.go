@@ -104,6 +104,9 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	cleanup := func() error {
 		return a.undoAdd(ctx, worktreeAdded, a.Store.IntegrationWorktreesDir(), recordDir, tree, branch)
 	}
+	if err := markCreator(recordDir); err != nil {
+		return nil, withCleanup(err, cleanup())
+	}
 	if err := a.fail(FPCreateAfterMkdir); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
