@@ -33,6 +33,12 @@ func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 	if r == nil {
 		r = ExecRunner{}
 	}
+	// Every command starts here, so the usual case (a work tree) is one
+	// git process; a bare repository or the inside of a .git directory,
+	// where --show-toplevel fails, is told apart by the two calls below.
+	if repo, ok := discoverWorkTree(ctx, r, dir); ok {
+		return repo, nil
+	}
 	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(),
 		Args: []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir"}})
 	if err != nil {
@@ -48,15 +54,7 @@ func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 	if lines[0] == "true" {
 		return nil, errs.BareRepo(dir)
 	}
-	repo := &Repo{runner: r, GitDir: lines[1], tips: &tipsMemo{}}
-	common := lines[2]
-	if !filepath.IsAbs(common) {
-		common = filepath.Join(dir, common)
-	}
-	if resolved, err := filepath.EvalSymlinks(common); err == nil {
-		common = resolved
-	}
-	repo.CommonDir = filepath.Clean(common)
+	repo := newRepo(r, dir, lines[1], lines[2])
 	res, err = r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(), Args: []string{"rev-parse", "--show-toplevel"}})
 	if err != nil {
 		// Inside the .git directory itself: there is no working tree here.
@@ -64,6 +62,37 @@ func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 	}
 	repo.Toplevel = strings.TrimRight(string(res.Stdout), "\n")
 	return repo, nil
+}
+
+// discoverWorkTree is Discover in one `git rev-parse` when dir is in a
+// work tree; ok is false otherwise (and for any doubt).
+func discoverWorkTree(ctx context.Context, r CommandRunner, dir string) (*Repo, bool) {
+	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(),
+		Args: []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"}})
+	if err != nil {
+		return nil, false
+	}
+	lines := strings.Split(strings.TrimRight(string(res.Stdout), "\n"), "\n")
+	if len(lines) != 4 || lines[0] != "false" || lines[3] == "" {
+		return nil, false
+	}
+	repo := newRepo(r, dir, lines[1], lines[2])
+	repo.Toplevel = lines[3]
+	return repo, true
+}
+
+// newRepo is a Repo of gitDir whose common directory rev-parse gave as
+// common (relative to dir when not absolute; symlinks resolved).
+func newRepo(r CommandRunner, dir, gitDir, common string) *Repo {
+	repo := &Repo{runner: r, GitDir: gitDir, tips: &tipsMemo{}}
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	if resolved, err := filepath.EvalSymlinks(common); err == nil {
+		common = resolved
+	}
+	repo.CommonDir = filepath.Clean(common)
+	return repo
 }
 
 // Locate is the package-level Locate run with this repository's
@@ -87,13 +116,28 @@ func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
 // exported to us never leaks into a call and a user's GIT_DIR still works.
 func (r *Repo) exec(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) ([]byte, error) {
 	full := append([]string{"--git-dir=" + r.GitDir}, args...)
-	c := Cmd{Dir: dir, Args: full, Env: CleanEnv(os.Environ(), extra...)}
+	c := Cmd{Dir: dir, Args: full, Pin: pinned, Env: CleanEnv(os.Environ(), extra...)}
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
 	res, err := r.runner.Run(ctx, c)
 	return res.Stdout, err
 }
+
+// pinned is the user configuration every internal call overrides, because
+// it changes what git-agency reads or does behind its back:
+//   - log.showSignature makes `log` and `show` print the signature check
+//     before each commit, into output parsed as commit ids and fields;
+//   - submodule.recurse makes `checkout`, `reset`, `read-tree` and
+//     `worktree add` recurse into submodules, which fails on a submodule
+//     that is not checked out (a sparse tree, a sandbox), and may fail
+//     after the superproject already moved;
+//   - diff.external and color.* are not listed: every diff that is parsed
+//     passes --no-ext-diff and no color is asked of a parsed format.
+//
+// What the user means is not pinned: signing of the commits land writes
+// (commit-tree -S when commit.gpgsign asks), their hooks.
+var pinned = []string{"log.showSignature=false", "submodule.recurse=false"}
 
 // Tree returns a handle for git commands run inside the worktree at path (an
 // integration or sandbox tree).
@@ -107,7 +151,7 @@ type Tree struct {
 }
 
 func (t *Tree) exec(ctx context.Context, extra []string, stdin []byte, args ...string) ([]byte, error) {
-	c := Cmd{Dir: t.Path, Args: args, Env: CleanEnv(os.Environ(), extra...)}
+	c := Cmd{Dir: t.Path, Args: args, Pin: pinned, Env: CleanEnv(os.Environ(), extra...)}
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
