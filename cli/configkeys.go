@@ -35,4 +35,10 @@ var configKeys = []configKey{
 	{"agency.checkpoint.maxFileSize", "untracked files larger than this (bytes; k, m, g) are left out of checkpoints; 0 for no limit", "50m"},
 	{"agency.watch.interval", "how often watch refreshes", "1s"},
 	{"agency.gc.olderThan", "gc's default --older-than", "30d"},
+	{"agency.verify", "shell command that checks the candidate of every land before the integration branch moves", ""},
+	{"agency.worktree.<name>.verify", "the same for one integration worktree (wins over agency.verify)", ""},
+	{"agency.verify.timeout", "how long a verify (setup and check) may run", "30m"},
+	{"agency.verify.sendBack", "true: a red verify becomes a follow-up prompt to the agent (as land --send-back)", "false"},
+	{"agency.verify.maxRounds", "most red verifies of one invocation sent back to its agent", "3"},
+	{"agency.autoLand", "true: an invocation that finishes with commits and lands cleanly is verified and landed by its supervisor", "false"},
 }
