@@ -143,6 +143,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err != nil {
 		return nil, err
 	}
+	isolation, err := a.isolation(ctx)
+	if err != nil {
+		return nil, err
+	}
 
 	if err := a.fail(FPStartBeforeLock); err != nil {
 		return nil, err
@@ -226,6 +230,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		IncludeUntracked:      !opts.NoIncludeUntracked,
 		Include:               made.Include,
 		Sparse:                made.Sparse,
+		Isolation:             isolation,
 	}
 	// The setup is read from the sandbox: exactly what will run there.
 	if err := a.sandboxSetup(ctx, rec); err != nil {
@@ -245,6 +250,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		rec.QueuedAt = a.Now().UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
 	}
 	if err := a.fail(FPStartAfterSandbox); err != nil {
+		return nil, withCleanup(err, cleanup())
+	}
+	if err := a.tryWall(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	if opts.Prompt != "" {
