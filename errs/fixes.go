@@ -16,6 +16,7 @@ var Fix = map[Code]string{
 	EAmbiguous:         "give more of the id: the candidates are listed",
 	EStoreCorrupt:      "inspect and repair the meta.json in the printed directory, or remove that directory (an integration worktree's holds its tree: move work out first); 'git agency doctor' lists every broken record",
 	ELocked:            "another git-agency command is running; run yours again when it ends (the lock is an flock, freed when its holder exits)",
+	EInterrupted:       "nothing was changed: run the command again (a second Ctrl-C exits at once)",
 	EDetachedHead:      "pass --parent <branch>, or check out a branch first",
 	EBranchNotFound:    "name an existing branch with at least one commit",
 	ENoEditor:          "set one: git config --global agency.editor 'code --wait' (or $VISUAL, $EDITOR)",
@@ -73,4 +74,7 @@ var Fix = map[Code]string{
 	EVerifyRunning:     "wait for the other land to end ('git agency agent show <id>' says verify_status)",
 	EHeadMoving:        "land again when the integration branch is quiet; nothing was landed",
 	ELandSome:          "each invocation's line says what happened; fix the ones that did not land and land them again",
+	EWallUnavailable:   "'git agency doctor' says why bubblewrap cannot make a wall here and how to fix it; or let agents run unwalled: git config agency.isolate auto (warns) or off",
+	EWallFailed:        "read bubblewrap's reason in the message (a path it cannot mount: check agency.isolate.writable and agency.isolate.hide); 'git agency doctor' checks bubblewrap",
+	ERefMoved:          "look at 'git reflog <branch>': if the move was yours, record it with git update-ref -m <why> refs/heads/<branch> <commit>; else reset the branch to its last logged commit",
 }
