@@ -32,10 +32,10 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		here = sp
 	}
 	if !src.Enabled && !here.Enabled {
-		return false, gitErr(a.Repo.WorktreeAdd(ctx, path, branch, start))
+		return false, a.checkoutStep(ctx, path, branch, func() error { return a.Repo.WorktreeAdd(ctx, path, branch, start) })
 	}
 	if err := a.Repo.WorktreeAddNoCheckout(ctx, path, branch, start); err != nil {
-		return false, gitErr(err)
+		return false, a.treeAddErr(ctx, path, branch, err)
 	}
 	t := a.Repo.Tree(path)
 	if src.Enabled {
@@ -53,5 +53,5 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 			}
 		}
 	}
-	return src.Enabled, gitErr(t.CheckoutHead(ctx))
+	return src.Enabled, a.checkoutStep(ctx, path, "", func() error { return t.CheckoutHead(ctx) })
 }

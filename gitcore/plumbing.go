@@ -3,6 +3,8 @@ package gitcore
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -285,4 +287,21 @@ func (t *Tree) ReadTreeReset(ctx context.Context, treeish string) error {
 func (t *Tree) ResetIndex(ctx context.Context) error {
 	_, err := t.run(ctx, "reset", "-q")
 	return err
+}
+
+// HookPath is the executable hook name (`post-checkout`, …) git runs in
+// this repository (core.hooksPath honoured), or "" when there is none.
+func (r *Repo) HookPath(ctx context.Context, name string) string {
+	out, err := r.query(ctx, "rev-parse", "--git-path", "hooks/"+name)
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.Toplevel, p)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return ""
+	}
+	return p
 }
