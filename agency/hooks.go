@@ -71,3 +71,13 @@ func (a *App) treeAddErr(ctx context.Context, tree, branch string, err error) er
 	}
 	return gitErr(err)
 }
+
+// dirtyErr is e, a refusal because tree has changes, with a hint that can
+// be followed when the tree is in the middle of a merge (or cherry-pick,
+// revert, rebase): stashing is not possible there.
+func (a *App) dirtyErr(ctx context.Context, tree string, e *errs.Error) *errs.Error {
+	if op := a.Repo.Tree(tree).InProgress(ctx); op != "" {
+		return errs.MidOperation(e, op, tree)
+	}
+	return e
+}

@@ -185,10 +185,10 @@ func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts 
 	}
 	if dirty {
 		if !check {
-			return nil, nil, errs.LandDirtyIntegration(wt.Name, wt.TreePath)
+			return nil, nil, a.dirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath))
 		}
 		res.IntegrationDirty = true
-		res.refuse(errs.LandDirtyIntegration(wt.Name, wt.TreePath))
+		res.refuse(a.dirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath)))
 	}
 	head, err := integ.Head(ctx)
 	if err != nil {

@@ -63,3 +63,20 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+// MidOperation is a dirty-tree refusal for a tree in the middle of a merge
+// (cherry-pick, revert, rebase), where stashing cannot be done: e's hint
+// is replaced by finishing or aborting it.
+func MidOperation(e *Error, op, tree string) *Error {
+	c := *e
+	c.Hint = "finish the " + op + " (resolve, then git " + continueCmd(op) + ") or abort it (git " + op + " --abort) in " + tree + " first; nothing was touched"
+	c.Msg += "; it is in the middle of a " + op
+	return &c
+}
+
+func continueCmd(op string) string {
+	if op == "merge" {
+		return "commit"
+	}
+	return op + " --continue"
+}

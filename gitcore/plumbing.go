@@ -305,3 +305,26 @@ func (r *Repo) HookPath(ctx context.Context, name string) string {
 	}
 	return p
 }
+
+// InProgress names the operation the tree is in the middle of ("merge",
+// "cherry-pick", "revert", "rebase"), or "" for none: what `git status`
+// reads, from the tree's git directory.
+func (t *Tree) InProgress(ctx context.Context) string {
+	for _, s := range []struct{ path, op string }{
+		{"MERGE_HEAD", "merge"}, {"CHERRY_PICK_HEAD", "cherry-pick"}, {"REVERT_HEAD", "revert"},
+		{"rebase-merge", "rebase"}, {"rebase-apply", "rebase"},
+	} {
+		out, err := t.query(ctx, "rev-parse", "--git-path", s.path)
+		if err != nil {
+			return ""
+		}
+		p := strings.TrimSpace(string(out))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(t.Path, p)
+		}
+		if _, err := os.Lstat(p); err == nil {
+			return s.op
+		}
+	}
+	return ""
+}

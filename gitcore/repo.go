@@ -63,6 +63,13 @@ func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 		return nil, errs.NotARepo(dir)
 	}
 	repo.Toplevel = strings.TrimRight(string(res.Stdout), "\n")
+	// A tree without .git is reachable only through what git exported to
+	// us (GIT_DIR and GIT_WORK_TREE on a bare repository: the dotfiles
+	// layout; or core.worktree): every call in a tree of ours scrubs those
+	// variables, so none would find the repository.
+	if _, err := os.Lstat(filepath.Join(repo.Toplevel, ".git")); err != nil {
+		return nil, errs.NoMainWorktree(repo.GitDir)
+	}
 	return repo, nil
 }
 
