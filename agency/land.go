@@ -135,6 +135,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err != nil {
 		return nil, nil, err
 	}
+	if work.Applied && !check {
+		work.Commits[len(work.Commits)-1].Message = a.landMessage(rec)
+	}
 	if err := a.replayLand(ctx, res, work.Commits, writer); err != nil {
 		return nil, nil, err
 	}
@@ -331,16 +334,15 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		w.Dirty = false // only stat or ignored noise
 		return w, nil
 	}
-	msg := a.landMessage(rec)
+	msg := "agency: land invocation " + inv + "\n"
 	u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil, gitcore.Writer{})
 	if err != nil {
 		return nil, gitErr(err)
 	}
 	// No author: the replay writes it as the user (or, predicting, as
-	// git-agency).
-	subject, _, _ := strings.Cut(msg, "\n")
+	// git-agency). Land gives it its title (landMessage).
 	w.Commits = append(w.Commits, gitcore.Commit{ID: u, Parents: []string{snap.Head}, Tree: snap.Tree,
-		Subject: subject, Message: msg})
+		Subject: strings.TrimSpace(msg), Message: msg})
 	w.Applied = true
 	return w, nil
 }

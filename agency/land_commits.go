@@ -53,7 +53,9 @@ const landTrailer = "Agency-Invocation: "
 
 // landMessage is the message of the commit `land --apply` makes of a
 // sandbox's uncommitted work: the first line of the prompt (else of the
-// agent's summary) as its title, and the invocation in a trailer.
+// agent's summary) as its title, and the invocation in a trailer. Only a
+// land writes it: the commits of predictions (land --check, the forecast)
+// stay untitled, so the prompt's text enters no object until it lands.
 func (a *App) landMessage(rec *store.InvocationRecord) string {
 	inv := rec.InvocationID
 	title := ""
