@@ -152,7 +152,7 @@ func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
 type AgentLandCmd struct {
 	JSONFlag
 	InvocationArg
-	Apply       bool `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit 'agency: land invocation <id>'."`
+	Apply       bool `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit, titled with the prompt's first line and an 'Agency-Invocation: <id>' trailer."`
 	RequireBase bool `help:"Refuse when the integration HEAD is no longer the invocation's base commit."`
 	Check       bool `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict, or with land's own error when land would refuse: a dirty integration tree, files in the way)."`
 }
