@@ -131,12 +131,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err := a.checkSubmoduleCommits(ctx, rec, wt, work.Commits, tree); err != nil {
 		return nil, nil, err
 	}
-	writer, err := a.landWriter(ctx, rec, wt, check)
+	writer, err := a.landWriter(ctx, rec, wt, work, check)
 	if err != nil {
 		return nil, nil, err
-	}
-	if work.Applied && !check {
-		work.Commits[len(work.Commits)-1].Message = a.landMessage(rec)
 	}
 	if err := a.replayLand(ctx, res, work.Commits, writer); err != nil {
 		return nil, nil, err

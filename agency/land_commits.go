@@ -18,10 +18,14 @@ import (
 // written when git knows no identity for them), and signed when the
 // user's commit.gpgsign asks for it, as cherry-pick does. check (land
 // --check) only predicts: its commits are never on a branch, so they are
-// written as git-agency, unsigned.
-func (a *App) landWriter(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, check bool) (gitcore.Writer, error) {
+// written as git-agency, unsigned. A land also titles the commit of the
+// uncommitted work in work (landMessage).
+func (a *App) landWriter(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, work *landWork, check bool) (gitcore.Writer, error) {
 	if check {
 		return gitcore.Writer{}, nil
+	}
+	if work.Applied {
+		work.Commits[len(work.Commits)-1].Message = a.landMessage(rec)
 	}
 	if _, err := a.Repo.CommitterIdent(ctx); err != nil {
 		var ge *gitcore.GitError
