@@ -269,6 +269,8 @@ func (a *App) checkLeftovers(add func(check, level, hint, path, format string, a
 			what = "invocation directory " + l.Invocation
 		case GCWorktreeDir:
 			what = "worktree directory " + l.Invocation
+		case GCVerifyTree:
+			what = "verify tree of " + l.Invocation
 		}
 		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
 	}

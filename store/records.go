@@ -178,6 +178,9 @@ type InvocationRecord struct {
 	Land        *LandProgress `json:"land,omitempty"`
 	LandedAt    *string       `json:"landed_at,omitempty"`
 	DiscardedAt *string       `json:"discarded_at,omitempty"`
+
+	// VerifyState: the latest verify of the candidate a land would make.
+	VerifyState
 }
 
 // Str returns a pointer to s (for the record's nullable strings).
