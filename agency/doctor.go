@@ -45,6 +45,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	}
 	a.checkGit(ctx, add)
 	a.checkTmux(ctx, add)
+	a.checkWall(ctx, add)
 	a.checkRunners(ctx, add)
 	a.checkDataDir(add)
 	a.checkConfig(add)

@@ -69,4 +69,7 @@ var Meaning = map[Code]string{
 	EVerifyRunning:     "a land is verifying that invocation already",
 	EHeadMoving:        "the integration branch kept moving while the candidate was verified",
 	ELandSome:          "a land of several invocations did not land them all; each is listed",
+	EWallUnavailable:   "agency.isolate is bwrap and bubblewrap cannot make a wall on this machine; nothing was created",
+	EWallFailed:        "the wall around an agent failed to start; the cause is named and nothing was left behind",
+	ERefMoved:          "a branch moved in a way its reflog does not explain (written from inside a wall?); nothing was landed",
 }
