@@ -103,7 +103,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	opts := c.options()
 	// Check what can be checked before asking for a prompt.
-	if _, _, err := a.PrepareStart(opts); err != nil {
+	if _, _, err := a.PrepareStart(env.Ctx, opts); err != nil {
 		return err
 	}
 	if opts, err = c.withPrompt(env, a, opts); err != nil {
@@ -280,6 +280,8 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
 		defer signal.Stop(sigs)
+		env.ownInterrupt.Store(true)
+		defer env.ownInterrupt.Store(false)
 		o.Interrupts = sigs
 	}
 	rec, err := a.Follow(env.Ctx, inv, o)

@@ -16,6 +16,7 @@ var Fix = map[Code]string{
 	EAmbiguous:         "give more of the id: the candidates are listed",
 	EStoreCorrupt:      "inspect and repair the meta.json in the printed directory, or remove that directory (an integration worktree's holds its tree: move work out first); 'git agency doctor' lists every broken record",
 	ELocked:            "another git-agency command is running; run yours again when it ends (the lock is an flock, freed when its holder exits)",
+	EInterrupted:       "nothing was changed: run the command again (a second Ctrl-C exits at once)",
 	EDetachedHead:      "pass --parent <branch>, or check out a branch first",
 	EBranchNotFound:    "name an existing branch with at least one commit",
 	ENoEditor:          "set one: git config --global agency.editor 'code --wait' (or $VISUAL, $EDITOR)",
