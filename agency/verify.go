@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -199,4 +200,23 @@ func (a *App) AnyVerify() bool {
 		}
 	}
 	return false
+}
+
+// VerifyLogText is the end of rec's latest verify log, at most max bytes
+// ("" when it was never verified).
+func (a *App) VerifyLogText(rec *store.InvocationRecord, max int64) string {
+	path := rec.VerifyLog
+	if path == "" {
+		path = a.Store.VerifyLogPath(rec.InvocationID)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > max {
+		f.Seek(fi.Size()-max, 0)
+	}
+	b, _ := io.ReadAll(f)
+	return string(b)
 }
