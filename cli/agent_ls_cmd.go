@@ -206,6 +206,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	p("integration_worktree_id", r.IntegrationWorktreeID+"  ("+orDash(wtName)+")")
 	p("runner", r.Runner)
 	p("mode", r.Mode)
+	p("isolation", isolationText(r.Isolation))
 	p("command", fmt.Sprintf("%q", r.Command))
 	if r.SessionID != "" {
 		p("session_id", r.SessionID)
@@ -299,4 +300,13 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		p("checkpoints", v.CheckpointsError)
 	}
 	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
+}
+
+// isolationText says what walls an invocation in (a record from before
+// the wall has none).
+func isolationText(iso string) string {
+	if iso == "bwrap" {
+		return "bwrap (walled: it can change only its sandbox)"
+	}
+	return "none (not walled)"
 }

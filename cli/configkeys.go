@@ -41,4 +41,8 @@ var configKeys = []configKey{
 	{"agency.verify.sendBack", "true: a red verify becomes a follow-up prompt to the agent (as land --send-back)", "false"},
 	{"agency.verify.maxRounds", "most red verifies of one invocation sent back to its agent", "3"},
 	{"agency.autoLand", "true: an invocation that finishes with commits and lands cleanly is verified and landed by its supervisor", "false"},
+	{"agency.isolate", "auto: wall every agent in bubblewrap where it works (else warn and run unwalled); bwrap: refuse to start without the wall; off: no wall", "auto"},
+	{"agency.isolate.network", "shared: walled agents use the network; none: cut it", "shared"},
+	{"agency.isolate.writable", "more paths a walled agent may write (multi-valued; ~/ is HOME)", ""},
+	{"agency.isolate.hide", "paths a walled agent cannot see, e.g. ~/.ssh, ~/.aws (multi-valued; ~/ is HOME)", ""},
 }

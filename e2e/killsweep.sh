@@ -128,6 +128,9 @@ cmd() {
 # AGENCY_FAILPOINT=kill:<step>, besides its git calls.
 failpoints() {
   case $1 in
+  # (record-fsync: the first meta.json is written and fsynced, not renamed)
+  create) echo worktree-create:record-fsync ;;
+  start-headless | start-headed) echo agent-start:record-fsync ;;
   send) echo agent-send:spawn ;;
   land-verify) echo check verify:tree-made verify:running verify:passed land:before-update land:after-update land:after-remove ;;
   esac
