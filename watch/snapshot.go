@@ -133,6 +133,7 @@ type Actions interface {
 	Shell(ctx context.Context, wt WorktreeRow) (*subproc.Terminal, error)
 	Diff(ctx context.Context, inv InvocationRow) (string, error)
 	Logs(ctx context.Context, inv InvocationRow) (string, error)
+	VerifyLog(ctx context.Context, inv InvocationRow) (string, error)
 	Land(ctx context.Context, inv InvocationRow) (string, error)
 	Discard(ctx context.Context, inv InvocationRow) (string, error)
 	Stop(ctx context.Context, inv InvocationRow) (string, error)
