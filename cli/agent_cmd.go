@@ -24,7 +24,7 @@ type AgentCmd struct {
 	Ls     AgentLsCmd     `cmd:"" aliases:"list" help:"List agent invocations."`
 	Show   AgentShowCmd   `cmd:"" help:"Show one invocation's record."`
 	Send   AgentSendCmd   `cmd:"" help:"Give an agent a follow-up prompt in its own sandbox and conversation (resumes a finished one; types into a running headed one)."`
-	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
+	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent: SIGINT to its process group; a headed one gets C-c, then its quit command (claude /exit, codex /quit, agency.runner.<name>.quit), then its session is killed. Recorded finished, exit_reason stopped."`
 	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
 	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session, waiting for one still starting (detach with the tmux prefix, then d)."`

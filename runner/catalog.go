@@ -52,18 +52,22 @@ type Spec struct {
 	// that takes a value (--allowedTools Bash) can never swallow it. Set
 	// for the built-ins, whose parsers take "--"; a custom runner's may not.
 	EndOfOptions bool
+	// Quit is what ends the runner's interactive session when typed at its
+	// prompt (claude: /exit, codex: /quit; agency.runner.<name>.quit): a
+	// headed stop types it when C-c ended only the turn. "": none.
+	Quit string
 }
 
 // builtins are the runners that need no configuration.
 var builtins = map[string]Spec{
 	"claude": {Name: "claude", Program: "claude",
-		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true,
+		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true, Quit: "/exit",
 		ResumeArgs:  []string{"--resume", "{session_id}"},
 		SessionArgs: []string{"--session-id", "{session_id}"}},
 	// codex takes `resume <id>` after exec's options (headless) or as its
 	// own subcommand (headed); either way after the other arguments.
 	"codex": {Name: "codex", Program: "codex",
-		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true,
+		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true, Quit: "/quit",
 		ResumeArgs: []string{"resume", "{session_id}"}, ResumeLastArgs: []string{"resume", "--last"}},
 }
 
@@ -101,6 +105,9 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 	spec.Args = append(spec.Args, cfg.GetAll(key+"arg")...)
 	spec.HeadlessArgs = append(spec.HeadlessArgs, cfg.GetAll(key+"headlessArg")...)
 	spec.HeadedArgs = append(spec.HeadedArgs, cfg.GetAll(key+"headedArg")...)
+	if v, ok := cfg.Get(key + "quit"); ok {
+		spec.Quit = v
+	}
 	if v, ok := cfg.Get(key + "format"); ok {
 		spec.Format = v
 	}
