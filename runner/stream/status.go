@@ -33,17 +33,17 @@ const (
 
 // Derived display statuses returned by DeriveStatus.
 const (
-	StatusLanded         = "landed"
-	StatusDiscarded      = "discarded"
-	StatusFailed         = "failed"
-	StatusStopped        = "stopped" // a user's stop ended it
-	StatusReadyToLand    = "ready to land"
+	StatusLanded      = "landed"
+	StatusDiscarded   = "discarded"
+	StatusFailed      = "failed"
+	StatusStopped     = "stopped" // a user's stop ended it
+	StatusReadyToLand = "ready to land"
 	// StatusReadyToApply: ready to land, and its sandbox holds
 	// uncommitted work that only `land --apply` takes.
 	StatusReadyToApply = "ready to land (--apply)"
 	// StatusNothingToLand: no commits on its branch and no changes in its
 	// sandbox that land would take.
-	StatusNothingToLand = "nothing to land"
+	StatusNothingToLand  = "nothing to land"
 	StatusStarting       = "starting"
 	StatusWorking        = "working"          // runner_status.json
 	StatusNeedsInput     = "needs_input"      // runner_status.json or stream
