@@ -75,23 +75,7 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
 		f.Close()
 	}
-	// A follow-up turn (agent send) watches only what it adds to pane.log
-	// and hook.jsonl, not what the earlier turns left there.
-	var paneStart, hookStart int64
-	if fi, err := os.Stat(logPath); err == nil && rec.Turns > 1 {
-		paneStart = fi.Size()
-	}
-	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil && rec.Turns > 1 {
-		hookStart = fi.Size()
-	}
-	if rec.Turns > 1 {
-		// status.json still says how the earlier turn ended (waiting at
-		// its prompt): read now, it would show and notify a wait that is
-		// over. This turn publishes its own once the agent reports.
-		if err := os.Remove(StatusPath(s.Store, s.Invocation)); err != nil && !os.IsNotExist(err) {
-			s.logf("status.json: %v", err)
-		}
-	}
+	paneStart, hookStart := s.followUpStart(rec, logPath)
 	sess, err := client.NewSession(ctx, tmux.SessionOptions{
 		Name: name, Dir: rec.SandboxPath, Argv: rec.Command, Env: tmuxEnv(rec),
 		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,
@@ -118,6 +102,28 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	stopTasks()
 	s.finishHeaded(hw, rec)
 	return s.finishWith(code, reason)
+}
+
+// followUpStart is where a follow-up turn (agent send) starts watching
+// pane.log and hook.jsonl: after what the earlier turns left there (0, 0
+// for a first turn). It also removes status.json, which still says how the
+// earlier turn ended (waiting at its prompt): read now, it would show and
+// notify a wait that is over. This turn publishes its own once the agent
+// reports.
+func (s *Supervisor) followUpStart(rec *store.InvocationRecord, panePath string) (paneStart, hookStart int64) {
+	if rec.Turns <= 1 {
+		return 0, 0
+	}
+	if fi, err := os.Stat(panePath); err == nil {
+		paneStart = fi.Size()
+	}
+	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil {
+		hookStart = fi.Size()
+	}
+	if err := os.Remove(StatusPath(s.Store, s.Invocation)); err != nil && !os.IsNotExist(err) {
+		s.logf("status.json: %v", err)
+	}
+	return paneStart, hookStart
 }
 
 // finishHeaded records what the agent's own reports say about the ended

@@ -7,7 +7,7 @@ import "github.com/charmbracelet/bubbles/key"
 type KeyMap struct {
 	Up, Down, Top, Bottom key.Binding
 	Attach, Diff, Logs    key.Binding
-	Land, Discard         key.Binding
+	Land, Apply, Discard  key.Binding
 	Stop, Kill            key.Binding
 	Open, Shell           key.Binding
 	Help, Back, Quit      key.Binding
@@ -30,6 +30,7 @@ func DefaultKeys() KeyMap {
 		Diff:    b([]string{"d"}, "d", "diff"),
 		Logs:    b([]string{"l"}, "l", "logs"),
 		Land:    b([]string{"L"}, "L", "land"),
+		Apply:   b([]string{"A"}, "A", "land --apply"),
 		Discard: b([]string{"D"}, "D", "discard"),
 		Stop:    b([]string{"s"}, "s", "stop"),
 		Kill:    b([]string{"k"}, "k", "kill"),
