@@ -356,8 +356,8 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 // AgentLogsCmd is `agent logs`.
 type AgentLogsCmd struct {
 	InvocationArg
-	Follow bool `short:"f" help:"Keep printing new output until the agent ends."`
-	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl) instead of the normalised events."`
+	Follow bool `short:"f" help:"Keep printing new output until the agent ends (a headed agent's pane is drawn without the sequences your terminal would answer or keep)."`
+	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl; a headed agent's pane.log, terminal escapes and all) instead of the normalised events (a headed agent's screen as text)."`
 	Stderr bool `xor:"which" help:"Print the runner's stderr (logs/stderr.log) instead."`
 }
 
@@ -381,6 +381,12 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	}
 	if c.Follow && !c.Stderr {
 		return followInvocation(env, a, rec.InvocationID, false, false, kind)
+	}
+	if rec.Mode == store.ModeHeaded && kind == agency.LogReadable {
+		// Its screen as text, terminal or not: pane.log's bytes hold
+		// queries the terminal would answer into the shell (--raw).
+		a.CopyScreen(env.Ctx, rec, env.Stdout)
+		return nil
 	}
 	a.CopyLogs(rec, kind, env.Stdout, env.Stderr)
 	return nil
