@@ -16,8 +16,8 @@ const startGrace = 30 * time.Second
 // record.
 const reconcileLockWait = 300 * time.Millisecond
 
-// Reconcile repairs the record of an invocation whose supervisor died (the
-// reaper of the spec): it runs lazily on every read path, is idempotent,
+// Reconcile repairs the record of an invocation whose supervisor died, in
+// place of a reaper daemon: it runs lazily on every read path, is idempotent,
 // and takes the lock only when there is something to repair. Records never
 // stay running forever: a dead supervisor with a gone runner is failed with
 // exit_reason unknown (headless), or finished/exited when the tmux session

@@ -273,6 +273,13 @@ func printError(env *Env, err error) int {
 	if e == nil {
 		e = errs.As(err)
 	}
+	if e.Hint == "" {
+		// What to do about the code in general, when the error has no
+		// more particular advice (docs/errors.md says the same).
+		c := *e
+		c.Hint = errs.Fix[e.Code]
+		e = &c
+	}
 	if env.JSON {
 		if e.Detail == nil {
 			e.Detail = []string{}

@@ -112,7 +112,7 @@ func writeMan(w io.Writer, prog string, app *kong.Application) {
 	}
 	sort.Strings(codes)
 	for _, c := range codes {
-		fmt.Fprintf(w, ".TP\n.B %s\n%s.\n", roff(c), roff(errs.Meaning[errs.Code(c)]))
+		fmt.Fprintf(w, ".TP\n.B %s\n%s. %s.\n", roff(c), roff(errs.Meaning[errs.Code(c)]), roff(errs.Fix[errs.Code(c)]))
 	}
 	fmt.Fprintf(w, ".SH SEE ALSO\n\\fBgit-agency\\fR(1), \\fBgit-sandbox\\fR(1), \\fBgit-worktree\\fR(1)\n")
 }
