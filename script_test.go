@@ -58,7 +58,28 @@ func buildHelpers(t *testing.T) {
 			t.Fatalf("build fakeagent: %v\n%s", err, out)
 		}
 	}
+	// The container recipe of docs/wall.md, as a user saves it.
+	if err := saveContainerRecipe("docs/wall.md", filepath.Join(dir, "agency-container")); err != nil {
+		t.Fatal(err)
+	}
 	binDir = dir
+}
+
+// saveContainerRecipe writes the script between the container-recipe
+// markers of the markdown file doc (its fenced block) to the program out.
+func saveContainerRecipe(doc, out string) error {
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		return err
+	}
+	_, rest, ok := strings.Cut(string(b), "<!-- container-recipe: begin -->")
+	block, _, ok2 := strings.Cut(rest, "<!-- container-recipe: end -->")
+	_, code, ok3 := strings.Cut(block, "```bash\n")
+	code, _, ok4 := strings.Cut(code, "```")
+	if !ok || !ok2 || !ok3 || !ok4 {
+		return fmt.Errorf("%s: no container recipe between its markers", doc)
+	}
+	return os.WriteFile(out, []byte(code), 0o755)
 }
 
 func TestScripts(t *testing.T) {

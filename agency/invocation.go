@@ -129,7 +129,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
 	}
 	// An id has a fixed length, so a placeholder's path measures the same.
-	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
+	if err := checkPrompt(spec, opts, a.plannedRunnerPaths(a.Store.SandboxTreePath(store.NewID(a.Now())))); err != nil {
 		return nil, err
 	}
 	maxActive, err := a.MaxActive()
@@ -209,7 +209,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		BaseCommit:            base,
 		Runner:                spec.Name,
 		Mode:                  mode,
-		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, tree),
+		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, a.runnerPaths(tree)),
 		RunnerArgs:            opts.RunnerArgs,
 		SessionID:             sessionID,
 		Turns:                 1,

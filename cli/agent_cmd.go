@@ -58,13 +58,13 @@ func (c *AgentStartCmd) AfterApply(env *Env) error {
 // the two never drift apart.
 type StartFlags struct {
 	Runner             string    `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
-	Headless           bool      `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
+	Headless           bool      `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux. Inside the wall, claude and codex then work without asking (agency.runner.<name>.unattended; docs/wall.md)."`
 	Prompt             RawString `xor:"prompt" placeholder:"STRING" help:"The prompt (passed to the runner as one argument, never through a shell)."`
 	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
 	Full               bool      `help:"Check out every file in the sandbox, even when the integration tree uses sparse-checkout."`
-	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim."`
+	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim, but for {sandbox}, {gitdir} and {commondir}, replaced by the sandbox's work tree, its git directory and the repository's common git directory."`
 	Queue              bool      `help:"Over agency.maxActive, queue the start instead of refusing it (also agency.queue): it returns at once and the agent starts when a slot frees."`
 }
 
