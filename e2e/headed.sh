@@ -111,16 +111,17 @@ JSON
   else
     fail "trusted once: the next sandbox goes straight to work"; screen | sed 's/^/    /'
   fi
-  # agent stop at its permission prompt: C-c only cancels the prompt (claude
-  # waits at its own), so the stop types /exit: it ends, recorded stopped.
+  # agent stop at its permission prompt: C-c does nothing there, and Enter
+  # would approve, so no /exit is typed: the session is killed; it ends,
+  # recorded stopped, and nothing was approved.
   if git agency agent stop "$inv" >"$work/stop.out" 2>&1 && grep -q ": finished (stopped)$" "$work/stop.out"; then
-    pass "agent stop ends a headed claude (C-c, then /exit)"
+    pass "agent stop ends a headed claude at its permission prompt"
     git agency agent show "$inv" --json >"$work/show.json"
     expect "  … exit_reason stopped" field "$work/show.json" exit_reason '"stopped"'
     expect "  … display_status stopped" field "$work/show.json" display_status '"stopped"'
-    expect "  … claude exited by itself (/exit: exit 0)" field "$work/show.json" exit_code 0
+    expect "  … nothing approved (no hello.txt)" sh -c "! test -e $AGENCY_DATA_DIR/repos/*/sandboxes/$inv/tree/hello.txt"
   else
-    fail "agent stop ends a headed claude (C-c, then /exit)"; sed 's/^/    /' "$work/stop.out"; screen | sed 's/^/    /'
+    fail "agent stop ends a headed claude at its permission prompt"; sed 's/^/    /' "$work/stop.out"; screen | sed 's/^/    /'
     git agency agent kill "$inv" >/dev/null 2>&1
   fi
   wait_done "$inv" 30 >/dev/null
@@ -198,7 +199,7 @@ headed_codex() {
 # before any state: needs input (from the screen); agent stop ends it.
 headed_codex_bgserver() {
   cp "$CODEX_HOME/config.toml" "$work/codex-config.toml"
-  sed -i '/^\[features\]/,$d' "$CODEX_HOME/config.toml"
+  sed -i -e '/^\[features\]$/d' -e '/^plugins = false$/d' -e '/^remote_plugin = false$/d' -e '/^apps = false$/d' "$CODEX_HOME/config.toml"
   local inv pane
   inv=$(git agency agent start -w feat --runner codex -d --prompt "Create hello.txt" </dev/null) ||
     { fail "background server dialog: agent start"; cp "$work/codex-config.toml" "$CODEX_HOME/config.toml"; return; }

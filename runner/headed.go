@@ -159,7 +159,7 @@ func (s *Supervisor) finishHeaded(hw *headedWatch, rec *store.InvocationRecord) 
 // calls never use the cancelled context.
 func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux.Session, hw *headedWatch) (*int, string) {
 	bg := context.WithoutCancel(ctx)
-	stop := &paneStop{s: s, client: client, sess: sess, began: time.Now()}
+	stop := &paneStop{s: s, client: client, sess: sess, began: time.Now(), hw: hw}
 	gone := 0
 	for {
 		stop.poll(ctx)

@@ -226,6 +226,7 @@ type headedWatch struct {
 	hookSeen time.Time // when a new hook state was read
 
 	oscState   string // active, needs_input, ended
+	oscLast    string // the latest OSC 7501 state (idle, working, …)
 	oscSummary string
 	oscSeen    time.Time
 	sawWorking bool
@@ -351,7 +352,7 @@ func (w *headedWatch) readPane() {
 // its prompt, except before the first turn of a run given a prompt (codex
 // reports idle before it submits it); clear → ended.
 func (w *headedWatch) applyOSC(st OSCState) {
-	w.oscSeen = time.Now()
+	w.oscSeen, w.oscLast = time.Now(), st.State
 	switch st.State {
 	case "working":
 		w.sawWorking = true
@@ -380,6 +381,24 @@ func (w *headedWatch) applyOSC(st OSCState) {
 	case "clear":
 		w.oscState, w.oscSummary = AgentEnded, "exiting"
 	}
+}
+
+// atPrompt says whether the agent said it waits at its own prompt, with no
+// dialog or question up: claude's turn ended (Stop) and nothing came since
+// but a note that it is idle; codex's newest state is done or idle. What is
+// typed there is a prompt, never the answer to a question.
+func (w *headedWatch) atPrompt() bool {
+	if w.dialog != "" {
+		return false
+	}
+	useHook := w.hook != nil && (w.oscState == "" || !w.hookSeen.Before(w.oscSeen))
+	switch {
+	case useHook:
+		return w.turnDone && w.hook.Event != "PermissionRequest"
+	case w.oscState != "":
+		return w.oscLast == "done" || (w.oscLast == "idle" && (w.sawWorking || !w.hasPrompt))
+	}
+	return false
 }
 
 // current is the combined state: a screen dialog, else the newer of the

@@ -487,3 +487,39 @@ func TestHeadedWatchSeesEveryEventBetweenPolls(t *testing.T) {
 		t.Fatalf("an older event replaced the newer: %+v", w.hook)
 	}
 }
+
+// A stop types the quit command only at the agent's own prompt: never at a
+// question, where its Enter could answer yes.
+func TestHeadedWatchAtPrompt(t *testing.T) {
+	w := &headedWatch{hasPrompt: true}
+	if w.atPrompt() {
+		t.Fatal("nothing reported: at its prompt")
+	}
+	var sc OSCScanner
+	data, _ := os.ReadFile("testdata/hx2.pane.log")
+	var got []bool
+	for _, st := range sc.Feed(data) {
+		w.applyOSC(st)
+		got = append(got, w.atPrompt())
+	}
+	// idle (before its prompt is submitted), working, blocked, working,
+	// done, idle, clear
+	if want := []bool{false, false, false, false, true, true, false}; !reflect.DeepEqual(got, want) {
+		t.Errorf("codex: got %v, want %v", got, want)
+	}
+	w.dialog = "codex asks: Background server has incompatible feature settings"
+	if w.atPrompt() {
+		t.Error("a dialog: at its prompt")
+	}
+	c := &headedWatch{}
+	for _, tc := range []struct {
+		ev   string
+		done bool
+		want bool
+	}{{"PermissionRequest", false, false}, {"Stop", true, true}, {"UserPromptSubmit", false, false}} {
+		c.hook, c.hookSeen, c.turnDone = &HookState{Event: tc.ev}, time.Now(), tc.done
+		if c.atPrompt() != tc.want {
+			t.Errorf("claude after %s: at its prompt %v", tc.ev, !tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
 )
 
@@ -12,15 +13,21 @@ import (
 // (agent stop, which records the request and sends the first C-c; a
 // supervisor told to stop with SIGTERM; a timeout) ends it in steps:
 //  1. C-c;
-//  2. after HeadedQuitAfter, the runner's quit command typed at its prompt
-//     (claude /exit, codex /quit, agency.runner.<name>.quit), then Enter;
-//  3. after HeadedKillAfter, the session is killed.
+//  2. after HeadedAgainAfter, C-c twice more: claude and codex quit on a
+//     double C-c at their prompt;
+//  3. after HeadedQuitAfter, the runner's quit command typed at its prompt
+//     (claude /exit, codex /quit, agency.runner.<name>.quit), then Enter.
+//     Only where no question can take that Enter for a yes: claude and
+//     codex must have reported that they wait at their prompt (C-c does
+//     nothing at claude's permission prompt, where Enter approves);
+//  4. after HeadedKillAfter, the session is killed.
 //
 // The supervisor records exit_reason stopped (or timeout) whichever step
 // ended it.
 const (
-	HeadedQuitAfter = 2 * time.Second
-	HeadedKillAfter = StopGrace
+	HeadedAgainAfter = time.Second
+	HeadedQuitAfter  = 2500 * time.Millisecond
+	HeadedKillAfter  = StopGrace
 )
 
 // stopLookEvery is how often the record is read for a stop request.
@@ -32,8 +39,10 @@ type paneStop struct {
 	client *tmux.Client
 	sess   tmux.Session
 	began  time.Time // the run's start, for its timeouts
+	hw     *headedWatch
 
 	asked    time.Time // when the stop began (zero: not asked)
+	again    bool
 	quitSent bool
 	killed   bool
 	lastLook time.Time
@@ -59,9 +68,15 @@ func (p *paneStop) poll(ctx context.Context) {
 	}
 	since := time.Since(p.asked)
 	switch {
+	case !p.again && since >= HeadedAgainAfter:
+		p.again = true
+		p.s.logf("still running %s after C-c: C-c twice more", HeadedAgainAfter)
+		p.client.SendKeys(bg, p.sess.PaneID, "C-c", "C-c")
 	case !p.quitSent && since >= HeadedQuitAfter:
 		p.quitSent = true
-		if q := p.s.Spec.Quit; q != "" {
+		if q := p.s.Spec.Quit; q != "" && !p.safeToType() {
+			p.s.logf("still running %s after C-c, not at its prompt: %q not typed", HeadedQuitAfter, q)
+		} else if q != "" {
 			p.s.logf("still running %s after C-c: typing %q", HeadedQuitAfter, q)
 			if err := p.client.PasteText(bg, p.sess.PaneID, q); err == nil {
 				p.client.SendKeys(bg, p.sess.PaneID, "Enter")
@@ -72,6 +87,17 @@ func (p *paneStop) poll(ctx context.Context) {
 		p.s.logf("still running %s after C-c: killing the session", HeadedKillAfter)
 		p.client.KillSession(bg, p.sess.Name)
 	}
+}
+
+// safeToType says whether the quit command may be typed: claude and codex
+// only when they said they wait at their prompt; another runner's quit
+// command was configured by its user.
+func (p *paneStop) safeToType() bool {
+	switch p.s.Spec.Format {
+	case stream.FormatClaude, stream.FormatCodex:
+		return p.hw != nil && p.hw.atPrompt()
+	}
+	return true
 }
 
 // begin starts the steps (with the first C-c when ctrlC).
