@@ -38,6 +38,9 @@ type App struct {
 	// (an event that could not be recorded, say); cli prints it as a
 	// warning. It is also written to the invocation's supervisor.log.
 	Warn func(error)
+	// notes are the landing notifications waiting for the repo lock to be
+	// released (flushNotify).
+	notes []pendingNote
 }
 
 // Open discovers the repository containing dir, reads agency.* config and
@@ -123,7 +126,7 @@ func (a *App) lockWork(ctx context.Context) (context.Context, func(), error) {
 
 // lockWorkWait is lockWork waiting up to wait for the lock.
 func (a *App) lockWorkWait(ctx context.Context, wait time.Duration) (context.Context, func(), error) {
-	lock, err := a.Store.Lock(wait)
+	lock, err := a.Store.LockContext(ctx, wait)
 	if err != nil {
 		return ctx, func() {}, err
 	}

@@ -45,6 +45,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	}
 	a.checkGit(ctx, add)
 	a.checkTmux(ctx, add)
+	a.checkWall(ctx, add)
 	a.checkRunners(ctx, add)
 	a.checkDataDir(add)
 	a.checkConfig(add)
@@ -186,7 +187,7 @@ func (a *App) checkOrphanSandboxes(add addFinding, records map[string]*store.Inv
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.SandboxesDir(), "cannot scan sandboxes: %v", err)
 	}
 	for _, id := range sbs {
-		if _, ok := records[id]; !ok {
+		if _, ok := records[id]; !ok && !a.startInProgress(id) {
 			add("sandboxes", LevelProblem, "'git agency gc' removes it (it keeps trees with uncommitted work unless --force)", a.Store.SandboxDir(id),
 				"sandbox %s has no invocation record", id)
 		}
@@ -269,6 +270,8 @@ func (a *App) checkLeftovers(add func(check, level, hint, path, format string, a
 			what = "invocation directory " + l.Invocation
 		case GCWorktreeDir:
 			what = "worktree directory " + l.Invocation
+		case GCVerifyTree:
+			what = "verify tree of " + l.Invocation
 		}
 		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
 	}

@@ -38,6 +38,9 @@ const (
 	FPStartAfterMkdir   = "agent-start:after-mkdir"
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
+	// FPStartRecordSync: the first meta.json's temp file is written and
+	// fsynced, not yet renamed.
+	FPStartRecordSync = "agent-start:record-fsync"
 )
 
 // lockedCallTimeout bounds a git call made while the repo lock is held, so
@@ -50,7 +53,7 @@ func SelfExe() string { return runner.SelfExe() }
 
 // PrepareStart checks everything that can be checked before anything is
 // created: the worktree, the runner and its program, the prompt.
-func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spec, error) {
+func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.WorktreeRecord, runner.Spec, error) {
 	wt, err := a.ResolvePresentWorktree(opts.Worktree)
 	if err != nil {
 		return nil, runner.Spec{}, err
@@ -58,7 +61,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if wt, err = a.stillPresent(wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
-	if err := a.CheckOnBranch(context.Background(), wt); err != nil {
+	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
 	if !HasMarker(wt.TreePath) {
@@ -121,7 +124,7 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 // StartInvocation creates the invocation record and its sandbox, then
 // spawns the supervisor. Any failure removes what was made.
 func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.InvocationRecord, error) {
-	wt, spec, err := a.PrepareStart(opts)
+	wt, spec, err := a.PrepareStart(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +140,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, err
 	}
 	queue, err := a.queueConfig(opts.Queue)
+	if err != nil {
+		return nil, err
+	}
+	isolation, err := a.isolation(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -166,6 +173,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	inv, err := store.MkdirID(a.Store.InvocationsDir(), a.Now())
 	if err != nil {
 		return nil, err
+	}
+	if err := markCreator(a.Store.InvocationDir(inv)); err != nil {
+		return nil, withCleanup(err, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
 	}
 	sandboxMade := false
 	rec := &store.InvocationRecord{}
@@ -220,6 +230,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		IncludeUntracked:      !opts.NoIncludeUntracked,
 		Include:               made.Include,
 		Sparse:                made.Sparse,
+		Isolation:             isolation,
 	}
 	// The setup is read from the sandbox: exactly what will run there.
 	if err := a.sandboxSetup(ctx, rec); err != nil {
@@ -241,12 +252,15 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.fail(FPStartAfterSandbox); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+	if err := a.tryWall(ctx, rec); err != nil {
+		return nil, withCleanup(err, cleanup())
+	}
 	if opts.Prompt != "" {
 		if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(inv), "prompt.md"), []byte(opts.Prompt), 0o600); err != nil {
 			return nil, withCleanup(err, cleanup())
 		}
 	}
-	if err := a.Store.WriteInvocation(rec); err != nil {
+	if err := a.Store.WriteNewInvocationThen(rec, func() error { return a.fail(FPStartRecordSync) }); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	// last_used_at: agent start touches its worktree.
@@ -293,6 +307,11 @@ func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []stri
 func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) error {
 	if err := a.fail(FPStartSpawn); err != nil {
 		return err
+	}
+	// Interrupted on the way here: no agent starts (the caller removes
+	// what was made).
+	if ctx.Err() != nil {
+		return errs.Interrupted("starting the agent")
 	}
 	sup, err := runner.SpawnSupervisor(rec.InvocationID, a.supervisorDir(ctx), a.Store.SupervisorLogPath(rec.InvocationID))
 	if err != nil {

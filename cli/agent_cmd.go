@@ -103,7 +103,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	opts := c.options()
 	// Check what can be checked before asking for a prompt.
-	if _, _, err := a.PrepareStart(opts); err != nil {
+	if _, _, err := a.PrepareStart(env.Ctx, opts); err != nil {
 		return err
 	}
 	if opts, err = c.withPrompt(env, a, opts); err != nil {
@@ -280,6 +280,8 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
 		defer signal.Stop(sigs)
+		env.ownInterrupt.Store(true)
+		defer env.ownInterrupt.Store(false)
 		o.Interrupts = sigs
 	}
 	rec, err := a.Follow(env.Ctx, inv, o)
@@ -359,6 +361,7 @@ type AgentLogsCmd struct {
 	Follow bool `short:"f" help:"Keep printing new output until the agent ends (a headed agent's pane is drawn without the sequences your terminal would answer or keep)."`
 	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl; a headed agent's pane.log, terminal escapes and all) instead of the normalised events (a headed agent's screen as text)."`
 	Stderr bool `xor:"which" help:"Print the runner's stderr (logs/stderr.log) instead."`
+	Verify bool `xor:"which" help:"Print the log of the latest verify (agency.verify run on the candidate a land would make)."`
 }
 
 func (c *AgentLogsCmd) Run(env *Env) error {
@@ -369,6 +372,9 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	rec, err := a.ResolveInvocation(c.Invocation)
 	if err != nil {
 		return err
+	}
+	if c.Verify {
+		return printVerifyLog(env, a, rec)
 	}
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.

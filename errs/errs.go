@@ -25,6 +25,7 @@ const (
 	EAmbiguous         Code = "E_AMBIGUOUS"
 	EStoreCorrupt      Code = "E_STORE_CORRUPT"
 	ELocked            Code = "E_LOCKED"
+	EInterrupted       Code = "E_INTERRUPTED"
 	EDetachedHead      Code = "E_DETACHED_HEAD"
 	EBranchNotFound    Code = "E_BRANCH_NOT_FOUND"
 	ENoEditor          Code = "E_NO_EDITOR"
@@ -85,6 +86,15 @@ const (
 	EHookFailed     Code = "E_HOOK_FAILED"
 	EBranchAgency   Code = "E_BRANCH_AGENCY"
 	ENoMainWorktree Code = "E_NO_MAIN_WORKTREE"
+	// Verified landing (agency.verify).
+	EVerifyFailed  Code = "E_VERIFY_FAILED"
+	EVerifyRunning Code = "E_VERIFY_RUNNING"
+	EHeadMoving    Code = "E_HEAD_MOVING"
+	ELandSome      Code = "E_LAND_SOME"
+	// The wall (agency.isolate).
+	EWallUnavailable Code = "E_WALL_UNAVAILABLE"
+	EWallFailed      Code = "E_WALL_FAILED"
+	ERefMoved        Code = "E_REF_MOVED"
 )
 
 // Error is the one error type git-agency shows to users.

@@ -60,6 +60,13 @@ func Locked(path string, timeout string) *Error {
 		"repository lock is held by another process (waited %s): %s", timeout, path)
 }
 
+// Interrupted: the command was interrupted (Ctrl-C, SIGTERM) while doing
+// what, before it changed anything.
+func Interrupted(what string) *Error {
+	return New(EInterrupted, "nothing was changed; run the command again",
+		"interrupted while %s", what)
+}
+
 func DetachedHead() *Error {
 	return New(EDetachedHead, "check out a branch, or name the parent with --parent <branch>",
 		"HEAD is detached; cannot tell which branch to start from")
