@@ -31,7 +31,7 @@ type AgentCmd struct {
 	Open   AgentOpenCmd   `cmd:"" help:"Open an agent's sandbox in your editor."`
 
 	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, commits off its branch, then its uncommitted work."`
-	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
+	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree. The commits land writes are yours (your identity; signed when commit.gpgsign is set), as with git cherry-pick."`
 	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/; 'git agency undo' brings it back)."`
 }
 
