@@ -342,6 +342,21 @@ func (x *AgencyActions) Logs(ctx context.Context, inv InvocationRow) (string, er
 	return text, nil
 }
 
+// VerifyLog implements Actions: the log of the invocation's latest verify
+// (agency.verify run on its land's candidate).
+func (x *AgencyActions) VerifyLog(ctx context.Context, inv InvocationRow) (string, error) {
+	rec, err := x.record(inv)
+	if err != nil {
+		return "", err
+	}
+	a, _ := x.app(inv.RepoID)
+	text := ansi.Strip(strings.ReplaceAll(a.VerifyLogText(rec, logTail), "\r", ""))
+	if strings.TrimSpace(text) == "" {
+		return "(never verified: set agency.verify and land it)", nil
+	}
+	return text, nil
+}
+
 // Land implements Actions.
 func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, error) {
 	a, err := x.app(inv.RepoID)

@@ -137,6 +137,7 @@ type Actions interface {
 	Shell(ctx context.Context, wt WorktreeRow) (*subproc.Terminal, error)
 	Diff(ctx context.Context, inv InvocationRow) (string, error)
 	Logs(ctx context.Context, inv InvocationRow) (string, error)
+	VerifyLog(ctx context.Context, inv InvocationRow) (string, error)
 	Land(ctx context.Context, inv InvocationRow) (string, error)
 	// ApplyStat is what a land --apply would take: the diffstat of the
 	// sandbox's uncommitted work (and its commits, counted), one line each.

@@ -297,7 +297,7 @@ func (k KeyMap) verb(msg tea.KeyMsg) string {
 		binding key.Binding
 		verb    string
 	}{
-		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.Land, "land"}, {k.Apply, "apply"},
+		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.VerifyLog, "verify"}, {k.Land, "land"}, {k.Apply, "apply"},
 		{k.Discard, "discard"}, {k.Stop, "stop"}, {k.Kill, "kill"},
 	} {
 		if key.Matches(msg, b.binding) {
@@ -316,7 +316,7 @@ func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Mode
 			return m.openPager("logs", *inv)
 		}
 		return m.startExec("attach", wt, inv)
-	case "diff", "logs":
+	case "diff", "logs", "verify":
 		return m.openPager(verb, *inv)
 	case "land", "apply":
 		// A row whose work is uncommitted lands only with --apply: L
@@ -470,9 +470,12 @@ func (m Model) pagerCmd(kind string, inv InvocationRow) tea.Cmd {
 		var content string
 		err := safeCall(func() error {
 			var err error
-			if kind == "diff" {
+			switch kind {
+			case "diff":
 				content, err = acts.Diff(ctx, inv)
-			} else {
+			case "verify":
+				content, err = acts.VerifyLog(ctx, inv)
+			default:
 				content, err = acts.Logs(ctx, inv)
 			}
 			return err

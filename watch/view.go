@@ -356,7 +356,7 @@ func (m Model) FullHelp() [][]keyBinding {
 	k := m.keys
 	return [][]keyBinding{
 		{k.Up, k.Down, k.Top, k.Bottom},
-		{k.Attach, k.Diff, k.Logs, k.Back},
+		{k.Attach, k.Diff, k.Logs, k.VerifyLog, k.Back},
 		{k.Land, k.Apply, k.Discard, k.Stop},
 		{k.Kill, k.Open, k.Shell},
 		{k.Help, k.Quit},

@@ -111,6 +111,10 @@ func (f *fakeActions) Logs(_ context.Context, inv InvocationRow) (string, error)
 	}
 	return b.String(), nil
 }
+func (f *fakeActions) VerifyLog(_ context.Context, inv InvocationRow) (string, error) {
+	f.rec("verify " + inv.ID)
+	return "verify log of " + inv.ID + "\n", nil
+}
 func (f *fakeActions) Land(_ context.Context, inv InvocationRow) (string, error) {
 	f.rec("land " + inv.ShortID)
 	if f.landErr != nil {
@@ -287,6 +291,15 @@ func TestLogsViewFrame(t *testing.T) {
 	h.keys("j", "l")
 	h.waitFor(`"n":40`)
 	frame(t, h.final())
+}
+
+// v shows the selected invocation's verify log in the pager.
+func TestVerifyLogView(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("j", "v")
+	h.waitFor("verify log of 20260128115700-b7c9")
+	h.keys("esc")
+	h.waitFor("every 1h0m0s")
 }
 
 func TestHelpView(t *testing.T) {
