@@ -163,6 +163,10 @@ func setupEnv(env *testscript.Env) error {
 	env.Setenv("TERM", "xterm-256color")
 	env.Setenv("AGENCY_BIN", binDir)
 	env.Setenv("AGENCY_TEST_GOCACHE", hostGoCache)
+	// The real CLIs' captured panes and screens, for scripts that replay them.
+	if wd, err := os.Getwd(); err == nil {
+		env.Setenv("CAPTURES", filepath.Join(wd, "runner", "testdata"))
+	}
 	env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 	var keys []string
 	for _, kv := range env.Vars {
