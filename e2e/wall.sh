@@ -8,7 +8,7 @@
 #     both unchanged;
 #   - agency.runner.claude.unattended false gives claude's own prompts back:
 #     the same command is denied;
-#   - a headed codex asking before every command (-a untrusted) shows its
+#   - a headed codex asked to run a command outside its sandbox shows its
 #     approval as needs input, and runs the command once approved.
 # The headed checks (e2e/headed.sh, e2e/send.sh) run inside the same wall.
 
@@ -77,19 +77,19 @@ attended_case() {
   expect "display_status needs input" test "$(jval "$work/attended.json" record.display_status)" = "needs input"
 }
 
-# headed_codex_approval: a headed codex inside the wall, with its approval
-# policy asking before any command: its approval screen is needs input,
-# "y" approves, the command runs (inside the wall, without codex's own
-# sandbox, which cannot work there).
+# headed_codex_approval: a headed codex inside the wall asked to run a
+# command outside its sandbox (the mock's @@ESCALATE@@): its approval screen
+# is needs input, "y" approves, the command runs (inside the wall, without
+# codex's own sandbox, which cannot work there).
 headed_codex_approval() {
-  echo "== codex headed, inside the wall: an approval (-a untrusted)"
+  echo "== codex headed, inside the wall: an approval"
   command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
   export TMUX_TMPDIR="$work/tmux-xwall"
   unset TMUX TMUX_PANE
   mkdir -p "$TMUX_TMPDIR"
   local inv pane
-  inv=$(git agency agent start -w feat --runner codex -d --runner-arg=-a --runner-arg=untrusted \
-    --prompt "@@SHELL@@ echo approved > approved.txt" </dev/null) || { fail "agent start"; tmux kill-server 2>/dev/null; return; }
+  inv=$(git agency agent start -w feat --runner codex -d \
+    --prompt "@@ESCALATE@@ echo approved > approved.txt" </dev/null) || { fail "agent start"; tmux kill-server 2>/dev/null; return; }
   pane="=agency-$inv:"
   if wait_show semantic_summary '"permission: .*approved.txt.*"' 60; then
     pass "the approval screen → needs input"
