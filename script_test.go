@@ -102,6 +102,7 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			"waitfor":    cmdWaitfor,
 			"stdout2env": cmdStdout2env,
 			"chmodro":    cmdChmodRO,
+			"httpserve":  cmdHTTPServe,
 		},
 	}
 }
@@ -113,7 +114,10 @@ func setupEnv(env *testscript.Env) error {
 	}
 	gitconfig := "[user]\n\tname = Agency Test\n\temail = test@example.com\n" +
 		"[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n" +
-		"[advice]\n\tdetachedHead = false\n"
+		"[advice]\n\tdetachedHead = false\n" +
+		// The suites check the host's view of agents (pids, gate files in
+		// $WORK): they run unwalled; wall_*.txtar turn the wall on.
+		"[agency]\n\tisolate = off\n"
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return err
 	}

@@ -140,6 +140,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err != nil {
 		return nil, err
 	}
+	isolation, err := a.isolation(ctx)
+	if err != nil {
+		return nil, err
+	}
 
 	if err := a.fail(FPStartBeforeLock); err != nil {
 		return nil, err
@@ -220,6 +224,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		IncludeUntracked:      !opts.NoIncludeUntracked,
 		Include:               made.Include,
 		Sparse:                made.Sparse,
+		Isolation:             isolation,
 	}
 	// The setup is read from the sandbox: exactly what will run there.
 	if err := a.sandboxSetup(ctx, rec); err != nil {
@@ -239,6 +244,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		rec.QueuedAt = a.Now().UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
 	}
 	if err := a.fail(FPStartAfterSandbox); err != nil {
+		return nil, withCleanup(err, cleanup())
+	}
+	if err := a.tryWall(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	if opts.Prompt != "" {

@@ -359,6 +359,7 @@ type AgentLogsCmd struct {
 	Follow bool `short:"f" help:"Keep printing new output until the agent ends."`
 	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl) instead of the normalised events."`
 	Stderr bool `xor:"which" help:"Print the runner's stderr (logs/stderr.log) instead."`
+	Verify bool `xor:"which" help:"Print the log of the latest verify (agency.verify run on the candidate a land would make)."`
 }
 
 func (c *AgentLogsCmd) Run(env *Env) error {
@@ -369,6 +370,9 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	rec, err := a.ResolveInvocation(c.Invocation)
 	if err != nil {
 		return err
+	}
+	if c.Verify {
+		return printVerifyLog(env, a, rec)
 	}
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.
