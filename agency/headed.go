@@ -33,14 +33,15 @@ func paneOf(r *store.InvocationRecord) string {
 }
 
 // headedState is reconcile's view of a headed invocation whose supervisor is
-// gone: a live pane is running; a dead pane gives its status (the screen is
-// captured and the session removed); a vanished session is finished. When
-// it cannot tell, the invocation is still running.
+// gone: a live pane is running; a dead pane gives its status (with clean,
+// the screen is captured and the session removed; a read leaves them); a
+// vanished session is finished. When it cannot tell, the invocation is
+// still running.
 //
 // It runs under the repo lock, so tmux is asked within reconcileTmuxWait
 // (a tmux that does not answer in time counts as "cannot tell"), and the
 // cleanup of a dead pane within tmuxWait per call.
-func (a *App) headedState(ctx context.Context, r *store.InvocationRecord) (running bool, exitCode *int) {
+func (a *App) headedState(ctx context.Context, r *store.InvocationRecord, clean bool) (running bool, exitCode *int) {
 	client := TmuxClient()
 	name := sessionOf(r)
 	qctx, cancel := context.WithTimeout(ctx, reconcileTmuxWait)
@@ -62,6 +63,10 @@ func (a *App) headedState(ctx context.Context, r *store.InvocationRecord) (runni
 	}
 	if !st.Dead {
 		return true, nil
+	}
+	if !clean {
+		code, _ := runner.DeadStatus(st)
+		return false, code
 	}
 	cctx, cancel := context.WithTimeout(ctx, tmuxWait)
 	defer cancel()
@@ -102,7 +107,7 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	if err != nil {
 		return nil, nil, err
 	}
-	rec = a.Reconcile(ctx, rec)
+	rec = a.View(ctx, rec)
 	if rec.Mode != store.ModeHeaded {
 		return nil, nil, errs.New(errs.ENotHeaded, "see its output with 'git agency agent logs "+rec.InvocationID+" --follow'",
 			"invocation %s is headless: there is no terminal to attach to", rec.InvocationID)
@@ -111,7 +116,7 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 		// Its supervisor is still creating the session (or running a
 		// setup script): wait for it, as `start -d` then `attach` expects.
 		if r := a.WaitRunningFor(ctx, rec.InvocationID, AttachWait); r != nil {
-			rec = a.Reconcile(ctx, r)
+			rec = a.View(ctx, r)
 		}
 		if rec.Status == store.StatusStarting {
 			return nil, nil, errs.NoSessionAfter(rec.InvocationID, AttachWait.String())
@@ -167,7 +172,7 @@ func (a *App) WaitRunningFor(ctx context.Context, inv string, d time.Duration) *
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
 		r, err := a.Store.ReadInvocation(inv)
 		if err == nil {
-			rec = a.Reconcile(ctx, r) // a dead supervisor ends the wait
+			rec = a.View(ctx, r) // a dead supervisor ends the wait
 			if rec.Status != store.StatusStarting {
 				return rec
 			}

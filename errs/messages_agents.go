@@ -259,3 +259,10 @@ func LandSubmoduleUnpublished(inv, path, commit, sandbox string) *Error {
 	return New(ELandSubmodule, "publish it first: 'git -C "+sandbox+"/"+path+" push origin "+commit+":refs/heads/<branch>' (then fetch), and land again; nothing was touched",
 		"landing %s would point submodule %s at %s, a commit that exists only in the sandbox's copy of the submodule and would be lost with it", inv, path, commit)
 }
+
+// AgencyMissing: the program whose hidden commands start a supervisor or
+// report a hook is neither beside the running program nor on PATH.
+func AgencyMissing(program string) *Error {
+	return New(EInternal, "install "+program+" beside git-agency-watch, or put it on PATH",
+		"cannot find %s, which runs the supervisor", program)
+}
