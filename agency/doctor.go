@@ -59,6 +59,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkOrphanBranches(ctx, add, records, left)
 	a.checkLeftovers(add, left)
 	a.checkRecordFiles(add, invs)
+	a.checkUndo(add)
 	problems := 0
 	for _, f := range out {
 		if f.Level == LevelProblem {

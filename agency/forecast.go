@@ -230,7 +230,7 @@ func (a *App) forecastAlone(ctx context.Context, head, key string, w *landWork) 
 		e.Nothing = true
 		return e
 	}
-	rp, err := a.Repo.Replay(ctx, head, w.Commits)
+	rp, err := a.Repo.Replay(ctx, head, w.Commits, gitcore.Writer{})
 	if err != nil {
 		e.Nothing = true
 		return e
@@ -255,7 +255,7 @@ func (a *App) forecastAfter(ctx context.Context, key, onto string, w *landWork) 
 	if w == nil || len(w.Commits) == 0 {
 		return p
 	}
-	rp, err := a.Repo.Replay(ctx, onto, w.Commits)
+	rp, err := a.Repo.Replay(ctx, onto, w.Commits, gitcore.Writer{})
 	if err == nil && rp.Conflict != nil {
 		p.Conflict, p.Files = true, rp.Conflict.Files
 	}

@@ -131,7 +131,11 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err := a.checkSubmoduleCommits(ctx, rec, wt, work.Commits, tree); err != nil {
 		return nil, nil, err
 	}
-	if err := a.replayLand(ctx, res, work.Commits); err != nil {
+	writer, err := a.landWriter(ctx, rec, wt, check)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.replayLand(ctx, res, work.Commits, writer); err != nil {
 		return nil, nil, err
 	}
 	if res.Clean && !res.IntegrationDirty {
@@ -218,10 +222,10 @@ func (a *App) somethingToLand(rec *store.InvocationRecord, res *LandResult, dirt
 // replayLand replays commits onto res.TargetHead in the object database
 // and fills in the result: clean with its new head, or the conflict (the
 // commit, "" for the uncommitted part, and the files).
-func (a *App) replayLand(ctx context.Context, res *LandResult, commits []gitcore.Commit) error {
-	rp, err := a.Repo.Replay(ctx, res.TargetHead, commits)
+func (a *App) replayLand(ctx context.Context, res *LandResult, commits []gitcore.Commit, w gitcore.Writer) error {
+	rp, err := a.Repo.Replay(ctx, res.TargetHead, commits, w)
 	if err != nil {
-		return gitErr(err)
+		return landCommitErr(res.InvocationID, err)
 	}
 	if rp.Conflict != nil {
 		res.Conflicts = rp.Conflict.Files
@@ -327,13 +331,16 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		w.Dirty = false // only stat or ignored noise
 		return w, nil
 	}
-	msg := "agency: land invocation " + inv + "\n"
-	u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil)
+	msg := a.landMessage(rec)
+	u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil, gitcore.Writer{})
 	if err != nil {
 		return nil, gitErr(err)
 	}
+	// No author: the replay writes it as the user (or, predicting, as
+	// git-agency).
+	subject, _, _ := strings.Cut(msg, "\n")
 	w.Commits = append(w.Commits, gitcore.Commit{ID: u, Parents: []string{snap.Head}, Tree: snap.Tree,
-		Subject: strings.TrimSpace(msg), Message: msg})
+		Subject: subject, Message: msg})
 	w.Applied = true
 	return w, nil
 }

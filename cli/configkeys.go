@@ -3,8 +3,8 @@ package cli
 // configKey documents one `git config agency.*` setting for the man page.
 type configKey struct{ Key, Meaning, Default string }
 
-// configKeys are the settings git-agency reads (README.md has the same
-// table). Add a line when you add a setting.
+// configKeys are the settings git-agency reads (docs/configuration.md has the same
+// table; TestConfigKeysMatchConfigurationPage keeps them in step). Add a line when you add a setting.
 var configKeys = []configKey{
 	{"agency.dataDir", "where records and trees live ($AGENCY_DATA_DIR wins over it)", "$XDG_DATA_HOME/agency, else ~/.local/share/agency"},
 	{"agency.editor", "editor for open and --open", "$VISUAL, $EDITOR"},

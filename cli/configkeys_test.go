@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestConfigKeysMatchREADME: the man page's settings (configKeys) and
-// README's Configuration table name the same keys, each with the same
-// default where both give one in the same words.
-func TestConfigKeysMatchREADME(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+// TestConfigKeysMatchConfigurationPage: the man page's settings
+// (configKeys) and the table of docs/configuration.md name the same keys,
+// each with the same default where both give one in the same words.
+func TestConfigKeysMatchConfigurationPage(t *testing.T) {
+	b, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestConfigKeysMatchREADME(t *testing.T) {
 		}
 	}
 	if len(readme) == 0 {
-		t.Fatal("README.md has no configuration table")
+		t.Fatal("docs/configuration.md has no configuration table")
 	}
 	man := map[string]string{}
 	for _, c := range configKeys {
@@ -45,19 +45,19 @@ func TestConfigKeysMatchREADME(t *testing.T) {
 	}
 	for k := range man {
 		if _, ok := readme[k]; !ok {
-			t.Errorf("%s is in cli/configkeys.go but not in README's configuration table", k)
+			t.Errorf("%s is in cli/configkeys.go but not in docs/configuration.md's table", k)
 		}
 	}
 	for k := range readme {
 		if _, ok := man[k]; !ok {
-			t.Errorf("%s is in README's configuration table but not in cli/configkeys.go", k)
+			t.Errorf("%s is in docs/configuration.md's table but not in cli/configkeys.go", k)
 		}
 	}
 	// Defaults written as one plain value (30s, claude, false) must agree.
 	plain := regexp.MustCompile(`^[0-9a-z]+$`)
 	for k, d := range man {
 		if r, ok := readme[k]; ok && plain.MatchString(d) && plain.MatchString(r) && d != r {
-			t.Errorf("%s: default %q in cli/configkeys.go, %q in README", k, d, r)
+			t.Errorf("%s: default %q in cli/configkeys.go, %q in docs/configuration.md", k, d, r)
 		}
 	}
 }

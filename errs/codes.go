@@ -1,7 +1,7 @@
 package errs
 
-// Meaning is a one-line meaning of every code, for the man page (and in
-// step with README.md). codes_test.go checks that every code has one.
+// Meaning is a one-line meaning of every code, for the man page and
+// docs/errors.md. codes_test.go checks that every code has one.
 var Meaning = map[Code]string{
 	ENotARepo:          "not inside a git repository",
 	EBareRepo:          "the repository is bare",
@@ -60,4 +60,9 @@ var Meaning = map[Code]string{
 	EDiscarded:         "the invocation was discarded; its sandbox is gone",
 	ENoSession:         "no conversation id was recorded for the invocation, so it cannot be resumed",
 	ENoResume:          "the runner has no resume support (set agency.runner.<name>.resumeArg)",
+	ENoIdentity:        "git has no user.name / user.email for the commits land writes; nothing was touched",
+	ESigningFailed:     "commit.gpgsign is set but the landed commits could not be signed; nothing was touched",
+	EHookFailed:        "the repository's post-checkout hook failed while git made a new tree; the tree was removed",
+	EBranchAgency:      "a branch named agency (or agency/…) is in the way of git-agency's branches",
+	ENoMainWorktree:    "the repository's main worktree cannot be found (a bare repository used through GIT_DIR)",
 }

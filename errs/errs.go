@@ -14,7 +14,7 @@ import (
 // Code is a stable, documented error code. Scripts may match on it.
 type Code string
 
-// The codes. README.md lists each with its meaning; keep them in step.
+// The codes. docs/errors.md lists each with its cause and fix.
 const (
 	ENotARepo          Code = "E_NOT_A_REPO"
 	EBareRepo          Code = "E_BARE_REPO"
@@ -79,6 +79,12 @@ const (
 	EUndoExpired   Code = "E_UNDO_EXPIRED"
 	// A land would point a submodule at a commit only the sandbox has.
 	ELandSubmodule Code = "E_LAND_SUBMODULE"
+	// Git setups git-agency cannot work in as they are.
+	ENoIdentity     Code = "E_NO_IDENTITY"
+	ESigningFailed  Code = "E_SIGNING_FAILED"
+	EHookFailed     Code = "E_HOOK_FAILED"
+	EBranchAgency   Code = "E_BRANCH_AGENCY"
+	ENoMainWorktree Code = "E_NO_MAIN_WORKTREE"
 )
 
 // Error is the one error type git-agency shows to users.

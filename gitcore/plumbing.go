@@ -12,17 +12,32 @@ import (
 var ErrRefExists = errors.New("ref already exists")
 
 // CommitTree creates a commit of tree with parent ("" for none) and message,
-// not on any branch, and returns its id.
+// not on any branch, and returns its id. It is one of git-agency's own
+// commits (a checkpoint, a snapshot): written as OwnIdentity, never signed.
 func (r *Repo) CommitTree(ctx context.Context, tree, parent, msg string) (string, error) {
 	args := []string{"commit-tree", tree}
 	if parent != "" {
 		args = append(args, "-p", parent)
 	}
-	out, err := r.exec(ctx, r.Toplevel, nil, []byte(msg+"\n"), args...)
+	out, err := r.exec(ctx, r.Toplevel, OwnIdentity, []byte(msg+"\n"), args...)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// CommitterIdent returns the user's committer identity (`git var
+// GIT_COMMITTER_IDENT`), or an error when git cannot tell it (no user.name
+// or user.email, and none to guess).
+func (r *Repo) CommitterIdent(ctx context.Context) (string, error) {
+	out, err := r.query(ctx, "var", "GIT_COMMITTER_IDENT")
+	return strings.TrimSpace(string(out)), err
+}
+
+// SignsCommits reports whether the user's configuration in the tree asks
+// for signed commits (commit.gpgsign).
+func (t *Tree) SignsCommits(ctx context.Context) (bool, error) {
+	return t.configBool(ctx, "commit.gpgsign")
 }
 
 // CreateRef creates ref pointing at commit; it fails with ErrRefExists

@@ -59,15 +59,49 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	return true, nil
 }
 
+// Writer says whose commits a replay writes.
+type Writer struct {
+	// User: the commits land puts on a branch, as the user (their
+	// committer identity, and author where the commit has none). Otherwise
+	// git-agency's own identity (OwnIdentity): predictions and throwaway
+	// commits that no branch ever holds need no user identity.
+	User bool
+	// Sign: sign each commit (`commit-tree -S`, with the user's gpg.format
+	// and user.signingkey), as cherry-pick does under commit.gpgsign.
+	Sign bool
+}
+
+// OwnIdentity is the author and committer of git-agency's own commits
+// (checkpoints, snapshots, replay bases): they are never on a branch the
+// user works on, and must not depend on user.name and user.email.
+var OwnIdentity = []string{"GIT_AUTHOR_NAME=git-agency", "GIT_AUTHOR_EMAIL=git-agency@localhost",
+	"GIT_COMMITTER_NAME=git-agency", "GIT_COMMITTER_EMAIL=git-agency@localhost"}
+
+// SignError is a commit that could not be signed: Err is git's error
+// (what gpg or ssh-keygen said is in its stderr).
+type SignError struct{ Err error }
+
+func (e *SignError) Error() string { return e.Err.Error() }
+func (e *SignError) Unwrap() error { return e.Err }
+
 // WriteCommit writes a commit object of tree with parents and message (kept
-// verbatim). env may set GIT_AUTHOR_* to keep an original author.
-func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, message string, env []string) (string, error) {
+// verbatim), as w says. env may set GIT_AUTHOR_* to keep an original author.
+func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, message string, env []string, w Writer) (string, error) {
 	args := []string{"commit-tree", tree}
 	for _, p := range parents {
 		args = append(args, "-p", p)
 	}
+	if w.Sign {
+		args = append(args, "-S")
+	}
+	if !w.User {
+		env = append(append([]string{}, OwnIdentity...), env...)
+	}
 	out, err := r.exec(ctx, r.Toplevel, env, []byte(message), args...)
 	if err != nil {
+		if w.Sign {
+			return "", &SignError{Err: err}
+		}
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
@@ -94,6 +128,11 @@ func (r *Repo) MergeTree(ctx context.Context, ours, theirs string) (string, []st
 			seen[f] = true
 			files = append(files, f)
 		}
+	}
+	if len(files) == 0 {
+		// Exit 1 is a conflict only with the conflicted files listed; without
+		// them the merge is neither clean nor a conflict we can name.
+		return "", nil, err
 	}
 	return "", files, nil
 }
@@ -128,10 +167,10 @@ type ReplayResult struct {
 // its only parent is merged with C; the merge base of the two is exactly P,
 // which is cherry-pick's base. When the current tree already equals P's
 // tree the merge is trivial and skipped. Each applied commit is then
-// written with the original author, date and message and the current
-// committer. A commit that would become empty is skipped (it was already
+// written with the original author, date and message and the committer w
+// says (signed when w says). A commit that would become empty is skipped (it was already
 // applied); an originally empty commit is kept.
-func (r *Repo) Replay(ctx context.Context, onto string, commits []Commit) (*ReplayResult, error) {
+func (r *Repo) Replay(ctx context.Context, onto string, commits []Commit, w Writer) (*ReplayResult, error) {
 	res := &ReplayResult{Tip: onto}
 	curTree, err := r.TreeOf(ctx, onto)
 	if err != nil {
@@ -175,7 +214,7 @@ func (r *Repo) Replay(ctx context.Context, onto string, commits []Commit) (*Repl
 		if c.AuthorName != "" || c.AuthorEmail != "" {
 			env = []string{"GIT_AUTHOR_NAME=" + c.AuthorName, "GIT_AUTHOR_EMAIL=" + c.AuthorEmail, "GIT_AUTHOR_DATE=" + c.AuthorDate}
 		}
-		id, err := r.WriteCommit(ctx, newTree, []string{res.Tip}, c.Message, env)
+		id, err := r.WriteCommit(ctx, newTree, []string{res.Tip}, c.Message, env, w)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +236,7 @@ func (r *Repo) pickTree(ctx context.Context, cur, parentTree string, c Commit) (
 		// A root commit: merge-tree would need unrelated histories.
 		return "", nil, errRootCommit
 	}
-	ours, err := r.WriteCommit(ctx, cur, []string{c.Parents[0]}, "agency: replay base\n", nil)
+	ours, err := r.WriteCommit(ctx, cur, []string{c.Parents[0]}, "agency: replay base\n", nil, Writer{})
 	if err != nil {
 		return "", nil, err
 	}
@@ -413,7 +452,9 @@ func (r *Repo) Diff(ctx context.Context, from, to string, o DiffOptions) ([]byte
 
 // DiffNames returns the paths that differ between from and to.
 func (r *Repo) DiffNames(ctx context.Context, from, to string) ([]string, error) {
-	out, err := r.query(ctx, "diff", "--no-ext-diff", "--name-only", "-z", from, to, "--")
+	// --no-renames: with rename detection (diff.renames, on by default) a
+	// renamed file would be listed by its new name only.
+	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", from, to, "--")
 	if err != nil {
 		return nil, err
 	}

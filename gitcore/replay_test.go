@@ -77,7 +77,7 @@ func TestReplay(t *testing.T) {
 	if err != nil || len(commits) != 2 || commits[0].Subject != "three" {
 		t.Fatalf("commits = %+v, %v", commits, err)
 	}
-	res, err := r.Replay(ctx, head, commits)
+	res, err := r.Replay(ctx, head, commits, Writer{User: true})
 	if err != nil || res.Conflict != nil {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -101,7 +101,7 @@ func TestReplay(t *testing.T) {
 	git("commit", "-qam", "uno")
 	git("checkout", "-q", "main")
 	commits, _ = r.Commits(ctx, base, "side")
-	res, err = r.Replay(ctx, git("rev-parse", "HEAD"), commits)
+	res, err = r.Replay(ctx, git("rev-parse", "HEAD"), commits, Writer{User: true})
 	if err != nil || res.Conflict == nil || res.Conflict.Commit.Subject != "uno" || strings.Join(res.Conflict.Files, ",") != "a" {
 		t.Fatalf("%+v %v", res, err)
 	}

@@ -87,13 +87,28 @@ func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
 // exported to us never leaks into a call and a user's GIT_DIR still works.
 func (r *Repo) exec(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) ([]byte, error) {
 	full := append([]string{"--git-dir=" + r.GitDir}, args...)
-	c := Cmd{Dir: dir, Args: full, Env: CleanEnv(os.Environ(), extra...)}
+	c := Cmd{Dir: dir, Args: full, Pin: pinned, Env: CleanEnv(os.Environ(), extra...)}
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
 	res, err := r.runner.Run(ctx, c)
 	return res.Stdout, err
 }
+
+// pinned is the user configuration every internal call overrides, because
+// it changes what git-agency reads or does behind its back:
+//   - log.showSignature makes `log` and `show` print the signature check
+//     before each commit, into output parsed as commit ids and fields;
+//   - submodule.recurse makes `checkout`, `reset`, `read-tree` and
+//     `worktree add` recurse into submodules, which fails on a submodule
+//     that is not checked out (a sparse tree, a sandbox), and may fail
+//     after the superproject already moved;
+//   - diff.external and color.* are not listed: every diff that is parsed
+//     passes --no-ext-diff and no color is asked of a parsed format.
+//
+// What the user means is not pinned: signing of the commits land writes
+// (commit-tree -S when commit.gpgsign asks), their hooks.
+var pinned = []string{"log.showSignature=false", "submodule.recurse=false"}
 
 // Tree returns a handle for git commands run inside the worktree at path (an
 // integration or sandbox tree).
@@ -107,7 +122,7 @@ type Tree struct {
 }
 
 func (t *Tree) exec(ctx context.Context, extra []string, stdin []byte, args ...string) ([]byte, error) {
-	c := Cmd{Dir: t.Path, Args: args, Env: CleanEnv(os.Environ(), extra...)}
+	c := Cmd{Dir: t.Path, Args: args, Pin: pinned, Env: CleanEnv(os.Environ(), extra...)}
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}

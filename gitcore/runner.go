@@ -19,8 +19,12 @@ import (
 
 // Cmd is one git invocation.
 type Cmd struct {
-	Dir   string
-	Args  []string // without the leading "git"
+	Dir  string
+	Args []string // without the leading "git"
+	// Pin is configuration ("key=value") passed as `-c key=value` before
+	// Args: what git-agency's own calls override in the user's config
+	// (pinned). Kept apart from Args so errors and tests see the command.
+	Pin   []string
 	Env   []string // the complete environment
 	Stdin io.Reader
 }
@@ -44,7 +48,11 @@ type ExecRunner struct{}
 // Run executes git. A non-zero exit is returned as a *GitError; an error
 // starting git at all is returned as is.
 func (ExecRunner) Run(ctx context.Context, c Cmd) (Result, error) {
-	cmd := exec.CommandContext(ctx, "git", c.Args...)
+	args := make([]string, 0, 2*len(c.Pin)+len(c.Args))
+	for _, kv := range c.Pin {
+		args = append(args, "-c", kv)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(args, c.Args...)...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin
