@@ -48,6 +48,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkRunners(ctx, add)
 	a.checkDataDir(add)
 	a.checkConfig(add)
+	repoChecks := len(out)
 	a.checkRelink(add)
 	wts := a.checkWorktreeRecords(add)
 	a.checkSetups(ctx, add, wts)
@@ -60,8 +61,10 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkLeftovers(add, left)
 	a.checkRecordFiles(add, invs)
 	a.checkUndo(add)
+	// The repository's own checks say they ran and found nothing, whatever
+	// the environment's checks above found (a missing runner program).
 	problems := 0
-	for _, f := range out {
+	for _, f := range out[repoChecks:] {
 		if f.Level == LevelProblem {
 			problems++
 		}

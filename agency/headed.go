@@ -156,6 +156,30 @@ func TmuxNotFound() error {
 		"headed agents run in tmux, which is not installed (not on PATH)")
 }
 
+// attachEndWait bounds how long AfterAttach waits for the supervisor to
+// record a headed agent that ended (its pane dead or its session gone).
+const attachEndWait = 30 * time.Second
+
+// AfterAttach is a headed invocation's record once the attached client has
+// returned: the final one when the agent ended (waiting for its supervisor
+// to record it), nil when the agent still runs (the client detached).
+func (a *App) AfterAttach(ctx context.Context, inv string) *store.InvocationRecord {
+	for deadline := time.Now().Add(attachEndWait); time.Now().Before(deadline); {
+		r, err := a.Store.ReadInvocation(inv)
+		if err != nil {
+			return nil
+		}
+		if r = a.View(ctx, r); !Active(r) {
+			return r
+		}
+		if running, _ := a.headedState(ctx, r, false); running || ctx.Err() != nil {
+			return nil
+		}
+		sleep50ms()
+	}
+	return nil
+}
+
 // AttachWait bounds how long attach waits for a starting invocation's
 // session (a setup script may run first).
 const AttachWait = time.Minute

@@ -305,18 +305,29 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 	return agentExit(rec)
 }
 
-// agentExit turns a final record into the command's exit status.
+// Exit statuses of a followed agent that did not exit on its own (as
+// timeout(1) and a shell report them).
+const (
+	ExitAgentTimeout = 124
+	ExitAgentStopped = 128 + int(syscall.SIGINT)
+	ExitAgentKilled  = 128 + int(syscall.SIGKILL)
+)
+
+// agentExit turns a final record into the command's exit status (the
+// table in `agent start --help`): 0 only for a run that finished well.
 func agentExit(rec *store.InvocationRecord) error {
-	if rec.ExitCode != nil {
-		if *rec.ExitCode == 0 {
-			return nil
-		}
-		if *rec.ExitCode > 0 && *rec.ExitCode < 256 {
-			return &ExitError{Code: *rec.ExitCode}
-		}
-		return &ExitError{Code: 1}
+	switch store.Deref(rec.ExitReason) {
+	case store.ExitTimeout:
+		return &ExitError{Code: ExitAgentTimeout}
+	case store.ExitStopped:
+		return &ExitError{Code: ExitAgentStopped}
+	case store.ExitKilled:
+		return &ExitError{Code: ExitAgentKilled}
 	}
-	if rec.Status == store.StatusFailed {
+	if rec.ExitCode != nil && *rec.ExitCode > 0 && *rec.ExitCode < 256 {
+		return &ExitError{Code: *rec.ExitCode}
+	}
+	if rec.Status == store.StatusFailed || (rec.ExitCode != nil && *rec.ExitCode != 0) {
 		return &ExitError{Code: 1}
 	}
 	return nil
