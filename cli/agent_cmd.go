@@ -70,8 +70,11 @@ type StartFlags struct {
 
 // RawString is a flag value taken byte for byte: kong's own string
 // decoding goes through JSON, which turns bytes that are not UTF-8 into
-// U+FFFD.
-type RawString string
+// U+FFFD. Given tells an empty value (--prompt '') from no flag.
+type RawString struct {
+	Text  string
+	Given bool
+}
 
 // Decode takes the next token as is.
 func (r *RawString) Decode(ctx *kong.DecodeContext) error {
@@ -79,7 +82,7 @@ func (r *RawString) Decode(ctx *kong.DecodeContext) error {
 	if t.IsEOL() {
 		return fmt.Errorf("missing value")
 	}
-	*r = RawString(fmt.Sprint(t.Value))
+	r.Text, r.Given = fmt.Sprint(t.Value), true
 	return nil
 }
 
@@ -131,7 +134,7 @@ func (c *AgentStartCmd) options() agency.StartOptions {
 // withPrompt reads the prompt (flag, file, or the editor for a headless
 // run) into opts; an empty headless prompt is refused.
 func (c *AgentStartCmd) withPrompt(env *Env, a *agency.App, opts agency.StartOptions) (agency.StartOptions, error) {
-	pr, err := readPrompt(env, a, string(c.Prompt), c.PromptFile, c.Headless)
+	pr, err := readPrompt(env, a, c.Prompt, c.PromptFile, c.Headless)
 	if err != nil {
 		return opts, err
 	}
@@ -217,11 +220,15 @@ func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error
 type prompt struct{ text, source, path string }
 
 // readPrompt takes the prompt from --prompt, --prompt-file or, when
-// editor is set, the user's editor ("" when none of them gives one).
-func readPrompt(env *Env, a *agency.App, text, file string, editor bool) (prompt, error) {
+// editor is set, the user's editor ("" when none of them gives one). An
+// empty --prompt is the prompt given, not a reason to open the editor.
+func readPrompt(env *Env, a *agency.App, flag RawString, file string, editor bool) (prompt, error) {
 	switch {
-	case text != "":
-		return prompt{text, "flag", ""}, nil
+	case flag.Given:
+		if editor && strings.TrimSpace(flag.Text) == "" {
+			return prompt{}, errs.PromptFlagEmpty()
+		}
+		return prompt{flag.Text, "flag", ""}, nil
 	case file != "":
 		data, err := agency.ReadPromptFile(file)
 		if err != nil {

@@ -43,6 +43,13 @@ func NotFound(kind, query string) *Error {
 	return New(ENotFound, hint, "no %s matches %q", kind, query)
 }
 
+// NotFoundDidYouMean is NotFound when a name close to the query exists.
+func NotFoundDidYouMean(kind, query, name string) *Error {
+	e := NotFound(kind, query)
+	e.Hint = "did you mean '" + name + "'? " + e.Hint
+	return e
+}
+
 func Ambiguous(kind, query string, candidates []string) *Error {
 	return New(EAmbiguous, "use more characters of the id, or the full id",
 		"%q matches %d %ss", query, len(candidates), kind).With(candidates...)

@@ -266,3 +266,9 @@ func AgencyMissing(program string) *Error {
 	return New(EInternal, "install "+program+" beside git-agency-watch, or put it on PATH",
 		"cannot find %s, which runs the supervisor", program)
 }
+
+// PromptFlagEmpty: --prompt was given with nothing in it.
+func PromptFlagEmpty() *Error {
+	return New(EPromptEmpty, "write the prompt after --prompt, or leave the flag out to write it in your editor; nothing was created",
+		"the prompt given with --prompt is empty")
+}
