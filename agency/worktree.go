@@ -281,3 +281,45 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 	}
 	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
 }
+
+// WorktreeHere is the id of the present integration worktree this command
+// runs in ("" when it runs elsewhere): where you are is enough for
+// `agent start`.
+func (a *App) WorktreeHere() string {
+	top := a.Repo.Toplevel
+	if top == "" || !HasMarker(top) {
+		return "" // one file read: most commands run elsewhere
+	}
+	list, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return ""
+	}
+	for _, e := range list {
+		if r := e.Record; r != nil && r.State == store.StatePresent && samePath(r.TreePath, top) {
+			return r.WorktreeID
+		}
+	}
+	return ""
+}
+
+// samePath tells whether two paths name one directory (symlinks resolved).
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// UnseenEdits tells whether the integration tree of rec has uncommitted
+// changes to tracked files, which its sandbox (made from the tree's last
+// commit) does not have.
+func (a *App) UnseenEdits(ctx context.Context, rec *store.InvocationRecord) bool {
+	wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID)
+	if err != nil {
+		return false
+	}
+	dirty, err := a.Repo.Tree(wt.TreePath).HasTrackedChanges(ctx)
+	return err == nil && dirty
+}

@@ -42,7 +42,7 @@ type InvocationArg struct {
 
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
-	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
+	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); by default the one you are in (required elsewhere, unless --now)."`
 	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d and --json apply)."`
 	StartFlags
 	JSON bool `name:"json" help:"Print the invocation's record as one JSON object (as agent show --json) instead of its id: at once with -d (or when queued), else when the agent has ended (its output goes to stderr; a headed agent is not attached)."`
@@ -102,7 +102,10 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return c.follow(env, a, rec)
 	}
 	if c.Worktree == "" {
-		return errs.StartNeedsWorktree(env.Prog)
+		// Inside an integration worktree, that one.
+		if c.Worktree = a.WorktreeHere(); c.Worktree == "" {
+			return errs.StartNeedsWorktree(env.Prog)
+		}
 	}
 	opts := c.options()
 	// Check what can be checked before asking for a prompt.
@@ -115,6 +118,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	rec, err := a.StartInvocation(env.Ctx, opts)
 	if err != nil {
 		return err
+	}
+	if a.UnseenEdits(env.Ctx, rec) {
+		fmt.Fprintln(env.Stderr, "warning: "+errs.UnseenEditsNote(worktreeNames(a.Store)[rec.IntegrationWorktreeID]))
 	}
 	return c.started(env, a, rec)
 }

@@ -149,7 +149,7 @@ func NowWithWorktree() *Error {
 }
 
 func StartNeedsWorktree(prog string) *Error {
-	return New(EUsage, "see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
+	return New(EUsage, "run it inside an integration worktree, or name one with -w; see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
 }
 
 func AllReposWithWorktree() *Error {
@@ -271,4 +271,10 @@ func AgencyMissing(program string) *Error {
 func PromptFlagEmpty() *Error {
 	return New(EPromptEmpty, "write the prompt after --prompt, or leave the flag out to write it in your editor; nothing was created",
 		"the prompt given with --prompt is empty")
+}
+
+// UnseenEditsNote: the integration tree an agent starts from has
+// uncommitted changes, which its sandbox (made from the last commit) lacks.
+func UnseenEditsNote(worktree string) string {
+	return "worktree " + worktree + " has uncommitted changes: the agent starts from its last commit and will not see them (commit them first for an agent to work on them)"
 }
