@@ -70,7 +70,7 @@ type StartFlags struct {
 
 // RawString is a flag value taken byte for byte: kong's own string
 // decoding goes through JSON, which turns bytes that are not UTF-8 into
-// U+FFFD. Given tells an empty value (--prompt '') from no flag.
+// U+FFFD. Given tells an empty value (--prompt ”) from no flag.
 type RawString struct {
 	Text  string
 	Given bool
