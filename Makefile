@@ -11,7 +11,7 @@ MANDIR  ?= $(abspath $(GOBIN)/../share/man/man1)
 BUILD   := build
 # Completion: bash-completion 2.x loads completions/git-agency from the
 # user's directory, ${XDG_DATA_HOME:-~/.local/share}/bash-completion; zsh
-# needs the site-functions directory on $fpath (see README).
+# needs the site-functions directory on $fpath (see docs/install.md).
 XDG_DATA_HOME ?= $(HOME)/.local/share
 BASHCOMPDIR ?= $(XDG_DATA_HOME)/bash-completion/completions
 ZSHCOMPDIR  ?= $(abspath $(GOBIN)/../share/zsh/site-functions)
@@ -32,10 +32,14 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BUILD)/git-sandbox ./cmd/git-sandbox
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BUILD)/git-agency-watch ./cmd/git-agency-watch
 
+# Every command's page (cli/pages/*.md with the grammar's options), and
+# the programs' own pages that list them: git-agency.1, git-sandbox.1.
 man: build
+	rm -rf $(BUILD)/man
 	mkdir -p $(BUILD)/man
-	$(BUILD)/git-agency man > $(BUILD)/man/git-agency.1
-	$(BUILD)/git-sandbox man > $(BUILD)/man/git-sandbox.1
+	set -e; for prog in git-agency git-sandbox; do \
+	  for p in $$($(BUILD)/$$prog man --list); do $(BUILD)/$$prog man $$p > $(BUILD)/man/$$p.1; done; \
+	done
 
 completion: build
 	mkdir -p $(BUILD)/completion
@@ -47,7 +51,7 @@ completion: build
 install: build man completion
 	mkdir -p $(GOBIN) $(MANDIR)
 	install -m 0755 $(BUILD)/git-agency $(BUILD)/git-sandbox $(BUILD)/git-agency-watch $(GOBIN)/
-	install -m 0644 $(BUILD)/man/git-agency.1 $(BUILD)/man/git-sandbox.1 $(MANDIR)/
+	install -m 0644 $(BUILD)/man/*.1 $(MANDIR)/
 	mkdir -p $(BASHCOMPDIR) $(ZSHCOMPDIR)
 	install -m 0644 $(BUILD)/completion/git-agency $(BUILD)/completion/git-sandbox $(BASHCOMPDIR)/
 	install -m 0644 $(BUILD)/completion/_git-agency $(BUILD)/completion/_git-sandbox $(ZSHCOMPDIR)/

@@ -29,6 +29,8 @@ func TestMakeInstall(t *testing.T) {
 	for _, f := range []string{
 		"bin/git-agency", "bin/git-sandbox",
 		"share/man/man1/git-agency.1", "share/man/man1/git-sandbox.1",
+		"share/man/man1/git-agency-agent-land.1", "share/man/man1/git-sandbox-land.1",
+		"share/man/man1/git-agency-gc.1",
 		"data/bash-completion/completions/git-agency", "data/bash-completion/completions/git-sandbox",
 		"share/zsh/site-functions/_git-agency", "share/zsh/site-functions/_git-sandbox",
 	} {
@@ -39,20 +41,22 @@ func TestMakeInstall(t *testing.T) {
 	if _, err := exec.LookPath("man"); err != nil {
 		t.Skip("man is not installed: cannot check that it finds the pages")
 	}
-	man := exec.Command("man", "-w", "git-agency")
 	env := []string{}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "MANPATH=") && !strings.HasPrefix(kv, "PATH=") {
 			env = append(env, kv)
 		}
 	}
-	man.Env = append(env, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out, err := man.Output()
-	if err != nil {
-		t.Fatalf("man -w git-agency: %v", err)
-	}
-	if got, want := strings.TrimSpace(string(out)), filepath.Join(root, "share/man/man1/git-agency.1"); got != want {
-		t.Errorf("man -w git-agency = %q, want %q", got, want)
+	for _, page := range []string{"git-agency", "git-agency-agent-land", "git-sandbox-land"} {
+		man := exec.Command("man", "-w", page)
+		man.Env = append(env, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := man.Output()
+		if err != nil {
+			t.Fatalf("man -w %s: %v", page, err)
+		}
+		if got, want := strings.TrimSpace(string(out)), filepath.Join(root, "share/man/man1", page+".1"); got != want {
+			t.Errorf("man -w %s = %q, want %q", page, got, want)
+		}
 	}
 }
 

@@ -80,7 +80,7 @@ func (d *deadlineRunner) Run(ctx context.Context, c gitcore.Cmd) (gitcore.Result
 }
 
 // Under the repo lock, the git call that finds where the supervisor runs
-// has a deadline (issue 12).
+// has a deadline: a hung git must not hold the lock for every other command.
 func TestSupervisorDirGitCallIsBounded(t *testing.T) {
 	repo := newRepo(t)
 	ctx := context.Background()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path"
 	"sort"
+	"sync"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -90,95 +91,195 @@ func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord) (ma
 	return out, holds
 }
 
-// forecastWorktree fills out for one worktree's pending invocations.
+// forecastWorktree fills out for one worktree's pending invocations. What
+// each would land is computed only when its sandbox changed (forecastWork);
+// when the integration branch moved, only the merges against the new tip
+// run again, one per commit, several at once.
 func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*store.InvocationRecord, tips map[string]string, out map[string]*Forecast, holds map[string]string) {
 	cache := a.Store.ReadForecast(wtID)
 	changed := false
 	if cache.Head != head {
-		cache = &store.ForecastCache{Head: head, Invocations: map[string]store.ForecastEntry{}, Pairs: map[string]store.ForecastPair{}}
+		cache.Head = head
+		cache.Invocations = map[string]store.ForecastEntry{}
+		cache.Pairs = map[string]store.ForecastPair{}
 		changed = true
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].InvocationID < list[j].InvocationID })
-	works := map[string]*landWork{}
-	refused := map[string]string{}
-	work := func(r *store.InvocationRecord) *landWork {
-		if w, ok := works[r.InvocationID]; ok {
-			return w
-		}
-		w, err := a.landWork(ctx, r, tips["refs/heads/"+r.SandboxBranch], true, true)
-		if err != nil {
-			w = nil
-			if c := errs.As(err).Code; landRefusal(c) {
-				refused[r.InvocationID] = string(c)
-			}
-		}
-		works[r.InvocationID] = w
-		return w
-	}
 	keep := map[string]bool{}
+	if a.refreshWork(ctx, cache, list, tips, keep) {
+		changed = true
+	}
 	var live []*store.InvocationRecord
+	for _, r := range list {
+		w, ok := cache.Work[r.InvocationID]
+		if !keep[r.InvocationID] || !ok {
+			continue
+		}
+		if w.Display != "" {
+			holds[r.InvocationID] = w.Display
+		}
+		if w.Refused != "" {
+			out[r.InvocationID] = &Forecast{ConflictsWith: []string{}, ConflictFiles: []string{}, Refused: w.Refused}
+		}
+		if !w.Nothing {
+			live = append(live, r)
+		}
+	}
+	if a.refreshAlone(ctx, cache, live) {
+		changed = true
+	}
+	for _, b := range live {
+		f, c := a.forecastOf(ctx, cache, b, live, keep)
+		changed = changed || c
+		out[b.InvocationID] = f
+	}
+	if pruneForecast(cache, keep) || changed {
+		a.Store.WriteForecast(wtID, cache)
+	}
+}
+
+// refreshWork computes, several at once, what each invocation of list
+// whose sandbox changed since the cache was written would land, and marks
+// in keep every invocation that has a sandbox branch. It reports whether
+// the cache changed.
+func (a *App) refreshWork(ctx context.Context, cache *store.ForecastCache, list []*store.InvocationRecord, tips map[string]string, keep map[string]bool) bool {
+	var stale []*store.InvocationRecord
+	keys := map[string]string{}
 	for _, r := range list {
 		tip := tips["refs/heads/"+r.SandboxBranch]
 		if tip == "" {
 			continue
 		}
-		inv := r.InvocationID
-		keep[inv] = true
-		key := tip + " " + a.uncommittedStamp(r)
-		e, ok := cache.Invocations[inv]
-		if !ok || e.Key != key {
-			e = a.forecastAlone(ctx, head, key, work(r))
-			e.Refused = refused[inv]
-			e.Display = a.landHold(ctx, r, tip)
-			cache.Invocations[inv] = e
-			changed = true
-		}
-		if e.Display != "" {
-			holds[inv] = e.Display
-		}
-		if e.Refused != "" {
-			out[inv] = &Forecast{ConflictsWith: []string{}, ConflictFiles: []string{}, Refused: e.Refused}
-		}
-		if !e.Nothing {
-			live = append(live, r)
+		keep[r.InvocationID] = true
+		keys[r.InvocationID] = tip + " " + a.uncommittedStamp(r)
+		if w, ok := cache.Work[r.InvocationID]; !ok || w.Key != keys[r.InvocationID] {
+			stale = append(stale, r)
 		}
 	}
-	for _, b := range live {
-		eb := cache.Invocations[b.InvocationID]
-		f := &Forecast{LandsCleanly: eb.Clean, ConflictsWith: []string{}, ConflictFiles: []string{}}
-		files := map[string]bool{}
-		if !eb.Clean {
-			f.ConflictsWith = append(f.ConflictsWith, ConflictsIntegration)
-			for _, p := range eb.Files {
+	works := make([]store.ForecastWork, len(stale))
+	eachParallel(len(stale), func(i int) {
+		r := stale[i]
+		works[i] = a.forecastWork(ctx, r, tips["refs/heads/"+r.SandboxBranch], keys[r.InvocationID])
+	})
+	for i, r := range stale {
+		cache.Work[r.InvocationID] = works[i]
+		delete(cache.Invocations, r.InvocationID)
+	}
+	return len(stale) > 0
+}
+
+// refreshAlone merges, several at once, each live invocation whose entry
+// is missing or stale onto the cache's head. It reports whether the cache
+// changed.
+func (a *App) refreshAlone(ctx context.Context, cache *store.ForecastCache, live []*store.InvocationRecord) bool {
+	var todo []string
+	for _, r := range live {
+		if e, ok := cache.Invocations[r.InvocationID]; !ok || e.Key != cache.Work[r.InvocationID].Key {
+			todo = append(todo, r.InvocationID)
+		}
+	}
+	if len(todo) == 0 {
+		return false
+	}
+	head := cache.Head
+	headTree, err := a.Repo.TreeOf(ctx, head)
+	if err != nil {
+		return false
+	}
+	inHead := a.parentsInHead(ctx, head, cache, todo)
+	entries := make([]store.ForecastEntry, len(todo))
+	ok := make([]bool, len(todo))
+	eachParallel(len(todo), func(i int) {
+		w := cache.Work[todo[i]]
+		entries[i], ok[i] = a.forecastAlone(ctx, head, headTree, w, inHead[firstParent(w)])
+	})
+	for i, inv := range todo {
+		if ok[i] {
+			cache.Invocations[inv] = entries[i]
+		} else {
+			delete(cache.Work, inv) // judged again by the next read
+		}
+	}
+	return true
+}
+
+// parentsInHead reports, for the first parent of each of the invocations'
+// commits, whether it is an ancestor of head: one git call per distinct
+// parent (a worktree's sandboxes mostly share theirs).
+func (a *App) parentsInHead(ctx context.Context, head string, cache *store.ForecastCache, invs []string) map[string]bool {
+	in := map[string]bool{}
+	for _, inv := range invs {
+		p := firstParent(cache.Work[inv])
+		if _, done := in[p]; done || p == "" {
+			continue
+		}
+		ok, err := a.Repo.IsAncestor(ctx, p, head)
+		in[p] = ok && err == nil
+	}
+	return in
+}
+
+// firstParent is the parent of the first commit w would replay.
+func firstParent(w store.ForecastWork) string {
+	if len(w.Commits) == 0 {
+		return ""
+	}
+	return w.Commits[0].Parent
+}
+
+// forecastOf is b's forecast: landed alone, and (when that is clean)
+// after each other live invocation that touches a path it touches. It
+// reports whether the cache changed.
+func (a *App) forecastOf(ctx context.Context, cache *store.ForecastCache, b *store.InvocationRecord, live []*store.InvocationRecord, keep map[string]bool) (*Forecast, bool) {
+	changed := false
+	eb := cache.Invocations[b.InvocationID]
+	wb := cache.Work[b.InvocationID]
+	f := &Forecast{LandsCleanly: eb.Clean, ConflictsWith: []string{}, ConflictFiles: []string{}}
+	files := map[string]bool{}
+	if !eb.Clean {
+		f.ConflictsWith = append(f.ConflictsWith, ConflictsIntegration)
+		for _, p := range eb.Files {
+			files[p] = true
+		}
+	}
+	for _, x := range live {
+		ex, okx := cache.Invocations[x.InvocationID]
+		wx := cache.Work[x.InvocationID]
+		if !eb.Clean || x == b || !okx || !ex.Clean || !overlaps(wx.Paths, wb.Paths) {
+			continue
+		}
+		pk, key := x.InvocationID+">"+b.InvocationID, ex.Key+"|"+eb.Key
+		p, ok := cache.Pairs[pk]
+		if !ok || p.Key != key {
+			p = a.forecastAfter(ctx, cache, x.InvocationID, key, wb)
+			cache.Pairs[pk] = p
+			changed = true
+		}
+		keep[pk] = true
+		if p.Conflict {
+			f.ConflictsWith = append(f.ConflictsWith, x.InvocationID)
+			for _, p := range p.Files {
 				files[p] = true
 			}
-		} else {
-			for _, x := range live {
-				ex := cache.Invocations[x.InvocationID]
-				if x == b || !ex.Clean || !overlaps(ex.Paths, eb.Paths) {
-					continue
-				}
-				pk, key := x.InvocationID+">"+b.InvocationID, ex.Key+"|"+eb.Key
-				p, ok := cache.Pairs[pk]
-				if !ok || p.Key != key {
-					p = a.forecastAfter(ctx, key, ex.Result, work(b))
-					cache.Pairs[pk] = p
-					changed = true
-				}
-				keep[pk] = true
-				if p.Conflict {
-					f.ConflictsWith = append(f.ConflictsWith, x.InvocationID)
-					for _, p := range p.Files {
-						files[p] = true
-					}
-				}
-			}
 		}
-		for p := range files {
-			f.ConflictFiles = append(f.ConflictFiles, p)
+	}
+	for p := range files {
+		f.ConflictFiles = append(f.ConflictFiles, p)
+	}
+	sort.Strings(f.ConflictFiles)
+	return f, changed
+}
+
+// pruneForecast drops what keep does not name; it reports whether
+// anything went.
+func pruneForecast(cache *store.ForecastCache, keep map[string]bool) bool {
+	changed := false
+	for k := range cache.Work {
+		if !keep[k] {
+			delete(cache.Work, k)
+			delete(cache.Invocations, k)
+			changed = true
 		}
-		sort.Strings(f.ConflictFiles)
-		out[b.InvocationID] = f
 	}
 	for k := range cache.Invocations {
 		if !keep[k] {
@@ -192,9 +293,7 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 			changed = true
 		}
 	}
-	if changed {
-		a.Store.WriteForecast(wtID, cache)
-	}
+	return changed
 }
 
 // uncommittedStamp fingerprints a sandbox's uncommitted work without
@@ -223,44 +322,100 @@ func landRefusal(c errs.Code) bool {
 	return false
 }
 
-// forecastAlone lands w alone on head (as land --check --apply would).
-func (a *App) forecastAlone(ctx context.Context, head, key string, w *landWork) store.ForecastEntry {
-	e := store.ForecastEntry{Key: key}
-	if w == nil || len(w.Commits) == 0 {
-		e.Nothing = true
-		return e
-	}
-	rp, err := a.Repo.Replay(ctx, head, w.Commits, gitcore.Writer{})
+// forecastWork is what landing r (whose sandbox branch is at tip) would
+// replay, as land --check --apply builds it, whatever the integration tip.
+func (a *App) forecastWork(ctx context.Context, r *store.InvocationRecord, tip, key string) store.ForecastWork {
+	w := store.ForecastWork{Key: key, Display: a.landHold(ctx, r, tip)}
+	lw, err := a.landWork(ctx, r, tip, true, true)
 	if err != nil {
-		e.Nothing = true
-		return e
+		if c := errs.As(err).Code; landRefusal(c) {
+			w.Refused = string(c)
+		}
 	}
-	if rp.Conflict != nil {
-		e.Files = rp.Conflict.Files
-	} else {
-		e.Clean, e.Result = true, rp.Tip
+	if lw == nil || len(lw.Commits) == 0 {
+		w.Nothing = true
+		return w
 	}
-	last := w.Commits[len(w.Commits)-1].ID
-	base := w.Commits[0].ID + "^"
-	if len(w.Commits[0].Parents) > 0 {
-		base = w.Commits[0].Parents[0]
+	first, last := lw.Commits[0], lw.Commits[len(lw.Commits)-1].ID
+	base, baseTree := first.ID+"^", ""
+	if len(first.Parents) > 0 {
+		base = first.Parents[0]
+		if baseTree, err = a.Repo.TreeOf(ctx, base); err != nil {
+			w.Nothing = true
+			return w
+		}
 	}
-	e.Paths, _ = a.Repo.DiffNames(ctx, base, last)
-	return e
+	for _, c := range gitcore.PickCommits(lw.Commits, baseTree) {
+		w.Commits = append(w.Commits, store.ForecastCommit(c))
+	}
+	w.Paths, _ = a.Repo.DiffNames(ctx, base, last)
+	return w
 }
 
-// forecastAfter lands w on onto, another invocation's replayed result.
-func (a *App) forecastAfter(ctx context.Context, key, onto string, w *landWork) store.ForecastPair {
-	p := store.ForecastPair{Key: key}
-	if w == nil || len(w.Commits) == 0 {
-		return p
+// pickCommits are w's commits as gitcore replays them.
+func pickCommits(w store.ForecastWork) []gitcore.PickCommit {
+	out := make([]gitcore.PickCommit, len(w.Commits))
+	for i, c := range w.Commits {
+		out[i] = gitcore.PickCommit(c)
 	}
-	rp, err := a.Repo.Replay(ctx, onto, w.Commits, gitcore.Writer{})
-	if err == nil && rp.Conflict != nil {
-		p.Conflict, p.Files = true, rp.Conflict.Files
+	return out
+}
+
+// forecastAlone lands w alone on head (as land --check --apply would);
+// false when git could not tell (an object of w is gone: w is stale).
+func (a *App) forecastAlone(ctx context.Context, head, headTree string, w store.ForecastWork, baseInHead bool) (store.ForecastEntry, bool) {
+	e := store.ForecastEntry{Key: w.Key}
+	tree, conflict, err := a.Repo.ReplayTree(ctx, head, headTree, pickCommits(w), baseInHead)
+	if err != nil {
+		return e, false
+	}
+	if conflict != nil {
+		e.Files = conflict.Files
+	} else {
+		e.Clean, e.Tree = true, tree
+	}
+	return e, true
+}
+
+// forecastAfter lands wb on x's replayed result (committed on the cache's
+// head the first time a pair needs it).
+func (a *App) forecastAfter(ctx context.Context, cache *store.ForecastCache, x, key string, wb store.ForecastWork) store.ForecastPair {
+	p := store.ForecastPair{Key: key}
+	ex := cache.Invocations[x]
+	if ex.Result == "" {
+		id, err := a.Repo.WriteCommit(ctx, ex.Tree, []string{cache.Head}, "agency: forecast\n", nil, gitcore.Writer{})
+		if err != nil {
+			return p
+		}
+		ex.Result = id
+		cache.Invocations[x] = ex
+	}
+	_, conflict, err := a.Repo.ReplayTree(ctx, ex.Result, ex.Tree, pickCommits(wb), false)
+	if err == nil && conflict != nil {
+		p.Conflict, p.Files = true, conflict.Files
 	}
 	return p
 }
+
+// eachParallel runs f(0) … f(n-1), forecastWorkers at a time: each is a
+// few short git processes, which overlap well even on two cores.
+func eachParallel(n int, f func(int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, forecastWorkers)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f(i)
+		}(i)
+	}
+	wg.Wait()
+}
+
+// forecastWorkers is how many git processes the forecast runs at once.
+const forecastWorkers = 4
 
 // overlaps reports whether two sets of changed paths touch a common path
 // (or a file and a directory holding the other): only then can landing one

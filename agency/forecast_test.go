@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -12,14 +13,18 @@ import (
 )
 
 // countingRunner counts the git commands it runs.
+// The forecast runs git from several goroutines at once.
 type countingRunner struct {
 	n    atomic.Int64
+	mu   sync.Mutex
 	args [][]string
 }
 
 func (c *countingRunner) Run(ctx context.Context, cmd gitcore.Cmd) (gitcore.Result, error) {
 	c.n.Add(1)
+	c.mu.Lock()
 	c.args = append(c.args, cmd.Args)
+	c.mu.Unlock()
 	return gitcore.ExecRunner{}.Run(ctx, cmd)
 }
 
@@ -117,5 +122,63 @@ func TestQueuePlacesOldestFirst(t *testing.T) {
 	want := map[string]int{"c": 1, "b": 2, "a": 3}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("QueuePlaces = %v, want %v", got, want)
+	}
+}
+
+// TestForecastAfterIntegrationCommit: after a commit on the integration
+// branch, exactly the sandboxes that touch what it changed say they do not
+// land cleanly, with the integration as partner and the files named; the
+// pairs among the others still hold; and what each sandbox would land is
+// not worked out again (no status, log or diff: only merges run).
+func TestForecastAfterIntegrationCommit(t *testing.T) {
+	f := newLandFixture(t)
+	f.sh(f.a.Store.IntegrationWorktreeTreePath(f.wt.WorktreeID), "printf 'b1\\nb2\\nb3\\n' > b.txt && git add b.txt && git commit -qm b")
+	r1 := f.sandbox("20260101000000-0001", "sed -i s/two/TWO-1/ a.txt && git commit -qam one")
+	// Two commits, the second on the file the integration commit changes.
+	r2 := f.sandbox("20260101000000-0002", "echo x > x.txt && git add x.txt && git commit -qm x && sed -i s/b2/B2-2/ b.txt && git commit -qam b")
+	// Uncommitted only, on that file too.
+	r3 := f.sandbox("20260101000000-0003", "sed -i s/b2/B2-3/ b.txt")
+	r4 := f.sandbox("20260101000000-0004", "sed -i s/two/TWO-4/ a.txt && git commit -qam four")
+	r5 := f.sandbox("20260101000000-0005", "echo new > c.txt && git add c.txt && git commit -qm five")
+	recs := []*store.InvocationRecord{r1, r2, r3, r4, r5}
+
+	counter := &countingRunner{}
+	a, err := Open(f.ctx, f.repo, counter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Forecasts(f.ctx, recs) // what each would land, judged once
+
+	f.sh(f.a.Store.IntegrationWorktreeTreePath(f.wt.WorktreeID), "sed -i s/b2/B2-int/ b.txt && git commit -qam integration")
+	counter.n.Store(0)
+	counter.mu.Lock()
+	counter.args = nil
+	counter.mu.Unlock()
+	fc := a.Forecasts(f.ctx, recs)
+	want := map[string]Forecast{
+		r1.InvocationID: {LandsCleanly: true, ConflictsWith: []string{r4.InvocationID}, ConflictFiles: []string{"a.txt"}},
+		r2.InvocationID: {LandsCleanly: false, ConflictsWith: []string{ConflictsIntegration}, ConflictFiles: []string{"b.txt"}},
+		r3.InvocationID: {LandsCleanly: false, ConflictsWith: []string{ConflictsIntegration}, ConflictFiles: []string{"b.txt"}},
+		r4.InvocationID: {LandsCleanly: true, ConflictsWith: []string{r1.InvocationID}, ConflictFiles: []string{"a.txt"}},
+		r5.InvocationID: {LandsCleanly: true, ConflictsWith: []string{}, ConflictFiles: []string{}},
+	}
+	for id, w := range want {
+		if got := fc[id]; got == nil || !reflect.DeepEqual(*got, w) {
+			t.Errorf("%s: forecast %+v, want %+v", id, got, w)
+		}
+	}
+	for _, args := range counter.args {
+		for _, verb := range []string{"status", "log", "diff", "rev-list", "read-tree", "write-tree"} {
+			if slices.Contains(args, verb) {
+				t.Errorf("after an integration commit the forecast ran git %s: %v", verb, args)
+			}
+		}
+	}
+	// land --check agrees with the forecast for each.
+	for id, w := range want {
+		res, err := a.CheckLand(f.ctx, LandOptions{Query: id, Apply: true})
+		if err != nil || res.Clean != w.LandsCleanly {
+			t.Errorf("land --check --apply %s: %+v, %v (forecast says clean=%v)", id, res, err, w.LandsCleanly)
+		}
 	}
 }

@@ -40,8 +40,9 @@ const (
 	FPStartSpawn        = "agent-start:spawn"
 )
 
-// lockedCallTimeout bounds a git call made while the repo lock is held
-// (issue 12): generous, but never without end.
+// lockedCallTimeout bounds a git call made while the repo lock is held, so
+// that a hung git cannot keep every other command waiting for the lock:
+// generous, but never without end.
 const lockedCallTimeout = 2 * time.Minute
 
 // SelfExe is the running program (runner.SelfExe); the supervisor is
@@ -316,7 +317,7 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 // supervisorDir is where a supervisor runs: the main worktree, since the
 // tree we were started in may be an integration tree the user removes
 // while the agent runs. The caller holds the lock, so the git call is
-// bounded (issue 12).
+// bounded (lockedCallTimeout).
 func (a *App) supervisorDir(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, lockedCallTimeout)
 	defer cancel()

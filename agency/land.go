@@ -331,7 +331,7 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		w.Dirty = false // only stat or ignored noise
 		return w, nil
 	}
-	msg := a.landMessage(rec)
+	msg := a.workMessage(rec, preview)
 	u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil, gitcore.Writer{})
 	if err != nil {
 		return nil, gitErr(err)

@@ -83,3 +83,13 @@ func firstLine(s string) string {
 	}
 	return ""
 }
+
+// workMessage is the message of the commit land --apply makes of the
+// uncommitted work; a forecast's (preview) is on no branch and carries
+// nothing of the prompt into the object store.
+func (a *App) workMessage(rec *store.InvocationRecord, preview bool) string {
+	if preview {
+		return "agency: forecast of invocation " + rec.InvocationID + "\n"
+	}
+	return a.landMessage(rec)
+}

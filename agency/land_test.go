@@ -411,7 +411,7 @@ func (d *diskFullRunner) Run(ctx context.Context, c gitcore.Cmd) (gitcore.Result
 	return gitcore.ExecRunner{}.Run(ctx, c)
 }
 
-// A full disk during `land --apply` (issue 15 item 7): read-tree writes
+// A full disk during `land --apply`: read-tree writes
 // part of the land and fails. The integration tree is left exactly as it
 // was (no landed file, no changed file, no new directory), and the same
 // land succeeds once space is back.
@@ -456,7 +456,7 @@ func TestLandDiskFullLeavesTreeAsItWas(t *testing.T) {
 	}
 }
 
-// A stale .lock on the integration branch's ref (issue 15 item 7): git's
+// A stale .lock on the integration branch's ref: git's
 // update-ref fails after read-tree -m -u wrote the files. The tree is put
 // back exactly as it was, and the land succeeds once the lock is gone.
 func TestLandStaleRefLock(t *testing.T) {

@@ -16,8 +16,8 @@ const startGrace = 30 * time.Second
 // a record on its way to what it was asked to do.
 const reconcileLockWait = 300 * time.Millisecond
 
-// Reconcile repairs the record of an invocation whose supervisor died (the
-// reaper of the spec) and finishes or records a land that was interrupted.
+// Reconcile repairs the record of an invocation whose supervisor died (in
+// place of a reaper daemon) and finishes or records a land that was interrupted.
 // Only commands that act call it: the mutating commands on the invocation
 // they act on, gc (Settle) and queue draining. Reads show the same outcome
 // without writing it (View). It is idempotent and takes the lock only when

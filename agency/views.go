@@ -218,7 +218,7 @@ func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) str
 	return d
 }
 
-// derive computes, in the spec's order, lifecycle (the record, after
+// derive computes, in this order of precedence, lifecycle (the record, after
 // reconcile) → runner_status.json → the stream → the stall detector: the
 // display status (watch's vocabulary: starting, active, stalled, needs
 // input, ready to land, landed, discarded, failed) and, for a running

@@ -46,8 +46,8 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// The PR-01 cleanup contract: git worktree add succeeds (really ran), then
-// the next git call fails; nothing is left behind.
+// All or nothing: git worktree add succeeds (really ran), then the next
+// git call fails; nothing is left behind.
 func TestCreateCleanupAfterWorktreeAdd(t *testing.T) {
 	for _, fail := range []struct {
 		name     string
@@ -113,7 +113,7 @@ func assertNothingLeft(t *testing.T, a *App, repo string) {
 	}
 }
 
-// `agent start` racing `worktree rm` (issue 15 item 15): the worktree is
+// `agent start` racing `worktree rm`: the worktree is
 // removed after the start resolved it but before it takes the lock. The
 // start fails with E_ARCHIVED (not E_INTERNAL chdir) and leaves nothing.
 func TestStartRacingWorktreeRm(t *testing.T) {

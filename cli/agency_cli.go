@@ -17,8 +17,9 @@ type AgencyCLI struct {
 
 	Checkpoint CheckpointCmd `cmd:"" help:"List, take and roll back to an invocation's sandbox checkpoints."`
 	Undo       UndoCmd       `cmd:"" help:"Reverse the newest land, discard, checkpoint apply or worktree rm --force not undone yet, after finishing an interrupted undo (--list: the operation log)."`
+	Help       HelpCmd       `cmd:"" help:"Print a command's page: description, options, examples, exit status, errors (without a command: the list of commands)."`
 
-	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Man       ManCmd       `cmd:"" hidden:"" help:"Print a man page (roff): the program's, or one command's (--list: their names)."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 
 	Completion CompletionCmd `cmd:"" hidden:"" help:"Print the bash or zsh completion script (defines _git_agency / _git-agency)."`
@@ -45,8 +46,9 @@ type SandboxCLI struct {
 
 	Checkpoints SandboxCheckpointsCmd `cmd:"" help:"List the sandbox's checkpoints."`
 	Rollback    SandboxRollbackCmd    `cmd:"" help:"Roll the sandbox back to a checkpoint (saving the current state as a checkpoint first)."`
+	Help        HelpCmd               `cmd:"" help:"Print a command's page: description, options, examples, exit status, errors (without a command: the list of commands)."`
 
-	Man       ManCmd       `cmd:"" hidden:"" help:"Print the man page (roff) for this program."`
+	Man       ManCmd       `cmd:"" hidden:"" help:"Print a man page (roff): the program's, or one command's (--list: their names)."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 
 	Completion CompletionCmd `cmd:"" hidden:"" help:"Print the bash or zsh completion script (defines _git_agency / _git-agency)."`

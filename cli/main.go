@@ -120,26 +120,7 @@ type exitCode int
 // Run is Main with an explicit environment (tests use it).
 func Run(env *Env, grammar any, args []string) (code int) {
 	exited := false
-	parser, err := kong.New(grammar,
-		kong.Name(env.Prog),
-		kong.Description(description(env.Prog)),
-		kong.Writers(env.Stdout, env.Stderr),
-		kong.Exit(func(c int) { exited = true; panic(exitCode(c)) }),
-		kong.Bind(env),
-		// A flag's value may start with '-' (--runner-arg --verbose), as
-		// with git's own options.
-		kong.WithHyphenPrefixedParameters(true),
-		// …but a flag at the end of the line has no value: an error, not
-		// "" (which would pick the default runner, or every worktree).
-		kong.KindMapper(reflect.String, kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
-			if ctx.Scan.Peek().IsEOL() {
-				return fmt.Errorf("missing value")
-			}
-			return ctx.Scan.PopValueInto("string", target.Addr().Interface())
-		})),
-		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + version()},
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true, WrapUpperBound: 100}),
-	)
+	parser, err := newParser(env, grammar, &exited)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "error: %s: %v\n", errs.EInternal, err)
 		return 1
@@ -177,6 +158,32 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		return printError(env, err)
 	}
 	return 0
+}
+
+// newParser is kong's parser of grammar for env; a kong exit sets *exited
+// and panics with its status, which Run recovers.
+func newParser(env *Env, grammar any, exited *bool) (*kong.Kong, error) {
+	return kong.New(grammar,
+		kong.Name(env.Prog),
+		kong.Description(description(env.Prog)),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(c int) { *exited = true; panic(exitCode(c)) }),
+		kong.Bind(env),
+		// A flag's value may start with '-' (--runner-arg --verbose), as
+		// with git's own options.
+		kong.WithHyphenPrefixedParameters(true),
+		// …but a flag at the end of the line has no value: an error, not
+		// "" (which would pick the default runner, or every worktree).
+		kong.KindMapper(reflect.String, kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+			if ctx.Scan.Peek().IsEOL() {
+				return fmt.Errorf("missing value")
+			}
+			return ctx.Scan.PopValueInto("string", target.Addr().Interface())
+		})),
+		kong.Vars{"version": strings.ReplaceAll(env.Prog, " ", "-") + " version " + version()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true, WrapUpperBound: 100}),
+		kong.Help(helpPrinter(env.Prog)),
+	)
 }
 
 // tuneGC lightens the collector for a one-shot command run from Main: its
@@ -265,6 +272,13 @@ func printError(env *Env, err error) int {
 	}
 	if e == nil {
 		e = errs.As(err)
+	}
+	if e.Hint == "" {
+		// What to do about the code in general, when the error has no
+		// more particular advice (docs/errors.md says the same).
+		c := *e
+		c.Hint = errs.Fix[e.Code]
+		e = &c
 	}
 	if env.JSON {
 		if e.Detail == nil {

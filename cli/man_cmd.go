@@ -12,19 +12,47 @@ import (
 	"github.com/git-agency/git-agency/errs"
 )
 
-// ManCmd renders the grammar as a man page (roff). `make install` installs
-// its output as git-agency.1 and git-sandbox.1, which is what git shows for
-// `git agency --help`.
-type ManCmd struct{}
-
-func (c *ManCmd) Run(env *Env, app *kong.Kong) error {
-	writeMan(env.Stdout, env.Prog, app.Model)
-	return nil
+// ManCmd prints the man pages (roff): without an argument this program's
+// page (git-agency.1, git-sandbox.1), with one the page of that name
+// (git-agency-agent-land), with --list every page's name. `make install`
+// installs them all, which is what `man` and `git agency --help` show.
+type ManCmd struct {
+	Page string `arg:"" optional:"" help:"The page to print (git-agency-agent-land); default: the program's own."`
+	List bool   `help:"Print the names of this program's pages, one a line."`
 }
 
+func (c *ManCmd) Run(env *Env, app *kong.Kong) error {
+	top := strings.ReplaceAll(env.Prog, " ", "-")
+	if c.List {
+		fmt.Fprintln(env.Stdout, top)
+		for _, n := range visibleLeaves(app.Model) {
+			fmt.Fprintln(env.Stdout, pageName(env.Prog, n))
+		}
+		return nil
+	}
+	if c.Page == "" || c.Page == top {
+		writeMan(env.Stdout, env.Prog, app.Model)
+		return nil
+	}
+	for _, n := range visibleLeaves(app.Model) {
+		if pageName(env.Prog, n) != c.Page {
+			continue
+		}
+		if p := commandPage(env.Prog, n); p != nil {
+			writeManPage(env.Stdout, env.Prog, n, p)
+			return nil
+		}
+	}
+	return errs.NoSuchCommand(env.Prog, c.Page)
+}
+
+// roff escapes text for a man page: backslashes, hyphens (so that flags
+// copy as typed), a leading '.' or "'", and every character beyond ASCII
+// as \[uXXXX] (groff reads pages as Latin-1 unless told otherwise).
 func roff(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\e`)
 	s = strings.ReplaceAll(s, "-", `\-`)
+	s = nonASCII(s)
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
@@ -34,6 +62,18 @@ func roff(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+func nonASCII(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, `\[u%04X]`, r)
+	}
+	return b.String()
+}
+
 func writeMan(w io.Writer, prog string, app *kong.Application) {
 	page := strings.ReplaceAll(prog, " ", "-")
 	fmt.Fprintf(w, ".TH %s 1 %q \"git-agency %s\" \"Git Manual\"\n", strings.ToUpper(page), time.Now().Format("2006-01-02"), version())
@@ -41,53 +81,17 @@ func writeMan(w io.Writer, prog string, app *kong.Application) {
 	fmt.Fprintf(w, ".SH SYNOPSIS\n.B %s\n<command> [<flags>] [<args>]\n.br\n.B %s\n\\-\\-help | \\-\\-version\n", roff(prog), roff(prog))
 	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n", roff(app.Help))
 	fmt.Fprintf(w, ".PP\nCommands that take a worktree accept its \\fBname\\fR, its \\fBid\\fR or a \\fBunique id prefix\\fR; commands that take an invocation accept its id or a unique prefix. Every read command has \\fB\\-\\-json\\fR.\n")
-	fmt.Fprintf(w, ".SH COMMANDS\n")
-	var walk func(n *kong.Node, parent string)
-	walk = func(n *kong.Node, parent string) {
-		for _, c := range n.Children {
-			if c.Hidden {
-				continue
-			}
-			path := strings.TrimSpace(parent + " " + c.Name)
-			if len(c.Children) > 0 && c.DefaultCmd == nil {
-				fmt.Fprintf(w, ".SS %s %s\n%s\n", roff(prog), roff(path), roff(c.Help))
-				walk(c, path)
-				continue
-			}
-			fmt.Fprintf(w, ".TP\n.B %s %s", roff(prog), roff(path))
-			for _, p := range c.Positional {
-				fmt.Fprintf(w, " \\fI<%s>\\fR", roff(p.Name))
-				if p.IsCumulative() {
-					fmt.Fprintf(w, "...")
-				}
-			}
-			fmt.Fprintf(w, "\n%s\n", roff(c.Help))
-			if len(c.Aliases) > 0 {
-				fmt.Fprintf(w, "Also: %s.\n", roff(strings.Join(c.Aliases, ", ")))
-			}
-			for _, p := range c.Positional {
-				if p.Help == "" {
-					continue
-				}
-				fmt.Fprintf(w, ".RS\n.TP\n.I <%s>\n%s\n.RE\n", roff(p.Name), roff(p.Help))
-			}
-			for _, f := range c.Flags {
-				if f.Hidden || f.Name == "help" {
-					continue
-				}
-				fmt.Fprintf(w, ".RS\n.TP\n.B \\-\\-%s", roff(f.Name))
-				if !f.IsBool() {
-					fmt.Fprintf(w, " \\fI%s\\fR", roff(f.FormatPlaceHolder()))
-				}
-				help := f.Help
-				if f.Enum != "" {
-					help += " One of: " + strings.ReplaceAll(f.Enum, ",", ", ") + "."
-				}
-				fmt.Fprintf(w, "\n%s\n.RE\n", roff(help))
-			}
-		}
+	fmt.Fprintf(w, ".SH COMMANDS\nEach command has its own page, which \\fB%s help <command>\\fR prints too.\n", roff(prog))
+	for _, n := range visibleLeaves(app) {
+		fmt.Fprintf(w, ".TP\n.B %s %s\n%s See \\fB%s\\fR(1).\n", roff(prog), roff(strings.Join(commandWords(n), " ")), roff(n.Help), roff(pageName(prog, n)))
 	}
-	walk(app.Node, "")
+	fmt.Fprintf(w, ".SH OPTIONS\n")
+	for _, f := range app.Flags {
+		if f.Hidden || f.Name == "help" {
+			continue
+		}
+		fmt.Fprintf(w, ".TP\n.B \\-\\-%s\n%s\n", roff(f.Name), roff(f.Help))
+	}
 	fmt.Fprintf(w, ".SH CONFIGURATION\nEvery setting is read with \\fBgit config\\fR (any scope) under \\fBagency.\\fR; flags win over configuration.\n")
 	for _, k := range configKeys {
 		fmt.Fprintf(w, ".TP\n.B %s\n%s", roff(k.Key), roff(k.Meaning))
@@ -108,7 +112,7 @@ func writeMan(w io.Writer, prog string, app *kong.Application) {
 	}
 	sort.Strings(codes)
 	for _, c := range codes {
-		fmt.Fprintf(w, ".TP\n.B %s\n%s.\n", roff(c), roff(errs.Meaning[errs.Code(c)]))
+		fmt.Fprintf(w, ".TP\n.B %s\n%s. %s.\n", roff(c), roff(errs.Meaning[errs.Code(c)]), roff(errs.Fix[errs.Code(c)]))
 	}
 	fmt.Fprintf(w, ".SH SEE ALSO\n\\fBgit-agency\\fR(1), \\fBgit-sandbox\\fR(1), \\fBgit-worktree\\fR(1)\n")
 }

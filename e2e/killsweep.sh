@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kill -9 sweep (issue 15 items 1 and 6): every command that changes state is
+# Kill -9 sweep: every command that changes state is
 # SIGKILLed before each of its git calls in turn (a `git` wrapper first on
 # PATH counts the calls of the command under test and, at call K, kills its
 # parent: the git-agency process, or the supervisor it started). After each

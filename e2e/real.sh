@@ -77,7 +77,7 @@ echo "e2e: $(claude --version 2>&1), $(codex --version 2>/dev/null), mock on 127
 repo=$work/repo
 git init -q "$repo" && cd "$repo" && git commit -q --allow-empty -m init || exit 1
 git agency worktree create --name feat >/dev/null || exit 1
-# Permission flags, as a user would set them (see README "Real runners").
+# Permission flags, as a user would set them (see docs/runners.md, "Real runners").
 git config --add agency.runner.claude.headlessArg --permission-mode
 git config --add agency.runner.claude.headlessArg acceptEdits
 for a in --disable plugins --disable remote_plugin --disable apps \

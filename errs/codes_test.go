@@ -9,11 +9,21 @@ import (
 
 // Every code declared in errs.go has a meaning (the man page lists them).
 func TestEveryCodeHasAMeaning(t *testing.T) {
+	for name, code := range declaredCodes(t) {
+		if Meaning[code] == "" {
+			t.Errorf("%s (%s) has no entry in Meaning (errs/codes.go)", name, code)
+		}
+	}
+}
+
+// declaredCodes are the codes errs.go declares, by constant name.
+func declaredCodes(t *testing.T) map[string]Code {
+	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "errs.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	codes := map[string]Code{}
 	ast.Inspect(f, func(node ast.Node) bool {
 		vs, ok := node.(*ast.ValueSpec)
 		if !ok {
@@ -27,15 +37,12 @@ func TestEveryCodeHasAMeaning(t *testing.T) {
 			if !ok {
 				continue
 			}
-			n++
-			code := Code(lit.Value[1 : len(lit.Value)-1])
-			if Meaning[code] == "" {
-				t.Errorf("%s (%s) has no entry in Meaning (errs/codes.go)", name.Name, code)
-			}
+			codes[name.Name] = Code(lit.Value[1 : len(lit.Value)-1])
 		}
 		return true
 	})
-	if n < 10 {
-		t.Fatalf("found only %d codes in errs.go", n)
+	if len(codes) < 10 {
+		t.Fatalf("found only %d codes in errs.go", len(codes))
 	}
+	return codes
 }

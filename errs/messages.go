@@ -414,3 +414,8 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 	return New(EDirtyWorktree, "commit them, or stage the files as they are (git add), in the sandbox ('git agency agent open "+inv+"'), then roll back",
 		"the sandbox of %s has staged changes that differ from its files; a rollback would lose the staged version", inv).With(paths...)
 }
+
+// NoSuchCommand: `help` was asked about words that name no command.
+func NoSuchCommand(prog, words string) *Error {
+	return New(EUsage, "'"+prog+" help' lists the commands", "no command %q in %s", words, prog)
+}

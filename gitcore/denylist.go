@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultDenylist are the untracked files never written into a snapshot
-// tree (checkpoints, `land --apply`): the spec's built-in list. Users add
+// tree (checkpoints, `land --apply`): the usual names of secrets. Users add
 // globs with the multi-valued `agency.checkpoint.denylist`.
 var DefaultDenylist = []string{".env", ".env.*", "*.key", "*.pem", "credentials.json", "secrets.json"}
 

@@ -255,7 +255,7 @@ func (t *Tree) snapshotSpliced(ctx context.Context, req SnapshotRequest) (*Snaps
 	go func() { treesCh <- t.headTreesFor(ctx, head, list, req.Exclude) }()
 	var staged map[string]*TreeEntry
 	if len(rehash) > 0 {
-		staged, err = t.stageSmall(ctx, filepath.Dir(index), old, rehash)
+		staged, err = t.stageSmall(ctx, filepath.Dir(index), old, rehash, len(head)/2)
 	}
 	bt := <-treesCh
 	if err != nil || bt == nil {

@@ -308,7 +308,7 @@ func (t *Tree) snapshotTracked(ctx context.Context, req SnapshotRequest, k *Kept
 	if !ok {
 		return nil, false
 	}
-	staged, err := t.stageSmall(ctx, filepath.Dir(k.indexPath), old, paths)
+	staged, err := t.stageSmall(ctx, filepath.Dir(k.indexPath), old, paths, len(k.tree)/2)
 	if err != nil || !onlyFiles(staged) {
 		return nil, false
 	}

@@ -236,7 +236,7 @@ func parseTree(b []byte, oidLen int) ([]namedEntry, error) {
 // holds for each path afterwards: nil for a path it removed (gone from
 // the worktree). dir is where the private index is made (the worktree's
 // git directory, like SnapshotTree's temp indexes).
-func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEntry, paths []string) (map[string]*TreeEntry, error) {
+func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEntry, paths []string, oidLen int) (map[string]*TreeEntry, error) {
 	f, err := os.CreateTemp(dir, SnapshotIndexPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEn
 	os.Remove(tmp) // git starts from an empty index; the name stays ours
 	defer os.Remove(tmp)
 	env := []string{"GIT_INDEX_FILE=" + tmp}
-	args := privateIndex("update-index", "--add", "--remove")
+	args := privateIndex("-c", "index.version=2", "update-index", "--add", "--remove")
 	for _, p := range paths {
 		if e, ok := old[p]; ok {
 			args = append(args, "--cacheinfo", e.Mode+","+e.OID+","+p)
@@ -257,13 +257,32 @@ func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEn
 	if _, err := t.runEnv(ctx, env, nil, args...); err != nil {
 		return nil, err
 	}
-	out, err := t.exec(ctx, env, nil, "ls-files", "-s", "-z")
-	if err != nil {
-		return nil, err
-	}
 	staged := make(map[string]*TreeEntry, len(paths))
 	for _, p := range paths {
 		staged[p] = nil
+	}
+	// The private index is read here rather than by `git ls-files`: one
+	// process less on every checkpoint's way.
+	ents, ok := readSmallIndex(tmp, oidLen)
+	if !ok {
+		return t.stagedByLsFiles(ctx, env, staged)
+	}
+	for p, e := range ents {
+		if _, want := staged[p]; !want {
+			return nil, fmt.Errorf("index: unexpected path %q", p)
+		}
+		staged[p] = &TreeEntry{Mode: e.Mode, OID: e.OID}
+	}
+	return staged, nil
+}
+
+// stagedByLsFiles fills staged from `git ls-files -s` of the private index
+// in env: the way taken when the index file is not one readSmallIndex
+// reads.
+func (t *Tree) stagedByLsFiles(ctx context.Context, env []string, staged map[string]*TreeEntry) (map[string]*TreeEntry, error) {
+	out, err := t.exec(ctx, env, nil, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
 	}
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if rec == "" {
@@ -284,6 +303,48 @@ func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEn
 		staged[p] = &TreeEntry{Mode: mode, OID: f[1]}
 	}
 	return staged, nil
+}
+
+// readSmallIndex reads a version 2 index file's entries (all at stage 0)
+// by path, with oidLen-byte object ids; ok is false for anything else
+// (another version, a stage, a short or malformed file).
+func readSmallIndex(p string, oidLen int) (map[string]TreeEntry, bool) {
+	data, err := os.ReadFile(p)
+	if err != nil || len(data) < 12 || string(data[:4]) != "DIRC" || binary.BigEndian.Uint32(data[4:8]) != 2 {
+		return nil, false
+	}
+	return indexEntriesV2(data, int(binary.BigEndian.Uint32(data[8:12])), oidLen)
+}
+
+// indexEntriesV2 decodes n version 2 entries with oidLen-byte ids and
+// checks that what follows them is exactly the trailing checksum (after
+// any extensions).
+func indexEntriesV2(data []byte, n, oidLen int) (map[string]TreeEntry, bool) {
+	ents := make(map[string]TreeEntry, n)
+	off := 12
+	for i := 0; i < n; i++ {
+		fixed := 40 + oidLen
+		if off+fixed+2 > len(data) {
+			return nil, false
+		}
+		mode := binary.BigEndian.Uint32(data[off+24 : off+28])
+		oid := hex.EncodeToString(data[off+40 : off+fixed])
+		flags := binary.BigEndian.Uint16(data[off+fixed : off+fixed+2])
+		if flags&0xf000 != 0 {
+			return nil, false // a stage, assume-unchanged or extended flags
+		}
+		name := off + fixed + 2
+		end := bytes.IndexByte(data[name:], 0)
+		if end < 0 {
+			return nil, false
+		}
+		ents[string(data[name:name+end])] = TreeEntry{Mode: strconv.FormatUint(uint64(mode), 8), OID: oid}
+		off += (fixed + 2 + end + 8) &^ 7
+	}
+	for off+8 <= len(data)-oidLen {
+		off += 8 + int(binary.BigEndian.Uint32(data[off+4:off+8]))
+	}
+	return ents, off == len(data)-oidLen
 }
 
 // privateIndex is a git command writing one of our private indexes (a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -84,7 +85,7 @@ func TestSpliceTreesMatchesWriteTree(t *testing.T) {
 			old[p] = e
 		}
 	}
-	staged, err := tr.stageSmall(ctx, filepath.Join(dir, ".git"), old, changed)
+	staged, err := tr.stageSmall(ctx, filepath.Join(dir, ".git"), old, changed, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,5 +301,47 @@ func TestSnapshotSplicedSHA256(t *testing.T) {
 	}
 	if got.Tree != want.Tree {
 		t.Fatalf("spliced %s, index path %s", got.Tree, want.Tree)
+	}
+}
+
+// readSmallIndex reads what `git ls-files -s` reads of a version 2
+// index, in SHA-1 and SHA-256 repositories, with long and short paths,
+// an executable and a symlink; it declines a version 4 index, which
+// stageSmall then reads with ls-files.
+func TestReadSmallIndex(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		dir := t.TempDir()
+		t.Setenv("HOME", dir)
+		t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+		git(t, dir, "init", "-q", "--object-format="+format, "-b", "main")
+		write(t, dir, "a", "a\n")
+		write(t, dir, "dir/with a space/and-a-much-longer-name-than-eight.txt", "long\n")
+		write(t, dir, "x.sh", "#!/bin/sh\n")
+		os.Chmod(filepath.Join(dir, "x.sh"), 0o755)
+		os.Symlink("a", filepath.Join(dir, "link"))
+		git(t, dir, "-c", "index.version=2", "add", "-A")
+		oidLen := 20
+		if format == "sha256" {
+			oidLen = 32
+		}
+		index := filepath.Join(dir, ".git", "index")
+		got, ok := readSmallIndex(index, oidLen)
+		if !ok {
+			t.Fatalf("%s: readSmallIndex declined a version 2 index", format)
+		}
+		want := map[string]TreeEntry{}
+		for _, rec := range strings.Split(git(t, dir, "ls-files", "-s", "-z"), "\x00") {
+			if meta, p, ok := strings.Cut(rec, "\t"); ok {
+				f := strings.Fields(meta)
+				want[p] = TreeEntry{Mode: f[0], OID: f[1]}
+			}
+		}
+		if len(want) != 4 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: readSmallIndex %v, ls-files %v", format, got, want)
+		}
+		git(t, dir, "update-index", "--index-version", "4")
+		if _, ok := readSmallIndex(index, oidLen); ok {
+			t.Fatalf("%s: readSmallIndex read a version 4 index", format)
+		}
 	}
 }

@@ -70,7 +70,7 @@ var builtins = map[string]Spec{
 // DefaultRunner is used when neither --runner nor agency.defaultRunner is set.
 const DefaultRunner = "claude"
 
-// Lookup builds the spec of runner name from the built-ins and git config:
+// Lookup builds the Spec of runner name from the built-ins and git config:
 // agency.runner.<name>.command overrides the program; .arg (both modes),
 // .headlessArg and .headedArg (per mode) are multi-valued and added after
 // the built-in's own arguments; .timeout (or agency.timeout) and

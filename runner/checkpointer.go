@@ -31,8 +31,9 @@ type CheckpointTiming struct {
 	FallbackInterval time.Duration
 }
 
-// DefaultCheckpointTiming is the spec's policy: 3 s debounce, at most one
-// checkpoint per 10 s, a dirty check every 30 s.
+// DefaultCheckpointTiming is the policy the agency.checkpoint.* settings
+// default to: 3 s debounce, at most one checkpoint per 10 s, a dirty check
+// every 30 s.
 var DefaultCheckpointTiming = CheckpointTiming{Debounce: 3 * time.Second, RateLimit: 10 * time.Second, FallbackInterval: 30 * time.Second}
 
 // CheckpointTimingFromConfig reads agency.checkpoint.debounce, .rateLimit

@@ -89,8 +89,8 @@ type Exit struct {
 	Unchanged bool
 }
 
-// Semantic is the semantic layer of an invocation's status (spec "Status
-// Model"). While the run goes (end nil): the runner's own
+// Semantic is the semantic layer of an invocation's status (what the agent
+// is up to, beside its lifecycle). While the run goes (end nil): the runner's own
 // runner_status.json when valid, else what the stream says: "error" (a
 // failed result or turn), "needs_input" (a turn that ended waiting for the
 // user), else "" with the latest summary. After it ended, the stream's

@@ -24,8 +24,8 @@ const (
 	CheckpointBeforeDiscard = "before-discard"
 )
 
-// Checkpoint is one entry of sandboxes/<inv>/checkpoints.json (the spec's
-// schema plus reason).
+// Checkpoint is one entry of sandboxes/<inv>/checkpoints.json: which
+// snapshot ref, when, and why it was taken.
 type Checkpoint struct {
 	ID                int    `json:"id"`
 	SnapshotRef       string `json:"snapshot_ref"`

@@ -104,7 +104,8 @@ type LandProgress struct {
 }
 
 // InvocationRecord is invocations/<inv>/meta.json: the single source of
-// truth for an invocation and its sandbox. Field names are the spec's.
+// truth for an invocation and its sandbox. Field names are part of the
+// --json output and of records on disk: they never change.
 type InvocationRecord struct {
 	SchemaVersion         string   `json:"schema_version"`
 	InvocationID          string   `json:"invocation_id"`

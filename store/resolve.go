@@ -20,7 +20,7 @@ type ResolveOptions struct {
 	All bool
 }
 
-// Resolve finds the one candidate a user's query means, by PR-01's rules:
+// Resolve finds the one candidate a user's query means, by these rules:
 //   - an exact id always resolves, whatever the state (the escape hatch);
 //   - a name matches present (not archived, not broken) records only;
 //   - a unique id prefix matches present records, archived ones too with All;

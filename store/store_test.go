@@ -190,7 +190,7 @@ func TestAtomicWriteAndRoundTrip(t *testing.T) {
 	if len(ents) != 1 {
 		t.Errorf("leftover files: %v", ents)
 	}
-	// The field names are the spec's.
+	// The field names are the documented ones (--json shows them).
 	data, _ := os.ReadFile(s.IntegrationWorktreeMetaPath(rec.WorktreeID))
 	var m map[string]any
 	json.Unmarshal(data, &m)

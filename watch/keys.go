@@ -2,8 +2,8 @@ package watch
 
 import "github.com/charmbracelet/bubbles/key"
 
-// KeyMap is every key of the watch view (spec: "Actions depend on
-// selection").
+// KeyMap is every key of the watch view; which act depends on the
+// selected row (a worktree or an invocation).
 type KeyMap struct {
 	Up, Down, Top, Bottom key.Binding
 	Attach, Diff, Logs    key.Binding
@@ -14,7 +14,7 @@ type KeyMap struct {
 	Yes, No               key.Binding
 }
 
-// DefaultKeys is the key map. `k` is kill, as in the spec's table, so it is
+// DefaultKeys is the key map. `k` is kill (as docs/watch.md lists it), so it is
 // not also "up" (arrows, ctrl+p/ctrl+n and j move); kill asks y/n first, so a
 // stray k never kills anything.
 func DefaultKeys() KeyMap {

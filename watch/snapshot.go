@@ -13,7 +13,8 @@ import (
 	"github.com/git-agency/git-agency/internal/subproc"
 )
 
-// Display statuses of an invocation (spec: "Derived Display Status").
+// Display statuses of an invocation: what agent ls, show and watch show
+// (docs/running-agents.md, "Status").
 const (
 	StatusActive     = "active"
 	StatusStalled    = "stalled"

@@ -14,7 +14,8 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// Lifecycle and landing values of an invocation record (spec "Status Model").
+// Lifecycle and landing values of an invocation record (meta.json's status
+// and landing_status).
 const (
 	LifecycleStarting = "starting"
 	LifecycleRunning  = "running"
@@ -56,7 +57,8 @@ type RunnerStatus struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// Valid reports whether Status is one of the four the spec defines.
+// Valid reports whether Status is one of the four a runner may write
+// (working, needs_input, blocked, ready_for_review).
 func (r *RunnerStatus) Valid() bool {
 	switch r.Status {
 	case StatusWorking, StatusNeedsInput, StatusBlocked, StatusReadyForReview:

@@ -62,7 +62,8 @@ const paneFormat = "#{pane_id}|#{pane_active}|#{pane_pid}|#{pane_dead}|#{pane_de
 // -t X` silently falls back to another pane when X does not exist.
 //
 // tmux built with libutempter (Debian's 3.3a is) can miss the SIGCHLD of a
-// pane's program (tmux issues #311, #2679, #4559): the program stays an
+// pane's program (https://github.com/tmux/tmux/issues/311, …/2679,
+// …/4559): the program stays an
 // unreaped zombie, the pane is Closed but never gets a status. Seen in about
 // 1 run in 100 with a program that exits at once. So when PaneState sees a
 // closed pane without a status it sends SIGCHLD to the tmux server, which
