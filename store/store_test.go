@@ -110,18 +110,18 @@ func TestResolve(t *testing.T) {
 	}{
 		{query: "b7c9", want: 0},
 		{query: "inv-b7c9", want: 0},
-		{query: "B7C9", code: errs.ENotFound},    // lowercase only
-		{query: "b7c", want: 0},                  // any prefix of the short id
-		{query: "b", want: 0},                    //
-		{query: "inv-b7", want: 0},               //
-		{query: "d4", code: errs.EAmbiguous},     // several
-		{query: "b7c9a", code: errs.ENotFound},   // at most four
-		{query: "d4e5", code: errs.EAmbiguous},   // several
-		{query: "f1a2", code: errs.ENotFound},    // broken: exact id only
-		{query: "0a0a", code: errs.ENotFound},    // archived: only with --all
-		{query: "0a0a", all: true, want: 4},      //
-		{query: "2026", code: errs.EAmbiguous},   // a prefix wins over a suffix
-		{query: "20260106", want: 5},             // prefix
+		{query: "B7C9", code: errs.ENotFound},  // lowercase only
+		{query: "b7c", want: 0},                // any prefix of the short id
+		{query: "b", want: 0},                  //
+		{query: "inv-b7", want: 0},             //
+		{query: "d4", code: errs.EAmbiguous},   // several
+		{query: "b7c9a", code: errs.ENotFound}, // at most four
+		{query: "d4e5", code: errs.EAmbiguous}, // several
+		{query: "f1a2", code: errs.ENotFound},  // broken: exact id only
+		{query: "0a0a", code: errs.ENotFound},  // archived: only with --all
+		{query: "0a0a", all: true, want: 4},    //
+		{query: "2026", code: errs.EAmbiguous}, // a prefix wins over a suffix
+		{query: "20260106", want: 5},           // prefix
 	} {
 		got, err := Resolve("invocation", c.query, suf, ResolveOptions{All: c.all})
 		if c.code != "" {
