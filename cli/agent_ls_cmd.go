@@ -91,6 +91,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		}
 		g.header(env, i)
 		t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "LANDS", "STARTED", "SUMMARY")
+		t.lead = g.lead()
 		for _, v := range views {
 			if v.Broken {
 				t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-", "-")
