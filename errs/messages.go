@@ -257,7 +257,7 @@ func NothingToLandTreeGone(inv, tree string) *Error {
 }
 
 func NothingToLandDiscarded(inv string) *Error {
-	return New(ENothingToLand, "start a new agent with 'git agency agent start'",
+	return New(ENothingToLand, "'git agency undo' brings a discarded sandbox back (when the discard is the last operation), then land again; or start a new agent with 'git agency agent start'",
 		"nothing to land — invocation %s was discarded", inv)
 }
 

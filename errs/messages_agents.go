@@ -81,8 +81,12 @@ func SendQueued(inv string) *Error {
 // SendClosed refuses a follow-up to an invocation that was landed
 // (E_ALREADY_LANDED) or discarded (E_DISCARDED).
 func SendClosed(inv string, code Code, how string) *Error {
-	return New(code, "start a new agent with 'git agency agent start'; nothing was changed",
-		"invocation %s was %s; its sandbox is gone, so it takes no more prompts", inv, how)
+	hint := "start a new agent with 'git agency agent start'; nothing was changed"
+	if code == EDiscarded {
+		// A discard is the last operation undo can take back.
+		hint = "'git agency undo' brings a discarded sandbox back (when the discard is the last operation), then send again; or start a new agent with 'git agency agent start'; nothing was changed"
+	}
+	return New(code, hint, "invocation %s was %s; its sandbox is gone, so it takes no more prompts", inv, how)
 }
 
 func SendPromptEmpty() *Error {
