@@ -323,3 +323,17 @@ func (a *App) UnseenEdits(ctx context.Context, rec *store.InvocationRecord) bool
 	dirty, err := a.Repo.Tree(wt.TreePath).HasTrackedChanges(ctx)
 	return err == nil && dirty
 }
+
+// SandboxPath is `agent path`: the sandbox tree of an invocation, which
+// must still be there.
+func (a *App) SandboxPath(query string) (string, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return "", err
+	}
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return "", errs.SandboxGone(rec.InvocationID, a.Store.SandboxTreePath(rec.InvocationID))
+	}
+	return tree, nil
+}

@@ -29,6 +29,7 @@ type AgentCmd struct {
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
 	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session, waiting for one still starting (detach with the tmux prefix, then d)."`
 	Open   AgentOpenCmd   `cmd:"" help:"Open an agent's sandbox in your editor."`
+	Path   AgentPathCmd   `cmd:"" help:"Print the absolute path of an agent's sandbox (for cd \"$(git agency agent path ID)\")."`
 
 	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, commits off its branch, then its uncommitted work."`
 	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
@@ -450,3 +451,21 @@ func (c *SuperviseCmd) Run(env *Env) error {
 }
 
 func (*SuperviseCmd) longLived() {}
+
+// AgentPathCmd is `agent path`.
+type AgentPathCmd struct {
+	InvocationArg
+}
+
+func (c *AgentPathCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	p, err := a.SandboxPath(c.Invocation)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, p)
+	return nil
+}

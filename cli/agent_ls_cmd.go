@@ -15,6 +15,7 @@ import (
 type AgentLsCmd struct {
 	JSONFlag
 	Worktree string `short:"w" help:"Only this integration worktree's invocations."`
+	All      bool   `help:"Also invocations landed or discarded more than a day ago (left out otherwise)."`
 	AllReposFlag
 }
 
@@ -76,6 +77,9 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		} else if views, err = g.Invocations(env.Ctx); err != nil {
 			return err
 		}
+		if !c.All {
+			views = recent(views, time.Now())
+		}
 		names := worktreeNames(g.Store)
 		if c.JSON {
 			for _, v := range views {
@@ -110,6 +114,18 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		return printJSON(env.Stdout, out)
 	}
 	return nil
+}
+
+// recent leaves out the invocations landed or discarded more than a day
+// ago (agency.SettledLongAgo).
+func recent(views []agency.InvocationView, now time.Time) []agency.InvocationView {
+	out := views[:0:0]
+	for _, v := range views {
+		if v.Record == nil || !agency.SettledLongAgo(v.Record, now) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // displayText is the STATE column: the display status, with a queued

@@ -142,6 +142,7 @@ func TestResolve(t *testing.T) {
 	for _, c := range []struct{ query, hint string }{
 		{"alpa", "did you mean 'alpha'?"},
 		{"betta", "did you mean 'beta'?"},
+		{"lapha", "did you mean 'alpha'?"}, // two letters swapped
 		{"gama", "list them"},
 		{"zzzzzz", "list them"},
 	} {
