@@ -8,6 +8,8 @@ GOBIN   := $(shell $(GO) env GOPATH)/bin
 endif
 # man finds pages in <dir>/../share/man for every <dir> on PATH.
 MANDIR  ?= $(abspath $(GOBIN)/../share/man/man1)
+# The manual's topic pages (docs/*.md) are section 7: git-agency-landing(7).
+MAN7DIR ?= $(abspath $(MANDIR)/../man7)
 BUILD   := build
 # Completion: bash-completion 2.x loads completions/git-agency from the
 # user's directory, ${XDG_DATA_HOME:-~/.local/share}/bash-completion; zsh
@@ -32,13 +34,14 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BUILD)/git-sandbox ./cmd/git-sandbox
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BUILD)/git-agency-watch ./cmd/git-agency-watch
 
-# Every command's page (cli/pages/*.md with the grammar's options), and
-# the programs' own pages that list them: git-agency.1, git-sandbox.1.
+# Every command's page (cli/pages/*.md with the grammar's options), the
+# programs' own pages that list them (git-agency.1, git-sandbox.1), and the
+# topics of the manual (docs/*.md as git-agency-<topic>.7).
 man: build
 	rm -rf $(BUILD)/man
 	mkdir -p $(BUILD)/man
 	set -e; for prog in git-agency git-sandbox; do \
-	  for p in $$($(BUILD)/$$prog man --list); do $(BUILD)/$$prog man $$p > $(BUILD)/man/$$p.1; done; \
+	  for p in $$($(BUILD)/$$prog man --list); do $(BUILD)/$$prog man $$p > $(BUILD)/man/$$p; done; \
 	done
 
 completion: build
@@ -49,9 +52,10 @@ completion: build
 	$(BUILD)/git-sandbox completion zsh > $(BUILD)/completion/_git-sandbox
 
 install: build man completion
-	mkdir -p $(GOBIN) $(MANDIR)
+	mkdir -p $(GOBIN) $(MANDIR) $(MAN7DIR)
 	install -m 0755 $(BUILD)/git-agency $(BUILD)/git-sandbox $(BUILD)/git-agency-watch $(GOBIN)/
 	install -m 0644 $(BUILD)/man/*.1 $(MANDIR)/
+	install -m 0644 $(BUILD)/man/*.7 $(MAN7DIR)/
 	mkdir -p $(BASHCOMPDIR) $(ZSHCOMPDIR)
 	install -m 0644 $(BUILD)/completion/git-agency $(BUILD)/completion/git-sandbox $(BASHCOMPDIR)/
 	install -m 0644 $(BUILD)/completion/_git-agency $(BUILD)/completion/_git-sandbox $(ZSHCOMPDIR)/

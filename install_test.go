@@ -30,7 +30,7 @@ func TestMakeInstall(t *testing.T) {
 		"bin/git-agency", "bin/git-sandbox",
 		"share/man/man1/git-agency.1", "share/man/man1/git-sandbox.1",
 		"share/man/man1/git-agency-agent-land.1", "share/man/man1/git-sandbox-land.1",
-		"share/man/man1/git-agency-gc.1",
+		"share/man/man1/git-agency-gc.1", "share/man/man7/git-agency-landing.7",
 		"data/bash-completion/completions/git-agency", "data/bash-completion/completions/git-sandbox",
 		"share/zsh/site-functions/_git-agency", "share/zsh/site-functions/_git-sandbox",
 	} {
@@ -47,14 +47,18 @@ func TestMakeInstall(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	for _, page := range []string{"git-agency", "git-agency-agent-land", "git-sandbox-land"} {
+	for _, page := range []string{"git-agency", "git-agency-agent-land", "git-sandbox-land", "git-agency-landing"} {
 		man := exec.Command("man", "-w", page)
 		man.Env = append(env, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
 		out, err := man.Output()
 		if err != nil {
 			t.Fatalf("man -w %s: %v", page, err)
 		}
-		if got, want := strings.TrimSpace(string(out)), filepath.Join(root, "share/man/man1", page+".1"); got != want {
+		want := filepath.Join(root, "share/man/man1", page+".1")
+		if page == "git-agency-landing" {
+			want = filepath.Join(root, "share/man/man7", page+".7")
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
 			t.Errorf("man -w %s = %q, want %q", page, got, want)
 		}
 	}

@@ -58,7 +58,28 @@ func buildHelpers(t *testing.T) {
 			t.Fatalf("build fakeagent: %v\n%s", err, out)
 		}
 	}
+	// The container recipe of docs/wall.md, as a user saves it.
+	if err := saveContainerRecipe("docs/wall.md", filepath.Join(dir, "agency-container")); err != nil {
+		t.Fatal(err)
+	}
 	binDir = dir
+}
+
+// saveContainerRecipe writes the script between the container-recipe
+// markers of the markdown file doc (its fenced block) to the program out.
+func saveContainerRecipe(doc, out string) error {
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		return err
+	}
+	_, rest, ok := strings.Cut(string(b), "<!-- container-recipe: begin -->")
+	block, _, ok2 := strings.Cut(rest, "<!-- container-recipe: end -->")
+	_, code, ok3 := strings.Cut(block, "```bash\n")
+	code, _, ok4 := strings.Cut(code, "```")
+	if !ok || !ok2 || !ok3 || !ok4 {
+		return fmt.Errorf("%s: no container recipe between its markers", doc)
+	}
+	return os.WriteFile(out, []byte(code), 0o755)
 }
 
 func TestScripts(t *testing.T) {
@@ -81,6 +102,7 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			"waitfor":    cmdWaitfor,
 			"stdout2env": cmdStdout2env,
 			"chmodro":    cmdChmodRO,
+			"httpserve":  cmdHTTPServe,
 		},
 	}
 }
@@ -92,7 +114,10 @@ func setupEnv(env *testscript.Env) error {
 	}
 	gitconfig := "[user]\n\tname = Agency Test\n\temail = test@example.com\n" +
 		"[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n" +
-		"[advice]\n\tdetachedHead = false\n"
+		"[advice]\n\tdetachedHead = false\n" +
+		// The suites check the host's view of agents (pids, gate files in
+		// $WORK): they run unwalled; wall_*.txtar turn the wall on.
+		"[agency]\n\tisolate = off\n"
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return err
 	}

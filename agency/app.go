@@ -38,6 +38,9 @@ type App struct {
 	// (an event that could not be recorded, say); cli prints it as a
 	// warning. It is also written to the invocation's supervisor.log.
 	Warn func(error)
+	// notes are the landing notifications waiting for the repo lock to be
+	// released (flushNotify).
+	notes []pendingNote
 }
 
 // Open discovers the repository containing dir, reads agency.* config and

@@ -45,6 +45,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	}
 	a.checkGit(ctx, add)
 	a.checkTmux(ctx, add)
+	a.checkWall(ctx, add)
 	a.checkRunners(ctx, add)
 	a.checkDataDir(add)
 	a.checkConfig(add)
@@ -276,6 +277,8 @@ func (a *App) checkLeftovers(add func(check, level, hint, path, format string, a
 			what = "invocation directory " + l.Invocation
 		case GCWorktreeDir:
 			what = "worktree directory " + l.Invocation
+		case GCVerifyTree:
+			what = "verify tree of " + l.Invocation
 		}
 		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
 	}

@@ -319,6 +319,8 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		return a.pruneOurs(ctx)
 	case GCTempFile, GCInvocationDir:
 		return a.removeLeftover(it)
+	case GCVerifyTree:
+		return a.gcVerifyTree(ctx, it)
 	case GCWorktreeDir:
 		if !a.Store.MissingWorktreeMeta(it.Invocation) {
 			return errs.New(errs.EInternal, "", "worktree %s has a record now; left alone", it.Invocation)

@@ -23,6 +23,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 		return nil, err
 	}
 	p.planLeftovers()
+	p.planVerifyTrees()
 	p.planSandboxTrees()
 	p.planRegistrations()
 	p.planTmuxSessions()

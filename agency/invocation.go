@@ -130,7 +130,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
 	}
 	// An id has a fixed length, so a placeholder's path measures the same.
-	if err := checkPrompt(spec, opts, a.Store.SandboxTreePath(store.NewID(a.Now()))); err != nil {
+	if err := checkPrompt(spec, opts, a.plannedRunnerPaths(a.Store.SandboxTreePath(store.NewID(a.Now())))); err != nil {
 		return nil, err
 	}
 	maxActive, err := a.MaxActive()
@@ -138,6 +138,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, err
 	}
 	queue, err := a.queueConfig(opts.Queue)
+	if err != nil {
+		return nil, err
+	}
+	isolation, err := a.isolation(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +214,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		BaseCommit:            base,
 		Runner:                spec.Name,
 		Mode:                  mode,
-		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, tree),
+		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, a.runnerPaths(tree)),
 		RunnerArgs:            opts.RunnerArgs,
 		SessionID:             sessionID,
 		Turns:                 1,
@@ -221,6 +225,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		IncludeUntracked:      !opts.NoIncludeUntracked,
 		Include:               made.Include,
 		Sparse:                made.Sparse,
+		Isolation:             isolation,
 	}
 	// The setup is read from the sandbox: exactly what will run there.
 	if err := a.sandboxSetup(ctx, rec); err != nil {
@@ -240,6 +245,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		rec.QueuedAt = a.Now().UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
 	}
 	if err := a.fail(FPStartAfterSandbox); err != nil {
+		return nil, withCleanup(err, cleanup())
+	}
+	if err := a.tryWall(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	if opts.Prompt != "" {

@@ -62,6 +62,13 @@ type LandOptions struct {
 	Query       string
 	Apply       bool
 	RequireBase bool
+	// NoVerify lands without running the check (agency.verify); the
+	// record says so. SendBack sends a red verify to the agent as a
+	// follow-up prompt (as agency.verify.sendBack does).
+	NoVerify bool
+	SendBack bool
+	// Batch (LandMany) verifies up to Batch stacked candidates at once.
+	Batch int
 }
 
 // LandResult is what a land did, or (CheckLand) would do.
@@ -100,6 +107,11 @@ type LandResult struct {
 	// invocations this one would conflict with if they landed first, as
 	// the forecast says (agent ls).
 	ConflictsWith []string `json:"conflicts_with,omitempty"`
+	// Verify is what the check (agency.verify) said of the candidate:
+	// passed, failed, or skipped (--no-verify); "" when none is set.
+	// VerifyLog is its log.
+	Verify    string `json:"verify,omitempty"`
+	VerifyLog string `json:"verify_log,omitempty"`
 }
 
 // landPlan computes a land in the object database: preconditions, the
@@ -381,34 +393,20 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	}
 	// Repair a record whose supervisor died before judging it running.
 	found = a.Reconcile(ctx, found)
+	// Notifications run once the lock is released (deferred first, so
+	// run last).
+	defer a.flushNotify(ctx)
+	if command := a.landVerifyCommand(found, opts); command != "" {
+		return a.landVerified(ctx, found.InvocationID, opts, command)
+	}
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	rec, err := a.Store.ReadInvocation(found.InvocationID)
-	if err != nil {
-		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(found.InvocationID), err)
-	}
-	inv := rec.InvocationID
-	var note string
-	if rec.Land != nil && rec.Land.State == LandInProgress {
-		if rec, err = a.recoverLandLocked(ctx, rec); err != nil {
-			return nil, err
-		}
-		if rec.Land != nil {
-			note = rec.Land.Note
-		}
-		if store.Deref(rec.LandingStatus) == store.LandingLanded {
-			res := &LandResult{InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID, Clean: true, Note: note}
-			if p := rec.Land; p != nil {
-				res.TargetHead, res.ResultHead, res.Commits, res.Applied = p.TargetHead, p.ResultHead, p.Commits, p.Applied
-			}
-			if wt, err := a.WorktreeByID(rec.IntegrationWorktreeID); err == nil {
-				res.WorktreeName, res.Branch = wt.Name, wt.Branch
-			}
-			return res, nil
-		}
+	rec, done, note, err := a.landBeginLocked(ctx, found.InvocationID)
+	if err != nil || done != nil {
+		return done, err
 	}
 	res, wt, err := a.landPlan(ctx, rec, opts, false)
 	if err != nil {
@@ -416,41 +414,12 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	}
 	res.Note = note
 	if !res.Clean {
-		a.event(inv, "land_conflict", map[string]any{"commit": res.ConflictCommit, "files": res.Conflicts})
-		return res, errs.LandConflict(inv, res.ConflictCommit, res.ConflictWhat, res.Conflicts)
+		return res, a.landConflict(res)
 	}
-	// What `undo` needs to recreate the sandbox: its branch, and when it
-	// holds uncommitted work (only with --apply), that work saved as a
-	// checkpoint before the tree goes.
-	restore := &store.Restore{Branch: rec.SandboxBranch}
-	if res.Applied {
-		if restore, err = a.saveSandbox(ctx, rec, store.CheckpointBeforeLand); err != nil {
-			return nil, err
-		}
-	} else if restore.Head, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
-		return nil, SandboxBranchMissingErr(rec)
+	if opts.NoVerify && a.VerifyCommand(wt) != "" {
+		res.Verify = VerifySkipped
 	}
-	progress := &store.LandProgress{State: LandInProgress, StartedAt: a.now(), TargetHead: res.TargetHead,
-		Commits: res.Commits, Applied: res.Applied, ResultHead: res.ResultHead, Restore: restore}
-	if rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
-		r.Land = progress
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := a.fail(FPLandBeforeUpdate); err != nil {
-		return nil, err
-	}
-	if err := a.Repo.Tree(wt.TreePath).FastForward(ctx, res.TargetHead, res.ResultHead, landReflog(inv)); err != nil {
-		return nil, a.fastForwardFailedLocked(ctx, rec, wt, res.TargetHead, err)
-	}
-	if err := a.fail(FPLandAfterUpdate); err != nil {
-		return nil, err
-	}
-	if _, err := a.finishLandLocked(ctx, rec, ""); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return res, a.commitLandLocked(ctx, rec, wt, res)
 }
 
 // landReflog is the integration branch's reflog message for a land.

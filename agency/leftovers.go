@@ -51,6 +51,7 @@ func (a *App) leftovers() []Leftover {
 			}
 		}
 	}
+	out = append(out, a.verifyLeftovers(false)...)
 	ids, _ := store.ReadDirNames(a.Store.InvocationsDir())
 	var missing, missingWt []string
 	for _, id := range ids {

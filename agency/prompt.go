@@ -3,11 +3,13 @@ package agency
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner"
 )
 
@@ -55,7 +57,8 @@ func ReadPromptFile(path string) (string, error) {
 // not UTF-8 (records are JSON, which would turn such bytes into U+FFFD, and
 // runners take text), a NUL byte (no argument can hold one), or a command
 // line too long for execve (headless) or tmux (headed).
-func checkPrompt(spec runner.Spec, opts StartOptions, sandbox string) error {
+// paths are the sandbox's (or, before it exists, ones as long).
+func checkPrompt(spec runner.Spec, opts StartOptions, paths runner.Paths) error {
 	p := opts.Prompt
 	if i := strings.IndexByte(p, 0); i >= 0 {
 		return errs.PromptNUL(i)
@@ -70,7 +73,7 @@ func checkPrompt(spec runner.Spec, opts StartOptions, sandbox string) error {
 		}
 	}
 	total := 0
-	for _, a := range spec.Argv(opts.Headless, opts.RunnerArgs, p, sandbox) {
+	for _, a := range spec.Argv(opts.Headless, opts.RunnerArgs, p, paths) {
 		total += len(a) + 1
 		if opts.Headless && len(a) > MaxPromptBytes {
 			return errs.PromptTooLong(strconv.Itoa(len(a)), MaxPromptBytes, "headless (one argument)")
@@ -83,4 +86,15 @@ func checkPrompt(spec runner.Spec, opts StartOptions, sandbox string) error {
 		return errs.PromptTooLong(strconv.Itoa(total), MaxHeadedArgvBytes, "headed (tmux takes a command of at most 16 KiB)")
 	}
 	return nil
+}
+
+// runnerPaths are what runner arguments name for the sandbox at tree.
+func (a *App) runnerPaths(tree string) runner.Paths {
+	return runner.Paths{Sandbox: tree, GitDir: gitcore.LinkedGitDir(tree), CommonDir: a.Repo.CommonDir}
+}
+
+// plannedRunnerPaths are runnerPaths for a sandbox not made yet: its git
+// directory is named after the tree's base name, as git names it.
+func (a *App) plannedRunnerPaths(tree string) runner.Paths {
+	return runner.Paths{Sandbox: tree, GitDir: filepath.Join(a.Repo.CommonDir, "worktrees", filepath.Base(tree)), CommonDir: a.Repo.CommonDir}
 }

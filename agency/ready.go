@@ -11,7 +11,8 @@ import (
 // the same patterns before any file is written (`worktree add
 // --no-checkout`, `sparse-checkout set`, `checkout`): it is never a full
 // checkout trimmed afterwards. full opts out. It reports whether the new
-// tree is sparse. On error the caller removes the tree and branch.
+// tree is sparse. On error the caller removes the tree and branch. An
+// empty branch makes a tree with a detached HEAD (a verify tree).
 func (a *App) addTree(ctx context.Context, source, path, branch, start string, full bool) (bool, error) {
 	var src gitcore.Sparse
 	if !full {
@@ -32,9 +33,9 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		here = sp
 	}
 	if !src.Enabled && !here.Enabled {
-		return false, gitErr(a.Repo.WorktreeAdd(ctx, path, branch, start))
+		return false, gitErr(a.worktreeAdd(ctx, path, branch, start, true))
 	}
-	if err := a.Repo.WorktreeAddNoCheckout(ctx, path, branch, start); err != nil {
+	if err := a.worktreeAdd(ctx, path, branch, start, false); err != nil {
 		return false, gitErr(err)
 	}
 	t := a.Repo.Tree(path)
@@ -54,4 +55,16 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		}
 	}
 	return src.Enabled, gitErr(t.CheckoutHead(ctx))
+}
+
+// worktreeAdd registers a new worktree at path from start, on a new branch
+// (none: a detached HEAD), its files written only with checkout.
+func (a *App) worktreeAdd(ctx context.Context, path, branch, start string, checkout bool) error {
+	switch {
+	case branch == "":
+		return a.Repo.WorktreeAddDetached(ctx, path, start, checkout)
+	case checkout:
+		return a.Repo.WorktreeAdd(ctx, path, branch, start)
+	}
+	return a.Repo.WorktreeAddNoCheckout(ctx, path, branch, start)
 }

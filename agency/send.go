@@ -151,7 +151,7 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if !p.typed {
 		check.RunnerArgs = p.spec.ResumeRunnerArgs(rec.RunnerArgs, rec.SessionID)
 	}
-	if err := checkPrompt(p.spec, check, rec.SandboxPath); err != nil {
+	if err := checkPrompt(p.spec, check, a.runnerPaths(rec.SandboxPath)); err != nil {
 		return nil, err
 	}
 	turn := max(rec.Turns, 1) + 1
@@ -167,7 +167,7 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		return nil, err
 	}
 	next := *rec
-	next.Command = p.spec.Argv(check.Headless, check.RunnerArgs, opts.Prompt, rec.SandboxPath)
+	next.Command = p.spec.Argv(check.Headless, check.RunnerArgs, opts.Prompt, a.runnerPaths(rec.SandboxPath))
 	// A headed claude gets its hooks again, as agent start gave them.
 	if next.Command, err = a.withHooks(p.spec, check.Headless, rec.InvocationID, next.Command); err != nil {
 		os.Remove(promptFile)

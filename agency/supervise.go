@@ -2,12 +2,14 @@ package agency
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 )
 
@@ -55,5 +57,10 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	err = s.Run(ctx)
 	// This agent's slot is free: the oldest queued invocation takes it.
 	a.DrainQueue(context.WithoutCancel(ctx), a.LockTimeout)
+	// With agency.autoLand (or a red verify sent back to the agent), the
+	// finished invocation is verified and landed now.
+	if aerr := a.AfterRun(context.WithoutCancel(ctx), inv); aerr != nil {
+		fmt.Fprintf(log, "after the run: %s\n", errs.As(aerr).Msg)
+	}
 	return err
 }

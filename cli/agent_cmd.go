@@ -59,13 +59,13 @@ func (c *AgentStartCmd) AfterApply(env *Env) error {
 // the two never drift apart.
 type StartFlags struct {
 	Runner             string    `help:"Runner: claude, codex, or one configured with agency.runner.<name>.command (default: agency.defaultRunner, else claude)."`
-	Headless           bool      `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux."`
+	Headless           bool      `help:"Run without a terminal (subprocess, complete JSONL logs) instead of in tmux. Inside the wall, claude and codex then work without asking (agency.runner.<name>.unattended; docs/wall.md)."`
 	Prompt             RawString `xor:"prompt" placeholder:"STRING" help:"The prompt (passed to the runner as one argument, never through a shell)."`
 	PromptFile         string    `xor:"prompt" type:"existingfile" help:"Read the prompt from a file."`
 	Detached           bool      `short:"d" help:"Return at once instead of following the agent."`
 	NoIncludeUntracked bool      `help:"Checkpoints snapshot tracked files only."`
 	Full               bool      `help:"Check out every file in the sandbox, even when the integration tree uses sparse-checkout."`
-	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim."`
+	RunnerArg          RawArgs   `help:"Extra argument for the runner (repeatable), before the prompt (claude and codex get \"--\" in between); taken verbatim, but for {sandbox}, {gitdir} and {commondir}, replaced by the sandbox's work tree, its git directory and the repository's common git directory."`
 	Queue              bool      `help:"Over agency.maxActive, queue the start instead of refusing it (also agency.queue): it returns at once and the agent starts when a slot frees."`
 }
 
@@ -384,6 +384,7 @@ type AgentLogsCmd struct {
 	Follow bool `short:"f" help:"Keep printing new output until the agent ends."`
 	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl) instead of the normalised events."`
 	Stderr bool `xor:"which" help:"Print the runner's stderr (logs/stderr.log) instead."`
+	Verify bool `xor:"which" help:"Print the log of the latest verify (agency.verify run on the candidate a land would make)."`
 }
 
 func (c *AgentLogsCmd) Run(env *Env) error {
@@ -394,6 +395,9 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	rec, err := a.ResolveInvocation(c.Invocation)
 	if err != nil {
 		return err
+	}
+	if c.Verify {
+		return printVerifyLog(env, a, rec)
 	}
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.

@@ -153,10 +153,15 @@ func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
 // AgentLandCmd is `agent land` (and `git sandbox land`).
 type AgentLandCmd struct {
 	JSONFlag
-	InvocationArg
-	Apply       bool `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit 'agency: land invocation <id>'."`
-	RequireBase bool `help:"Refuse when the integration HEAD is no longer the invocation's base commit."`
-	Check       bool `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict, or with land's own error when land would refuse: a dirty integration tree, files in the way)."`
+	Invocations []string `arg:"" optional:"" name:"invocation" help:"Invocation ids or unique id prefixes, landed in the order given, each on top of the ones before it."`
+	All         bool     `help:"Land every finished invocation waiting to land (of -w's worktree, or of every worktree), oldest finished first."`
+	Worktree    string   `short:"w" help:"With --all: only this integration worktree's invocations."`
+	Apply       bool     `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit 'agency: land invocation <id>'."`
+	RequireBase bool     `help:"Refuse when the integration HEAD is no longer the invocation's base commit."`
+	Check       bool     `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict, or with land's own error when land would refuse: a dirty integration tree, files in the way)."`
+	NoVerify    bool     `help:"Land without running the check (agency.verify); the record says it was skipped."`
+	SendBack    bool     `help:"When the check fails, send its command, exit status and the last 100 lines of its log to the agent as a follow-up prompt; its next finish is verified and landed again (as agency.verify.sendBack)."`
+	Batch       int      `placeholder:"N" help:"Verify up to N stacked candidates at once: only the top of the stack is checked; when it fails the stack is bisected to land the longest green prefix and find the culprit."`
 }
 
 func (c *AgentLandCmd) Run(env *Env) error {
@@ -164,26 +169,17 @@ func (c *AgentLandCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	opts := agency.LandOptions{Query: c.Invocation, Apply: c.Apply, RequireBase: c.RequireBase}
+	ids, err := c.ids(env, a)
+	if err != nil {
+		return err
+	}
+	opts := agency.LandOptions{Query: ids[0], Apply: c.Apply, RequireBase: c.RequireBase,
+		NoVerify: c.NoVerify, SendBack: c.SendBack, Batch: c.Batch}
 	if c.Check {
-		res, err := a.CheckLand(env.Ctx, opts)
-		if err != nil {
-			return err
-		}
-		if c.JSON {
-			if err := printJSON(env.Stdout, res); err != nil {
-				return err
-			}
-		} else {
-			printCheck(env.Stdout, res)
-		}
-		if err := res.Refusal(); err != nil && !c.JSON {
-			return err // land would refuse: its own error
-		}
-		if !res.Clean || res.Refused != "" {
-			return &ExitError{Code: 1}
-		}
-		return nil
+		return c.check(env, a, opts)
+	}
+	if len(ids) > 1 || c.All || c.Batch > 1 {
+		return c.landMany(env, a, ids, opts)
 	}
 	res, err := a.Land(env.Ctx, opts)
 	if err != nil {
@@ -194,6 +190,85 @@ func (c *AgentLandCmd) Run(env *Env) error {
 	}
 	printLines(env.Stdout, res.Report())
 	return nil
+}
+
+// ids are the invocations to land: the arguments, or with --all the
+// finished ones waiting.
+func (c *AgentLandCmd) ids(env *Env, a *agency.App) ([]string, error) {
+	switch {
+	case c.All && len(c.Invocations) > 0:
+		return nil, errs.LandIDsAndAll()
+	case c.Worktree != "" && !c.All:
+		return nil, errs.LandWorktreeWithoutAll()
+	case c.Check && (c.All || len(c.Invocations) > 1):
+		return nil, errs.LandCheckOne()
+	case c.Batch < 0:
+		return nil, errs.LandBatchNegative()
+	case c.All:
+		ids, err := a.ReadyToLand(env.Ctx, c.Worktree)
+		if err == nil && len(ids) == 0 {
+			err = errs.NothingReadyToLand()
+		}
+		return ids, err
+	case len(c.Invocations) == 0:
+		return nil, errs.LandNoIDs()
+	}
+	return c.Invocations, nil
+}
+
+func (c *AgentLandCmd) check(env *Env, a *agency.App, opts agency.LandOptions) error {
+	res, err := a.CheckLand(env.Ctx, opts)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if err := printJSON(env.Stdout, res); err != nil {
+			return err
+		}
+	} else {
+		printCheck(env.Stdout, res)
+	}
+	if err := res.Refusal(); err != nil && !c.JSON {
+		return err // land would refuse: its own error
+	}
+	if !res.Clean || res.Refused != "" {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
+
+// landMany lands several invocations in order and lists what happened to
+// each; it fails (E_LAND_SOME) unless all landed.
+func (c *AgentLandCmd) landMany(env *Env, a *agency.App, ids []string, opts agency.LandOptions) error {
+	if opts.Batch > 1 && !a.AnyVerify() {
+		return errs.VerifyNotConfigured("--batch")
+	}
+	outs := a.LandMany(env.Ctx, ids, opts)
+	landed := 0
+	for _, o := range outs {
+		if o.Outcome == agency.OutcomeLanded {
+			landed++
+		}
+	}
+	if c.JSON {
+		if err := printJSON(env.Stdout, outs); err != nil {
+			return err
+		}
+	} else {
+		for _, o := range outs {
+			fmt.Fprintf(env.Stdout, "%-14s %s", o.InvocationID, o.Outcome)
+			if o.Outcome == agency.OutcomeLanded && o.Result != nil {
+				fmt.Fprintf(env.Stdout, " (HEAD %s)", agency.ShortSHA(o.Result.ResultHead))
+			} else if o.Error != "" {
+				fmt.Fprintf(env.Stdout, ": %s", o.Error)
+			}
+			fmt.Fprintln(env.Stdout)
+		}
+	}
+	if landed == len(outs) {
+		return nil
+	}
+	return errs.LandSome(landed, len(outs))
 }
 
 func printCheck(w io.Writer, res *agency.LandResult) {

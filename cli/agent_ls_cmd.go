@@ -23,6 +23,7 @@ type invocationJSON struct {
 	repoJSON
 	*store.InvocationRecord
 	DisplayStatus    string `json:"display_status"`
+	VerifyStatus     string `json:"verify_status"` // none, running, passed, failed
 	WorktreeName     string `json:"worktree_name,omitempty"`
 	CheckpointsError string `json:"checkpoints_error,omitempty"`
 	// DiskBytes: the sandbox tree's disk use (cached; 0 once removed).
@@ -38,7 +39,8 @@ type invocationJSON struct {
 // a is nil for a repository that is gone (--all-repos).
 func newInvocationJSON(a *agency.App, v *agency.InvocationView, worktreeName string) invocationJSON {
 	j := invocationJSON{InvocationRecord: v.Record, DisplayStatus: v.Display, WorktreeName: worktreeName,
-		CheckpointsError: v.CheckpointsError, QueuePlace: v.QueuePlace, Forecast: v.Forecast}
+		CheckpointsError: v.CheckpointsError, QueuePlace: v.QueuePlace, Forecast: v.Forecast,
+		VerifyStatus: agency.VerifyStatusOf(v.Record)}
 	if a != nil {
 		j.DiskBytes = v.DiskBytes(a)
 	}
@@ -106,7 +108,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			if v.CheckpointsError != "" {
 				summary = "checkpoints failing (see 'git agency doctor')"
 			}
-			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast), env.when(r.StartedAt), summary)
+			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast)+verifyMark(r), env.when(r.StartedAt), summary)
 		}
 		t.flush()
 	}
@@ -221,6 +223,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	p("integration_worktree_id", r.IntegrationWorktreeID+"  ("+orDash(wtName)+")")
 	p("runner", r.Runner)
 	p("mode", r.Mode)
+	p("isolation", isolationText(r.Isolation))
 	p("command", fmt.Sprintf("%q", r.Command))
 	if r.SessionID != "" {
 		p("session_id", r.SessionID)
@@ -243,6 +246,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	}
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
+	printVerify(p, r)
 	if r.LogsIncomplete != "" {
 		p("logs", "INCOMPLETE: "+r.LogsIncomplete)
 	}
@@ -313,4 +317,13 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		p("checkpoints", v.CheckpointsError)
 	}
 	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
+}
+
+// isolationText says what walls an invocation in (a record from before
+// the wall has none).
+func isolationText(iso string) string {
+	if iso == "bwrap" {
+		return "bwrap (walled: it can change only its sandbox)"
+	}
+	return "none (not walled)"
 }

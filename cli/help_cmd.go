@@ -7,11 +7,12 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/git-agency/git-agency/docs"
 	"github.com/git-agency/git-agency/errs"
 )
 
-// HelpCmd prints a command's page (`git agency help agent land`), or the
-// list of commands.
+// HelpCmd prints a command's page (`git agency help agent land`), a topic
+// of the manual (`git agency help landing`), or the list of both.
 type HelpCmd struct {
 	Command []string `arg:"" optional:"" help:"The command, in the words you type after the program name (agent land)."`
 }
@@ -22,6 +23,12 @@ func (c *HelpCmd) Run(env *Env, app *kong.Kong) error {
 		return nil
 	}
 	n := findCommand(app.Model.Node, c.Command)
+	if n == nil && len(c.Command) == 1 {
+		if text, ok := docs.Topic(c.Command[0]); ok {
+			fmt.Fprintln(env.Stdout, mdText(text))
+			return nil
+		}
+	}
 	if n == nil || n.Hidden {
 		return errs.NoSuchCommand(env.Prog, strings.Join(c.Command, " "))
 	}
@@ -73,7 +80,10 @@ func writeCommandList(w io.Writer, prog string, n *kong.Node) {
 	for _, c := range visibleLeavesOf(n) {
 		fmt.Fprintf(w, "    %-22s %s\n", strings.Join(commandWords(c), " "), firstSentence(c.Help))
 	}
-	fmt.Fprintf(w, "\nEvery page is also a man page: man %s, man %s-<command> (words joined by '-').\n", strings.ReplaceAll(prog, " ", "-"), strings.ReplaceAll(prog, " ", "-"))
+	if n.Type == kong.ApplicationNode {
+		fmt.Fprintf(w, "\nTopics of the manual (%s help <topic>; man 7 git-agency-<topic>):\n    %s\n", prog, strings.Join(docs.Topics(), ", "))
+	}
+	fmt.Fprintf(w, "\nEvery command's page is also a man page: man %s-<command> (its words joined by '-').\n", strings.ReplaceAll(prog, " ", "-"))
 }
 
 // helpPrinter is kong's help printer with the command's page added: the

@@ -85,6 +85,9 @@ func MainAgency(args []string) int {
 	if len(args) > 0 && args[0] == runner.HookEventCmd {
 		return hookEvent(args[1:], os.Stdin)
 	}
+	if len(args) > 0 && args[0] == runner.WallExecCmd {
+		return runner.WallExec(args[1:], os.Stderr)
+	}
 	return Main("git agency", &AgencyCLI{}, args)
 }
 

@@ -9,41 +9,60 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/git-agency/git-agency/docs"
 	"github.com/git-agency/git-agency/errs"
 )
 
 // ManCmd prints the man pages (roff): without an argument this program's
 // page (git-agency.1, git-sandbox.1), with one the page of that name
-// (git-agency-agent-land), with --list every page's name. `make install`
-// installs them all, which is what `man` and `git agency --help` show.
+// (git-agency-agent-land, or git-agency-landing.7 for a topic of the
+// manual), with --list every page's file name. `make install` installs
+// them all, which is what `man` and `git agency --help` show.
 type ManCmd struct {
-	Page string `arg:"" optional:"" help:"The page to print (git-agency-agent-land); default: the program's own."`
-	List bool   `help:"Print the names of this program's pages, one a line."`
+	Page string `arg:"" optional:"" help:"The page to print (git-agency-agent-land, git-agency-landing.7); default: the program's own."`
+	List bool   `help:"Print the file names of this program's pages (git-agency-agent-land.1), one a line."`
 }
 
 func (c *ManCmd) Run(env *Env, app *kong.Kong) error {
 	top := strings.ReplaceAll(env.Prog, " ", "-")
 	if c.List {
-		fmt.Fprintln(env.Stdout, top)
+		fmt.Fprintln(env.Stdout, top+".1")
 		for _, n := range visibleLeaves(app.Model) {
-			fmt.Fprintln(env.Stdout, pageName(env.Prog, n))
+			fmt.Fprintln(env.Stdout, pageName(env.Prog, n)+".1")
+		}
+		for _, t := range manTopics(env.Prog) {
+			fmt.Fprintln(env.Stdout, top+"-"+t+".7")
 		}
 		return nil
 	}
-	if c.Page == "" || c.Page == top {
+	name, section, _ := strings.Cut(c.Page, ".")
+	if name == "" || name == top && section != "7" {
 		writeMan(env.Stdout, env.Prog, app.Model)
 		return nil
 	}
-	for _, n := range visibleLeaves(app.Model) {
-		if pageName(env.Prog, n) != c.Page {
-			continue
-		}
-		if p := commandPage(env.Prog, n); p != nil {
-			writeManPage(env.Stdout, env.Prog, n, p)
-			return nil
+	if section != "7" {
+		for _, n := range visibleLeaves(app.Model) {
+			if p := commandPage(env.Prog, n); p != nil && pageName(env.Prog, n) == name {
+				writeManPage(env.Stdout, env.Prog, n, p)
+				return nil
+			}
 		}
 	}
+	if t, ok := strings.CutPrefix(name, top+"-"); ok && section != "1" && containsString(manTopics(env.Prog), t) {
+		text, _ := docs.Topic(t)
+		writeTopicMan(env.Stdout, name, text)
+		return nil
+	}
 	return errs.NoSuchCommand(env.Prog, c.Page)
+}
+
+// manTopics are the topic pages installed as man pages of prog: the
+// manual's topics go with git-agency.
+func manTopics(prog string) []string {
+	if prog != "git agency" {
+		return nil
+	}
+	return docs.Topics()
 }
 
 // roff escapes text for a man page: backslashes, hyphens (so that flags

@@ -162,14 +162,14 @@ func indentBy(s, by string) string {
 }
 
 var (
-	mdLink = regexp.MustCompile(`\[([^\]]+)\]\([^)]+\)`)
+	mdLink = regexp.MustCompile("\\[(`[^`]*`|[^\\]]+)\\]\\([^)]+\\)")
 	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
 )
 
 // mdText is Markdown as plain text: fences, emphasis markers and link
 // targets dropped, code spans kept as they read.
 func mdText(s string) string {
-	s = boldPerLine(s)
+	s = spansPerLine(s)
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if strings.HasPrefix(l, "```") {
@@ -182,35 +182,76 @@ func mdText(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// boldPerLine closes **bold** at each line end and opens it again on the
-// next, so that a line-by-line rendering sees every pair.
-func boldPerLine(s string) string {
-	return mdBold.ReplaceAllStringFunc(s, func(m string) string {
-		return strings.ReplaceAll(m, "\n", "**\n**")
-	})
-}
-
-// mdInlineRoff is one Markdown line in roff: `code` and **bold** bold.
+// mdInlineRoff is one Markdown line in roff: `code` and **bold** bold
+// (code inside bold too), links as their text.
 func mdInlineRoff(s string) string {
-	// Bold code is code: both are bold.
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "**`", "`"), "`**", "`")
-	parts := strings.Split(s, "`")
-	for i, part := range parts {
+	s = mdLink.ReplaceAllString(s, "$1")
+	var b strings.Builder
+	bold := false
+	font := func() string {
+		if bold {
+			return `\fB`
+		}
+		return `\fR`
+	}
+	for i, part := range strings.Split(s, "`") {
 		if i%2 == 1 {
-			parts[i] = `\fB` + roff(part) + `\fR`
+			b.WriteString(`\fB` + roff(part) + font())
 			continue
 		}
-		part = mdLink.ReplaceAllString(part, "$1")
-		part = roff(part)
-		parts[i] = mdBold.ReplaceAllString(part, `\fB$1\fR`)
+		for j, seg := range strings.Split(part, "**") {
+			if j > 0 {
+				bold = !bold
+				b.WriteString(font())
+			}
+			b.WriteString(roff(seg))
+		}
 	}
-	return strings.Join(parts, "")
+	if bold {
+		b.WriteString(`\fR`)
+	}
+	return b.String()
 }
+
+// spansPerLine closes **bold** and `code` at each line end and opens them
+// again on the next (outside ``` blocks), so that a line-by-line rendering
+// sees every pair.
+func spansPerLine(s string) string {
+	lines := strings.Split(s, "\n")
+	var out, chunk []string
+	flush := func() {
+		t := strings.Join(chunk, "\n")
+		t = mdCode.ReplaceAllStringFunc(t, func(m string) string { return strings.ReplaceAll(m, "\n", "`\n`") })
+		t = mdBold.ReplaceAllStringFunc(t, func(m string) string { return strings.ReplaceAll(m, "\n", "**\n**") })
+		if len(chunk) > 0 {
+			out = append(out, t)
+		}
+		chunk = nil
+	}
+	fenced := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			flush()
+			fenced = !fenced
+			out = append(out, l)
+			continue
+		}
+		if fenced {
+			out = append(out, l)
+			continue
+		}
+		chunk = append(chunk, l)
+	}
+	flush()
+	return strings.Join(out, "\n")
+}
+
+var mdCode = regexp.MustCompile("`[^`]*`")
 
 // mdRoff is a block of Markdown in roff.
 func mdRoff(s string) string {
 	var b strings.Builder
-	lines := strings.Split(boldPerLine(s), "\n")
+	lines := strings.Split(spansPerLine(s), "\n")
 	para := true // the next text line starts a paragraph
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
@@ -219,9 +260,14 @@ func mdRoff(s string) string {
 			i = roffBlock(&b, lines, i+1, func(l string) bool { return strings.HasPrefix(l, "```") })
 			para = true
 		case strings.HasPrefix(l, "|"):
-			i = roffBlock(&b, lines, i, func(l string) bool { return !strings.HasPrefix(l, "|") }) - 1
+			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "|---") { // not the header row
+				roffTableRow(&b, l)
+			}
 			para = true
 		case l == "":
+			para = true
+		case strings.HasPrefix(l, "## "):
+			fmt.Fprintf(&b, ".SH %s\n", mdInlineRoff(strings.ToUpper(l[3:])))
 			para = true
 		case strings.HasPrefix(l, "### "):
 			fmt.Fprintf(&b, ".SS %s\n", mdInlineRoff(l[4:]))
@@ -242,6 +288,29 @@ func mdRoff(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// roffTableRow writes a Markdown table row as a tagged paragraph: the
+// first cell the tag, the others its text (the separator row is left out).
+func roffTableRow(b *strings.Builder, l string) {
+	cells := strings.Split(strings.Trim(l, "| "), " | ")
+	for i := range cells {
+		cells[i] = strings.ReplaceAll(cells[i], `\|`, "|")
+	}
+	if strings.HasPrefix(cells[0], "---") || len(cells) < 2 {
+		return
+	}
+	fmt.Fprintf(b, ".TP\n%s\n%s\n", mdInlineRoff(cells[0]), mdInlineRoff(strings.Join(cells[1:], " — ")))
+}
+
+// writeTopicMan writes a topic page of the manual (Markdown) as the man
+// page name(7).
+func writeTopicMan(w io.Writer, name, text string) {
+	title, body, _ := strings.Cut(text, "\n")
+	fmt.Fprintf(w, ".TH %s 7 %q \"git-agency %s\" \"Git Manual\"\n", strings.ToUpper(name), time.Now().Format("2006-01-02"), version())
+	fmt.Fprintf(w, ".SH NAME\n%s \\- %s\n.SH DESCRIPTION\n", name, mdInlineRoff(strings.TrimLeft(title, "# ")))
+	fmt.Fprint(w, mdRoff(body))
+	fmt.Fprintf(w, ".SH SEE ALSO\n\\fBgit-agency\\fR(1), \\fBgit-sandbox\\fR(1)\n")
 }
 
 var numbered = regexp.MustCompile(`^([0-9]+\.) (.*)$`)

@@ -65,4 +65,11 @@ var Meaning = map[Code]string{
 	EHookFailed:        "the repository's post-checkout hook failed while git made a new tree; the tree was removed",
 	EBranchAgency:      "a branch named agency (or agency/…) is in the way of git-agency's branches",
 	ENoMainWorktree:    "the repository's main worktree cannot be found (a bare repository used through GIT_DIR)",
+	EVerifyFailed:      "the check (agency.verify) failed on the candidate; nothing was landed",
+	EVerifyRunning:     "a land is verifying that invocation already",
+	EHeadMoving:        "the integration branch kept moving while the candidate was verified",
+	ELandSome:          "a land of several invocations did not land them all; each is listed",
+	EWallUnavailable:   "agency.isolate is bwrap and bubblewrap cannot make a wall on this machine; nothing was created",
+	EWallFailed:        "the wall around an agent failed to start; the cause is named and nothing was left behind",
+	ERefMoved:          "a branch moved in a way its reflog does not explain (written from inside a wall?); nothing was landed",
 }

@@ -85,6 +85,15 @@ const (
 	EHookFailed     Code = "E_HOOK_FAILED"
 	EBranchAgency   Code = "E_BRANCH_AGENCY"
 	ENoMainWorktree Code = "E_NO_MAIN_WORKTREE"
+	// Verified landing (agency.verify).
+	EVerifyFailed  Code = "E_VERIFY_FAILED"
+	EVerifyRunning Code = "E_VERIFY_RUNNING"
+	EHeadMoving    Code = "E_HEAD_MOVING"
+	ELandSome      Code = "E_LAND_SOME"
+	// The wall (agency.isolate).
+	EWallUnavailable Code = "E_WALL_UNAVAILABLE"
+	EWallFailed      Code = "E_WALL_FAILED"
+	ERefMoved        Code = "E_REF_MOVED"
 )
 
 // Error is the one error type git-agency shows to users.

@@ -69,4 +69,11 @@ var Fix = map[Code]string{
 	EHookFailed:        "fix the hook (its output is shown), or skip the repository's hooks for one command: git -c core.hooksPath=/dev/null agency …",
 	EBranchAgency:      "rename the branch named agency (git branch -m agency <new-name>): git cannot have it and branches agency/… at once",
 	ENoMainWorktree:    "clone the repository (or add a worktree to it) and run git agency in a tree of its own",
+	EVerifyFailed:      "read the log ('git agency agent logs --verify <id>'), fix the work in the sandbox ('git agency agent send <id>') and land again; --no-verify lands without the check",
+	EVerifyRunning:     "wait for the other land to end ('git agency agent show <id>' says verify_status)",
+	EHeadMoving:        "land again when the integration branch is quiet; nothing was landed",
+	ELandSome:          "each invocation's line says what happened; fix the ones that did not land and land them again",
+	EWallUnavailable:   "'git agency doctor' says why bubblewrap cannot make a wall here and how to fix it; or let agents run unwalled: git config agency.isolate auto (warns) or off",
+	EWallFailed:        "read bubblewrap's reason in the message (a path it cannot mount: check agency.isolate.writable and agency.isolate.hide); 'git agency doctor' checks bubblewrap",
+	ERefMoved:          "look at 'git reflog <branch>': if the move was yours, record it with git update-ref -m <why> refs/heads/<branch> <commit>; else reset the branch to its last logged commit",
 }

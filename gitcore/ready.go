@@ -90,6 +90,18 @@ func (r *Repo) WorktreeAddNoCheckout(ctx context.Context, path, branch, start st
 	return err
 }
 
+// WorktreeAddDetached registers a new worktree at path with a detached
+// HEAD at start (a throwaway tree: no branch is made); checkout false
+// leaves its files unwritten (sparse patterns are set first).
+func (r *Repo) WorktreeAddDetached(ctx context.Context, path, start string, checkout bool) error {
+	args := []string{"worktree", "add", "--quiet", "--detach"}
+	if !checkout {
+		args = append(args, "--no-checkout")
+	}
+	_, err := r.run(ctx, append(args, "--", path, start)...)
+	return err
+}
+
 // SparseCheckoutSet sets the tree's sparse-checkout patterns (`git
 // sparse-checkout set --cone|--no-cone --stdin`).
 func (t *Tree) SparseCheckoutSet(ctx context.Context, sp Sparse) error {

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,19 +53,46 @@ type Spec struct {
 	// that takes a value (--allowedTools Bash) can never swallow it. Set
 	// for the built-ins, whose parsers take "--"; a custom runner's may not.
 	EndOfOptions bool
+	// UnattendedArgs let the runner work alone inside the wall: run shell
+	// commands, edit files and commit in its sandbox without asking, and
+	// without a sandbox of its own (codex's cannot commit in a worktree,
+	// whose git data lives outside it). Added only by Walled.
+	UnattendedArgs []string
+	// AttendedArgs are what a headed run inside the wall gets instead,
+	// when it still asks: codex without its own sandbox, which cannot run
+	// inside the wall (every edit would fail and ask to retry without it),
+	// its approvals as they are.
+	AttendedArgs []string
+	// PermissionFlags are the runner's own flags that pick how it asks or
+	// how it sandboxes itself: a user who passes one has chosen, and no
+	// UnattendedArgs are added. SandboxFlags are those that pick its own
+	// sandbox: with one, no AttendedArgs are added.
+	PermissionFlags, SandboxFlags []string
+	// Unattended is agency.runner.<name>.unattended: "" (unset: headless
+	// runs inside the wall work alone, headed runs ask), "true" (headed
+	// runs too) or "false" (the runner asks as it would on its own).
+	Unattended string
+	// walled holds the arguments Walled chose, which Argv adds.
+	walled []string
 }
 
 // builtins are the runners that need no configuration.
 var builtins = map[string]Spec{
 	"claude": {Name: "claude", Program: "claude",
 		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true,
-		ResumeArgs:  []string{"--resume", "{session_id}"},
-		SessionArgs: []string{"--session-id", "{session_id}"}},
+		ResumeArgs:      []string{"--resume", "{session_id}"},
+		SessionArgs:     []string{"--session-id", "{session_id}"},
+		UnattendedArgs:  []string{"--permission-mode", "bypassPermissions"},
+		PermissionFlags: []string{"--permission-mode", "--dangerously-skip-permissions", "--allow-dangerously-skip-permissions"}},
 	// codex takes `resume <id>` after exec's options (headless) or as its
 	// own subcommand (headed); either way after the other arguments.
 	"codex": {Name: "codex", Program: "codex",
 		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true,
-		ResumeArgs: []string{"resume", "{session_id}"}, ResumeLastArgs: []string{"resume", "--last"}},
+		ResumeArgs: []string{"resume", "{session_id}"}, ResumeLastArgs: []string{"resume", "--last"},
+		UnattendedArgs:  []string{"--dangerously-bypass-approvals-and-sandbox"},
+		AttendedArgs:    []string{"--sandbox", "danger-full-access"},
+		PermissionFlags: []string{"--dangerously-bypass-approvals-and-sandbox", "--sandbox", "-s", "--ask-for-approval", "-a", "--approve-for-me"},
+		SandboxFlags:    []string{"--dangerously-bypass-approvals-and-sandbox", "--sandbox", "-s"}},
 }
 
 // DefaultRunner is used when neither --runner nor agency.defaultRunner is set.
@@ -88,6 +116,14 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 	spec.HeadlessArgs = append([]string(nil), spec.HeadlessArgs...)
 	spec.HeadedArgs = append([]string(nil), spec.HeadedArgs...)
 	key := "agency.runner." + name + "."
+	if _, ok := cfg.Get(key + "unattended"); ok {
+		on, valid := cfg.Bool(key+"unattended", false)
+		if !valid {
+			v, _ := cfg.Get(key + "unattended")
+			return Spec{}, errs.Config(key+"unattended", v, "true or false")
+		}
+		spec.Unattended = strconv.FormatBool(on)
+	}
 	if v, ok := cfg.Get(key + "command"); ok && v != "" {
 		spec.Program = v
 	}
@@ -153,18 +189,36 @@ func Names(cfg *gitcore.Config) []string {
 	return names
 }
 
-// Argv is the runner's command line for a mode: program, the built-in's and
-// configured arguments, the user's --runner-args, then the prompt as one
-// last argument (omitted when empty), after "--" for the built-ins.
-// "{sandbox}" is replaced by the sandbox path. Nothing goes through a shell.
-func (s Spec) Argv(headless bool, runnerArgs []string, prompt, sandbox string) []string {
+// Paths are the directories a runner argument can name: "{sandbox}" (the
+// sandbox's work tree), "{gitdir}" (its worktree git directory,
+// <commondir>/worktrees/<name>) and "{commondir}" (the repository's common
+// git directory), so that a runner that starts a container can mount what
+// git needs there.
+type Paths struct {
+	Sandbox, GitDir, CommonDir string
+}
+
+// expand replaces the placeholders of Paths in a.
+func (p Paths) expand(a string) string {
+	if !strings.Contains(a, "{") {
+		return a
+	}
+	return strings.NewReplacer("{sandbox}", p.Sandbox, "{gitdir}", p.GitDir, "{commondir}", p.CommonDir).Replace(a)
+}
+
+// Argv is the runner's command line for a mode: program, the built-in's
+// arguments, its unattended ones when Walled chose them, the configured
+// arguments, the user's --runner-args, then the prompt as one last argument
+// (omitted when empty), after "--" for the built-ins. The placeholders of
+// Paths are replaced. Nothing goes through a shell.
+func (s Spec) Argv(headless bool, runnerArgs []string, prompt string, paths Paths) []string {
 	argv := []string{s.Program}
 	mode := s.HeadedArgs
 	if headless {
 		mode = s.HeadlessArgs
 	}
-	for _, a := range append(append(append([]string(nil), mode...), s.Args...), runnerArgs...) {
-		argv = append(argv, strings.ReplaceAll(a, "{sandbox}", sandbox))
+	for _, a := range append(append(append(append([]string(nil), mode...), s.walled...), s.Args...), runnerArgs...) {
+		argv = append(argv, paths.expand(a))
 	}
 	if prompt != "" {
 		if s.EndOfOptions {
@@ -173,6 +227,44 @@ func (s Spec) Argv(headless bool, runnerArgs []string, prompt, sandbox string) [
 		argv = append(argv, prompt)
 	}
 	return argv
+}
+
+// Walled returns s as it runs inside the wall. There a built-in works alone
+// (its UnattendedArgs) when it runs headless, or headed with
+// agency.runner.<name>.unattended true, unless the configured or the
+// user's arguments name one of its PermissionFlags; a headed run that still
+// asks gets its AttendedArgs, unless they name one of its SandboxFlags.
+// Nothing is added with unattended false, nor outside the wall.
+func (s Spec) Walled(walled, headless bool, runnerArgs []string) Spec {
+	s.walled = nil
+	if !walled || s.Unattended == "false" {
+		return s
+	}
+	mode := s.HeadedArgs
+	if headless {
+		mode = s.HeadlessArgs
+	}
+	args := append(append(append([]string(nil), mode...), s.Args...), runnerArgs...)
+	if headless || s.Unattended == "true" {
+		if !names(args, s.PermissionFlags) {
+			s.walled = s.UnattendedArgs
+		}
+	} else if !names(args, s.SandboxFlags) {
+		s.walled = s.AttendedArgs
+	}
+	return s
+}
+
+// names reports whether args hold one of flags (alone or as flag=value).
+func names(args, flags []string) bool {
+	for _, a := range args {
+		for _, f := range flags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Find resolves the runner's program on PATH (or as a path).
@@ -242,8 +334,8 @@ func (s Spec) ResumeRunnerArgs(runnerArgs []string, sessionID string) []string {
 }
 
 // ResumeArgv is the command line of a follow-up turn.
-func (s Spec) ResumeArgv(headless bool, runnerArgs []string, sessionID, prompt, sandbox string) []string {
-	return s.Argv(headless, s.ResumeRunnerArgs(runnerArgs, sessionID), prompt, sandbox)
+func (s Spec) ResumeArgv(headless bool, runnerArgs []string, sessionID, prompt string, paths Paths) []string {
+	return s.Argv(headless, s.ResumeRunnerArgs(runnerArgs, sessionID), prompt, paths)
 }
 
 func withSession(tmpl []string, id string) []string {

@@ -84,10 +84,11 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil && rec.Turns > 1 {
 		hookStart = fi.Size()
 	}
-	sess, err := client.NewSession(ctx, tmux.SessionOptions{
-		Name: name, Dir: rec.SandboxPath, Argv: rec.Command, Env: tmuxEnv(rec),
-		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,
-	})
+	opts, err := s.headedSession(rec, name, logPath)
+	if err != nil {
+		return s.failEarly(err.Error(), store.ExitUnknown)
+	}
+	sess, err := client.NewSession(ctx, opts)
 	if err != nil {
 		return s.failEarly("cannot start the tmux session: "+err.Error(), store.ExitUnknown)
 	}
@@ -223,4 +224,14 @@ func CaptureScreen(ctx context.Context, client *tmux.Client, target, path string
 	if out, err := client.CapturePane(ctx, target); err == nil {
 		store.WriteFileAtomic(path, out, 0o600)
 	}
+}
+
+// headedSession is the tmux session a headed invocation runs in: its
+// command walled when the record says so (see Supervisor.walled).
+func (s *Supervisor) headedSession(rec *store.InvocationRecord, name, logPath string) (tmux.SessionOptions, error) {
+	argv, err := s.walled(rec, rec.Command)
+	return tmux.SessionOptions{
+		Name: name, Dir: rec.SandboxPath, Argv: argv, Env: tmuxEnv(rec),
+		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,
+	}, err
 }

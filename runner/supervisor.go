@@ -182,8 +182,13 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	code := -1
 	stopped := ""
+	argv, werr := s.walled(rec, []string{"/bin/sh", "-c", script})
+	if werr != nil && err == nil {
+		f.Close()
+		err = werr
+	}
 	if err == nil {
-		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = rec.SandboxPath
 		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f

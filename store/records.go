@@ -154,7 +154,10 @@ type InvocationRecord struct {
 	// Include and Sparse: as on the worktree record, for the sandbox.
 	Include *IncludeStats `json:"include,omitempty"`
 	Sparse  bool          `json:"sparse,omitempty"`
-	Error   string        `json:"error,omitempty"`
+	// Isolation is what walls the invocation's processes in: "bwrap", or
+	// "none" (agency.isolate off, or auto where bubblewrap cannot).
+	Isolation string `json:"isolation,omitempty"`
+	Error     string `json:"error,omitempty"`
 	// LogsIncomplete says why the logs miss some of the agent's output (a
 	// write failed: a full disk); "" when they are complete.
 	LogsIncomplete string `json:"logs_incomplete,omitempty"`
@@ -178,6 +181,9 @@ type InvocationRecord struct {
 	Land        *LandProgress `json:"land,omitempty"`
 	LandedAt    *string       `json:"landed_at,omitempty"`
 	DiscardedAt *string       `json:"discarded_at,omitempty"`
+
+	// VerifyState: the latest verify of the candidate a land would make.
+	VerifyState
 }
 
 // Str returns a pointer to s (for the record's nullable strings).

@@ -21,25 +21,28 @@ func (s *Server) anthropicPlan(body map[string]any) ([]map[string]any, string) {
 	if strings.Contains(last(prompts), MarkRecall) {
 		return []map[string]any{{"type": "text", "text": recall(prompts)}}, "end_turn"
 	}
-	if _, ok := tools["Bash"]; ok && results == 0 && strings.Contains(last(prompts), MarkBash) {
-		return []map[string]any{{"type": "tool_use", "id": s.id("toolu_"), "name": "Bash",
-			"input": map[string]any{"command": BashCommand, "description": "Create bash.txt"}}}, "tool_use"
+	if results > 0 {
+		return []map[string]any{{"type": "text", "text": s.cfg.Final}}, "end_turn"
 	}
-	if results == 0 {
-		path := s.cfg.File
+	a := s.ask(last(prompts))
+	_, write := tools["Write"]
+	if _, ok := tools["Bash"]; ok && (a.Shell != "" || !write) {
+		cmd, desc := a.Shell, "Run the command"
+		if cmd == "" {
+			cmd, desc = s.shellScript(a.Path), "Create "+a.Path
+		}
+		return []map[string]any{{"type": "tool_use", "id": s.id("toolu_"), "name": "Bash",
+			"input": map[string]any{"command": cmd, "description": desc}}}, "tool_use"
+	}
+	if write && a.Shell == "" {
+		path := a.Path
 		if !filepath.IsAbs(path) {
 			if m := cwdRE.FindStringSubmatch(flatten(body["system"]) + "\n" + flatten(body["messages"])); m != nil {
 				path = filepath.Join(m[1], path)
 			}
 		}
-		if _, ok := tools["Write"]; ok {
-			return []map[string]any{{"type": "tool_use", "id": s.id("toolu_"), "name": "Write",
-				"input": map[string]any{"file_path": path, "content": s.cfg.Content}}}, "tool_use"
-		}
-		if _, ok := tools["Bash"]; ok {
-			return []map[string]any{{"type": "tool_use", "id": s.id("toolu_"), "name": "Bash",
-				"input": map[string]any{"command": s.shellScript(), "description": "Create " + s.cfg.File}}}, "tool_use"
-		}
+		return []map[string]any{{"type": "tool_use", "id": s.id("toolu_"), "name": "Write",
+			"input": map[string]any{"file_path": path, "content": s.cfg.Content}}}, "tool_use"
 	}
 	return []map[string]any{{"type": "text", "text": s.cfg.Final}}, "end_turn"
 }

@@ -20,6 +20,12 @@
 //	@@BASH@@    a shell tool call (touch bash.txt) instead of the file
 //	            write; headless claude with --permission-mode default is
 //	            refused it (a permission denial)
+//	@@SHELL@@ C a shell tool call running C, the rest of the prompt (say,
+//	            "echo x > f && git add f && git commit -qm agent", to see a
+//	            commit made by the agent's own tool)
+//	@@WRITE@@ P the file write goes to path P (the word after the marker)
+//	            instead of Config.File; an absolute P tries a write outside
+//	            the agent's working directory
 //
 // The tool call is made once per prompt: a later prompt of the same
 // conversation gets its own.
@@ -295,18 +301,44 @@ func toolNames(body map[string]any) map[string]map[string]any {
 
 func shquote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-func (s *Server) shellScript() string {
-	return "printf '%s' " + shquote(s.cfg.Content) + " > " + shquote(s.cfg.File)
+// shellScript is a shell command writing Config.Content to path.
+func (s *Server) shellScript(path string) string {
+	return "printf '%s' " + shquote(s.cfg.Content) + " > " + shquote(path)
 }
 
 // Scenario markers (see the package comment).
 const (
 	MarkRecall = "@@RECALL@@"
 	MarkBash   = "@@BASH@@"
+	MarkShell  = "@@SHELL@@"
+	MarkWrite  = "@@WRITE@@"
 )
 
 // BashCommand is the command of the @@BASH@@ scenario.
 const BashCommand = "touch bash.txt"
+
+// toolAsk is the tool call a prompt asks for: a shell command (Shell set)
+// or a write of Config.Content to Path.
+type toolAsk struct {
+	Shell string
+	Path  string
+}
+
+// ask reads the tool call the latest prompt asks for (see the markers).
+func (s *Server) ask(prompt string) toolAsk {
+	if _, rest, ok := strings.Cut(prompt, MarkShell); ok && strings.TrimSpace(rest) != "" {
+		return toolAsk{Shell: strings.TrimSpace(rest)}
+	}
+	if strings.Contains(prompt, MarkBash) {
+		return toolAsk{Shell: BashCommand}
+	}
+	if _, rest, ok := strings.Cut(prompt, MarkWrite); ok {
+		if f := strings.Fields(rest); len(f) > 0 {
+			return toolAsk{Path: f[0]}
+		}
+	}
+	return toolAsk{Path: s.cfg.File}
+}
 
 // recall is the @@RECALL@@ answer for a conversation's user prompts.
 func recall(prompts []string) string {

@@ -292,6 +292,13 @@ func TestScenarios(t *testing.T) {
 	if got := anthropic("@@BASH@@ run it"); got["name"] != "Bash" || got["input"].(map[string]any)["command"] != BashCommand {
 		t.Errorf("claude bash: %v", got)
 	}
+	commit := "echo x > f && git add f && git commit -qm 'agent'"
+	if got := anthropic(MarkShell + " " + commit + "\n"); got["name"] != "Bash" || got["input"].(map[string]any)["command"] != commit {
+		t.Errorf("claude shell: %v", got)
+	}
+	if got := anthropic("Write it to " + MarkWrite + " /elsewhere/out.txt please"); got["name"] != "Write" || got["input"].(map[string]any)["file_path"] != "/elsewhere/out.txt" {
+		t.Errorf("claude write to an absolute path: %v", got)
+	}
 	if got := anthropic("And another file"); got["name"] != "Write" {
 		t.Errorf("a new prompt gets its own tool call: %v", got)
 	}
@@ -314,5 +321,14 @@ func TestScenarios(t *testing.T) {
 	item = responses("@@BASH@@", shell)
 	if item["name"] != "exec_command" || !strings.Contains(item["arguments"].(string), BashCommand) {
 		t.Errorf("codex bash: %v", item)
+	}
+	item = responses(MarkShell+" "+commit, shell)
+	var args map[string]string
+	if json.Unmarshal([]byte(item["arguments"].(string)), &args); item["name"] != "exec_command" || args["cmd"] != commit {
+		t.Errorf("codex shell: %v", item)
+	}
+	item = responses(MarkWrite+" /elsewhere/out.txt", shell)
+	if item["name"] != "apply_patch" || !strings.Contains(item["arguments"].(string), "*** Add File: /elsewhere/out.txt\\n") {
+		t.Errorf("codex write to an absolute path: %v", item)
 	}
 }

@@ -53,14 +53,13 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 		return map[string]any{"type": "function_call", "id": "fc_" + callID[5:], "status": "completed",
 			"name": name, "arguments": string(a), "call_id": callID}
 	}
-	// A prompt that mentions MOCK_SHELL asks for a shell command instead;
-	// @@BASH@@ for a given one.
+	// A prompt that mentions MOCK_SHELL asks for a shell command instead
+	// of the patch; @@BASH@@ and @@SHELL@@ for a given one.
 	prompts, _ := responsesPrompts(body)
-	bash := strings.Contains(last(prompts), MarkBash)
-	shell := bash || strings.Contains(flatten(body["input"]), "MOCK_SHELL")
-	if t, ok := tools["apply_patch"]; ok && !shell {
+	a := s.ask(last(prompts))
+	if t, ok := tools["apply_patch"]; ok && a.Shell == "" && !strings.Contains(flatten(body["input"]), "MOCK_SHELL") {
 		var b strings.Builder
-		b.WriteString("*** Begin Patch\n*** Add File: " + s.cfg.File + "\n")
+		b.WriteString("*** Begin Patch\n*** Add File: " + a.Path + "\n")
 		for _, l := range strings.Split(strings.TrimSuffix(s.cfg.Content, "\n"), "\n") {
 			b.WriteString("+" + l + "\n")
 		}
@@ -71,9 +70,9 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 		}
 		return fc("apply_patch", map[string]any{"input": b.String()})
 	}
-	script := s.shellScript()
-	if bash {
-		script = BashCommand
+	script := a.Shell
+	if script == "" {
+		script = s.shellScript(a.Path)
 	}
 	switch {
 	case tools["exec_command"] != nil:

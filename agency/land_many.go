@@ -1,0 +1,117 @@
+package agency
+
+import (
+	"context"
+	"sort"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
+)
+
+// What happened to each invocation of a land of several (LandOutcome).
+const (
+	OutcomeLanded       = "landed"
+	OutcomeVerifyFailed = "verify failed"
+	OutcomeConflict     = "conflict"
+	OutcomeRefused      = "refused"
+)
+
+// LandOutcome is one invocation's line of `agent land X Y Z`.
+type LandOutcome struct {
+	InvocationID string      `json:"invocation_id"`
+	Outcome      string      `json:"outcome"`
+	Result       *LandResult `json:"result,omitempty"`
+	// Code, Error and Hint say why it did not land.
+	Code  string `json:"code,omitempty"`
+	Error string `json:"error,omitempty"`
+	Hint  string `json:"hint,omitempty"`
+	err   *errs.Error
+}
+
+// Err is why it did not land (nil when it landed).
+func (o LandOutcome) Err() *errs.Error { return o.err }
+
+// outcomeOf classifies a land's result.
+func outcomeOf(inv string, res *LandResult, err error) LandOutcome {
+	o := LandOutcome{InvocationID: inv, Outcome: OutcomeLanded, Result: res}
+	if err == nil {
+		return o
+	}
+	o.err = errs.As(err)
+	o.Code, o.Error, o.Hint = string(o.err.Code), o.err.Msg, o.err.Hint
+	switch o.err.Code {
+	case errs.EVerifyFailed:
+		o.Outcome = OutcomeVerifyFailed
+	case errs.ELandConflict:
+		o.Outcome = OutcomeConflict
+	default:
+		o.Outcome = OutcomeRefused
+	}
+	return o
+}
+
+// LandMany is `agent land X Y Z …`: each invocation lands in the order
+// given, each verified (when a check is set) on top of the ones landed
+// before it. One that does not land (a red verify, a conflict, a refusal)
+// is left pending with its sandbox, and the next one is tried. With
+// opts.Batch > 1, candidates are verified in stacks (landBatched).
+func (a *App) LandMany(ctx context.Context, ids []string, opts LandOptions) []LandOutcome {
+	if opts.Batch > 1 {
+		return a.landBatched(ctx, ids, opts)
+	}
+	var out []LandOutcome
+	for _, id := range ids {
+		o := opts
+		o.Query = id
+		res, err := a.Land(ctx, o)
+		inv := id
+		if res != nil {
+			inv = res.InvocationID
+		} else if rec, rerr := a.ResolveInvocation(id); rerr == nil {
+			inv = rec.InvocationID
+		}
+		out = append(out, outcomeOf(inv, res, err))
+	}
+	return out
+}
+
+// ReadyToLand are the ids of the invocations `land --all` lands: every
+// pending invocation that finished (of the worktree named, or of every
+// worktree when it is ""), oldest finished first.
+func (a *App) ReadyToLand(ctx context.Context, worktree string) ([]string, error) {
+	wtID := ""
+	if worktree != "" {
+		e, err := a.ResolveWorktree(worktree, false)
+		if err != nil {
+			return nil, err
+		}
+		wtID = e.ID
+	}
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
+	}
+	var ready []*store.InvocationRecord
+	for _, e := range list {
+		r := e.Record
+		if e.Broken || r == nil || (wtID != "" && r.IntegrationWorktreeID != wtID) {
+			continue
+		}
+		r = a.Reconcile(ctx, r)
+		if Pending(r) && r.Status == store.StatusFinished {
+			ready = append(ready, r)
+		}
+	}
+	sort.SliceStable(ready, func(i, j int) bool {
+		fi, fj := store.Deref(ready[i].FinishedAt), store.Deref(ready[j].FinishedAt)
+		if fi != fj {
+			return fi < fj
+		}
+		return ready[i].InvocationID < ready[j].InvocationID
+	})
+	ids := make([]string, 0, len(ready))
+	for _, r := range ready {
+		ids = append(ids, r.InvocationID)
+	}
+	return ids, nil
+}

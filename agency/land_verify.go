@@ -1,0 +1,247 @@
+package agency
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// VerifySkipped is LandResult.Verify for a land with --no-verify.
+const VerifySkipped = "skipped"
+
+// landVerifyCommand is the check a land of rec runs: none with --no-verify
+// or when neither agency.verify nor its worktree's own is set.
+func (a *App) landVerifyCommand(rec *store.InvocationRecord, opts LandOptions) string {
+	if opts.NoVerify {
+		return ""
+	}
+	wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID)
+	if err != nil {
+		return ""
+	}
+	return a.VerifyCommand(wt)
+}
+
+// candidate is a land planned and being verified: the result it would
+// make, on what, and the sandbox branch's tip it was built from.
+type candidate struct {
+	rec    *store.InvocationRecord
+	wt     *store.WorktreeRecord
+	res    *LandResult
+	tip    string
+	tree   string // the verify tree
+	treeID string // the candidate's git tree
+	// inBatch: one of a stack (landBatched), which notifies only the
+	// culprit of a red stack.
+	inBatch bool
+	command string
+	began   time.Time
+	// done: nothing to verify (a land found complete, or a candidate
+	// whose tree passed already and was landed); res and err are final.
+	done bool
+}
+
+// landVerified is a land with a check: the candidate (the integration
+// HEAD with the invocation's work replayed) is built in a verify tree and
+// checked there with no lock held; only when it passes does the branch
+// move, by compare-and-swap from the HEAD the candidate was built on. When
+// that HEAD moved meanwhile the candidate is built and checked again, at
+// most verifyRebuilds times more.
+func (a *App) landVerified(ctx context.Context, inv string, opts LandOptions, command string) (*LandResult, error) {
+	timeout, err := a.VerifyTimeout()
+	if err != nil {
+		return nil, err
+	}
+	for try := 1; ; try++ {
+		c, err := a.startVerify(ctx, inv, opts, command)
+		if err != nil || c.done {
+			if c != nil {
+				return c.res, err
+			}
+			return nil, err
+		}
+		out := a.runVerifyCandidate(ctx, c, timeout)
+		res, moved, err := a.endVerify(ctx, c, out)
+		if err != nil && errs.As(err).Code == errs.EVerifyFailed {
+			a.sendBackIfAsked(ctx, c.rec.InvocationID, opts)
+		}
+		if !moved {
+			return res, err
+		}
+		if try > verifyRebuilds {
+			return nil, errs.HeadMoving(inv, c.wt.Branch, try)
+		}
+	}
+}
+
+// runVerifyCandidate runs the check on c (no lock held).
+func (a *App) runVerifyCandidate(ctx context.Context, c *candidate, timeout time.Duration) runner.VerifyOutcome {
+	if err := a.fail(FPVerifyRunning); err != nil {
+		return runner.VerifyOutcome{Error: errs.As(err).Msg}
+	}
+	return a.runVerify(ctx, c.rec, c.tree, c.command, timeout)
+}
+
+// startVerify plans inv's land under the repo lock and, when it is clean,
+// makes its verify tree and records the verify running. A candidate whose
+// tree passed the same check already is landed at once (c.done).
+func (a *App) startVerify(ctx context.Context, inv string, opts LandOptions, command string) (*candidate, error) {
+	ctx, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, done, note, err := a.landBeginLocked(ctx, inv)
+	if err != nil || done != nil {
+		return &candidate{res: done, done: true}, err
+	}
+	if verifyLive(rec) {
+		return nil, errs.VerifyRunning(inv, *rec.VerifyPID)
+	}
+	res, wt, err := a.landPlan(ctx, rec, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	res.Note = note
+	if !res.Clean {
+		return &candidate{res: res, done: true}, a.landConflict(res)
+	}
+	c := &candidate{rec: rec, wt: wt, res: res, command: command}
+	if c.tip, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
+		return nil, SandboxBranchMissingErr(rec)
+	}
+	treeID, err := a.Repo.TreeOf(ctx, res.ResultHead)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	if rec.VerifyStatus == store.VerifyPassed && rec.VerifyTree == treeID && rec.VerifyCommand == command {
+		// The same files passed the same check: land them.
+		res.Verify, res.VerifyLog = store.VerifyPassed, rec.VerifyLog
+		c.done = true
+		return c, a.commitLandLocked(ctx, rec, wt, res)
+	}
+	c.treeID = treeID
+	return c, a.beginVerifyLocked(ctx, c)
+}
+
+// beginVerifyLocked makes c's verify tree at its candidate and records the
+// verify running (by this process). On failure nothing of it is left.
+func (a *App) beginVerifyLocked(ctx context.Context, c *candidate) error {
+	inv, res := c.rec.InvocationID, c.res
+	var err error
+	if c.tree, err = a.makeVerifyTree(ctx, c.wt, inv, res.ResultHead); err != nil {
+		return err
+	}
+	pid := os.Getpid()
+	c.began = a.Now()
+	c.rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
+		r.VerifyStatus, r.VerifyCommand, r.VerifyLog = store.VerifyRunning, c.command, a.Store.VerifyLogPath(inv)
+		r.VerifyCommit, r.VerifyOnto, r.VerifyTree = res.ResultHead, res.TargetHead, c.treeID
+		r.VerifyExitCode, r.VerifyError, r.VerifyDurationMS = nil, "", 0
+		r.VerifyStartedAt = a.now()
+		r.VerifyPID, r.VerifyPIDStartTime = &pid, runner.StartTimeOf(pid)
+		return nil
+	})
+	if err != nil {
+		return withCleanup(err, a.removeVerifyTree(ctx, inv))
+	}
+	a.event(inv, "verify_started", map[string]any{"command": c.command, "candidate": res.ResultHead, "onto": res.TargetHead})
+	return nil
+}
+
+// endVerify records how c's verify ended, under the repo lock. A failed
+// one keeps its tree and is E_VERIFY_FAILED. A passed one lands, unless
+// the integration HEAD or the sandbox branch moved since the candidate was
+// built: then moved is true and the caller builds it again.
+func (a *App) endVerify(ctx context.Context, c *candidate, out runner.VerifyOutcome) (*LandResult, bool, error) {
+	if err := a.fail(FPVerifyPassed); err != nil && out.Passed {
+		return nil, false, err
+	}
+	ctx, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	rec, err := a.recordVerifyLocked(ctx, c, out)
+	if err != nil {
+		return c.res, false, err
+	}
+	return a.landVerifiedLocked(ctx, c, rec)
+}
+
+// recordVerifyLocked records how c's verify ended: a failed one keeps its
+// tree, is notified and is E_VERIFY_FAILED; a passed one's tree goes.
+func (a *App) recordVerifyLocked(ctx context.Context, c *candidate, out runner.VerifyOutcome) (*store.InvocationRecord, error) {
+	inv := c.rec.InvocationID
+	status := store.VerifyFailed
+	if out.Passed {
+		status = store.VerifyPassed
+	}
+	rec, err := a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
+		r.VerifyStatus, r.VerifyExitCode, r.VerifyError = status, out.ExitCode, out.Error
+		r.VerifyDurationMS = out.Duration.Milliseconds()
+		r.VerifyPID, r.VerifyPIDStartTime = nil, nil
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.res.Verify, c.res.VerifyLog = status, rec.VerifyLog
+	data := map[string]any{"candidate": c.res.ResultHead, "exit_code": out.ExitCode, "duration_ms": rec.VerifyDurationMS}
+	if !out.Passed {
+		data["error"] = out.Error
+		a.event(inv, "verify_failed", data)
+		if !c.inBatch {
+			a.notifyLand(ctx, rec, NotifyVerifyFailed, "verify failed", out.Error)
+		}
+		return rec, errs.VerifyFailed(inv, out.Error, rec.VerifyLog, c.tree)
+	}
+	a.event(inv, "verify_passed", data)
+	if err := a.removeVerifyTree(ctx, inv); err != nil {
+		a.warn(inv, err)
+	}
+	return rec, nil
+}
+
+// landVerifiedLocked lands c's verified candidate, or reports moved when
+// it is no longer what a land would make.
+func (a *App) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.InvocationRecord) (*LandResult, bool, error) {
+	if err := landable(rec); err != nil {
+		return nil, false, err
+	}
+	if rec.Land != nil && rec.Land.State == LandInProgress {
+		return nil, true, nil // another land began meanwhile: plan again
+	}
+	integ := a.Repo.Tree(c.wt.TreePath)
+	head, err := integ.Head(ctx)
+	if err != nil {
+		return nil, false, gitErr(err)
+	}
+	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
+	if err != nil {
+		return nil, false, SandboxBranchMissingErr(rec)
+	}
+	if head != c.res.TargetHead || tip != c.tip {
+		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead, "head": head})
+		return nil, true, nil
+	}
+	if err := a.CheckOnBranch(ctx, c.wt); err != nil {
+		return nil, false, err
+	}
+	if dirty, err := integ.HasTrackedChanges(ctx); err != nil {
+		return nil, false, gitErr(err)
+	} else if dirty {
+		return nil, false, errs.LandDirtyIntegration(c.wt.Name, c.wt.TreePath)
+	}
+	if err := a.checkInTheWay(ctx, c.res, c.wt, false); err != nil {
+		return nil, false, err
+	}
+	if err := a.commitLandLocked(ctx, rec, c.wt, c.res); err != nil {
+		return nil, false, err
+	}
+	return c.res, false, nil
+}

@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/git-agency/git-agency/internal/subproc"
+)
+
+// VerifyLogLimit bounds a verify log: its first half and its last half are
+// kept, what lies between is left out with a note saying how much.
+const VerifyLogLimit = 1 << 20
+
+// VerifySpec is one verify: an optional setup script, then the check
+// (agency.verify), each run by /bin/sh in the verify tree Dir.
+type VerifySpec struct {
+	Dir     string
+	Setup   string
+	Command string
+	// Env is added to the scrubbed environment of both.
+	Env []string
+	// Timeout bounds setup and check together (0: none).
+	Timeout time.Duration
+	// LogPath receives setup's and the check's output, bounded by
+	// VerifyLogLimit.
+	LogPath string
+	// Argv, when set, turns the shell command line into the argv that runs
+	// it (a wall around the verify tree); nil runs it as it is.
+	Argv func(argv []string, dir string) ([]string, error)
+}
+
+// VerifyOutcome is how a verify ended. Passed only when the setup (if
+// any) and the check exited 0 in time.
+type VerifyOutcome struct {
+	Passed bool
+	// ExitCode is the failing step's exit status (nil when it had none:
+	// timed out, could not start).
+	ExitCode *int
+	// Error says, for a failure, what failed in a sentence.
+	Error    string
+	Duration time.Duration
+}
+
+// RunVerify runs a verify (setup then check) and waits for it. Each step
+// runs in its own process group, stdin /dev/null, output to the bounded
+// log; a step past the timeout, or a cancelled ctx, has its whole group
+// killed.
+func RunVerify(ctx context.Context, spec VerifySpec) VerifyOutcome {
+	began := time.Now()
+	out := VerifyOutcome{}
+	f, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		out.Error = "could not write the verify log: " + err.Error()
+		return out
+	}
+	log := newBoundedLog(f, VerifyLogLimit)
+	defer func() { log.Close(); out.Duration = time.Since(began) }()
+	if spec.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, spec.Timeout)
+		defer cancel()
+	}
+	steps := []struct{ what, script string }{{"setup", spec.Setup}, {"verify", spec.Command}}
+	for _, st := range steps {
+		if st.script == "" {
+			continue
+		}
+		fmt.Fprintf(log, "$ %s\n", st.script)
+		code, err := runVerifyStep(ctx, spec, st.script, log)
+		switch {
+		case ctx.Err() == context.DeadlineExceeded:
+			out.Error = fmt.Sprintf("%s timed out after %s", st.what, spec.Timeout)
+		case ctx.Err() != nil:
+			out.Error = st.what + " was cancelled"
+		case err != nil:
+			out.Error = fmt.Sprintf("%s could not start: %v", st.what, err)
+		case code == 127:
+			out.ExitCode = &code
+			out.Error = st.what + " command not found (exit 127)"
+		case code != 0:
+			out.ExitCode = &code
+			out.Error = fmt.Sprintf("%s failed (exit %d)", st.what, code)
+		}
+		if out.Error != "" {
+			fmt.Fprintf(log, "\n[%s]\n", out.Error)
+			return out
+		}
+	}
+	zero := 0
+	out.Passed, out.ExitCode = true, &zero
+	return out
+}
+
+// runVerifyStep runs one script; err is a start failure, code its exit
+// status (-1 when it has none).
+func runVerifyStep(ctx context.Context, spec VerifySpec, script string, log io.Writer) (int, error) {
+	argv := []string{"/bin/sh", "-c", script}
+	if spec.Argv != nil {
+		var err error
+		if argv, err = spec.Argv(argv, spec.Dir); err != nil {
+			return -1, err
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = subproc.Scrub(os.Environ(), nil, spec.Env...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = verifySysProcAttr()
+	traced := subproc.Trace(cmd)
+	defer traced()
+	if err := cmd.Start(); err != nil {
+		return -1, err
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			syscall.Kill(-pgid, syscall.SIGKILL)
+		case <-done:
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	// Whatever the check left behind in its group goes with it.
+	killGroupRemains(pgid)
+	if cmd.ProcessState == nil {
+		return -1, err
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return -1, err
+	}
+	return cmd.ProcessState.ExitCode(), nil
+}
+
+// boundedLog writes the first limit/2 bytes through to the file, then
+// keeps only the latest limit/2 bytes in memory; Close appends those after
+// a note of how many bytes were left out.
+type boundedLog struct {
+	f       *os.File
+	head    int64
+	written int64
+	tail    []byte
+	tailMax int
+	dropped int64
+}
+
+func newBoundedLog(f *os.File, limit int64) *boundedLog {
+	return &boundedLog{f: f, head: limit / 2, tailMax: int(limit / 2)}
+}
+
+func (b *boundedLog) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := b.head - b.written; room > 0 {
+		k := min(int64(len(p)), room)
+		b.f.Write(p[:k])
+		b.written += k
+		p = p[k:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	b.tail = append(b.tail, p...)
+	if over := len(b.tail) - b.tailMax; over > 0 {
+		b.dropped += int64(over)
+		b.tail = append(b.tail[:0], b.tail[over:]...)
+	}
+	return n, nil
+}
+
+// Close writes the kept tail and closes the file.
+func (b *boundedLog) Close() error {
+	if b.dropped > 0 {
+		fmt.Fprintf(b.f, "\n[... %d bytes of output left out ...]\n", b.dropped)
+	}
+	b.f.Write(b.tail)
+	return b.f.Close()
+}

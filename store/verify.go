@@ -1,0 +1,58 @@
+package store
+
+import "path/filepath"
+
+// Verify statuses (InvocationRecord.VerifyStatus; "" reads as none).
+const (
+	VerifyNone    = "none"
+	VerifyRunning = "running"
+	VerifyPassed  = "passed"
+	VerifyFailed  = "failed"
+)
+
+// VerifyState is what the invocation's latest verify did: the check
+// (agency.verify) run on the candidate a land of it would produce, in a
+// throwaway verify tree. It is part of the invocation record.
+type VerifyState struct {
+	// VerifyStatus is none (""), running, passed or failed.
+	VerifyStatus string `json:"verify_status,omitempty"`
+	// VerifyLog is the path of the latest verify's log.
+	VerifyLog string `json:"verify_log,omitempty"`
+	// VerifyCommit is the candidate the check ran on; VerifyOnto the
+	// integration HEAD it was built on; VerifyTree its tree.
+	VerifyCommit string `json:"verify_commit,omitempty"`
+	VerifyOnto   string `json:"verify_onto,omitempty"`
+	VerifyTree   string `json:"verify_tree,omitempty"`
+	// VerifyCommand is the command that ran; VerifyExitCode its exit
+	// status (nil when it did not run to an end); VerifyError why it
+	// failed without a plain exit status (timed out, could not start).
+	VerifyCommand  string `json:"verify_command,omitempty"`
+	VerifyExitCode *int   `json:"verify_exit_code,omitempty"`
+	VerifyError    string `json:"verify_error,omitempty"`
+	// VerifyStartedAt and VerifyDurationMS time the latest verify.
+	VerifyStartedAt  string `json:"verify_started_at,omitempty"`
+	VerifyDurationMS int64  `json:"verify_duration_ms,omitempty"`
+	// VerifyPID and VerifyPIDStartTime are the land process running the
+	// verify (a running verify whose process is gone was interrupted).
+	VerifyPID          *int    `json:"verify_pid,omitempty"`
+	VerifyPIDStartTime *uint64 `json:"verify_pid_start_time,omitempty"`
+	// VerifySkipped: the invocation was landed with --no-verify.
+	VerifySkipped bool `json:"verify_skipped,omitempty"`
+	// VerifySendBack: a red verify was sent back to the agent as a
+	// follow-up; its next finish is verified (and landed) again.
+	// VerifyRounds counts the verifies sent back so far.
+	VerifySendBack bool `json:"verify_send_back,omitempty"`
+	VerifyRounds   int  `json:"verify_rounds,omitempty"`
+}
+
+// Verify trees: verify/<inv>/{tree/,verify.log} (a failed one's tree is
+// kept for inspection until the next verify of the invocation or gc).
+
+func (s *Store) VerifiesDir() string              { return filepath.Join(s.RepoDir(), "verify") }
+func (s *Store) VerifyDir(inv string) string      { return filepath.Join(s.VerifiesDir(), inv) }
+func (s *Store) VerifyTreePath(inv string) string { return filepath.Join(s.VerifyDir(inv), "tree") }
+
+// VerifyLogPath is the invocation's verify log (kept with its record).
+func (s *Store) VerifyLogPath(inv string) string {
+	return filepath.Join(s.InvocationDir(inv), "verify.log")
+}
