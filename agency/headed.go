@@ -172,12 +172,25 @@ func (a *App) AfterAttach(ctx context.Context, inv string) *store.InvocationReco
 		if r = a.View(ctx, r); !Active(r) {
 			return r
 		}
-		if running, _ := a.headedState(ctx, r, false); running || ctx.Err() != nil {
+		if a.paneLive(ctx, r) || ctx.Err() != nil {
 			return nil
 		}
 		sleep50ms()
 	}
 	return nil
+}
+
+// paneLive tells whether a headed invocation's session is there with its
+// agent's pane alive (not when tmux cannot tell, say on a loaded machine).
+func (a *App) paneLive(ctx context.Context, r *store.InvocationRecord) bool {
+	client := TmuxClient()
+	qctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	if ok, err := client.HasSession(qctx, sessionOf(r)); err != nil || !ok {
+		return false
+	}
+	st, err := client.PaneState(qctx, paneOf(r))
+	return err == nil && !st.Dead
 }
 
 // AttachWait bounds how long attach waits for a starting invocation's
