@@ -194,7 +194,7 @@ func (a *App) checkOrphanSandboxes(add addFinding, records map[string]*store.Inv
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.SandboxesDir(), "cannot scan sandboxes: %v", err)
 	}
 	for _, id := range sbs {
-		if _, ok := records[id]; !ok {
+		if _, ok := records[id]; !ok && !a.startInProgress(id) {
 			add("sandboxes", LevelProblem, "'git agency gc' removes it (it keeps trees with uncommitted work unless --force)", a.Store.SandboxDir(id),
 				"sandbox %s has no invocation record", id)
 		}

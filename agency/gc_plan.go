@@ -129,6 +129,9 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 		return GCItem{}, false // doctor reports it; its record needs a person
 	}
 	r := p.records[id]
+	if r == nil && p.a.startInProgress(id) {
+		return GCItem{}, false // an agent start is making it
+	}
 	if r == nil {
 		return GCItem{Kind: GCOrphanDir, Invocation: id, Target: p.a.Store.SandboxDir(id),
 			Reason: "no invocation record", tree: tree, forced: p.opts.Force}, true

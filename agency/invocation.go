@@ -38,6 +38,9 @@ const (
 	FPStartAfterMkdir   = "agent-start:after-mkdir"
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
+	// FPStartRecordSync: the first meta.json's temp file is written and
+	// fsynced, not yet renamed.
+	FPStartRecordSync = "agent-start:record-fsync"
 )
 
 // lockedCallTimeout bounds a git call made while the repo lock is held, so
@@ -51,7 +54,7 @@ func SelfExe() string { return runner.SelfExe() }
 
 // PrepareStart checks everything that can be checked before anything is
 // created: the worktree, the runner and its program, the prompt.
-func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spec, error) {
+func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.WorktreeRecord, runner.Spec, error) {
 	wt, err := a.ResolvePresentWorktree(opts.Worktree)
 	if err != nil {
 		return nil, runner.Spec{}, err
@@ -59,7 +62,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if wt, err = a.stillPresent(wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
-	if err := a.CheckOnBranch(context.Background(), wt); err != nil {
+	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
 	if !HasMarker(wt.TreePath) {
@@ -122,7 +125,7 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 // StartInvocation creates the invocation record and its sandbox, then
 // spawns the supervisor. Any failure removes what was made.
 func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.InvocationRecord, error) {
-	wt, spec, err := a.PrepareStart(opts)
+	wt, spec, err := a.PrepareStart(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +174,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	inv, err := store.MkdirID(a.Store.InvocationsDir(), a.Now())
 	if err != nil {
 		return nil, err
+	}
+	if err := markCreator(a.Store.InvocationDir(inv)); err != nil {
+		return nil, withCleanup(err, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
 	}
 	sandboxMade := false
 	rec := &store.InvocationRecord{}
@@ -255,7 +261,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 			return nil, withCleanup(err, cleanup())
 		}
 	}
-	if err := a.Store.WriteInvocation(rec); err != nil {
+	if err := a.Store.WriteNewInvocationThen(rec, func() error { return a.fail(FPStartRecordSync) }); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	// last_used_at: agent start touches its worktree.
@@ -307,7 +313,16 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	if err := a.fail(FPStartSpawn); err != nil {
 		return err
 	}
-	sup, err := runner.SpawnSupervisor(rec.InvocationID, a.supervisorDir(ctx), a.Store.SupervisorLogPath(rec.InvocationID))
+	// Interrupted on the way here: no agent starts (the caller removes
+	// what was made).
+	if ctx.Err() != nil {
+		return errs.Interrupted("starting the agent")
+	}
+	dir, err := a.supervisorDir(ctx)
+	if err != nil {
+		return err
+	}
+	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID))
 	if err != nil {
 		return err
 	}
@@ -324,15 +339,26 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 
 // supervisorDir is where a supervisor runs: the main worktree, since the
 // tree we were started in may be an integration tree the user removes
-// while the agent runs. The caller holds the lock, so the git call is
-// bounded (lockedCallTimeout).
-func (a *App) supervisorDir(ctx context.Context) string {
+// while the agent runs. The caller holds the lock, so the git calls are
+// bounded (lockedCallTimeout). The supervisor finds the repository from
+// there: a directory that is not a worktree of this repository would doom
+// the run before it starts, so it is refused here, while the command can
+// still fail.
+func (a *App) supervisorDir(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, lockedCallTimeout)
 	defer cancel()
-	if dir := a.mainWorktree(ctx); dir != "" {
-		return dir
+	dir := a.mainWorktree(ctx)
+	if dir == "" {
+		dir = a.Repo.Toplevel
 	}
-	return a.Repo.Toplevel
+	loc, ok, err := a.Repo.Locate(ctx, dir)
+	if err != nil {
+		return "", gitErr(err)
+	}
+	if !ok || loc.CommonDir != a.Repo.CommonDir {
+		return "", errs.Internal("the supervisor's directory %s is not a worktree of the repository %s", dir, a.Repo.CommonDir)
+	}
+	return dir, nil
 }
 
 // full tells whether maxActive (if set) agents run already, once the

@@ -33,6 +33,9 @@ const (
 	FPCreateAfterMkdir       = "worktree-create:after-mkdir"
 	FPCreateAfterWorktreeAdd = "worktree-create:after-worktree-add"
 	FPCreateAfterMarker      = "worktree-create:after-marker"
+	// FPCreateRecordSync: meta.json's temp file is written and fsynced,
+	// not yet renamed.
+	FPCreateRecordSync = "worktree-create:record-fsync"
 )
 
 // CreateWorktree creates a named integration worktree: record directory,
@@ -67,7 +70,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		return nil, gitErr(err)
 	}
 	if dirty {
-		return nil, errs.DirtyParent(a.Repo.Toplevel)
+		return nil, a.dirtyErr(ctx, a.Repo.Toplevel, errs.DirtyParent(a.Repo.Toplevel))
 	}
 	// A bad .worktreeinclude is refused before anything is made.
 	include, err := a.IncludePatterns(a.Repo.Toplevel)
@@ -100,6 +103,9 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	worktreeAdded := false
 	cleanup := func() error {
 		return a.undoAdd(ctx, worktreeAdded, a.Store.IntegrationWorktreesDir(), recordDir, tree, branch)
+	}
+	if err := markCreator(recordDir); err != nil {
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := a.fail(FPCreateAfterMkdir); err != nil {
 		return nil, withCleanup(err, cleanup())
@@ -142,7 +148,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		Include:       included,
 		Sparse:        sparse,
 	}
-	if err := a.Store.WriteWorktree(rec); err != nil {
+	if err := a.Store.WriteWorktreeThen(rec, func() error { return a.fail(FPCreateRecordSync) }); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	return rec, nil

@@ -32,7 +32,7 @@ type AgentCmd struct {
 	Path   AgentPathCmd   `cmd:"" help:"Print the absolute path of an agent's sandbox (for cd \"$(git agency agent path ID)\")."`
 
 	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, commits off its branch, then its uncommitted work."`
-	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
+	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree. The commits land writes are yours (your identity; signed when commit.gpgsign is set), as with git cherry-pick."`
 	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/; 'git agency undo' brings it back)."`
 }
 
@@ -110,7 +110,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	opts := c.options()
 	// Check what can be checked before asking for a prompt.
-	if _, _, err := a.PrepareStart(opts); err != nil {
+	if _, _, err := a.PrepareStart(env.Ctx, opts); err != nil {
 		return err
 	}
 	if opts, err = c.withPrompt(env, a, opts); err != nil {
@@ -294,6 +294,8 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
 		defer signal.Stop(sigs)
+		env.ownInterrupt.Store(true)
+		defer env.ownInterrupt.Store(false)
 		o.Interrupts = sigs
 	}
 	rec, err := a.Follow(env.Ctx, inv, o)

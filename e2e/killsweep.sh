@@ -123,6 +123,9 @@ cmd() {
 # AGENCY_FAILPOINT=kill:<step>, besides its git calls.
 failpoints() {
   case $1 in
+  # (record-fsync: the first meta.json is written and fsynced, not renamed)
+  create) echo worktree-create:record-fsync ;;
+  start-headless | start-headed) echo agent-start:record-fsync ;;
   send) echo agent-send:spawn ;;
   esac
 }

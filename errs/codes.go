@@ -12,6 +12,7 @@ var Meaning = map[Code]string{
 	EAmbiguous:         "an id prefix matches several; the candidates are listed",
 	EStoreCorrupt:      "a record is unreadable; its directory is printed",
 	ELocked:            "another git-agency command holds the repository lock",
+	EInterrupted:       "interrupted (Ctrl-C or SIGTERM) before anything was changed",
 	EDetachedHead:      "no current branch (pass --parent), or a worktree to adopt has none",
 	EBranchNotFound:    "the parent branch does not exist (or has no commits)",
 	ENoEditor:          "no editor configured",

@@ -25,6 +25,7 @@ const (
 	EAmbiguous         Code = "E_AMBIGUOUS"
 	EStoreCorrupt      Code = "E_STORE_CORRUPT"
 	ELocked            Code = "E_LOCKED"
+	EInterrupted       Code = "E_INTERRUPTED"
 	EDetachedHead      Code = "E_DETACHED_HEAD"
 	EBranchNotFound    Code = "E_BRANCH_NOT_FOUND"
 	ENoEditor          Code = "E_NO_EDITOR"

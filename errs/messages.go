@@ -21,7 +21,7 @@ func RepoDirMissing(dir string) *Error {
 }
 
 func BareRepo(dir string) *Error {
-	return New(EBareRepo, "integration worktrees need a repository with a working tree; run from a non-bare clone",
+	return New(EBareRepo, "run git agency from a linked worktree of it (git worktree add <dir> <branch>, then cd <dir>), or from a non-bare clone",
 		"bare repositories are not supported: %s", dir)
 }
 
@@ -65,6 +65,13 @@ func StoreCorrupt(path string, cause error) *Error {
 func Locked(path string, timeout string) *Error {
 	return New(ELocked, "another git agency command is working on this repository; wait for it and retry",
 		"repository lock is held by another process (waited %s): %s", timeout, path)
+}
+
+// Interrupted: the command was interrupted (Ctrl-C, SIGTERM) while doing
+// what, before it changed anything.
+func Interrupted(what string) *Error {
+	return New(EInterrupted, "nothing was changed; run the command again",
+		"interrupted while %s", what)
 }
 
 func DetachedHead() *Error {

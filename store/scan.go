@@ -78,10 +78,16 @@ func (s *Store) ReadWorktree(id string) (*WorktreeRecord, error) {
 // by create, rm, adopt, land and agent start) and refuses with E_INTERNAL
 // when it does not.
 func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
+	return s.WriteWorktreeThen(rec, nil)
+}
+
+// WriteWorktreeThen is WriteWorktree with a step run between the temp
+// file's fsync and its rename (see WriteJSONAtomicThen).
+func (s *Store) WriteWorktreeThen(rec *WorktreeRecord, beforeRename func() error) error {
 	if err := s.RequireLock("writing worktree record " + rec.WorktreeID); err != nil {
 		return err
 	}
-	return WriteJSONAtomic(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec)
+	return WriteJSONAtomicThen(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec, beforeRename)
 }
 
 // ScanInvocations reads invocations/*/meta.json, sorted by id (ids start
@@ -206,6 +212,13 @@ func (s *Store) ReadInvocation(id string) (*InvocationRecord, error) {
 func (s *Store) WriteInvocation(rec *InvocationRecord) error {
 	old, err := s.ReadInvocation(rec.InvocationID)
 	return s.writeInvocation(rec, err == nil && Finished(old))
+}
+
+// WriteNewInvocationThen writes the first record of an invocation (one
+// not on disk yet) with a step run between the temp file's fsync and its
+// rename (see WriteJSONAtomicThen).
+func (s *Store) WriteNewInvocationThen(rec *InvocationRecord, beforeRename func() error) error {
+	return WriteJSONAtomicThen(s.InvocationMetaPath(rec.InvocationID), rec, beforeRename)
 }
 
 // writeInvocation writes rec; wasFinished says the record on disk is
