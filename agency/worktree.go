@@ -318,18 +318,6 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && ra == rb
 }
 
-// UnseenEdits tells whether the integration tree of rec has uncommitted
-// changes to tracked files, which its sandbox (made from the tree's last
-// commit) does not have.
-func (a *App) UnseenEdits(ctx context.Context, rec *store.InvocationRecord) bool {
-	wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID)
-	if err != nil {
-		return false
-	}
-	dirty, err := a.Repo.Tree(wt.TreePath).HasTrackedChanges(ctx)
-	return err == nil && dirty
-}
-
 // SandboxPath is `agent path`: the sandbox tree of an invocation, which
 // must still be there.
 func (a *App) SandboxPath(query string) (string, error) {
