@@ -207,6 +207,8 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	// prints no stream, and a follow-up can always resume it.
 	sessionID := runner.NewSessionID()
 	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
+	// Inside the wall a built-in works alone (runner.Spec.Walled).
+	spec = spec.Walled(isolation == runner.IsolateBwrap, opts.Headless, opts.RunnerArgs)
 	if len(startArgs) == 0 {
 		sessionID = ""
 	}
