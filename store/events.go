@@ -32,6 +32,9 @@ func (s *Store) AppendEvent(inv, name string, data map[string]any) error {
 	if err != nil {
 		return errs.Internal("encode event: %v", err)
 	}
+	if err := s.checkWrite(s.EventsPath(inv)); err != nil {
+		return errs.IO("append event", s.EventsPath(inv), err)
+	}
 	if err := appendLine(s.EventsPath(inv), line, false); err != nil {
 		return errs.IO("append event", s.EventsPath(inv), err)
 	}
