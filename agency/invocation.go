@@ -313,7 +313,11 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	if ctx.Err() != nil {
 		return errs.Interrupted("starting the agent")
 	}
-	sup, err := runner.SpawnSupervisor(rec.InvocationID, a.supervisorDir(ctx), a.Store.SupervisorLogPath(rec.InvocationID))
+	dir, err := a.supervisorDir(ctx)
+	if err != nil {
+		return err
+	}
+	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID))
 	if err != nil {
 		return err
 	}
@@ -330,15 +334,26 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 
 // supervisorDir is where a supervisor runs: the main worktree, since the
 // tree we were started in may be an integration tree the user removes
-// while the agent runs. The caller holds the lock, so the git call is
-// bounded (lockedCallTimeout).
-func (a *App) supervisorDir(ctx context.Context) string {
+// while the agent runs. The caller holds the lock, so the git calls are
+// bounded (lockedCallTimeout). The supervisor finds the repository from
+// there: a directory that is not a worktree of this repository would doom
+// the run before it starts, so it is refused here, while the command can
+// still fail.
+func (a *App) supervisorDir(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, lockedCallTimeout)
 	defer cancel()
-	if dir := a.mainWorktree(ctx); dir != "" {
-		return dir
+	dir := a.mainWorktree(ctx)
+	if dir == "" {
+		dir = a.Repo.Toplevel
 	}
-	return a.Repo.Toplevel
+	loc, ok, err := a.Repo.Locate(ctx, dir)
+	if err != nil {
+		return "", gitErr(err)
+	}
+	if !ok || loc.CommonDir != a.Repo.CommonDir {
+		return "", errs.Internal("the supervisor's directory %s is not a worktree of the repository %s", dir, a.Repo.CommonDir)
+	}
+	return dir, nil
 }
 
 // full tells whether maxActive (if set) agents run already, once the

@@ -70,7 +70,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		return nil, gitErr(err)
 	}
 	if dirty {
-		return nil, errs.DirtyParent(a.Repo.Toplevel)
+		return nil, a.dirtyErr(ctx, a.Repo.Toplevel, errs.DirtyParent(a.Repo.Toplevel))
 	}
 	// A bad .worktreeinclude is refused before anything is made.
 	include, err := a.IncludePatterns(a.Repo.Toplevel)

@@ -75,7 +75,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 				return nil, gitErr(err)
 			}
 			if dirty {
-				return nil, errs.DirtyWorktree(rec.Name)
+				return nil, a.dirtyErr(ctx, rec.TreePath, errs.DirtyWorktree(rec.Name))
 			}
 		}
 		// Commits made on a detached HEAD would go with the tree: keep them.
@@ -90,7 +90,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			// in words, so look again.
 			if !opts.Force {
 				if dirty, derr := a.Repo.Tree(rec.TreePath).IsDirty(ctx); derr == nil && dirty {
-					return nil, errs.DirtyWorktree(rec.Name)
+					return nil, a.dirtyErr(ctx, rec.TreePath, errs.DirtyWorktree(rec.Name))
 				}
 			}
 			return nil, gitErr(err)

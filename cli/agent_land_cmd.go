@@ -154,7 +154,7 @@ type AgentLandCmd struct {
 	Invocations []string `arg:"" optional:"" name:"invocation" help:"Invocation ids or unique id prefixes, landed in the order given, each on top of the ones before it."`
 	All         bool     `help:"Land every finished invocation waiting to land (of -w's worktree, or of every worktree), oldest finished first."`
 	Worktree    string   `short:"w" help:"With --all: only this integration worktree's invocations."`
-	Apply       bool     `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit 'agency: land invocation <id>'."`
+	Apply       bool     `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit, titled with the prompt's first line and an 'Agency-Invocation: <id>' trailer."`
 	RequireBase bool     `help:"Refuse when the integration HEAD is no longer the invocation's base commit."`
 	Check       bool     `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict, or with land's own error when land would refuse: a dirty integration tree, files in the way)."`
 	NoVerify    bool     `help:"Land without running the check (agency.verify); the record says it was skipped."`

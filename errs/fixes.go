@@ -8,8 +8,8 @@ package errs
 // docs/errors.md is what they make.
 var Fix = map[Code]string{
 	ENotARepo:          "run the command inside a git repository, or point at one with --repo PATH",
-	EBareRepo:          "run it in a repository with a working tree (git-agency makes worktrees from the main worktree's branches)",
-	EDirtyWorktree:     "commit or stash the changes (the error lists them), or move the untracked files in the way; where the command has --force, it saves them first",
+	EBareRepo:          "run it from a linked worktree of the bare repository (git worktree add <dir> <branch>), or from a non-bare clone",
+	EDirtyWorktree:     "commit or stash the changes (the error lists them), or move the untracked files in the way; where the command has --force, it saves them first; in the middle of a merge, finish it (git commit) or abort it (git merge --abort)",
 	ENameTaken:         "pick another name, or remove the worktree (or branch) that has it",
 	EInvalidName:       "use 2–40 characters of a-z, 0-9 and '-', not starting or ending with '-'",
 	ENotFound:          "list what exists with 'git agency worktree ls --all' or 'git agency agent ls'",

@@ -21,7 +21,7 @@ func RepoDirMissing(dir string) *Error {
 }
 
 func BareRepo(dir string) *Error {
-	return New(EBareRepo, "integration worktrees need a repository with a working tree; run from a non-bare clone",
+	return New(EBareRepo, "run git agency from a linked worktree of it (git worktree add <dir> <branch>, then cd <dir>), or from a non-bare clone",
 		"bare repositories are not supported: %s", dir)
 }
 
