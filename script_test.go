@@ -155,6 +155,10 @@ func setupEnv(env *testscript.Env) error {
 	env.Setenv("SHELL", "/bin/sh")
 	env.Setenv("TERM", "xterm-256color")
 	env.Setenv("AGENCY_BIN", binDir)
+	// The real CLIs' captured panes and screens, for scripts that replay them.
+	if wd, err := os.Getwd(); err == nil {
+		env.Setenv("CAPTURES", filepath.Join(wd, "runner", "testdata"))
+	}
 	env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 	var keys []string
 	for _, kv := range env.Vars {

@@ -24,7 +24,7 @@ type AgentCmd struct {
 	Ls     AgentLsCmd     `cmd:"" aliases:"list" help:"List agent invocations."`
 	Show   AgentShowCmd   `cmd:"" help:"Show one invocation's record."`
 	Send   AgentSendCmd   `cmd:"" help:"Give an agent a follow-up prompt in its own sandbox and conversation (resumes a finished one; types into a running headed one)."`
-	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
+	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent: SIGINT to its process group; a headed one gets C-c, then its quit command (claude /exit, codex /quit, agency.runner.<name>.quit), then its session is killed. Recorded finished, exit_reason stopped."`
 	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
 	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session, waiting for one still starting (detach with the tmux prefix, then d)."`
@@ -358,8 +358,8 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 // AgentLogsCmd is `agent logs`.
 type AgentLogsCmd struct {
 	InvocationArg
-	Follow bool `short:"f" help:"Keep printing new output until the agent ends."`
-	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl) instead of the normalised events."`
+	Follow bool `short:"f" help:"Keep printing new output until the agent ends (a headed agent's pane is drawn without the sequences your terminal would answer or keep)."`
+	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl; a headed agent's pane.log, terminal escapes and all) instead of the normalised events (a headed agent's screen as text)."`
 	Stderr bool `xor:"which" help:"Print the runner's stderr (logs/stderr.log) instead."`
 	Verify bool `xor:"which" help:"Print the log of the latest verify (agency.verify run on the candidate a land would make)."`
 }
@@ -387,6 +387,12 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	}
 	if c.Follow && !c.Stderr {
 		return followInvocation(env, a, rec.InvocationID, false, false, kind)
+	}
+	if rec.Mode == store.ModeHeaded && kind == agency.LogReadable {
+		// Its screen as text, terminal or not: pane.log's bytes hold
+		// queries the terminal would answer into the shell (--raw).
+		a.CopyScreen(env.Ctx, rec, env.Stdout)
+		return nil
 	}
 	a.CopyLogs(rec, kind, env.Stdout, env.Stderr)
 	return nil

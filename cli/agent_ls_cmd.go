@@ -79,6 +79,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			return err
 		}
 		names := worktreeNames(g.Store)
+		dirtyIntegration(env, g.App, views)
 		if c.JSON {
 			for _, v := range views {
 				if v.Broken {
@@ -111,6 +112,33 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		return printJSON(env.Stdout, out)
 	}
 	return nil
+}
+
+// dirtyIntegration marks the forecast of the pending invocations whose
+// integration tree has uncommitted changes: land refuses into it, so LANDS
+// must not say clean. One look per worktree, only where a forecast is shown.
+func dirtyIntegration(env *Env, a *agency.App, views []agency.InvocationView) {
+	if a == nil {
+		return
+	}
+	dirty := map[string]bool{}
+	for i := range views {
+		v := &views[i]
+		if v.Forecast == nil || v.Record == nil {
+			continue
+		}
+		wt := v.Record.IntegrationWorktreeID
+		d, seen := dirty[wt]
+		if !seen {
+			d = a.IntegrationDirty(env.Ctx, wt)
+			dirty[wt] = d
+		}
+		if d && v.Forecast.Refused == "" {
+			f := *v.Forecast
+			f.LandsCleanly, f.Refused = false, string(errs.EDirtyWorktree)
+			v.Forecast = &f
+		}
+	}
 }
 
 // displayText is the STATE column: the display status, with a queued
@@ -183,6 +211,9 @@ func (c *AgentShowCmd) Run(env *Env) error {
 		return err
 	}
 	name := worktreeNames(a.Store)[v.Record.IntegrationWorktreeID]
+	views := []agency.InvocationView{*v}
+	dirtyIntegration(env, a, views)
+	v = &views[0]
 	if c.JSON {
 		return printJSON(env.Stdout, newInvocationJSON(a, v, name))
 	}

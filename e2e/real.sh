@@ -119,7 +119,8 @@ run_ok() { # RUNNER RAWTYPE STREAMKIND LOGLINE
   local logs; logs=$(dirname "$sb")/logs
   expect "status finished" field "$work/$r.json" status '"finished"'
   expect "exit_reason exited" field "$work/$r.json" exit_reason '"exited"'
-  expect "display_status ready to land" field "$work/$r.json" display_status '"ready to land"'
+  # hello.txt is uncommitted (agents rarely commit): only land --apply takes it
+  expect "display_status ready to land (--apply)" field "$work/$r.json" display_status '"ready to land \(--apply\)"'
   expect "semantic_status ready_for_review" field "$work/$r.json" semantic_status '"ready_for_review"'
   expect "usage: turns" field "$work/$r.json" turns '[1-9][0-9]*'
   expect "usage: input tokens" field "$work/$r.json" input_tokens '[1-9][0-9]*'

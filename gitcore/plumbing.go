@@ -139,7 +139,7 @@ func (r *Repo) DiffShortstat(ctx context.Context, from, to string) (Shortstat, e
 	if from == "" {
 		from = EmptyTree
 	}
-	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--shortstat", from, to, "--")
+	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--ignore-submodules=none", "--shortstat", from, to, "--")
 	if err != nil {
 		return Shortstat{}, err
 	}

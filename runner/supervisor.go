@@ -399,10 +399,12 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 			reason = store.ExitStopped
 		}
 		r.Status = store.StatusFinished
-		// Stopped, killed or timed out, a run did not complete, whatever
-		// its exit code (claude exits 0 on SIGINT; a killed tmux session
-		// has none).
-		if (code != nil && *code != 0) || reason == store.ExitTimeout || stop != "" {
+		// Killed or timed out, a run did not complete, whatever its exit
+		// code (claude exits 0 on SIGINT; a killed tmux session has
+		// none). A stop the user asked for ended it as asked: finished,
+		// exit_reason stopped, whatever its exit code (130 after C-c).
+		if reason == store.ExitTimeout || stop == store.ExitKilled ||
+			(stop == "" && code != nil && *code != 0) {
 			r.Status = store.StatusFailed
 		}
 		r.ExitCode = code
@@ -432,7 +434,7 @@ func (s *Supervisor) notifyEnd() {
 	if rec, err := s.Store.ReadInvocation(s.Invocation); err == nil {
 		switch rec.Status {
 		case store.StatusFinished:
-			s.notify(NotifyFinished, "ready to land", endSummary(rec))
+			s.notify(NotifyFinished, s.endDisplay(rec), endSummary(rec))
 		case store.StatusFailed:
 			s.notify(NotifyFailed, "failed", endSummary(rec))
 		}

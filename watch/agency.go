@@ -370,6 +370,48 @@ func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, er
 	return res.Report()[0], nil
 }
 
+// ApplyStat implements Actions: the diffstat of the sandbox's uncommitted
+// work, after a line counting its commits (when it has any).
+func (x *AgencyActions) ApplyStat(ctx context.Context, inv InvocationRow) ([]string, error) {
+	a, err := x.app(inv.RepoID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := a.Diff(ctx, inv.ID, gitcore.DiffOptions{Stat: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if n := len(d.Commits); n > 0 {
+		out = append(out, fmt.Sprintf("%s on its branch, and uncommitted:", agency.Plural(n, "commit")))
+	}
+	for _, l := range strings.Split(strings.TrimRight(string(d.Uncommitted), "\n"), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(d.UncommittedFiles) == 0 {
+		out = append(out, "no uncommitted changes")
+	}
+	if len(d.Denied) > 0 {
+		out = append(out, "left out, denylisted: "+strings.Join(d.Denied, " "))
+	}
+	return out, nil
+}
+
+// LandApply implements Actions: land with --apply.
+func (x *AgencyActions) LandApply(ctx context.Context, inv InvocationRow) (string, error) {
+	a, err := x.app(inv.RepoID)
+	if err != nil {
+		return "", err
+	}
+	res, err := a.Land(ctx, agency.LandOptions{Query: inv.ID, Apply: true})
+	if err != nil {
+		return "", err
+	}
+	return res.Report()[0], nil
+}
+
 // Discard implements Actions.
 func (x *AgencyActions) Discard(ctx context.Context, inv InvocationRow) (string, error) {
 	a, err := x.app(inv.RepoID)

@@ -8,7 +8,7 @@ type KeyMap struct {
 	Up, Down, Top, Bottom key.Binding
 	Attach, Diff, Logs    key.Binding
 	VerifyLog             key.Binding
-	Land, Discard         key.Binding
+	Land, Apply, Discard  key.Binding
 	Stop, Kill            key.Binding
 	Open, Shell           key.Binding
 	Help, Back, Quit      key.Binding
@@ -32,6 +32,7 @@ func DefaultKeys() KeyMap {
 		Logs:      b([]string{"l"}, "l", "logs"),
 		VerifyLog: b([]string{"v"}, "v", "verify log"),
 		Land:      b([]string{"L"}, "L", "land"),
+		Apply:     b([]string{"A"}, "A", "land --apply"),
 		Discard:   b([]string{"D"}, "D", "discard"),
 		Stop:      b([]string{"s"}, "s", "stop"),
 		Kill:      b([]string{"k"}, "k", "kill"),
