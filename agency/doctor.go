@@ -36,8 +36,8 @@ const MinGitVersion = "2.38"
 // addFinding adds one finding (Doctor's steps share it).
 type addFinding = func(check, level, hint, path, format string, args ...any)
 
-// Doctor checks the environment and this repository's records. It changes
-// nothing (beyond the lazy reconcile every read path runs).
+// Doctor checks the environment and this repository's records. It is a
+// read: it changes nothing, and says what gc would settle (Settle).
 func (a *App) Doctor(ctx context.Context) []Finding {
 	var out []Finding
 	add := func(check, level, hint, path, format string, args ...any) {
@@ -49,6 +49,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkRunners(ctx, add)
 	a.checkDataDir(add)
 	a.checkConfig(add)
+	repoChecks := len(out)
 	a.checkRelink(add)
 	wts := a.checkWorktreeRecords(add)
 	a.checkSetups(ctx, add, wts)
@@ -61,8 +62,10 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkLeftovers(add, left)
 	a.checkRecordFiles(add, invs)
 	a.checkUndo(add)
+	// The repository's own checks say they ran and found nothing, whatever
+	// the environment's checks above found (a missing runner program).
 	problems := 0
-	for _, f := range out {
+	for _, f := range out[repoChecks:] {
 		if f.Level == LevelProblem {
 			problems++
 		}
@@ -152,7 +155,7 @@ func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
 
 // checkInvocationRecords: broken invocation records, running ones whose
 // sandbox is gone. It returns the scan and the records by id (after
-// reconcile; nil for a broken one).
+// View; nil for a broken one).
 func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]store.InvocationEntry, map[string]*store.InvocationRecord) {
 	invs, err := a.Store.ScanInvocationsChecked()
 	if err != nil {
@@ -168,8 +171,12 @@ func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]sto
 			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "invocation record %s is broken: %v", e.ID, e.Err)
 			continue
 		}
-		r := a.Reconcile(ctx, e.Record)
+		r := a.View(ctx, e.Record)
 		records[e.ID] = r
+		if Active(e.Record) && !Active(r) {
+			add("records", LevelWarn, "'git agency gc --yes' records it (and starts queued agents a free slot allows)", e.Dir,
+				"invocation %s: its supervisor is gone and its outcome (%s) is not recorded yet", e.ID, r.Status)
+		}
 		if Active(r) {
 			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err != nil {
 				add("sandboxes", LevelProblem, "stop it with 'git agency agent kill "+r.InvocationID+"'", a.Store.SandboxTreePath(r.InvocationID),

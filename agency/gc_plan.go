@@ -61,7 +61,8 @@ func (p *gcPlanner) flush() {
 	}
 }
 
-// scanRecords reads the invocation records (reconciled); a broken one is
+// scanRecords reads the invocation records (as reads show them: View; GC
+// records what a dead supervisor left unrecorded: Settle); a broken one is
 // left to doctor, one without meta.json is a killed start's leftover.
 func (p *gcPlanner) scanRecords() error {
 	invs, err := p.a.Store.ScanInvocations()
@@ -78,7 +79,7 @@ func (p *gcPlanner) scanRecords() error {
 			}
 			continue
 		}
-		p.records[e.ID] = p.a.Reconcile(p.ctx, e.Record)
+		p.records[e.ID] = p.a.View(p.ctx, e.Record)
 	}
 	return nil
 }

@@ -48,7 +48,8 @@ const (
 // generous, but never without end.
 const lockedCallTimeout = 2 * time.Minute
 
-// SelfExe is the program the supervisor is started as (runner.SelfExe).
+// SelfExe is the running program (runner.SelfExe); the supervisor is
+// started as git-agency whichever program starts it (runner.AgencyExe).
 func SelfExe() string { return runner.SelfExe() }
 
 // PrepareStart checks everything that can be checked before anything is
@@ -206,6 +207,8 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	// prints no stream, and a follow-up can always resume it.
 	sessionID := runner.NewSessionID()
 	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
+	// Inside the wall a built-in works alone (runner.Spec.Walled).
+	spec = spec.Walled(isolation == runner.IsolateBwrap, opts.Headless, opts.RunnerArgs)
 	if len(startArgs) == 0 {
 		sessionID = ""
 	}
@@ -293,7 +296,11 @@ func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []stri
 		return argv, nil
 	}
 	settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
-	out, err := runner.WriteClaudeSettings(argv, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
+	exe := runner.AgencyExe()
+	if exe == "" {
+		return nil, errs.AgencyMissing(runner.AgencyProgram)
+	}
+	out, err := runner.WriteClaudeSettings(argv, settings, exe, inv, runner.HookPath(a.Store, inv))
 	if err != nil {
 		return nil, errs.IO("write", settings, err)
 	}

@@ -287,3 +287,47 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 	}
 	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
 }
+
+// WorktreeHere is the id of the present integration worktree this command
+// runs in ("" when it runs elsewhere): where you are is enough for
+// `agent start`.
+func (a *App) WorktreeHere() string {
+	top := a.Repo.Toplevel
+	if top == "" || !HasMarker(top) {
+		return "" // one file read: most commands run elsewhere
+	}
+	list, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return ""
+	}
+	for _, e := range list {
+		if r := e.Record; r != nil && r.State == store.StatePresent && samePath(r.TreePath, top) {
+			return r.WorktreeID
+		}
+	}
+	return ""
+}
+
+// samePath tells whether two paths name one directory (symlinks resolved).
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// SandboxPath is `agent path`: the sandbox tree of an invocation, which
+// must still be there.
+func (a *App) SandboxPath(query string) (string, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return "", err
+	}
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return "", errs.SandboxGone(rec.InvocationID, a.Store.SandboxTreePath(rec.InvocationID))
+	}
+	return tree, nil
+}

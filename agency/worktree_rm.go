@@ -109,6 +109,9 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	}
 	res := &RemoveWorktreeResult{Worktree: rec, KeptRef: kept, KeptSubmodules: keptSubs}
 	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
+	// Its queued invocations can never start now: they leave the queue,
+	// and the slots its stopped agents held go to others.
+	a.drainQueueLocked(ctx)
 	if err != nil {
 		return res, err
 	}

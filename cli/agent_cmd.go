@@ -29,6 +29,7 @@ type AgentCmd struct {
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
 	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session, waiting for one still starting (detach with the tmux prefix, then d)."`
 	Open   AgentOpenCmd   `cmd:"" help:"Open an agent's sandbox in your editor."`
+	Path   AgentPathCmd   `cmd:"" help:"Print the absolute path of an agent's sandbox (for cd \"$(git agency agent path ID)\")."`
 
 	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, commits off its branch, then its uncommitted work."`
 	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree. The commits land writes are yours (your identity; signed when commit.gpgsign is set), as with git cherry-pick."`
@@ -42,7 +43,7 @@ type InvocationArg struct {
 
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
-	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
+	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); by default the one you are in (required elsewhere, unless --now)."`
 	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d and --json apply)."`
 	StartFlags
 	JSON bool `name:"json" help:"Print the invocation's record as one JSON object (as agent show --json) instead of its id: at once with -d (or when queued), else when the agent has ended (its output goes to stderr; a headed agent is not attached)."`
@@ -70,8 +71,11 @@ type StartFlags struct {
 
 // RawString is a flag value taken byte for byte: kong's own string
 // decoding goes through JSON, which turns bytes that are not UTF-8 into
-// U+FFFD.
-type RawString string
+// U+FFFD. Given tells an empty value (--prompt ”) from no flag.
+type RawString struct {
+	Text  string
+	Given bool
+}
 
 // Decode takes the next token as is.
 func (r *RawString) Decode(ctx *kong.DecodeContext) error {
@@ -79,7 +83,7 @@ func (r *RawString) Decode(ctx *kong.DecodeContext) error {
 	if t.IsEOL() {
 		return fmt.Errorf("missing value")
 	}
-	*r = RawString(fmt.Sprint(t.Value))
+	r.Text, r.Given = fmt.Sprint(t.Value), true
 	return nil
 }
 
@@ -99,7 +103,10 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return c.follow(env, a, rec)
 	}
 	if c.Worktree == "" {
-		return errs.StartNeedsWorktree(env.Prog)
+		// Inside an integration worktree, that one.
+		if c.Worktree = a.WorktreeHere(); c.Worktree == "" {
+			return errs.StartNeedsWorktree(env.Prog)
+		}
 	}
 	opts := c.options()
 	// Check what can be checked before asking for a prompt.
@@ -112,6 +119,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	rec, err := a.StartInvocation(env.Ctx, opts)
 	if err != nil {
 		return err
+	}
+	if a.IntegrationDirty(env.Ctx, rec.IntegrationWorktreeID) {
+		fmt.Fprintln(env.Stderr, "warning: "+errs.UnseenEditsNote(worktreeNames(a.Store)[rec.IntegrationWorktreeID]))
 	}
 	return c.started(env, a, rec)
 }
@@ -131,7 +141,7 @@ func (c *AgentStartCmd) options() agency.StartOptions {
 // withPrompt reads the prompt (flag, file, or the editor for a headless
 // run) into opts; an empty headless prompt is refused.
 func (c *AgentStartCmd) withPrompt(env *Env, a *agency.App, opts agency.StartOptions) (agency.StartOptions, error) {
-	pr, err := readPrompt(env, a, string(c.Prompt), c.PromptFile, c.Headless)
+	pr, err := readPrompt(env, a, c.Prompt, c.PromptFile, c.Headless)
 	if err != nil {
 		return opts, err
 	}
@@ -217,11 +227,15 @@ func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error
 type prompt struct{ text, source, path string }
 
 // readPrompt takes the prompt from --prompt, --prompt-file or, when
-// editor is set, the user's editor ("" when none of them gives one).
-func readPrompt(env *Env, a *agency.App, text, file string, editor bool) (prompt, error) {
+// editor is set, the user's editor ("" when none of them gives one). An
+// empty --prompt is the prompt given, not a reason to open the editor.
+func readPrompt(env *Env, a *agency.App, flag RawString, file string, editor bool) (prompt, error) {
 	switch {
-	case text != "":
-		return prompt{text, "flag", ""}, nil
+	case flag.Given:
+		if editor && strings.TrimSpace(flag.Text) == "" {
+			return prompt{}, errs.PromptFlagEmpty()
+		}
+		return prompt{flag.Text, "flag", ""}, nil
 	case file != "":
 		data, err := agency.ReadPromptFile(file)
 		if err != nil {
@@ -307,18 +321,29 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 	return agentExit(rec)
 }
 
-// agentExit turns a final record into the command's exit status.
+// Exit statuses of a followed agent that did not exit on its own (as
+// timeout(1) and a shell report them).
+const (
+	ExitAgentTimeout = 124
+	ExitAgentStopped = 128 + int(syscall.SIGINT)
+	ExitAgentKilled  = 128 + int(syscall.SIGKILL)
+)
+
+// agentExit turns a final record into the command's exit status (the
+// table in `agent start --help`): 0 only for a run that finished well.
 func agentExit(rec *store.InvocationRecord) error {
-	if rec.ExitCode != nil {
-		if *rec.ExitCode == 0 {
-			return nil
-		}
-		if *rec.ExitCode > 0 && *rec.ExitCode < 256 {
-			return &ExitError{Code: *rec.ExitCode}
-		}
-		return &ExitError{Code: 1}
+	switch store.Deref(rec.ExitReason) {
+	case store.ExitTimeout:
+		return &ExitError{Code: ExitAgentTimeout}
+	case store.ExitStopped:
+		return &ExitError{Code: ExitAgentStopped}
+	case store.ExitKilled:
+		return &ExitError{Code: ExitAgentKilled}
 	}
-	if rec.Status == store.StatusFailed {
+	if rec.ExitCode != nil && *rec.ExitCode > 0 && *rec.ExitCode < 256 {
+		return &ExitError{Code: *rec.ExitCode}
+	}
+	if rec.Status == store.StatusFailed || (rec.ExitCode != nil && *rec.ExitCode != 0) {
 		return &ExitError{Code: 1}
 	}
 	return nil
@@ -438,3 +463,21 @@ func (c *SuperviseCmd) Run(env *Env) error {
 }
 
 func (*SuperviseCmd) longLived() {}
+
+// AgentPathCmd is `agent path`.
+type AgentPathCmd struct {
+	InvocationArg
+}
+
+func (c *AgentPathCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	p, err := a.SandboxPath(c.Invocation)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, p)
+	return nil
+}

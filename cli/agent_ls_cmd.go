@@ -15,6 +15,7 @@ import (
 type AgentLsCmd struct {
 	JSONFlag
 	Worktree string `short:"w" help:"Only this integration worktree's invocations."`
+	All      bool   `help:"Also invocations landed or discarded more than a day ago (left out otherwise)."`
 	AllReposFlag
 }
 
@@ -78,6 +79,9 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		} else if views, err = g.Invocations(env.Ctx); err != nil {
 			return err
 		}
+		if !c.All {
+			views = recent(views, time.Now())
+		}
 		names := worktreeNames(g.Store)
 		dirtyIntegration(env, g.App, views)
 		if c.JSON {
@@ -94,6 +98,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		}
 		g.header(env, i)
 		t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "LANDS", "STARTED", "SUMMARY")
+		t.lead = g.lead()
 		for _, v := range views {
 			if v.Broken {
 				t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-", "-")
@@ -112,6 +117,18 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		return printJSON(env.Stdout, out)
 	}
 	return nil
+}
+
+// recent leaves out the invocations landed or discarded more than a day
+// ago (agency.SettledLongAgo).
+func recent(views []agency.InvocationView, now time.Time) []agency.InvocationView {
+	out := views[:0:0]
+	for _, v := range views {
+		if v.Record == nil || !agency.SettledLongAgo(v.Record, now) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // dirtyIntegration marks the forecast of the pending invocations whose

@@ -8,9 +8,12 @@
 # repository runs `git agency agent start --runner claude|codex --headless`,
 # checking the file the agent wrote, raw.jsonl, stream.jsonl, the status, the
 # usage summary, that a model server that never answers (the mock's
-# /hang/ prefix) ends in exit_reason timeout instead of a hang, and (e2e/send.sh)
+# /hang/ prefix) ends in exit_reason timeout instead of a hang, (e2e/send.sh)
 # that `agent send` continues a finished run's conversation in its sandbox
-# with the usage counted once, and a claude permission denial.
+# with the usage counted once, and a claude permission denial, and
+# (e2e/wall.sh) that inside the wall, with no permission flag from the user,
+# both commit from their shell tools and a write by absolute path changes
+# nothing outside the sandbox. Every agent runs walled (agency.isolate bwrap).
 #
 # Nothing here talks to the network except npm (once, to install). HOME,
 # the CLIs' config dirs and the data dir are all inside a temp directory.
@@ -77,11 +80,12 @@ echo "e2e: $(claude --version 2>&1), $(codex --version 2>/dev/null), mock on 127
 repo=$work/repo
 git init -q "$repo" && cd "$repo" && git commit -q --allow-empty -m init || exit 1
 git agency worktree create --name feat >/dev/null || exit 1
-# Permission flags, as a user would set them (see docs/runners.md, "Real runners").
-git config --add agency.runner.claude.headlessArg --permission-mode
-git config --add agency.runner.claude.headlessArg acceptEdits
+# Every agent runs inside the wall (a start without it fails), and no
+# permission flag is given: inside the wall the built-ins work alone.
+git config agency.isolate bwrap
+# codex, offline: no plugins, no endless retries.
 for a in --disable plugins --disable remote_plugin --disable apps \
-  --disable unbounded_connection_retries --dangerously-bypass-approvals-and-sandbox; do
+  --disable unbounded_connection_retries; do
   git config --add agency.runner.codex.headlessArg "$a"
 done
 
@@ -185,6 +189,9 @@ case ${AGENCY_E2E_ONLY:-headed} in codex|headed) headed_codex;; esac
 
 # agent send: follow-ups in the same conversation, a permission denial.
 . "$root/e2e/send.sh"
+
+# The wall: commits from the agents' own shell tools, escapes by absolute path.
+. "$root/e2e/wall.sh"
 
 # verified landing: a red verify sent back to the agent (e2e/verify.sh).
 . "$root/e2e/verify.sh"

@@ -43,6 +43,13 @@ func NotFound(kind, query string) *Error {
 	return New(ENotFound, hint, "no %s matches %q", kind, query)
 }
 
+// NotFoundDidYouMean is NotFound when a name close to the query exists.
+func NotFoundDidYouMean(kind, query, name string) *Error {
+	e := NotFound(kind, query)
+	e.Hint = "did you mean '" + name + "'? " + e.Hint
+	return e
+}
+
 func Ambiguous(kind, query string, candidates []string) *Error {
 	return New(EAmbiguous, "use more characters of the id, or the full id",
 		"%q matches %d %ss", query, len(candidates), kind).With(candidates...)
@@ -257,7 +264,7 @@ func NothingToLandTreeGone(inv, tree string) *Error {
 }
 
 func NothingToLandDiscarded(inv string) *Error {
-	return New(ENothingToLand, "start a new agent with 'git agency agent start'",
+	return New(ENothingToLand, "'git agency undo' brings a discarded sandbox back (when the discard is the last operation), then land again; or start a new agent with 'git agency agent start'",
 		"nothing to land — invocation %s was discarded", inv)
 }
 

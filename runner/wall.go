@@ -62,6 +62,10 @@ type Wall struct {
 	ReadyFD int
 }
 
+// wallUID is the user and group id a root user's agent has inside the
+// wall (any but 0 will do).
+const wallUID = "1000"
+
 // privateDirs are replaced by empty private directories inside the wall.
 var privateDirs = []string{"/tmp"}
 
@@ -201,6 +205,13 @@ func (w *Wall) Args() []string {
 		"--die-with-parent",
 		"--cap-drop", "ALL",
 		"--setenv", "TMPDIR", "/tmp",
+	}
+	if os.Getuid() == 0 {
+		// Root's agent runs as an unprivileged user of a user namespace
+		// of its own, mapped to root outside: what it writes is root's,
+		// it holds no root privileges inside, and claude will work alone
+		// there (it refuses to bypass its permission prompts as root).
+		args = append(args, "--unshare-user", "--uid", wallUID, "--gid", wallUID)
 	}
 	if w.NoNetwork {
 		args = append(args, "--unshare-net")

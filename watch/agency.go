@@ -21,9 +21,11 @@ import (
 const StatusStarting = "starting"
 
 // NewLoader reads snapshots of a's repository: worktree records, invocation
-// records (reconciled, with their derived display status). It reads files
-// only: reconcile looks at /proc and, for headed runs whose supervisor is
-// gone, tmux; nothing runs git. all includes archived worktrees.
+// records (as agency.ListInvocations shows them, with their derived display
+// status). A refresh is a read: it starts, stops and rewrites nothing (a
+// dead supervisor's outcome is derived in memory, which looks at /proc
+// and, for a headed run, tmux); only the keys act, through the same agency
+// calls as the CLI. all includes archived worktrees.
 func NewLoader(a *agency.App, all bool) Loader {
 	return func(ctx context.Context) (Snapshot, error) {
 		return Load(ctx, a, all)
