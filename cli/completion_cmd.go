@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -34,7 +35,7 @@ func (c *CompletionCmd) Run(env *Env, app *kong.Kong) error {
 // worktree names, invocation ids, runner names. It reads records without
 // taking the lock and prints nothing (and succeeds) outside a repository.
 type CompleteCmd struct {
-	What string `arg:"" enum:"worktrees,invocations,runners" help:"What to list."`
+	What string `arg:"" enum:"worktrees,invocations,pending,runners" help:"What to list."`
 }
 
 func (c *CompleteCmd) Run(env *Env) error {
@@ -56,6 +57,15 @@ func (c *CompleteCmd) Run(env *Env) error {
 		list, _ := a.Store.ScanInvocations()
 		for i := len(list) - 1; i >= 0; i-- { // newest first
 			out = append(out, list[i].ID)
+		}
+	case "pending":
+		// What land takes: ended, neither landed nor discarded (records
+		// as they are: a read, no reconcile).
+		list, _ := a.Store.ScanInvocations()
+		for i := len(list) - 1; i >= 0; i-- {
+			if r := list[i].Record; r != nil && agency.Pending(r) {
+				out = append(out, list[i].ID)
+			}
 		}
 	case "runners":
 		seen := map[string]bool{"claude": true, "codex": true}
@@ -119,6 +129,9 @@ func completionSpec(app *kong.Application) []*cmdSpec {
 		}
 		for _, p := range n.Positional {
 			k := valueKind(p.Name, p.Enum)
+			if p.Tag != nil && p.Tag.Get("complete") != "" {
+				k = p.Tag.Get("complete") // a narrower list (land: the pending)
+			}
 			if p.IsCumulative() {
 				s.rest = k
 				break
@@ -222,6 +235,7 @@ func writeBashCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 	case "$1" in
 	worktree) __gitcomp_nl "$(__git %[2]s __complete worktrees 2>/dev/null)" "$2" "$3" ;;
 	invocation) __gitcomp_nl "$(__git %[2]s __complete invocations 2>/dev/null)" "$2" "$3" ;;
+	pending) __gitcomp_nl "$(__git %[2]s __complete pending 2>/dev/null)" "$2" "$3" ;;
 	runner) __gitcomp_nl "$(__git %[2]s __complete runners 2>/dev/null)" "$2" "$3" ;;
 	branch) __gitcomp_direct "$(__git_heads "$2" "$3" " ")" ;;
 	enum:*) __gitcomp "${1#enum:}" "$2" "$3" ;;
@@ -346,6 +360,7 @@ func writeZshCompletion(w io.Writer, sub string, specs []*cmdSpec) {
   case "$1" in
     worktree) vals=(${(f)"$(git %[2]s __complete worktrees 2>/dev/null)"}) ;;
     invocation) vals=(${(f)"$(git %[2]s __complete invocations 2>/dev/null)"}) ;;
+    pending) vals=(${(f)"$(git %[2]s __complete pending 2>/dev/null)"}) ;;
     runner) vals=(${(f)"$(git %[2]s __complete runners 2>/dev/null)"}) ;;
     branch) vals=(${(f)"$(git for-each-ref --format='%%(refname:strip=2)' refs/heads 2>/dev/null)"}) ;;
     enum:*) vals=(${=${1#enum:}}) ;;
