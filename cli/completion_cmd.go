@@ -53,20 +53,8 @@ func (c *CompleteCmd) Run(env *Env) error {
 			}
 		}
 		sort.Strings(out) // names, alphabetically (creation order is not total)
-	case "invocations":
-		list, _ := a.Store.ScanInvocations()
-		for i := len(list) - 1; i >= 0; i-- { // newest first
-			out = append(out, list[i].ID)
-		}
-	case "pending":
-		// What land takes: ended, neither landed nor discarded (records
-		// as they are: a read, no reconcile).
-		list, _ := a.Store.ScanInvocations()
-		for i := len(list) - 1; i >= 0; i-- {
-			if r := list[i].Record; r != nil && agency.Pending(r) {
-				out = append(out, list[i].ID)
-			}
-		}
+	case "invocations", "pending":
+		out = completeInvocations(a, c.What == "pending")
 	case "runners":
 		seen := map[string]bool{"claude": true, "codex": true}
 		out = append(out, "claude", "codex")
@@ -128,10 +116,7 @@ func completionSpec(app *kong.Application) []*cmdSpec {
 			s.flags = append(s.flags, "--help")
 		}
 		for _, p := range n.Positional {
-			k := valueKind(p.Name, p.Enum)
-			if p.Tag != nil && p.Tag.Get("complete") != "" {
-				k = p.Tag.Get("complete") // a narrower list (land: the pending)
-			}
+			k := positionalKind(p)
 			if p.IsCumulative() {
 				s.rest = k
 				break
@@ -427,4 +412,27 @@ func quoteAll(ss []string) []string {
 		out[i] = shQuote(s)
 	}
 	return out
+}
+
+// completeInvocations are the invocation ids, newest first; with pending
+// only those land takes (ended, neither landed nor discarded; records as
+// they are: a read, no reconcile).
+func completeInvocations(a *agency.App, pending bool) []string {
+	list, _ := a.Store.ScanInvocations()
+	var out []string
+	for i := len(list) - 1; i >= 0; i-- {
+		if !pending || agency.Pending(list[i].Record) {
+			out = append(out, list[i].ID)
+		}
+	}
+	return out
+}
+
+// positionalKind is valueKind for a positional, unless its `complete` tag
+// names a narrower list (land: the pending invocations).
+func positionalKind(p *kong.Positional) string {
+	if p.Tag != nil && p.Tag.Get("complete") != "" {
+		return p.Tag.Get("complete")
+	}
+	return valueKind(p.Name, p.Enum)
 }
