@@ -193,5 +193,8 @@ case ${AGENCY_E2E_ONLY:-headed} in codex|headed) headed_codex;; esac
 # The wall: commits from the agents' own shell tools, escapes by absolute path.
 . "$root/e2e/wall.sh"
 
+# verified landing: a red verify sent back to the agent (e2e/verify.sh).
+. "$root/e2e/verify.sh"
+
 if [ "$fails" -gt 0 ]; then echo "e2e-real: $fails check(s) failed"; exit 1; fi
 echo "e2e-real: all checks passed"
