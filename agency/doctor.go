@@ -299,11 +299,29 @@ func (a *App) checkRecordFiles(add func(check, level, hint, path, format string,
 				a.Store.CheckpointsPath(id), "checkpoints.json of %s is damaged: %v", id, err)
 		}
 	}
-	for _, e := range invs {
-		if n, err := a.Store.DamagedEventLines(e.ID); err == nil && n > 0 {
-			add("records", LevelWarn, "the damaged lines are skipped when reading; later events are appended on fresh lines",
-				a.Store.EventsPath(e.ID), "events.jsonl of %s has %d damaged line(s)", e.ID, n)
+	a.checkJSONL(add, invs)
+}
+
+// checkJSONL names the JSON-lines files git-agency appends to that hold
+// damaged lines (cut short by a crash or a full disk, or garbage): the
+// operation log, and each invocation's events, hook and stream files.
+// Readers skip such lines and later appends start on a fresh line; the
+// files are history, so nothing rewrites or removes them (gc neither).
+func (a *App) checkJSONL(add func(check, level, hint, path, format string, args ...any), invs []store.InvocationEntry) {
+	const hint = "the damaged lines are skipped when reading; later lines are appended on fresh ones, and the file is kept as it is"
+	report := func(path, what string, complete bool) {
+		if n, err := store.DamagedLines(path, complete); err == nil && n > 0 {
+			add("records", LevelWarn, hint, path, "%s has %d damaged line(s)", what, n)
 		}
+	}
+	report(a.Store.OplogPath(), "oplog.jsonl", true)
+	for _, e := range invs {
+		report(a.Store.EventsPath(e.ID), "events.jsonl of "+e.ID, true)
+		// A running agent's logs may end in a line being written.
+		done := e.Record == nil || !Active(e.Record)
+		logs := a.Store.SandboxLogsDir(e.ID)
+		report(filepath.Join(logs, "hook.jsonl"), "logs/hook.jsonl of "+e.ID, done)
+		report(filepath.Join(logs, StreamLog), "logs/"+StreamLog+" of "+e.ID, done)
 	}
 }
 

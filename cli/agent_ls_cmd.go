@@ -109,6 +109,9 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			if v.CheckpointsError != "" {
 				summary = "checkpoints failing (see 'git agency doctor')"
 			}
+			if t := recordTrouble(r); t != "" {
+				summary = t
+			}
 			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast)+verifyMark(r), env.when(r.StartedAt), summary)
 		}
 		t.flush()
@@ -191,6 +194,20 @@ func forecastText(f *agency.Forecast) string {
 }
 
 // lsSummary is the semantic status and summary of an invocation, short.
+// recordTrouble is agent ls's summary for a run whose logs or record miss
+// something: "logs incomplete", and why the record is not written yet (a
+// full disk); "" for none.
+func recordTrouble(r *store.InvocationRecord) string {
+	var parts []string
+	if r.LogsIncomplete != "" {
+		parts = append(parts, "logs incomplete")
+	}
+	if r.RecordPending != "" {
+		parts = append(parts, r.RecordPending)
+	}
+	return strings.Join(parts, "; ")
+}
+
 func lsSummary(r *store.InvocationRecord) string {
 	s := strings.TrimSpace(r.SemanticStatus + ": " + r.SemanticSummary)
 	s = strings.TrimPrefix(strings.TrimSuffix(s, ":"), ": ")
@@ -280,6 +297,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	printVerify(p, r)
 	if r.LogsIncomplete != "" {
 		p("logs", "INCOMPLETE: "+r.LogsIncomplete)
+	}
+	if r.RecordPending != "" {
+		p("record", r.RecordPending)
 	}
 	if f := v.Forecast; f != nil {
 		line := forecastText(f)

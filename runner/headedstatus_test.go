@@ -342,6 +342,23 @@ func TestRecordHookEventAppendsALine(t *testing.T) {
 	}
 }
 
+// A hook event after a line cut short (a hook killed mid-write, a full
+// disk) starts on a line of its own: it is read, not lost with the cut one.
+func TestRecordHookEventAfterACutLine(t *testing.T) {
+	out := filepath.Join(t.TempDir(), HookFile)
+	if err := os.WriteFile(out, []byte(`{"event":"Stop","sta`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a.txt"},"session_id":"s1"}`
+	if err := RecordHookEvent(strings.NewReader(in), out); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := ReadHookEvents(out, 0)
+	if len(evs) != 1 || evs[0].SessionID != "s1" {
+		t.Fatalf("the event after the cut line: got %+v", evs)
+	}
+}
+
 func TestWriteClaudeSettings(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ClaudeSettingsFile)
 	argv, err := WriteClaudeSettings([]string{"claude", "--permission-mode", "default", "--", "hi"}, path, "/opt/my bin/git-agency", "20261123-ab12", "/data/logs/hook.jsonl")

@@ -72,6 +72,8 @@ func (s *Supervisor) recordLogFailureLocked() {
 	if _, err := s.update(func(r *store.InvocationRecord) error { r.LogsIncomplete = msg; return nil }); err == nil {
 		s.logRecorded = true
 		s.event("log_write_failed", map[string]any{"error": msg})
+	} else {
+		s.notePending(msg, err)
 	}
 }
 

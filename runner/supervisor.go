@@ -101,6 +101,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Room for how the run ends, taken now (see recordEnd).
+	if err := s.Store.ReserveOutcome(s.Invocation, rec.Turns); err != nil {
+		s.logf("%v", err)
+	}
 	want := s.Store.SandboxTreePath(s.Invocation)
 	if filepath.Clean(rec.SandboxPath) != filepath.Clean(want) {
 		return s.failEarly(fmt.Sprintf("sandbox path %s is not the invocation's sandbox %s; refusing to run", rec.SandboxPath, want), store.ExitUnknown)
@@ -379,7 +383,8 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 	s.recordLogFailureLocked()
 	incomplete := s.logFailure
 	s.logMu.Unlock()
-	_, err := s.update(func(r *store.InvocationRecord) error {
+	// Never lost: see recordEnd.
+	err := s.recordEnd(func(r *store.InvocationRecord) error {
 		if incomplete != "" {
 			r.LogsIncomplete = incomplete
 		}

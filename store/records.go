@@ -161,6 +161,10 @@ type InvocationRecord struct {
 	// LogsIncomplete says why the logs miss some of the agent's output (a
 	// write failed: a full disk); "" when they are complete.
 	LogsIncomplete string `json:"logs_incomplete,omitempty"`
+	// RecordPending says why this record does not have what its
+	// supervisor knows yet (the repo lock held for long, a full disk); it
+	// comes from the outcome file (ApplyOutcome) and is never written.
+	RecordPending string `json:"record_pending,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
 	StopRequested   string `json:"stop_requested,omitempty"`

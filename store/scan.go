@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/git-agency/git-agency/errs"
 )
 
 // WorktreeEntry is one scanned integration worktree record directory.
@@ -185,6 +187,7 @@ func (s *Store) scanOne(e *InvocationEntry, c finishedEntry, cached bool, keep m
 	case rec.InvocationID != e.ID:
 		e.Broken, e.Err = true, errInconsistent
 	default:
+		s.withOutcome(rec)
 		e.Record = rec
 		if statErr == nil && Finished(rec) {
 			facts := s.finishedFacts(e.ID)
@@ -202,6 +205,7 @@ func (s *Store) ReadInvocation(id string) (*InvocationRecord, error) {
 	if err := ReadJSON(s.InvocationMetaPath(id), &rec); err != nil {
 		return nil, err
 	}
+	s.withOutcome(&rec)
 	return &rec, nil
 }
 
@@ -224,6 +228,11 @@ func (s *Store) WriteNewInvocationThen(rec *InvocationRecord, beforeRename func(
 // writeInvocation writes rec; wasFinished says the record on disk is
 // finished, so the finished-record cache may hold it (finished.go).
 func (s *Store) writeInvocation(rec *InvocationRecord, wasFinished bool) error {
+	// Written, the record no longer waits for anything.
+	rec.RecordPending = ""
+	if err := s.checkWrite(s.InvocationMetaPath(rec.InvocationID)); err != nil {
+		return errs.IO("write", s.InvocationMetaPath(rec.InvocationID), err)
+	}
 	write := func() error { return WriteJSONAtomic(s.InvocationMetaPath(rec.InvocationID), rec) }
 	if wasFinished {
 		return s.changingFinishedRecords(write)
