@@ -153,7 +153,7 @@ func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
 // AgentLandCmd is `agent land` (and `git sandbox land`).
 type AgentLandCmd struct {
 	JSONFlag
-	Invocations []string `arg:"" optional:"" name:"invocation" help:"Invocation ids or unique id prefixes, landed in the order given, each on top of the ones before it."`
+	Invocations []string `arg:"" optional:"" name:"invocation" complete:"pending" help:"Invocation ids or unique id prefixes, landed in the order given, each on top of the ones before it."`
 	All         bool     `help:"Land every finished invocation waiting to land (of -w's worktree, or of every worktree), oldest finished first."`
 	Worktree    string   `short:"w" help:"With --all: only this integration worktree's invocations."`
 	Apply       bool     `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit, titled with the prompt's first line and an 'Agency-Invocation: <id>' trailer."`
