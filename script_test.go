@@ -22,6 +22,10 @@ import (
 // binDir holds helper programs the scripts use (the fake agent), built once.
 var binDir string
 
+// hostGoCache is the Go build cache of the user running the tests: scripts
+// that build Go code share it (AGENCY_TEST_GOCACHE), as sandboxes do.
+var hostGoCache string
+
 func TestMain(m *testing.M) {
 	testscript.Main(removeBinDir{m}, map[string]func(){
 		"git-agency":  func() { os.Exit(cli.MainAgency(os.Args[1:])) },
@@ -51,6 +55,9 @@ func buildHelpers(t *testing.T) {
 	dir, err := os.MkdirTemp("", "agency-bin-")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		hostGoCache = strings.TrimSpace(string(out))
 	}
 	if _, err := os.Stat("internal/fakeagent"); err == nil {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "fakeagent"), "./internal/fakeagent")
@@ -102,6 +109,7 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			"waitfor":    cmdWaitfor,
 			"stdout2env": cmdStdout2env,
 			"chmodro":    cmdChmodRO,
+			"httpserve":  cmdHTTPServe,
 		},
 	}
 }
@@ -113,7 +121,10 @@ func setupEnv(env *testscript.Env) error {
 	}
 	gitconfig := "[user]\n\tname = Agency Test\n\temail = test@example.com\n" +
 		"[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n" +
-		"[advice]\n\tdetachedHead = false\n"
+		"[advice]\n\tdetachedHead = false\n" +
+		// The suites check the host's view of agents (pids, gate files in
+		// $WORK): they run unwalled; wall_*.txtar turn the wall on.
+		"[agency]\n\tisolate = off\n"
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return err
 	}
@@ -151,6 +162,11 @@ func setupEnv(env *testscript.Env) error {
 	env.Setenv("SHELL", "/bin/sh")
 	env.Setenv("TERM", "xterm-256color")
 	env.Setenv("AGENCY_BIN", binDir)
+	env.Setenv("AGENCY_TEST_GOCACHE", hostGoCache)
+	// The real CLIs' captured panes and screens, for scripts that replay them.
+	if wd, err := os.Getwd(); err == nil {
+		env.Setenv("CAPTURES", filepath.Join(wd, "runner", "testdata"))
+	}
 	env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 	var keys []string
 	for _, kv := range env.Vars {

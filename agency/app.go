@@ -126,7 +126,7 @@ func (a *App) lockWork(ctx context.Context) (context.Context, func(), error) {
 
 // lockWorkWait is lockWork waiting up to wait for the lock.
 func (a *App) lockWorkWait(ctx context.Context, wait time.Duration) (context.Context, func(), error) {
-	lock, err := a.Store.Lock(wait)
+	lock, err := a.Store.LockContext(ctx, wait)
 	if err != nil {
 		return ctx, func() {}, err
 	}

@@ -74,7 +74,7 @@ func (a *App) sendBackIfAsked(ctx context.Context, inv string, opts LandOptions)
 	}
 	prompt := a.sendBackPrompt(rec)
 	if _, err := a.Store.UpdateInvocation(a.LockTimeout, inv, func(r *store.InvocationRecord) error {
-		r.VerifySendBack = true
+		r.VerifySendBack, r.VerifyApply = true, opts.Apply
 		r.VerifyRounds++
 		return nil
 	}); err != nil {
@@ -145,7 +145,7 @@ func (a *App) AfterRun(ctx context.Context, inv string) error {
 		return nil
 	}
 	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, "refs/heads/"+rec.SandboxBranch)
-	if err != nil || len(commits) == 0 {
+	if err != nil || (len(commits) == 0 && !rec.VerifyApply) {
 		return gitErr(err)
 	}
 	if f := a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[inv]; f == nil || !f.LandsCleanly {
@@ -153,7 +153,7 @@ func (a *App) AfterRun(ctx context.Context, inv string) error {
 		return nil
 	}
 	a.event(inv, "auto_land", map[string]any{"send_back_round": rec.VerifyRounds})
-	_, err = a.Land(ctx, LandOptions{Query: inv, SendBack: rec.VerifySendBack})
+	_, err = a.Land(ctx, LandOptions{Query: inv, SendBack: rec.VerifySendBack, Apply: rec.VerifyApply})
 	if err != nil && errs.As(err).Code != errs.EVerifyFailed {
 		a.event(inv, "auto_land_failed", map[string]any{"error": errs.As(err).Msg})
 	}

@@ -35,7 +35,7 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 	if err != nil {
 		return nil, err
 	}
-	rec = a.Reconcile(ctx, rec)
+	rec = a.View(ctx, rec)
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return nil, SandboxBranchMissingErr(rec)

@@ -36,8 +36,8 @@ const MinGitVersion = "2.38"
 // addFinding adds one finding (Doctor's steps share it).
 type addFinding = func(check, level, hint, path, format string, args ...any)
 
-// Doctor checks the environment and this repository's records. It changes
-// nothing (beyond the lazy reconcile every read path runs).
+// Doctor checks the environment and this repository's records. It is a
+// read: it changes nothing, and says what gc would settle (Settle).
 func (a *App) Doctor(ctx context.Context) []Finding {
 	var out []Finding
 	add := func(check, level, hint, path, format string, args ...any) {
@@ -45,9 +45,11 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	}
 	a.checkGit(ctx, add)
 	a.checkTmux(ctx, add)
+	a.checkWall(ctx, add)
 	a.checkRunners(ctx, add)
 	a.checkDataDir(add)
 	a.checkConfig(add)
+	repoChecks := len(out)
 	a.checkRelink(add)
 	wts := a.checkWorktreeRecords(add)
 	a.checkSetups(ctx, add, wts)
@@ -60,8 +62,10 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkLeftovers(add, left)
 	a.checkRecordFiles(add, invs)
 	a.checkUndo(add)
+	// The repository's own checks say they ran and found nothing, whatever
+	// the environment's checks above found (a missing runner program).
 	problems := 0
-	for _, f := range out {
+	for _, f := range out[repoChecks:] {
 		if f.Level == LevelProblem {
 			problems++
 		}
@@ -151,7 +155,7 @@ func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
 
 // checkInvocationRecords: broken invocation records, running ones whose
 // sandbox is gone. It returns the scan and the records by id (after
-// reconcile; nil for a broken one).
+// View; nil for a broken one).
 func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]store.InvocationEntry, map[string]*store.InvocationRecord) {
 	invs, err := a.Store.ScanInvocationsChecked()
 	if err != nil {
@@ -167,8 +171,12 @@ func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]sto
 			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "invocation record %s is broken: %v", e.ID, e.Err)
 			continue
 		}
-		r := a.Reconcile(ctx, e.Record)
+		r := a.View(ctx, e.Record)
 		records[e.ID] = r
+		if Active(e.Record) && !Active(r) {
+			add("records", LevelWarn, "'git agency gc --yes' records it (and starts queued agents a free slot allows)", e.Dir,
+				"invocation %s: its supervisor is gone and its outcome (%s) is not recorded yet", e.ID, r.Status)
+		}
 		if Active(r) {
 			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err != nil {
 				add("sandboxes", LevelProblem, "stop it with 'git agency agent kill "+r.InvocationID+"'", a.Store.SandboxTreePath(r.InvocationID),
@@ -186,7 +194,7 @@ func (a *App) checkOrphanSandboxes(add addFinding, records map[string]*store.Inv
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.SandboxesDir(), "cannot scan sandboxes: %v", err)
 	}
 	for _, id := range sbs {
-		if _, ok := records[id]; !ok {
+		if _, ok := records[id]; !ok && !a.startInProgress(id) {
 			add("sandboxes", LevelProblem, "'git agency gc' removes it (it keeps trees with uncommitted work unless --force)", a.Store.SandboxDir(id),
 				"sandbox %s has no invocation record", id)
 		}
@@ -291,11 +299,29 @@ func (a *App) checkRecordFiles(add func(check, level, hint, path, format string,
 				a.Store.CheckpointsPath(id), "checkpoints.json of %s is damaged: %v", id, err)
 		}
 	}
-	for _, e := range invs {
-		if n, err := a.Store.DamagedEventLines(e.ID); err == nil && n > 0 {
-			add("records", LevelWarn, "the damaged lines are skipped when reading; later events are appended on fresh lines",
-				a.Store.EventsPath(e.ID), "events.jsonl of %s has %d damaged line(s)", e.ID, n)
+	a.checkJSONL(add, invs)
+}
+
+// checkJSONL names the JSON-lines files git-agency appends to that hold
+// damaged lines (cut short by a crash or a full disk, or garbage): the
+// operation log, and each invocation's events, hook and stream files.
+// Readers skip such lines and later appends start on a fresh line; the
+// files are history, so nothing rewrites or removes them (gc neither).
+func (a *App) checkJSONL(add func(check, level, hint, path, format string, args ...any), invs []store.InvocationEntry) {
+	const hint = "the damaged lines are skipped when reading; later lines are appended on fresh ones, and the file is kept as it is"
+	report := func(path, what string, complete bool) {
+		if n, err := store.DamagedLines(path, complete); err == nil && n > 0 {
+			add("records", LevelWarn, hint, path, "%s has %d damaged line(s)", what, n)
 		}
+	}
+	report(a.Store.OplogPath(), "oplog.jsonl", true)
+	for _, e := range invs {
+		report(a.Store.EventsPath(e.ID), "events.jsonl of "+e.ID, true)
+		// A running agent's logs may end in a line being written.
+		done := e.Record == nil || !Active(e.Record)
+		logs := a.Store.SandboxLogsDir(e.ID)
+		report(filepath.Join(logs, "hook.jsonl"), "logs/hook.jsonl of "+e.ID, done)
+		report(filepath.Join(logs, StreamLog), "logs/"+StreamLog+" of "+e.ID, done)
 	}
 }
 

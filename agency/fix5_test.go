@@ -90,8 +90,8 @@ func TestSupervisorDirGitCallIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.unbounded = nil
-	if got := a.supervisorDir(ctx); got != a.Repo.Toplevel {
-		t.Errorf("supervisorDir = %q, want %q", got, a.Repo.Toplevel)
+	if got, err := a.supervisorDir(ctx); err != nil || got != a.Repo.Toplevel {
+		t.Errorf("supervisorDir = %q, %v; want %q", got, err, a.Repo.Toplevel)
 	}
 	if len(d.unbounded) != 0 {
 		t.Errorf("git calls without a deadline: %q", d.unbounded)

@@ -94,7 +94,7 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 		if err != nil {
 			return nil, err
 		}
-		rec = a.Reconcile(ctx, rec)
+		rec = a.View(ctx, rec)
 		if !Active(rec) && n == 0 {
 			pollAll()
 			a.writeEndNotes(o.Stderr, rec)

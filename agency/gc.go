@@ -223,6 +223,7 @@ func hasFiles(dir string) bool {
 // nil) is told of each item as it is handled.
 func (a *App) GC(ctx context.Context, plan *GCResult, progress func(GCStep)) *GCResult {
 	plan.DryRun = false
+	a.Settle(ctx)
 	total := 0
 	for _, it := range plan.Items {
 		if !it.Kept {

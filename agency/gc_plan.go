@@ -61,7 +61,8 @@ func (p *gcPlanner) flush() {
 	}
 }
 
-// scanRecords reads the invocation records (reconciled); a broken one is
+// scanRecords reads the invocation records (as reads show them: View; GC
+// records what a dead supervisor left unrecorded: Settle); a broken one is
 // left to doctor, one without meta.json is a killed start's leftover.
 func (p *gcPlanner) scanRecords() error {
 	invs, err := p.a.Store.ScanInvocations()
@@ -78,7 +79,7 @@ func (p *gcPlanner) scanRecords() error {
 			}
 			continue
 		}
-		p.records[e.ID] = p.a.Reconcile(p.ctx, e.Record)
+		p.records[e.ID] = p.a.View(p.ctx, e.Record)
 	}
 	return nil
 }
@@ -128,6 +129,9 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 		return GCItem{}, false // doctor reports it; its record needs a person
 	}
 	r := p.records[id]
+	if r == nil && p.a.startInProgress(id) {
+		return GCItem{}, false // an agent start is making it
+	}
 	if r == nil {
 		return GCItem{Kind: GCOrphanDir, Invocation: id, Target: p.a.Store.SandboxDir(id),
 			Reason: "no invocation record", tree: tree, forced: p.opts.Force}, true

@@ -33,14 +33,15 @@ func paneOf(r *store.InvocationRecord) string {
 }
 
 // headedState is reconcile's view of a headed invocation whose supervisor is
-// gone: a live pane is running; a dead pane gives its status (the screen is
-// captured and the session removed); a vanished session is finished. When
-// it cannot tell, the invocation is still running.
+// gone: a live pane is running; a dead pane gives its status (with clean,
+// the screen is captured and the session removed; a read leaves them); a
+// vanished session is finished. When it cannot tell, the invocation is
+// still running.
 //
 // It runs under the repo lock, so tmux is asked within reconcileTmuxWait
 // (a tmux that does not answer in time counts as "cannot tell"), and the
 // cleanup of a dead pane within tmuxWait per call.
-func (a *App) headedState(ctx context.Context, r *store.InvocationRecord) (running bool, exitCode *int) {
+func (a *App) headedState(ctx context.Context, r *store.InvocationRecord, clean bool) (running bool, exitCode *int) {
 	client := TmuxClient()
 	name := sessionOf(r)
 	qctx, cancel := context.WithTimeout(ctx, reconcileTmuxWait)
@@ -62,6 +63,10 @@ func (a *App) headedState(ctx context.Context, r *store.InvocationRecord) (runni
 	}
 	if !st.Dead {
 		return true, nil
+	}
+	if !clean {
+		code, _ := runner.DeadStatus(st)
+		return false, code
 	}
 	cctx, cancel := context.WithTimeout(ctx, tmuxWait)
 	defer cancel()
@@ -102,7 +107,7 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	if err != nil {
 		return nil, nil, err
 	}
-	rec = a.Reconcile(ctx, rec)
+	rec = a.View(ctx, rec)
 	if rec.Mode != store.ModeHeaded {
 		return nil, nil, errs.New(errs.ENotHeaded, "see its output with 'git agency agent logs "+rec.InvocationID+" --follow'",
 			"invocation %s is headless: there is no terminal to attach to", rec.InvocationID)
@@ -111,7 +116,7 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 		// Its supervisor is still creating the session (or running a
 		// setup script): wait for it, as `start -d` then `attach` expects.
 		if r := a.WaitRunningFor(ctx, rec.InvocationID, AttachWait); r != nil {
-			rec = a.Reconcile(ctx, r)
+			rec = a.View(ctx, r)
 		}
 		if rec.Status == store.StatusStarting {
 			return nil, nil, errs.NoSessionAfter(rec.InvocationID, AttachWait.String())
@@ -151,6 +156,43 @@ func TmuxNotFound() error {
 		"headed agents run in tmux, which is not installed (not on PATH)")
 }
 
+// attachEndWait bounds how long AfterAttach waits for the supervisor to
+// record a headed agent that ended (its pane dead or its session gone).
+const attachEndWait = 30 * time.Second
+
+// AfterAttach is a headed invocation's record once the attached client has
+// returned: the final one when the agent ended (waiting for its supervisor
+// to record it), nil when the agent still runs (the client detached).
+func (a *App) AfterAttach(ctx context.Context, inv string) *store.InvocationRecord {
+	for deadline := time.Now().Add(attachEndWait); time.Now().Before(deadline); {
+		r, err := a.Store.ReadInvocation(inv)
+		if err != nil {
+			return nil
+		}
+		if r = a.View(ctx, r); !Active(r) {
+			return r
+		}
+		if a.paneLive(ctx, r) || ctx.Err() != nil {
+			return nil
+		}
+		sleep50ms()
+	}
+	return nil
+}
+
+// paneLive tells whether a headed invocation's session is there with its
+// agent's pane alive (not when tmux cannot tell, say on a loaded machine).
+func (a *App) paneLive(ctx context.Context, r *store.InvocationRecord) bool {
+	client := TmuxClient()
+	qctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	if ok, err := client.HasSession(qctx, sessionOf(r)); err != nil || !ok {
+		return false
+	}
+	st, err := client.PaneState(qctx, paneOf(r))
+	return err == nil && !st.Dead
+}
+
 // AttachWait bounds how long attach waits for a starting invocation's
 // session (a setup script may run first).
 const AttachWait = time.Minute
@@ -167,7 +209,7 @@ func (a *App) WaitRunningFor(ctx context.Context, inv string, d time.Duration) *
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
 		r, err := a.Store.ReadInvocation(inv)
 		if err == nil {
-			rec = a.Reconcile(ctx, r) // a dead supervisor ends the wait
+			rec = a.View(ctx, r) // a dead supervisor ends the wait
 			if rec.Status != store.StatusStarting {
 				return rec
 			}

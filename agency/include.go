@@ -187,9 +187,21 @@ func IncludePaths(matched, ignored []string) []string {
 }
 
 // mainWorktree is the repository's main worktree ("" if bare or unknown).
+// git lists it first. With a separate git directory (`git init
+// --separate-git-dir`: the tree holds a .git file pointing elsewhere) git
+// does not know where the main worktree is and lists the git directory
+// itself: then it is the tree we run in when that is the main one, and
+// unknown otherwise.
 func (a *App) mainWorktree(ctx context.Context) string {
-	if wts, err := a.Repo.Worktrees(ctx); err == nil && len(wts) > 0 && !wts[0].Bare {
+	wts, err := a.Repo.Worktrees(ctx)
+	if err != nil || len(wts) == 0 || wts[0].Bare {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(wts[0].Path, ".git")); err == nil {
 		return wts[0].Path
+	}
+	if canonical(a.Repo.GitDir) == a.Repo.CommonDir {
+		return a.Repo.Toplevel
 	}
 	return ""
 }

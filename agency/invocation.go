@@ -38,6 +38,10 @@ const (
 	FPStartAfterMkdir   = "agent-start:after-mkdir"
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
+	FPStartWall         = "agent-start:wall"
+	// FPStartRecordSync: the first meta.json's temp file is written and
+	// fsynced, not yet renamed.
+	FPStartRecordSync = "agent-start:record-fsync"
 )
 
 // lockedCallTimeout bounds a git call made while the repo lock is held, so
@@ -45,12 +49,13 @@ const (
 // generous, but never without end.
 const lockedCallTimeout = 2 * time.Minute
 
-// SelfExe is the program the supervisor is started as (runner.SelfExe).
+// SelfExe is the running program (runner.SelfExe); the supervisor is
+// started as git-agency whichever program starts it (runner.AgencyExe).
 func SelfExe() string { return runner.SelfExe() }
 
 // PrepareStart checks everything that can be checked before anything is
 // created: the worktree, the runner and its program, the prompt.
-func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spec, error) {
+func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.WorktreeRecord, runner.Spec, error) {
 	wt, err := a.ResolvePresentWorktree(opts.Worktree)
 	if err != nil {
 		return nil, runner.Spec{}, err
@@ -58,7 +63,7 @@ func (a *App) PrepareStart(opts StartOptions) (*store.WorktreeRecord, runner.Spe
 	if wt, err = a.stillPresent(wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
-	if err := a.CheckOnBranch(context.Background(), wt); err != nil {
+	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
 	if !HasMarker(wt.TreePath) {
@@ -121,7 +126,7 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 // StartInvocation creates the invocation record and its sandbox, then
 // spawns the supervisor. Any failure removes what was made.
 func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.InvocationRecord, error) {
-	wt, spec, err := a.PrepareStart(opts)
+	wt, spec, err := a.PrepareStart(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +142,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, err
 	}
 	queue, err := a.queueConfig(opts.Queue)
+	if err != nil {
+		return nil, err
+	}
+	isolation, err := a.isolation(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +176,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err != nil {
 		return nil, err
 	}
+	if err := markCreator(a.Store.InvocationDir(inv)); err != nil {
+		return nil, withCleanup(err, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
+	}
 	sandboxMade := false
 	rec := &store.InvocationRecord{}
 	cleanup := func() error {
@@ -196,6 +208,8 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	// prints no stream, and a follow-up can always resume it.
 	sessionID := runner.NewSessionID()
 	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
+	// Inside the wall a built-in works alone (runner.Spec.Walled).
+	spec = spec.Walled(isolation == runner.IsolateBwrap, opts.Headless, opts.RunnerArgs)
 	if len(startArgs) == 0 {
 		sessionID = ""
 	}
@@ -220,6 +234,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		IncludeUntracked:      !opts.NoIncludeUntracked,
 		Include:               made.Include,
 		Sparse:                made.Sparse,
+		Isolation:             isolation,
 	}
 	// The setup is read from the sandbox: exactly what will run there.
 	if err := a.sandboxSetup(ctx, rec); err != nil {
@@ -241,12 +256,15 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.fail(FPStartAfterSandbox); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+	if err := a.tryWall(ctx, rec); err != nil {
+		return nil, withCleanup(err, cleanup())
+	}
 	if opts.Prompt != "" {
 		if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(inv), "prompt.md"), []byte(opts.Prompt), 0o600); err != nil {
 			return nil, withCleanup(err, cleanup())
 		}
 	}
-	if err := a.Store.WriteInvocation(rec); err != nil {
+	if err := a.Store.WriteNewInvocationThen(rec, func() error { return a.fail(FPStartRecordSync) }); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	// last_used_at: agent start touches its worktree.
@@ -279,7 +297,11 @@ func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []stri
 		return argv, nil
 	}
 	settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
-	out, err := runner.WriteClaudeSettings(argv, settings, SelfExe(), inv, runner.HookPath(a.Store, inv))
+	exe := runner.AgencyExe()
+	if exe == "" {
+		return nil, errs.AgencyMissing(runner.AgencyProgram)
+	}
+	out, err := runner.WriteClaudeSettings(argv, settings, exe, inv, runner.HookPath(a.Store, inv))
 	if err != nil {
 		return nil, errs.IO("write", settings, err)
 	}
@@ -294,7 +316,16 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	if err := a.fail(FPStartSpawn); err != nil {
 		return err
 	}
-	sup, err := runner.SpawnSupervisor(rec.InvocationID, a.supervisorDir(ctx), a.Store.SupervisorLogPath(rec.InvocationID))
+	// Interrupted on the way here: no agent starts (the caller removes
+	// what was made).
+	if ctx.Err() != nil {
+		return errs.Interrupted("starting the agent")
+	}
+	dir, err := a.supervisorDir(ctx)
+	if err != nil {
+		return err
+	}
+	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID))
 	if err != nil {
 		return err
 	}
@@ -311,15 +342,26 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 
 // supervisorDir is where a supervisor runs: the main worktree, since the
 // tree we were started in may be an integration tree the user removes
-// while the agent runs. The caller holds the lock, so the git call is
-// bounded (lockedCallTimeout).
-func (a *App) supervisorDir(ctx context.Context) string {
+// while the agent runs. The caller holds the lock, so the git calls are
+// bounded (lockedCallTimeout). The supervisor finds the repository from
+// there: a directory that is not a worktree of this repository would doom
+// the run before it starts, so it is refused here, while the command can
+// still fail.
+func (a *App) supervisorDir(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, lockedCallTimeout)
 	defer cancel()
-	if dir := a.mainWorktree(ctx); dir != "" {
-		return dir
+	dir := a.mainWorktree(ctx)
+	if dir == "" {
+		dir = a.Repo.Toplevel
 	}
-	return a.Repo.Toplevel
+	loc, ok, err := a.Repo.Locate(ctx, dir)
+	if err != nil {
+		return "", gitErr(err)
+	}
+	if !ok || loc.CommonDir != a.Repo.CommonDir {
+		return "", errs.Internal("the supervisor's directory %s is not a worktree of the repository %s", dir, a.Repo.CommonDir)
+	}
+	return dir, nil
 }
 
 // full tells whether maxActive (if set) agents run already, once the

@@ -128,6 +128,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err != nil {
 		return nil, nil, SandboxBranchMissingErr(rec)
 	}
+	if err := a.checkRefsLogged(rec.SandboxBranch, tip); err != nil {
+		return nil, nil, err
+	}
 	work, err := a.landWork(ctx, rec, tip, opts.Apply, false)
 	if err != nil {
 		return nil, nil, err
@@ -143,7 +146,7 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err := a.checkSubmoduleCommits(ctx, rec, wt, work.Commits, tree); err != nil {
 		return nil, nil, err
 	}
-	writer, err := a.landWriter(ctx, rec, wt, check)
+	writer, err := a.landWriter(ctx, rec, wt, work, check)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -191,20 +194,23 @@ func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts 
 	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return nil, nil, err
 	}
+	head, err := integ.Head(ctx)
+	if err != nil {
+		return nil, nil, gitErr(err)
+	}
+	if err := a.checkRefsLogged(wt.Branch, head); err != nil {
+		return nil, nil, err
+	}
 	dirty, err := integ.HasTrackedChanges(ctx)
 	if err != nil {
 		return nil, nil, gitErr(err)
 	}
 	if dirty {
 		if !check {
-			return nil, nil, errs.LandDirtyIntegration(wt.Name, wt.TreePath)
+			return nil, nil, a.dirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath))
 		}
 		res.IntegrationDirty = true
-		res.refuse(errs.LandDirtyIntegration(wt.Name, wt.TreePath))
-	}
-	head, err := integ.Head(ctx)
-	if err != nil {
-		return nil, nil, gitErr(err)
+		res.refuse(a.dirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath)))
 	}
 	res.TargetHead = head
 	if opts.RequireBase && head != rec.BaseCommit {
@@ -343,16 +349,15 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		w.Dirty = false // only stat or ignored noise
 		return w, nil
 	}
-	msg := a.workMessage(rec, preview)
+	msg := "agency: land invocation " + inv + "\n"
 	u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil, gitcore.Writer{})
 	if err != nil {
 		return nil, gitErr(err)
 	}
 	// No author: the replay writes it as the user (or, predicting, as
-	// git-agency).
-	subject, _, _ := strings.Cut(msg, "\n")
+	// git-agency). Land gives it its title (landMessage).
 	w.Commits = append(w.Commits, gitcore.Commit{ID: u, Parents: []string{snap.Head}, Tree: snap.Tree,
-		Subject: subject, Message: msg})
+		Subject: strings.TrimSpace(msg), Message: msg})
 	w.Applied = true
 	return w, nil
 }

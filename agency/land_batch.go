@@ -167,7 +167,7 @@ func (a *App) planStacked(ctx context.Context, inv string, opts LandOptions, ont
 		}
 		*res = LandResult{InvocationID: res.InvocationID, WorktreeID: res.WorktreeID, WorktreeName: res.WorktreeName,
 			Branch: res.Branch, TargetHead: onto, Commits: res.Commits, Applied: work.Applied, Note: note}
-		writer, err := a.landWriter(ctx, rec, wt, false)
+		writer, err := a.landWriter(ctx, rec, wt, work, false)
 		if err != nil {
 			return nil, err
 		}

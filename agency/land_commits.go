@@ -18,10 +18,14 @@ import (
 // written when git knows no identity for them), and signed when the
 // user's commit.gpgsign asks for it, as cherry-pick does. check (land
 // --check) only predicts: its commits are never on a branch, so they are
-// written as git-agency, unsigned.
-func (a *App) landWriter(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, check bool) (gitcore.Writer, error) {
+// written as git-agency, unsigned. A land also titles the commit of the
+// uncommitted work in work (landMessage).
+func (a *App) landWriter(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, work *landWork, check bool) (gitcore.Writer, error) {
 	if check {
 		return gitcore.Writer{}, nil
+	}
+	if work.Applied {
+		work.Commits[len(work.Commits)-1].Message = a.landMessage(rec)
 	}
 	if _, err := a.Repo.CommitterIdent(ctx); err != nil {
 		var ge *gitcore.GitError
@@ -53,7 +57,9 @@ const landTrailer = "Agency-Invocation: "
 
 // landMessage is the message of the commit `land --apply` makes of a
 // sandbox's uncommitted work: the first line of the prompt (else of the
-// agent's summary) as its title, and the invocation in a trailer.
+// agent's summary) as its title, and the invocation in a trailer. Only a
+// land writes it: the commits of predictions (land --check, the forecast)
+// stay untitled, so the prompt's text enters no object until it lands.
 func (a *App) landMessage(rec *store.InvocationRecord) string {
 	inv := rec.InvocationID
 	title := ""
@@ -82,14 +88,4 @@ func firstLine(s string) string {
 		return l
 	}
 	return ""
-}
-
-// workMessage is the message of the commit land --apply makes of the
-// uncommitted work; a forecast's (preview) is on no branch and carries
-// nothing of the prompt into the object store.
-func (a *App) workMessage(rec *store.InvocationRecord, preview bool) string {
-	if preview {
-		return "agency: forecast of invocation " + rec.InvocationID + "\n"
-	}
-	return a.landMessage(rec)
 }

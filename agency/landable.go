@@ -15,7 +15,11 @@ import (
 const (
 	// DisplayNothingToLand: no commits on its branch and no changes in its
 	// sandbox that land would take (denylisted files are never landed).
-	DisplayNothingToLand = "nothing to land"
+	DisplayNothingToLand = stream.StatusNothingToLand
+	// DisplayNeedsApply: its sandbox holds uncommitted work (agents rarely
+	// commit), which only `land --apply` takes; plain land refuses
+	// (E_UNLANDED_CHANGES).
+	DisplayNeedsApply = stream.StatusReadyToApply
 	// DisplaySandboxMissing: its sandbox tree is gone and its branch holds
 	// no commits: there is nothing left to land.
 	DisplaySandboxMissing = "sandbox missing"
@@ -88,7 +92,8 @@ func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, disp
 
 // landHold says why land would not take a pending invocation (its sandbox
 // branch at tip) as it is: DisplayNothingToLand, DisplaySandboxMissing,
-// DisplayOffBranch, or "" when it would.
+// DisplayOffBranch, DisplayNeedsApply (only with --apply), or "" when it
+// would.
 func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip string) string {
 	commits := tip != rec.BaseCommit
 	if commits {
@@ -106,9 +111,6 @@ func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip str
 	if as, err := a.sandboxAstray(ctx, rec, tree, tip); err == nil && as != nil {
 		return DisplayOffBranch
 	}
-	if commits {
-		return ""
-	}
 	st, err := a.Repo.Tree(tree).Status(ctx)
 	if err != nil {
 		return ""
@@ -121,7 +123,23 @@ func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip str
 		if e.Kind == gitcore.StatusUntracked && gitcore.Denied(e.Path, deny) {
 			continue
 		}
+		return DisplayNeedsApply
+	}
+	if commits {
 		return ""
 	}
 	return DisplayNothingToLand
+}
+
+// IntegrationDirty reports whether an integration worktree's tree has
+// uncommitted changes to tracked files: land refuses into it
+// (E_DIRTY_WORKTREE) whatever the forecast says of the merge. False when it
+// cannot tell (land says what is wrong).
+func (a *App) IntegrationDirty(ctx context.Context, worktreeID string) bool {
+	wt, err := a.Store.ReadWorktree(worktreeID)
+	if err != nil || wt.State != store.StatePresent {
+		return false
+	}
+	dirty, err := a.Repo.Tree(wt.TreePath).HasTrackedChanges(ctx)
+	return err == nil && dirty
 }

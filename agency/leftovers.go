@@ -29,10 +29,13 @@ type Leftover struct {
 // leftovers finds the residue of killed writers: WriteFileAtomic temp
 // files and SnapshotTree temp indexes whose writer (named in them) is gone,
 // or older than StaleTempAge (a younger one without a known writer may
-// belong to a write in progress; staleTemp), and invocation directories
-// without meta.json. A start creates the directory and writes the record
-// under the repo lock, so a directory still without its record once the
-// lock is ours is a leftover whatever its age.
+// belong to a write in progress; staleTemp), and record directories
+// without meta.json (invocations, integration worktrees). Such a directory
+// names its creator (store.CreatorFile): a gone creator's is a leftover at
+// once, a live one's a create in progress. Without a marker, the lock
+// tells: a create makes the directory and writes the record under the
+// repo lock, so a directory still without its record once the lock is
+// ours is a leftover whatever its age.
 func (a *App) leftovers() []Leftover {
 	var out []Leftover
 	now := a.Now()
@@ -52,24 +55,14 @@ func (a *App) leftovers() []Leftover {
 		}
 	}
 	out = append(out, a.verifyLeftovers(false)...)
-	ids, _ := store.ReadDirNames(a.Store.InvocationsDir())
-	var missing, missingWt []string
-	for _, id := range ids {
-		if a.Store.MissingMeta(id) {
-			missing = append(missing, id)
-		}
-	}
-	wids, _ := store.ReadDirNames(a.Store.IntegrationWorktreesDir())
-	for _, id := range wids {
-		if a.Store.MissingWorktreeMeta(id) {
-			missingWt = append(missingWt, id)
-		}
-	}
+	dead, missing, missingWt := a.deadCreates()
+	out = append(out, dead...)
 	if len(missing) == 0 && len(missingWt) == 0 {
 		return out
 	}
-	// Bounded: doctor must not hang behind a long land. No subprocess
-	// runs under this lock: it only looks at directories.
+	// A directory without a creator marker: only the lock tells. Bounded:
+	// doctor must not hang behind a long land. No subprocess runs under
+	// this lock: it only looks at directories.
 	lock, err := a.Store.Lock(min(a.LockTimeout, 3*time.Second))
 	if err != nil {
 		return out
@@ -77,19 +70,66 @@ func (a *App) leftovers() []Leftover {
 	defer lock.Unlock()
 	for _, id := range missing {
 		if a.Store.MissingMeta(id) {
-			dir := a.Store.InvocationDir(id)
-			out = append(out, Leftover{Kind: GCInvocationDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
-				Reason: "no meta.json: left by an agent start that was killed"})
+			out = append(out, a.invocationDirLeftover(id))
 		}
 	}
 	for _, id := range missingWt {
 		if a.Store.MissingWorktreeMeta(id) {
-			dir := a.Store.IntegrationWorktreeDir(id)
-			out = append(out, Leftover{Kind: GCWorktreeDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
-				Reason: "no meta.json: left by a worktree create that was killed"})
+			out = append(out, a.worktreeDirLeftover(id))
 		}
 	}
 	return out
+}
+
+// deadCreates finds the record directories without meta.json: those whose
+// creator (store.CreatorFile) is gone are leftovers at once, whatever
+// holds the lock; those whose creator still runs are creates in progress,
+// left out; the rest (no marker) are returned by id for the lock to tell.
+func (a *App) deadCreates() (dead []Leftover, unknownInv, unknownWt []string) {
+	ids, _ := store.ReadDirNames(a.Store.InvocationsDir())
+	for _, id := range ids {
+		if !a.Store.MissingMeta(id) {
+			continue
+		}
+		switch creatorOf(a.Store.InvocationDir(id)) {
+		case creatorGone:
+			dead = append(dead, a.invocationDirLeftover(id))
+		case creatorUnknown:
+			unknownInv = append(unknownInv, id)
+		}
+	}
+	wids, _ := store.ReadDirNames(a.Store.IntegrationWorktreesDir())
+	for _, id := range wids {
+		if !a.Store.MissingWorktreeMeta(id) {
+			continue
+		}
+		switch creatorOf(a.Store.IntegrationWorktreeDir(id)) {
+		case creatorGone:
+			dead = append(dead, a.worktreeDirLeftover(id))
+		case creatorUnknown:
+			unknownWt = append(unknownWt, id)
+		}
+	}
+	return dead, unknownInv, unknownWt
+}
+
+func (a *App) invocationDirLeftover(id string) Leftover {
+	dir := a.Store.InvocationDir(id)
+	return Leftover{Kind: GCInvocationDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
+		Reason: "no meta.json: left by an agent start that was killed"}
+}
+
+func (a *App) worktreeDirLeftover(id string) Leftover {
+	dir := a.Store.IntegrationWorktreeDir(id)
+	return Leftover{Kind: GCWorktreeDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
+		Reason: "no meta.json: left by a worktree create that was killed"}
+}
+
+// startInProgress tells whether invocation id is being created right now:
+// its directory has no meta.json yet and its creator still runs. Its
+// sandbox and branch are not orphans.
+func (a *App) startInProgress(id string) bool {
+	return a.Store.MissingMeta(id) && creatorOf(a.Store.InvocationDir(id)) == creatorAlive
 }
 
 // orphanBranch is a branch a killed `worktree create` (agency/<name>-<short>
@@ -136,7 +176,7 @@ func (a *App) orphanBranches(ctx context.Context, left []Leftover, known func(in
 	if refs, err := a.Repo.ForEachRef(ctx, "refs/heads/"+store.SandboxBranch("*")); err == nil {
 		for _, ref := range refs {
 			id := strings.TrimPrefix(ref.Name, "refs/heads/"+store.SandboxBranch(""))
-			if !store.ValidID(id) || known(id) {
+			if !store.ValidID(id) || known(id) || a.startInProgress(id) {
 				continue
 			}
 			addRef(ref, id, a.Store.InvocationMetaPath(id), "no invocation record: left by an agent start that was killed")

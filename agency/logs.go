@@ -69,15 +69,39 @@ func rawLog(rec *store.InvocationRecord) string {
 }
 
 // logSource is the file kind reads and the writer that turns it into what
-// is shown on w.
+// is shown on w. A headed run's pane.log, followed as readable output, is
+// drawn without the sequences a terminal would answer or keep (termFilter);
+// LogRaw gives its bytes as they are.
 func (a *App) logSource(rec *store.InvocationRecord, kind LogKind, w io.Writer) (string, io.Writer) {
 	switch {
 	case kind == LogStderr:
 		return StderrLog, w
 	case kind == LogReadable && a.hasStream(rec):
 		return StreamLog, &lineRenderer{w: w}
+	case kind == LogReadable && rec.Mode == store.ModeHeaded:
+		return runner.PaneLog, &termFilter{w: w}
 	}
 	return rawLog(rec), w
+}
+
+// screenTail bounds what CopyScreen reads of a log.
+const screenTail = 1 << 20
+
+// CopyScreen writes a headed invocation's screen as plain text (`agent
+// logs` of a headed agent): the live pane while it runs, the last screen
+// once it ended, else the end of pane.log with every escape sequence
+// removed. Never a sequence the user's terminal would answer.
+func (a *App) CopyScreen(ctx context.Context, rec *store.InvocationRecord, w io.Writer) {
+	var b bytes.Buffer
+	(&termFilter{w: &b, text: true}).Write(a.screenText(ctx, rec, screenTail))
+	lines := strings.Split(b.String(), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	text := strings.TrimRight(strings.Join(lines, "\n"), "\n")
+	if text != "" {
+		io.WriteString(w, text+"\n")
+	}
 }
 
 // CopyLogs writes an invocation's log of the given kind to stdout as it

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner"
 )
 
@@ -88,9 +87,11 @@ func checkPrompt(spec runner.Spec, opts StartOptions, paths runner.Paths) error 
 	return nil
 }
 
-// runnerPaths are what runner arguments name for the sandbox at tree.
+// runnerPaths are what runner arguments name for the sandbox at tree (no
+// git directory when its .git does not name one of this repository's).
 func (a *App) runnerPaths(tree string) runner.Paths {
-	return runner.Paths{Sandbox: tree, GitDir: gitcore.LinkedGitDir(tree), CommonDir: a.Repo.CommonDir}
+	gitDir, _ := runner.SandboxGitDir(tree, a.Repo.CommonDir)
+	return runner.Paths{Sandbox: tree, GitDir: gitDir, CommonDir: a.Repo.CommonDir}
 }
 
 // plannedRunnerPaths are runnerPaths for a sandbox not made yet: its git

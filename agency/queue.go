@@ -6,25 +6,41 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
 
 // A queue under agency.maxActive: `agent start --queue` records a start
 // over the limit as queued (its sandbox made, no supervisor). Whenever a
 // slot frees, the oldest queued invocation of the repository starts: the
-// supervisor of an agent that ends drains the queue, and so does every
-// read (a killed supervisor never leaves work stuck while slots are free)
-// and every start. Draining holds the repo lock and counts the active
-// invocations under it, so the limit holds however starts and ends race.
+// supervisor of an agent that ends drains the queue, and so do every
+// start, every command that records the end of an invocation whose
+// supervisor died (Reconcile) and gc (Settle). Reads never do. Draining
+// holds the repo lock, reads agency.maxActive afresh (a supervisor or a
+// watch lives for hours) and counts the active invocations under the lock,
+// so the limit holds however starts and ends race.
 
-// MaxActive is agency.maxActive (0: no limit).
-func (a *App) MaxActive() (int, error) {
-	n, ok := a.Config.Int("agency.maxActive", 0)
+// MaxActive is agency.maxActive (0: no limit), as this command read it.
+func (a *App) MaxActive() (int, error) { return maxActiveOf(a.Config) }
+
+func maxActiveOf(cfg *gitcore.Config) (int, error) {
+	n, ok := cfg.Int("agency.maxActive", 0)
 	if !ok || n < 0 {
-		v, _ := a.Config.Get("agency.maxActive")
+		v, _ := cfg.Get("agency.maxActive")
 		return 0, errs.Config("agency.maxActive", v, "a whole number, 0 or more")
 	}
 	return n, nil
+}
+
+// currentMaxActive is agency.maxActive read from git now: the queue is
+// drained by long-lived processes too (a supervisor, a watch), which must
+// not go by the value they started with.
+func (a *App) currentMaxActive(ctx context.Context) (int, error) {
+	entries, err := a.Repo.Config(ctx)
+	if err != nil {
+		return 0, gitErr(err)
+	}
+	return maxActiveOf(gitcore.NewConfig(entries))
 }
 
 // queueConfig is --queue, else agency.queue.
@@ -95,7 +111,7 @@ func (a *App) drainQueueLocked(ctx context.Context) []string {
 	if len(queue) == 0 {
 		return nil
 	}
-	max, err := a.MaxActive()
+	max, err := a.currentMaxActive(ctx)
 	if err != nil {
 		return nil
 	}

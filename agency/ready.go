@@ -33,10 +33,10 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		here = sp
 	}
 	if !src.Enabled && !here.Enabled {
-		return false, gitErr(a.worktreeAdd(ctx, path, branch, start, true))
+		return false, a.checkoutStep(ctx, path, branch, func() error { return a.worktreeAdd(ctx, path, branch, start, true) })
 	}
 	if err := a.worktreeAdd(ctx, path, branch, start, false); err != nil {
-		return false, gitErr(err)
+		return false, a.treeAddErr(ctx, path, branch, err)
 	}
 	t := a.Repo.Tree(path)
 	if src.Enabled {
@@ -54,7 +54,7 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 			}
 		}
 	}
-	return src.Enabled, gitErr(t.CheckoutHead(ctx))
+	return src.Enabled, a.checkoutStep(ctx, path, "", func() error { return t.CheckoutHead(ctx) })
 }
 
 // worktreeAdd registers a new worktree at path from start, on a new branch

@@ -112,6 +112,8 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 			return nil, TmuxNotFound()
 		}
 	}
+	// A follow-up works alone inside the wall as the first turn did.
+	spec = spec.Walled(rec.Isolation == runner.IsolateBwrap, rec.Mode == store.ModeHeadless, rec.RunnerArgs)
 	return &sendPlan{rec: rec, spec: spec}, nil
 }
 

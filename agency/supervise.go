@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/git-agency/git-agency/errs"
@@ -21,6 +22,38 @@ const supervisorGCPercent = 50
 // FPSuperviseLogWrite makes every log write of the supervisor fail with
 // ENOSPC (a full disk under a running agent).
 const FPSuperviseLogWrite = "supervise:log-write"
+
+// FPSuperviseDiskFull, given as "supervise:disk-full=<file>", makes every
+// write of the supervisor that needs new space in the data directory (log
+// writes, record writes, events) fail with ENOSPC while <file> exists: a
+// disk that fills up under a running agent, and is freed again.
+const FPSuperviseDiskFull = "supervise:disk-full"
+
+// diskFullFault is the supervisor's log write fault under
+// FPSuperviseLogWrite or FPSuperviseDiskFull (which also fails the
+// store's writes), nil without them.
+func (a *App) diskFullFault() func() error {
+	enospc := &os.PathError{Op: "write", Path: "log", Err: syscall.ENOSPC}
+	if file, ok := strings.CutPrefix(a.Getenv("AGENCY_FAILPOINT"), FPSuperviseDiskFull+"="); ok {
+		fault := func() error {
+			if _, err := os.Stat(file); err == nil {
+				return enospc
+			}
+			return nil
+		}
+		a.Store.WriteFault = func(string) error { return fault() }
+		return fault
+	}
+	if a.Failpoint == nil {
+		return nil
+	}
+	return func() error {
+		if a.fail(FPSuperviseLogWrite) != nil {
+			return enospc
+		}
+		return nil
+	}
+}
 
 // Supervise is the body of the hidden `supervise <inv>` process that
 // StartInvocation spawns: it runs the invocation's runner under a
@@ -40,14 +73,7 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	}
 	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: inv,
 		LockTimeout: a.LockTimeout, Spec: spec, Log: log}
-	if a.Failpoint != nil {
-		s.LogWriteFault = func() error {
-			if a.fail(FPSuperviseLogWrite) != nil {
-				return &os.PathError{Op: "write", Path: "log", Err: syscall.ENOSPC}
-			}
-			return nil
-		}
-	}
+	s.LogWriteFault = a.diskFullFault()
 	// The supervisor is in its own session; a stray SIGINT must not kill
 	// it. Notify, not Ignore: an ignored signal would be inherited by the
 	// runner, which then could not be stopped.

@@ -54,7 +54,7 @@ func (u *undoRun) land(ctx context.Context) error {
 			return gitErr(err)
 		}
 		if dirty {
-			return errs.UndoDirtyIntegration(wt.Name, wt.TreePath)
+			return a.dirtyErr(ctx, wt.TreePath, errs.UndoDirtyIntegration(wt.Name, wt.TreePath))
 		}
 	case head == e.Before:
 		if u.resume() {

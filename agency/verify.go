@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -149,21 +150,45 @@ func (a *App) verifySetup(ctx context.Context, tree string) string {
 }
 
 // runVerify runs the check in inv's verify tree, without the repo lock,
-// logging to the invocation's verify.log.
+// logging to the invocation's verify.log: inside the wall (agency.isolate)
+// when bubblewrap can make one, as the agents run.
 func (a *App) runVerify(ctx context.Context, rec *store.InvocationRecord, tree, command string, timeout time.Duration) runner.VerifyOutcome {
 	spec := runner.VerifySpec{Dir: tree, Setup: a.verifySetup(ctx, tree), Command: command, Timeout: timeout,
 		LogPath: a.Store.VerifyLogPath(rec.InvocationID),
 		Env: append([]string{"AGENCY_INVOCATION_ID=" + rec.InvocationID, "AGENCY_WORKTREE_ID=" + rec.IntegrationWorktreeID,
 			"AGENCY_VERIFY_TREE=" + tree, "AGENCY_SANDBOX=" + rec.SandboxPath},
 			runner.SetupEnv(a.mainWorktree(ctx), tree)...),
-		Argv: verifyArgv,
+	}
+	var err error
+	if spec.Argv, err = a.verifyWall(ctx, rec, tree); err != nil {
+		msg := "the wall could not be made: " + errs.As(err).Msg
+		os.WriteFile(spec.LogPath, []byte(msg+"\n"), 0o600)
+		return runner.VerifyOutcome{Error: msg}
 	}
 	return runner.RunVerify(ctx, spec)
 }
 
-// verifyArgv is how the check's command line runs in the verify tree: as
-// it is.
-func verifyArgv(argv []string, dir string) ([]string, error) { return argv, nil }
+// verifyWall is how the check's command line runs in the verify tree:
+// inside the wall of the invocation, with the verify tree as its sandbox
+// (writable, with its git directory and the object store; no branch) when
+// agency.isolate walls agents in; nil (as it is) otherwise.
+func (a *App) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree string) (func(argv []string, dir string) ([]string, error), error) {
+	iso, err := a.isolation(ctx)
+	if err != nil || iso != runner.IsolateBwrap {
+		return nil, err
+	}
+	ws, err := runner.WallSettingsFromConfig(a.Config)
+	if err != nil {
+		return nil, err
+	}
+	r := *rec
+	r.SandboxPath, r.SandboxBranch = tree, ""
+	w, err := runner.WallFor(a.Store, a.Repo.CommonDir, ws, &r)
+	if err != nil {
+		return nil, err
+	}
+	return func(argv []string, _ string) ([]string, error) { return w.Command(argv), nil }, nil
+}
 
 // verifyLive reports whether rec's running verify is being run by a live
 // process other than this one.
@@ -199,4 +224,23 @@ func (a *App) AnyVerify() bool {
 		}
 	}
 	return false
+}
+
+// VerifyLogText is the end of rec's latest verify log, at most max bytes
+// ("" when it was never verified).
+func (a *App) VerifyLogText(rec *store.InvocationRecord, max int64) string {
+	path := rec.VerifyLog
+	if path == "" {
+		path = a.Store.VerifyLogPath(rec.InvocationID)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > max {
+		f.Seek(fi.Size()-max, 0)
+	}
+	b, _ := io.ReadAll(f)
+	return string(b)
 }

@@ -42,20 +42,10 @@ func (v *InvocationView) DiskBytes(a *App) int64 {
 	return a.DiskBytes(v.Record)
 }
 
-// scanDrained scans the invocations; when some are queued it first lets
-// the queue take free slots (briefly waiting for the lock) and rescans.
-func (a *App) scanDrained(ctx context.Context) ([]store.InvocationEntry, error) {
+// scan reads the invocation records.
+func (a *App) scan() ([]store.InvocationEntry, error) {
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
-		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
-	}
-	if len(queuedRecords(list)) == 0 {
-		return list, nil
-	}
-	if len(a.DrainQueue(ctx, reconcileLockWait)) == 0 {
-		return list, nil
-	}
-	if list, err = a.Store.ScanInvocations(); err != nil {
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
 	return list, nil
@@ -66,10 +56,12 @@ type ListOptions struct {
 	WorktreeID string // "" = all
 }
 
-// ListInvocations scans, reconciles and derives display status. Queued
-// work is started first if slots are free (a killed supervisor did not).
+// ListInvocations scans and derives display status. It is a read: it
+// starts, stops and rewrites nothing (a record whose supervisor died shows
+// the outcome reconcile would record: View); the forecast cache is the one
+// file it may write (see withForecasts).
 func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
-	list, err := a.scanDrained(ctx)
+	list, err := a.scan()
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +96,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 				out = append(out, v)
 				continue
 			}
-			v.Record = a.Reconcile(ctx, e.Record)
+			v.Record = a.View(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
 			v.QueuePlace = places[v.Record.InvocationID]
 			a.withLive(&v)
@@ -122,7 +114,10 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 	return out, nil
 }
 
-// withForecasts attaches the conflict forecast to the pending views.
+// withForecasts attaches the conflict forecast to the pending views. The
+// forecast is derived from the object ids it was computed from and cached
+// in forecast.json (written atomically, without the lock): a cache any
+// reader may write and anyone may delete, never a record.
 func (a *App) withForecasts(ctx context.Context, views []InvocationView) {
 	var recs []*store.InvocationRecord
 	for _, v := range views {
@@ -157,20 +152,18 @@ func (a *App) WorktreeForecasts(ctx context.Context, worktreeID string) map[stri
 	return a.Forecasts(ctx, recs)
 }
 
-// ShowInvocation resolves, reconciles and derives display status.
+// ShowInvocation resolves and derives display status; a read, like
+// ListInvocations.
 func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView, error) {
 	rec, err := a.ResolveInvocation(query)
 	if err != nil {
 		return nil, err
 	}
-	rec = a.Reconcile(ctx, rec)
+	rec = a.View(ctx, rec)
 	if Queued(rec) {
-		list, err := a.scanDrained(ctx)
+		list, err := a.scan()
 		if err != nil {
 			return nil, err
-		}
-		if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
-			rec = cur
 		}
 		v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 		v.QueuePlace = QueuePlaces(list)[rec.InvocationID]

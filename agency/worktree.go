@@ -33,6 +33,9 @@ const (
 	FPCreateAfterMkdir       = "worktree-create:after-mkdir"
 	FPCreateAfterWorktreeAdd = "worktree-create:after-worktree-add"
 	FPCreateAfterMarker      = "worktree-create:after-marker"
+	// FPCreateRecordSync: meta.json's temp file is written and fsynced,
+	// not yet renamed.
+	FPCreateRecordSync = "worktree-create:record-fsync"
 )
 
 // CreateWorktree creates a named integration worktree: record directory,
@@ -67,7 +70,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		return nil, gitErr(err)
 	}
 	if dirty {
-		return nil, errs.DirtyParent(a.Repo.Toplevel)
+		return nil, a.dirtyErr(ctx, a.Repo.Toplevel, errs.DirtyParent(a.Repo.Toplevel))
 	}
 	// A bad .worktreeinclude is refused before anything is made.
 	include, err := a.IncludePatterns(a.Repo.Toplevel)
@@ -100,6 +103,9 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	worktreeAdded := false
 	cleanup := func() error {
 		return a.undoAdd(ctx, worktreeAdded, a.Store.IntegrationWorktreesDir(), recordDir, tree, branch)
+	}
+	if err := markCreator(recordDir); err != nil {
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := a.fail(FPCreateAfterMkdir); err != nil {
 		return nil, withCleanup(err, cleanup())
@@ -142,7 +148,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		Include:       included,
 		Sparse:        sparse,
 	}
-	if err := a.Store.WriteWorktree(rec); err != nil {
+	if err := a.Store.WriteWorktreeThen(rec, func() error { return a.fail(FPCreateRecordSync) }); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	return rec, nil
@@ -280,4 +286,48 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 		has = "branch " + br
 	}
 	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
+}
+
+// WorktreeHere is the id of the present integration worktree this command
+// runs in ("" when it runs elsewhere): where you are is enough for
+// `agent start`.
+func (a *App) WorktreeHere() string {
+	top := a.Repo.Toplevel
+	if top == "" || !HasMarker(top) {
+		return "" // one file read: most commands run elsewhere
+	}
+	list, err := a.Store.ScanWorktrees()
+	if err != nil {
+		return ""
+	}
+	for _, e := range list {
+		if r := e.Record; r != nil && r.State == store.StatePresent && samePath(r.TreePath, top) {
+			return r.WorktreeID
+		}
+	}
+	return ""
+}
+
+// samePath tells whether two paths name one directory (symlinks resolved).
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// SandboxPath is `agent path`: the sandbox tree of an invocation, which
+// must still be there.
+func (a *App) SandboxPath(query string) (string, error) {
+	rec, err := a.ResolveInvocation(query)
+	if err != nil {
+		return "", err
+	}
+	tree := a.sandboxTree(rec)
+	if tree == "" {
+		return "", errs.SandboxGone(rec.InvocationID, a.Store.SandboxTreePath(rec.InvocationID))
+	}
+	return tree, nil
 }

@@ -75,7 +75,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 				return nil, gitErr(err)
 			}
 			if dirty {
-				return nil, errs.DirtyWorktree(rec.Name)
+				return nil, a.dirtyErr(ctx, rec.TreePath, errs.DirtyWorktree(rec.Name))
 			}
 		}
 		// Commits made on a detached HEAD would go with the tree: keep them.
@@ -90,7 +90,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			// in words, so look again.
 			if !opts.Force {
 				if dirty, derr := a.Repo.Tree(rec.TreePath).IsDirty(ctx); derr == nil && dirty {
-					return nil, errs.DirtyWorktree(rec.Name)
+					return nil, a.dirtyErr(ctx, rec.TreePath, errs.DirtyWorktree(rec.Name))
 				}
 			}
 			return nil, gitErr(err)
@@ -109,6 +109,9 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	}
 	res := &RemoveWorktreeResult{Worktree: rec, KeptRef: kept, KeptSubmodules: keptSubs}
 	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
+	// Its queued invocations can never start now: they leave the queue,
+	// and the slots its stopped agents held go to others.
+	a.drainQueueLocked(ctx)
 	if err != nil {
 		return res, err
 	}

@@ -24,14 +24,15 @@ type AgentCmd struct {
 	Ls     AgentLsCmd     `cmd:"" aliases:"list" help:"List agent invocations."`
 	Show   AgentShowCmd   `cmd:"" help:"Show one invocation's record."`
 	Send   AgentSendCmd   `cmd:"" help:"Give an agent a follow-up prompt in its own sandbox and conversation (resumes a finished one; types into a running headed one)."`
-	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent gracefully (SIGINT to its process group, or C-c in its tmux pane)."`
+	Stop   AgentStopCmd   `cmd:"" help:"Stop an agent: SIGINT to its process group; a headed one gets C-c, then its quit command (claude /exit, codex /quit, agency.runner.<name>.quit), then its session is killed. Recorded finished, exit_reason stopped."`
 	Kill   AgentKillCmd   `cmd:"" help:"Kill an agent (SIGKILL, or kill its tmux session)."`
 	Logs   AgentLogsCmd   `cmd:"" help:"Print an agent's output; --follow streams it until the agent ends."`
 	Attach AgentAttachCmd `cmd:"" help:"Attach your terminal to a headed agent's tmux session, waiting for one still starting (detach with the tmux prefix, then d)."`
 	Open   AgentOpenCmd   `cmd:"" help:"Open an agent's sandbox in your editor."`
+	Path   AgentPathCmd   `cmd:"" help:"Print the absolute path of an agent's sandbox (for cd \"$(git agency agent path ID)\")."`
 
 	Diff    AgentDiffCmd    `cmd:"" help:"Show what an agent changed: its commits and their diff, commits off its branch, then its uncommitted work."`
-	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree."`
+	Land    AgentLandCmd    `cmd:"" help:"Land an agent's commits (and with --apply its uncommitted work) on its integration worktree. The commits land writes are yours (your identity; signed when commit.gpgsign is set), as with git cherry-pick."`
 	Discard AgentDiscardCmd `cmd:"" help:"Throw an agent's sandbox away (a running agent is stopped first; commits on a detached HEAD are kept under refs/agency/kept/; 'git agency undo' brings it back)."`
 }
 
@@ -42,7 +43,7 @@ type InvocationArg struct {
 
 // AgentStartCmd is `agent start`.
 type AgentStartCmd struct {
-	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); required unless --now."`
+	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); by default the one you are in (required elsewhere, unless --now)."`
 	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d and --json apply)."`
 	StartFlags
 	JSON bool `name:"json" help:"Print the invocation's record as one JSON object (as agent show --json) instead of its id: at once with -d (or when queued), else when the agent has ended (its output goes to stderr; a headed agent is not attached)."`
@@ -70,8 +71,11 @@ type StartFlags struct {
 
 // RawString is a flag value taken byte for byte: kong's own string
 // decoding goes through JSON, which turns bytes that are not UTF-8 into
-// U+FFFD.
-type RawString string
+// U+FFFD. Given tells an empty value (--prompt ”) from no flag.
+type RawString struct {
+	Text  string
+	Given bool
+}
 
 // Decode takes the next token as is.
 func (r *RawString) Decode(ctx *kong.DecodeContext) error {
@@ -79,7 +83,7 @@ func (r *RawString) Decode(ctx *kong.DecodeContext) error {
 	if t.IsEOL() {
 		return fmt.Errorf("missing value")
 	}
-	*r = RawString(fmt.Sprint(t.Value))
+	r.Text, r.Given = fmt.Sprint(t.Value), true
 	return nil
 }
 
@@ -99,11 +103,14 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		return c.follow(env, a, rec)
 	}
 	if c.Worktree == "" {
-		return errs.StartNeedsWorktree(env.Prog)
+		// Inside an integration worktree, that one.
+		if c.Worktree = a.WorktreeHere(); c.Worktree == "" {
+			return errs.StartNeedsWorktree(env.Prog)
+		}
 	}
 	opts := c.options()
 	// Check what can be checked before asking for a prompt.
-	if _, _, err := a.PrepareStart(opts); err != nil {
+	if _, _, err := a.PrepareStart(env.Ctx, opts); err != nil {
 		return err
 	}
 	if opts, err = c.withPrompt(env, a, opts); err != nil {
@@ -112,6 +119,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	rec, err := a.StartInvocation(env.Ctx, opts)
 	if err != nil {
 		return err
+	}
+	if a.IntegrationDirty(env.Ctx, rec.IntegrationWorktreeID) {
+		fmt.Fprintln(env.Stderr, "warning: "+errs.UnseenEditsNote(worktreeNames(a.Store)[rec.IntegrationWorktreeID]))
 	}
 	return c.started(env, a, rec)
 }
@@ -131,7 +141,7 @@ func (c *AgentStartCmd) options() agency.StartOptions {
 // withPrompt reads the prompt (flag, file, or the editor for a headless
 // run) into opts; an empty headless prompt is refused.
 func (c *AgentStartCmd) withPrompt(env *Env, a *agency.App, opts agency.StartOptions) (agency.StartOptions, error) {
-	pr, err := readPrompt(env, a, string(c.Prompt), c.PromptFile, c.Headless)
+	pr, err := readPrompt(env, a, c.Prompt, c.PromptFile, c.Headless)
 	if err != nil {
 		return opts, err
 	}
@@ -217,11 +227,15 @@ func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error
 type prompt struct{ text, source, path string }
 
 // readPrompt takes the prompt from --prompt, --prompt-file or, when
-// editor is set, the user's editor ("" when none of them gives one).
-func readPrompt(env *Env, a *agency.App, text, file string, editor bool) (prompt, error) {
+// editor is set, the user's editor ("" when none of them gives one). An
+// empty --prompt is the prompt given, not a reason to open the editor.
+func readPrompt(env *Env, a *agency.App, flag RawString, file string, editor bool) (prompt, error) {
 	switch {
-	case text != "":
-		return prompt{text, "flag", ""}, nil
+	case flag.Given:
+		if editor && strings.TrimSpace(flag.Text) == "" {
+			return prompt{}, errs.PromptFlagEmpty()
+		}
+		return prompt{flag.Text, "flag", ""}, nil
 	case file != "":
 		data, err := agency.ReadPromptFile(file)
 		if err != nil {
@@ -280,6 +294,8 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
 		defer signal.Stop(sigs)
+		env.ownInterrupt.Store(true)
+		defer env.ownInterrupt.Store(false)
 		o.Interrupts = sigs
 	}
 	rec, err := a.Follow(env.Ctx, inv, o)
@@ -305,18 +321,29 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 	return agentExit(rec)
 }
 
-// agentExit turns a final record into the command's exit status.
+// Exit statuses of a followed agent that did not exit on its own (as
+// timeout(1) and a shell report them).
+const (
+	ExitAgentTimeout = 124
+	ExitAgentStopped = 128 + int(syscall.SIGINT)
+	ExitAgentKilled  = 128 + int(syscall.SIGKILL)
+)
+
+// agentExit turns a final record into the command's exit status (the
+// table in `agent start --help`): 0 only for a run that finished well.
 func agentExit(rec *store.InvocationRecord) error {
-	if rec.ExitCode != nil {
-		if *rec.ExitCode == 0 {
-			return nil
-		}
-		if *rec.ExitCode > 0 && *rec.ExitCode < 256 {
-			return &ExitError{Code: *rec.ExitCode}
-		}
-		return &ExitError{Code: 1}
+	switch store.Deref(rec.ExitReason) {
+	case store.ExitTimeout:
+		return &ExitError{Code: ExitAgentTimeout}
+	case store.ExitStopped:
+		return &ExitError{Code: ExitAgentStopped}
+	case store.ExitKilled:
+		return &ExitError{Code: ExitAgentKilled}
 	}
-	if rec.Status == store.StatusFailed {
+	if rec.ExitCode != nil && *rec.ExitCode > 0 && *rec.ExitCode < 256 {
+		return &ExitError{Code: *rec.ExitCode}
+	}
+	if rec.Status == store.StatusFailed || (rec.ExitCode != nil && *rec.ExitCode != 0) {
 		return &ExitError{Code: 1}
 	}
 	return nil
@@ -356,8 +383,8 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 // AgentLogsCmd is `agent logs`.
 type AgentLogsCmd struct {
 	InvocationArg
-	Follow bool `short:"f" help:"Keep printing new output until the agent ends."`
-	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl) instead of the normalised events."`
+	Follow bool `short:"f" help:"Keep printing new output until the agent ends (a headed agent's pane is drawn without the sequences your terminal would answer or keep)."`
+	Raw    bool `xor:"which" help:"Print the runner's own output (logs/raw.jsonl; a headed agent's pane.log, terminal escapes and all) instead of the normalised events (a headed agent's screen as text)."`
 	Stderr bool `xor:"which" help:"Print the runner's stderr (logs/stderr.log) instead."`
 	Verify bool `xor:"which" help:"Print the log of the latest verify (agency.verify run on the candidate a land would make)."`
 }
@@ -385,6 +412,12 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	}
 	if c.Follow && !c.Stderr {
 		return followInvocation(env, a, rec.InvocationID, false, false, kind)
+	}
+	if rec.Mode == store.ModeHeaded && kind == agency.LogReadable {
+		// Its screen as text, terminal or not: pane.log's bytes hold
+		// queries the terminal would answer into the shell (--raw).
+		a.CopyScreen(env.Ctx, rec, env.Stdout)
+		return nil
 	}
 	a.CopyLogs(rec, kind, env.Stdout, env.Stderr)
 	return nil
@@ -430,3 +463,21 @@ func (c *SuperviseCmd) Run(env *Env) error {
 }
 
 func (*SuperviseCmd) longLived() {}
+
+// AgentPathCmd is `agent path`.
+type AgentPathCmd struct {
+	InvocationArg
+}
+
+func (c *AgentPathCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	p, err := a.SandboxPath(c.Invocation)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, p)
+	return nil
+}

@@ -7,11 +7,13 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/internal/subproc"
+	"github.com/git-agency/git-agency/store"
 )
 
 // AgentDiffCmd is `agent diff` (and `git sandbox diff`).
@@ -151,10 +153,10 @@ func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
 // AgentLandCmd is `agent land` (and `git sandbox land`).
 type AgentLandCmd struct {
 	JSONFlag
-	Invocations []string `arg:"" optional:"" name:"invocation" help:"Invocation ids or unique id prefixes, landed in the order given, each on top of the ones before it."`
+	Invocations []string `arg:"" optional:"" name:"invocation" complete:"pending" help:"Invocation ids or unique id prefixes, landed in the order given, each on top of the ones before it."`
 	All         bool     `help:"Land every finished invocation waiting to land (of -w's worktree, or of every worktree), oldest finished first."`
 	Worktree    string   `short:"w" help:"With --all: only this integration worktree's invocations."`
-	Apply       bool     `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit 'agency: land invocation <id>'."`
+	Apply       bool     `help:"Also land the sandbox's uncommitted work (untracked files included) as one commit, titled with the prompt's first line and an 'Agency-Invocation: <id>' trailer."`
 	RequireBase bool     `help:"Refuse when the integration HEAD is no longer the invocation's base commit."`
 	Check       bool     `help:"Only say whether the land would apply cleanly and which files would conflict; touch nothing (exit 1 on conflict, or with land's own error when land would refuse: a dirty integration tree, files in the way)."`
 	NoVerify    bool     `help:"Land without running the check (agency.verify); the record says it was skipped."`
@@ -306,23 +308,58 @@ func printLines(w io.Writer, lines []string) {
 // AgentDiscardCmd is `agent discard` (and `git sandbox discard`).
 type AgentDiscardCmd struct {
 	JSONFlag
-	InvocationArg
+	Invocations []string `arg:"" name:"invocation" help:"Invocation ids or unique id prefixes (several: each is discarded in turn)."`
 }
 
+// Run resolves every id first (a typo discards nothing), then discards
+// each; one that fails does not stop the others, and makes the exit
+// status 1. --json prints the record, or with several ids an array.
 func (c *AgentDiscardCmd) Run(env *Env) error {
 	a, err := env.App()
 	if err != nil {
 		return err
 	}
-	res, err := a.Discard(env.Ctx, c.Invocation)
-	if err != nil {
-		return err
+	var ids []string
+	for _, q := range c.Invocations {
+		rec, err := a.ResolveInvocation(q)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(ids, rec.InvocationID) {
+			ids = append(ids, rec.InvocationID)
+		}
+	}
+	var recs []*store.InvocationRecord
+	var first error
+	for _, id := range ids {
+		res, err := a.Discard(env.Ctx, id)
+		if err != nil {
+			if len(ids) == 1 {
+				return err
+			}
+			printError(env, err)
+			if first == nil {
+				first = &ExitError{Code: 1}
+			}
+			continue
+		}
+		recs = append(recs, res.Invocation)
+		if !c.JSON {
+			printLines(env.Stdout, res.Report())
+		}
 	}
 	if c.JSON {
-		return printJSON(env.Stdout, res.Invocation)
+		var err error
+		if len(c.Invocations) == 1 && len(recs) == 1 {
+			err = printJSON(env.Stdout, recs[0])
+		} else {
+			err = printJSON(env.Stdout, recs)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	printLines(env.Stdout, res.Report())
-	return nil
+	return first
 }
 
 // RunCmd is `git agency run`: `worktree create --name N --open`, then

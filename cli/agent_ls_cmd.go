@@ -15,6 +15,7 @@ import (
 type AgentLsCmd struct {
 	JSONFlag
 	Worktree string `short:"w" help:"Only this integration worktree's invocations."`
+	All      bool   `help:"Also invocations landed or discarded more than a day ago (left out otherwise)."`
 	AllReposFlag
 }
 
@@ -78,7 +79,11 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		} else if views, err = g.Invocations(env.Ctx); err != nil {
 			return err
 		}
+		if !c.All {
+			views = recent(views, time.Now())
+		}
 		names := worktreeNames(g.Store)
+		dirtyIntegration(env, g.App, views)
 		if c.JSON {
 			for _, v := range views {
 				if v.Broken {
@@ -93,6 +98,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		}
 		g.header(env, i)
 		t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "LANDS", "STARTED", "SUMMARY")
+		t.lead = g.lead()
 		for _, v := range views {
 			if v.Broken {
 				t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-", "-")
@@ -103,6 +109,9 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			if v.CheckpointsError != "" {
 				summary = "checkpoints failing (see 'git agency doctor')"
 			}
+			if t := recordTrouble(r); t != "" {
+				summary = t
+			}
 			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast)+verifyMark(r), env.when(r.StartedAt), summary)
 		}
 		t.flush()
@@ -111,6 +120,45 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		return printJSON(env.Stdout, out)
 	}
 	return nil
+}
+
+// recent leaves out the invocations landed or discarded more than a day
+// ago (agency.SettledLongAgo).
+func recent(views []agency.InvocationView, now time.Time) []agency.InvocationView {
+	out := views[:0:0]
+	for _, v := range views {
+		if v.Record == nil || !agency.SettledLongAgo(v.Record, now) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// dirtyIntegration marks the forecast of the pending invocations whose
+// integration tree has uncommitted changes: land refuses into it, so LANDS
+// must not say clean. One look per worktree, only where a forecast is shown.
+func dirtyIntegration(env *Env, a *agency.App, views []agency.InvocationView) {
+	if a == nil {
+		return
+	}
+	dirty := map[string]bool{}
+	for i := range views {
+		v := &views[i]
+		if v.Forecast == nil || v.Record == nil {
+			continue
+		}
+		wt := v.Record.IntegrationWorktreeID
+		d, seen := dirty[wt]
+		if !seen {
+			d = a.IntegrationDirty(env.Ctx, wt)
+			dirty[wt] = d
+		}
+		if d && v.Forecast.Refused == "" {
+			f := *v.Forecast
+			f.LandsCleanly, f.Refused = false, string(errs.EDirtyWorktree)
+			v.Forecast = &f
+		}
+	}
 }
 
 // displayText is the STATE column: the display status, with a queued
@@ -146,6 +194,20 @@ func forecastText(f *agency.Forecast) string {
 }
 
 // lsSummary is the semantic status and summary of an invocation, short.
+// recordTrouble is agent ls's summary for a run whose logs or record miss
+// something: "logs incomplete", and why the record is not written yet (a
+// full disk); "" for none.
+func recordTrouble(r *store.InvocationRecord) string {
+	var parts []string
+	if r.LogsIncomplete != "" {
+		parts = append(parts, "logs incomplete")
+	}
+	if r.RecordPending != "" {
+		parts = append(parts, r.RecordPending)
+	}
+	return strings.Join(parts, "; ")
+}
+
 func lsSummary(r *store.InvocationRecord) string {
 	s := strings.TrimSpace(r.SemanticStatus + ": " + r.SemanticSummary)
 	s = strings.TrimPrefix(strings.TrimSuffix(s, ":"), ": ")
@@ -183,6 +245,9 @@ func (c *AgentShowCmd) Run(env *Env) error {
 		return err
 	}
 	name := worktreeNames(a.Store)[v.Record.IntegrationWorktreeID]
+	views := []agency.InvocationView{*v}
+	dirtyIntegration(env, a, views)
+	v = &views[0]
 	if c.JSON {
 		return printJSON(env.Stdout, newInvocationJSON(a, v, name))
 	}
@@ -206,6 +271,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	p("integration_worktree_id", r.IntegrationWorktreeID+"  ("+orDash(wtName)+")")
 	p("runner", r.Runner)
 	p("mode", r.Mode)
+	p("isolation", isolationText(r.Isolation))
 	p("command", fmt.Sprintf("%q", r.Command))
 	if r.SessionID != "" {
 		p("session_id", r.SessionID)
@@ -231,6 +297,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	printVerify(p, r)
 	if r.LogsIncomplete != "" {
 		p("logs", "INCOMPLETE: "+r.LogsIncomplete)
+	}
+	if r.RecordPending != "" {
+		p("record", r.RecordPending)
 	}
 	if f := v.Forecast; f != nil {
 		line := forecastText(f)
@@ -299,4 +368,13 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		p("checkpoints", v.CheckpointsError)
 	}
 	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
+}
+
+// isolationText says what walls an invocation in (a record from before
+// the wall has none).
+func isolationText(iso string) string {
+	if iso == "bwrap" {
+		return "bwrap (walled: it can change only its sandbox)"
+	}
+	return "none (not walled)"
 }

@@ -27,7 +27,7 @@ func (c *AgentSendCmd) Run(env *Env) error {
 	if _, err := a.PrepareSend(env.Ctx, c.Invocation); err != nil {
 		return err
 	}
-	pr, err := readPrompt(env, a, string(c.Prompt), c.PromptFile, true)
+	pr, err := readPrompt(env, a, c.Prompt, c.PromptFile, true)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,14 @@ func attachHeaded(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	if err != nil {
 		return err
 	}
-	return runAttach(env, cmd)
+	// The client returns when the agent ended (its outcome is the exit
+	// status; so when it ended before the client could attach) or the user
+	// detached (0: the agent runs on).
+	aerr := runAttach(env, cmd)
+	if end := a.AfterAttach(env.Ctx, rec.InvocationID); end != nil {
+		return agentExit(end)
+	}
+	return aerr
 }
 
 func runAttach(env *Env, cmd interface{ Run() error }) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -34,7 +35,7 @@ func (c *CompletionCmd) Run(env *Env, app *kong.Kong) error {
 // worktree names, invocation ids, runner names. It reads records without
 // taking the lock and prints nothing (and succeeds) outside a repository.
 type CompleteCmd struct {
-	What string `arg:"" enum:"worktrees,invocations,runners" help:"What to list."`
+	What string `arg:"" enum:"worktrees,invocations,pending,runners" help:"What to list."`
 }
 
 func (c *CompleteCmd) Run(env *Env) error {
@@ -52,11 +53,8 @@ func (c *CompleteCmd) Run(env *Env) error {
 			}
 		}
 		sort.Strings(out) // names, alphabetically (creation order is not total)
-	case "invocations":
-		list, _ := a.Store.ScanInvocations()
-		for i := len(list) - 1; i >= 0; i-- { // newest first
-			out = append(out, list[i].ID)
-		}
+	case "invocations", "pending":
+		out = completeInvocations(a, c.What == "pending")
 	case "runners":
 		seen := map[string]bool{"claude": true, "codex": true}
 		out = append(out, "claude", "codex")
@@ -118,7 +116,7 @@ func completionSpec(app *kong.Application) []*cmdSpec {
 			s.flags = append(s.flags, "--help")
 		}
 		for _, p := range n.Positional {
-			k := valueKind(p.Name, p.Enum)
+			k := positionalKind(p)
 			if p.IsCumulative() {
 				s.rest = k
 				break
@@ -222,6 +220,7 @@ func writeBashCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 	case "$1" in
 	worktree) __gitcomp_nl "$(__git %[2]s __complete worktrees 2>/dev/null)" "$2" "$3" ;;
 	invocation) __gitcomp_nl "$(__git %[2]s __complete invocations 2>/dev/null)" "$2" "$3" ;;
+	pending) __gitcomp_nl "$(__git %[2]s __complete pending 2>/dev/null)" "$2" "$3" ;;
 	runner) __gitcomp_nl "$(__git %[2]s __complete runners 2>/dev/null)" "$2" "$3" ;;
 	branch) __gitcomp_direct "$(__git_heads "$2" "$3" " ")" ;;
 	enum:*) __gitcomp "${1#enum:}" "$2" "$3" ;;
@@ -346,6 +345,7 @@ func writeZshCompletion(w io.Writer, sub string, specs []*cmdSpec) {
   case "$1" in
     worktree) vals=(${(f)"$(git %[2]s __complete worktrees 2>/dev/null)"}) ;;
     invocation) vals=(${(f)"$(git %[2]s __complete invocations 2>/dev/null)"}) ;;
+    pending) vals=(${(f)"$(git %[2]s __complete pending 2>/dev/null)"}) ;;
     runner) vals=(${(f)"$(git %[2]s __complete runners 2>/dev/null)"}) ;;
     branch) vals=(${(f)"$(git for-each-ref --format='%%(refname:strip=2)' refs/heads 2>/dev/null)"}) ;;
     enum:*) vals=(${=${1#enum:}}) ;;
@@ -412,4 +412,27 @@ func quoteAll(ss []string) []string {
 		out[i] = shQuote(s)
 	}
 	return out
+}
+
+// completeInvocations are the invocation ids, newest first; with pending
+// only those land takes (ended, neither landed nor discarded; records as
+// they are: a read, no reconcile).
+func completeInvocations(a *agency.App, pending bool) []string {
+	list, _ := a.Store.ScanInvocations()
+	var out []string
+	for i := len(list) - 1; i >= 0; i-- {
+		if !pending || agency.Pending(list[i].Record) {
+			out = append(out, list[i].ID)
+		}
+	}
+	return out
+}
+
+// positionalKind is valueKind for a positional, unless its `complete` tag
+// names a narrower list (land: the pending invocations).
+func positionalKind(p *kong.Positional) string {
+	if p.Tag != nil && p.Tag.Get("complete") != "" {
+		return p.Tag.Get("complete")
+	}
+	return valueKind(p.Name, p.Enum)
 }

@@ -19,6 +19,7 @@ var configKeys = []configKey{
 	{"agency.runner.<name>.format", "stdout stream format: claude, codex, auto, or empty for none", "built-ins: their own"},
 	{"agency.runner.<name>.unattended", "inside the wall: true, the built-in works without asking in headed runs too; false, it asks as on its own (never added without the wall)", "headless runs inside the wall work alone, headed ones ask"},
 	{"agency.runner.<name>.hooks", "claude: a headed claude reports its state through hooks (--settings); none: not", "built-in claude: claude"},
+	{"agency.runner.<name>.quit", "what agent stop types at a headed runner's prompt when C-c ended only its turn (then the session is killed)", "built-ins: claude /exit, codex /quit; others: none"},
 	{"agency.notify.command", "shell command run when an agent needs input, finishes or fails (JSON on stdin)", ""},
 	{"agency.notify.timeout", "how long a notify command may run", "10s"},
 	{"agency.maxActive", "how many agents may run at once in this repository", "unlimited"},
@@ -41,4 +42,8 @@ var configKeys = []configKey{
 	{"agency.verify.sendBack", "true: a red verify becomes a follow-up prompt to the agent (as land --send-back)", "false"},
 	{"agency.verify.maxRounds", "most red verifies of one invocation sent back to its agent", "3"},
 	{"agency.autoLand", "true: an invocation that finishes with commits and lands cleanly is verified and landed by its supervisor", "false"},
+	{"agency.isolate", "auto: wall every agent in bubblewrap where it works (else warn and run unwalled); bwrap: refuse to start without the wall; off: no wall", "auto"},
+	{"agency.isolate.network", "shared: walled agents use the network; none: cut it", "shared"},
+	{"agency.isolate.writable", "more paths a walled agent may write (multi-valued; ~/ is HOME)", ""},
+	{"agency.isolate.hide", "paths a walled agent cannot see, e.g. ~/.ssh, ~/.aws (multi-valued; ~/ is HOME)", ""},
 }

@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -53,6 +54,9 @@ type Env struct {
 	// oneShotGC: Main tunes the collector for one-shot commands (tests
 	// that call Run in-process leave it alone).
 	oneShotGC bool
+	// ownInterrupt is set while a command handles Ctrl-C itself (following
+	// an agent: Ctrl-C stops the agent); otherwise Ctrl-C ends Ctx.
+	ownInterrupt atomic.Bool
 }
 
 // App opens the repository containing the working directory (once).
@@ -85,6 +89,9 @@ func MainAgency(args []string) int {
 	if len(args) > 0 && args[0] == runner.HookEventCmd {
 		return hookEvent(args[1:], os.Stdin)
 	}
+	if len(args) > 0 && args[0] == runner.WallExecCmd {
+		return runner.WallExec(args[1:], os.Stderr)
+	}
 	return Main("git agency", &AgencyCLI{}, args)
 }
 
@@ -99,6 +106,8 @@ func MainSandbox(args []string) int {
 func Main(prog string, grammar any, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	ctx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %s: cannot read the current directory: %v\n", errs.EIO, err)
@@ -112,7 +121,36 @@ func Main(prog string, grammar any, args []string) int {
 		Prog:      prog,
 		oneShotGC: true,
 	}
+	defer cancelOnInterrupt(env, interrupt)()
 	return Run(env, grammar, args)
+}
+
+// cancelOnInterrupt makes Ctrl-C (SIGINT) end env.Ctx, so a command waiting
+// for the repository lock, or for git, stops and cleans up instead of
+// dying half-way; a second Ctrl-C exits at once (130). While a command
+// handles Ctrl-C itself (env.ownInterrupt) the signal is left to it. It
+// returns the function that stops listening.
+func cancelOnInterrupt(env *Env, cancel context.CancelFunc) func() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+			}
+			if env.ownInterrupt.Load() {
+				continue
+			}
+			if env.Ctx.Err() != nil {
+				os.Exit(128 + int(syscall.SIGINT))
+			}
+			cancel()
+		}
+	}()
+	return func() { signal.Stop(sigs); close(done) }
 }
 
 type exitCode int

@@ -86,6 +86,9 @@ type table struct {
 	env    *Env
 	header []string
 	rows   [][]string
+	// lead is put before every row without a terminal (--all-repos: the
+	// repository's path, in place of the headings a terminal shows).
+	lead []string
 }
 
 func newTable(env *Env, header ...string) *table { return &table{env: env, header: header} }
@@ -97,6 +100,9 @@ func (t *table) flush() {
 		// One write, not one per row: a long history is a thousand rows.
 		w := bufio.NewWriter(t.env.Stdout)
 		for _, r := range t.rows {
+			if len(t.lead) > 0 {
+				r = append(t.lead[:len(t.lead):len(t.lead)], r...)
+			}
 			fmt.Fprintln(w, strings.Join(r, "\t"))
 		}
 		w.Flush()

@@ -69,8 +69,10 @@ func repoGroups(env *Env, all bool) ([]repoGroup, error) {
 
 // header prints an --all-repos group's heading (nothing for the current
 // repository alone): a blank line between groups, then "== name (path)".
+// Without a terminal the rows are TSV, and each begins with the
+// repository's path instead (lead).
 func (g repoGroup) header(env *Env, i int) {
-	if g.json.RepoPath == "" {
+	if g.json.RepoPath == "" || !env.StdoutTTY {
 		return
 	}
 	if i > 0 {
@@ -80,4 +82,13 @@ func (g repoGroup) header(env *Env, i int) {
 	if g.Gone {
 		fmt.Fprintf(env.Stdout, "   %s\n", g.Note)
 	}
+}
+
+// lead is what begins each TSV row of an --all-repos group without a
+// terminal: the repository's path (nothing for the current one alone).
+func (g repoGroup) lead() []string {
+	if g.json.RepoPath == "" {
+		return nil
+	}
+	return []string{g.Path}
 }

@@ -150,6 +150,7 @@ func (c *WorktreeLsCmd) Run(env *Env) error {
 		}
 		g.header(env, i)
 		t := newTable(env, "NAME", "ID", "BRANCH", "STATE", "CREATED", "PATH")
+		t.lead = g.lead()
 		for _, e := range list {
 			if e.Broken {
 				t.add("-", e.ID, "-", "broken", "-", e.Dir)

@@ -111,8 +111,24 @@ JSON
   else
     fail "trusted once: the next sandbox goes straight to work"; screen | sed 's/^/    /'
   fi
-  git agency agent kill "$inv" >/dev/null 2>&1
+  # agent stop at its permission prompt: C-c does nothing there, and Enter
+  # would approve, so no /exit is typed: the session is killed; it ends,
+  # recorded stopped, and nothing was approved.
+  if git agency agent stop "$inv" >"$work/stop.out" 2>&1 && grep -q ": finished (stopped)$" "$work/stop.out"; then
+    pass "agent stop ends a headed claude at its permission prompt"
+    git agency agent show "$inv" --json >"$work/show.json"
+    expect "  … exit_reason stopped" field "$work/show.json" exit_reason '"stopped"'
+    expect "  … display_status stopped" field "$work/show.json" display_status '"stopped"'
+    expect "  … nothing approved (no hello.txt)" sh -c "! test -e $AGENCY_DATA_DIR/repos/*/sandboxes/$inv/tree/hello.txt"
+  else
+    fail "agent stop ends a headed claude at its permission prompt"; sed 's/^/    /' "$work/stop.out"; screen | sed 's/^/    /'
+    git agency agent kill "$inv" >/dev/null 2>&1
+  fi
   wait_done "$inv" 30 >/dev/null
+  # logs of a headed agent: its screen as text, no terminal query
+  git agency agent logs "$inv" >"$work/hlogs.out" 2>&1
+  expect "agent logs: the screen as text" grep -q 'Create hello.txt' "$work/hlogs.out"
+  expect "agent logs: no escape sequence" sh -c "! grep -q \"$(printf '\033')\" '$work/hlogs.out'"
 
   git config --unset-all agency.runner.claude.headedArg
   end_headed
@@ -158,6 +174,7 @@ headed_codex() {
     git agency agent kill "$inv" >/dev/null 2>&1
   fi
   expect "notify: needs_input then finished" grep -q '"event":"finished","invocation_id":"'"$inv"'"' "$work/notify.jsonl"
+  headed_codex_bgserver
   end_headed
   # codex starts `codex app-server` daemons (setsid, cwd the sandbox): none
   # may outlive the run (by pid: a binary under our CODEX_HOME, or a cwd in
@@ -175,4 +192,26 @@ headed_codex() {
     ps -o pid,args -p "${left# }" 2>/dev/null | sed 's/^/    /'
     for p in $left; do kill "$p" 2>/dev/null; done
   fi
+}
+
+# headed_codex_bgserver: without the same [features] as its flags, codex's
+# TUI stops at "Background server has incompatible feature settings"
+# before any state: needs input (from the screen); agent stop ends it.
+headed_codex_bgserver() {
+  cp "$CODEX_HOME/config.toml" "$work/codex-config.toml"
+  sed -i -e '/^\[features\]$/d' -e '/^plugins = false$/d' -e '/^remote_plugin = false$/d' -e '/^apps = false$/d' "$CODEX_HOME/config.toml"
+  local inv pane
+  inv=$(git agency agent start -w feat --runner codex -d --prompt "Create hello.txt" </dev/null) ||
+    { fail "background server dialog: agent start"; cp "$work/codex-config.toml" "$CODEX_HOME/config.toml"; return; }
+  pane="=agency-$inv:"
+  waiting '"codex asks: Background server has incompatible feature settings"' 40 \
+    "background-server dialog → needs input"
+  if git agency agent stop "$inv" >"$work/stop.out" 2>&1 && grep -q ": finished (stopped)$" "$work/stop.out"; then
+    pass "agent stop ends a headed codex in a dialog"
+  else
+    fail "agent stop ends a headed codex in a dialog"; sed 's/^/    /' "$work/stop.out"; screen | sed 's/^/    /'
+    git agency agent kill "$inv" >/dev/null 2>&1
+  fi
+  wait_done "$inv" 30 >/dev/null
+  cp "$work/codex-config.toml" "$CODEX_HOME/config.toml"
 }

@@ -73,6 +73,7 @@ setup() {
   inv=
   case $1 in
   create | start-headless | start-headed) ;;
+  start-walled | start-walled-headed) git config agency.isolate bwrap ;;
   send)
     # each turn appends to c.txt and commits everything (the turn before's
     # u.txt with it), then leaves u.txt uncommitted
@@ -92,6 +93,11 @@ setup() {
     echo later-work >"$(sandbox)/u.txt" ;;
   # a plain land refuses uncommitted work: commit it in the sandbox
   land) (cd "$(sandbox)" && git add u.txt && git commit -qm u) ;;
+  # a verified land: the check runs on the candidate (with AGENCY_FAILPOINT
+  # kill:check it kills the land that runs it, mid-verify)
+  land-verify)
+    (cd "$(sandbox)" && git add u.txt && git commit -qm u)
+    git config agency.verify 'test -f c.txt && test -f u.txt; if [ "${AGENCY_FAILPOINT:-}" = kill:check ]; then kill -9 $PPID; fi' ;;
   land-detached | discard-detached)
     (cd "$(sandbox)" && git checkout -q --detach && echo d >d.txt && git add d.txt && git commit -qm detached-commit) ;;
   rm-force) echo wt-work >"$(git-agency worktree path feat)/w.txt" ;;
@@ -108,9 +114,13 @@ cmd() {
   create) git-agency worktree create --name kk ;;
   start-headless) git-agency agent start -w feat --runner sh --headless --prompt 'echo s > s.txt' ;;
   start-headed) git-agency agent start -w feat --runner sh -d --prompt 'echo h > h.txt' ;;
+  # walled: the agent leaves a setsid daemon behind, which must not
+  # outlive it
+  start-walled) git-agency agent start -w feat --runner sh --headless --prompt 'echo w > w.txt; setsid sleep 4321 & git add w.txt; git commit -qm w' ;;
+  start-walled-headed) git-agency agent start -w feat --runner sh -d --prompt 'echo w > w.txt; setsid sleep 4321 & git add w.txt; git commit -qm w' ;;
   ckpt-create) git-agency checkpoint create --invocation "$inv" ;;
   ckpt-apply) git-agency checkpoint apply --invocation "$inv" 1 ;;
-  land | land-detached) git-agency agent land "$inv" ;;
+  land | land-detached | land-verify) git-agency agent land "$inv" ;;
   land-apply) git-agency agent land --apply "$inv" ;;
   discard | discard-detached) git-agency agent discard "$inv" ;;
   rm-force | rm-detached) git-agency worktree rm --force feat ;;
@@ -123,7 +133,12 @@ cmd() {
 # AGENCY_FAILPOINT=kill:<step>, besides its git calls.
 failpoints() {
   case $1 in
+  # (record-fsync: the first meta.json is written and fsynced, not renamed)
+  create) echo worktree-create:record-fsync ;;
+  start-headless | start-headed) echo agent-start:record-fsync ;;
   send) echo agent-send:spawn ;;
+  start-walled*) echo agent-start:after-sandbox agent-start:wall agent-start:spawn ;;
+  land-verify) echo check verify:tree-made verify:running verify:passed land:before-update land:after-update land:after-remove ;;
   esac
 }
 
@@ -239,6 +254,12 @@ check() {
   git worktree list --porcelain | sed -n 's/^worktree //p' | while read -r t; do
     [ -d "$t" ] || echo "FAIL $scenario K=$k: registration without directory: $t"
   done
+  # a walled agent's setsid daemon ends with its wall
+  case $scenario in start-walled*)
+    local i=0
+    while pgrep -f 'sleep 4321' >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    pgrep -f 'sleep 4321' >/dev/null && fail "a walled agent's setsid daemon outlived it (kill at [$killed])" ;;
+  esac
   local after lost
   after=$(commits)
   lost=$(comm -23 <(echo "$before") <(echo "$after"))
@@ -249,9 +270,28 @@ check() {
     lost=$(comm -23 <(echo "$blobs") <(echo "$objs"))
     [ -z "$lost" ] || fail "uncommitted work lost (kill at [$killed]): $lost"
   fi
+  [ "$scenario" = land-verify ] && landverified
 }
 
-scenarios=${*:-create start-headless start-headed ckpt-create ckpt-apply land land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send}
+# landverified: after a killed verified land, the integration branch is
+# either where it was or at a candidate that passed the check, and the next
+# land finishes the work (doctor clean after it).
+landverified() {
+  local wt head
+  wt=$(git-agency worktree path feat)
+  head=$(git -C "$wt" rev-parse HEAD)
+  if [ "$head" != "$(git rev-parse main)" ]; then
+    git -C "$wt" cat-file -e "$head:c.txt" 2>/dev/null && git -C "$wt" cat-file -e "$head:u.txt" 2>/dev/null ||
+      fail "the branch moved to a candidate the check did not pass (kill at [$killed])"
+  fi
+  if ! git-agency agent land "$inv" >"$work/land2" 2>&1 && ! grep -q E_ALREADY_LANDED "$work/land2"; then
+    fail "the next land did not finish (kill at [$killed]): $(tail -3 "$work/land2")"
+  fi
+  git -C "$wt" cat-file -e HEAD:u.txt 2>/dev/null || fail "not landed after the next land (kill at [$killed])"
+  git-agency doctor >"$work/doctor3" 2>&1 || fail "doctor after the next land (kill at [$killed]): $(grep -v '^ok' "$work/doctor3" | head -5)"
+}
+
+scenarios=${*:-create start-headless start-headed start-walled start-walled-headed ckpt-create ckpt-apply land land-verify land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send}
 for s in $scenarios; do sweep "$s"; done
 tmux kill-server 2>/dev/null
 echo "killsweep: $runs kills, $fails failures"

@@ -8,9 +8,12 @@
 # repository runs `git agency agent start --runner claude|codex --headless`,
 # checking the file the agent wrote, raw.jsonl, stream.jsonl, the status, the
 # usage summary, that a model server that never answers (the mock's
-# /hang/ prefix) ends in exit_reason timeout instead of a hang, and (e2e/send.sh)
+# /hang/ prefix) ends in exit_reason timeout instead of a hang, (e2e/send.sh)
 # that `agent send` continues a finished run's conversation in its sandbox
-# with the usage counted once, and a claude permission denial.
+# with the usage counted once, and a claude permission denial, and
+# (e2e/wall.sh) that inside the wall, with no permission flag from the user,
+# both commit from their shell tools and a write by absolute path changes
+# nothing outside the sandbox. Every agent runs walled (agency.isolate bwrap).
 #
 # Nothing here talks to the network except npm (once, to install). HOME,
 # the CLIs' config dirs and the data dir are all inside a temp directory.
@@ -77,11 +80,12 @@ echo "e2e: $(claude --version 2>&1), $(codex --version 2>/dev/null), mock on 127
 repo=$work/repo
 git init -q "$repo" && cd "$repo" && git commit -q --allow-empty -m init || exit 1
 git agency worktree create --name feat >/dev/null || exit 1
-# Permission flags, as a user would set them (see docs/runners.md, "Real runners").
-git config --add agency.runner.claude.headlessArg --permission-mode
-git config --add agency.runner.claude.headlessArg acceptEdits
+# Every agent runs inside the wall (a start without it fails), and no
+# permission flag is given: inside the wall the built-ins work alone.
+git config agency.isolate bwrap
+# codex, offline: no plugins, no endless retries.
 for a in --disable plugins --disable remote_plugin --disable apps \
-  --disable unbounded_connection_retries --dangerously-bypass-approvals-and-sandbox; do
+  --disable unbounded_connection_retries; do
   git config --add agency.runner.codex.headlessArg "$a"
 done
 
@@ -119,7 +123,8 @@ run_ok() { # RUNNER RAWTYPE STREAMKIND LOGLINE
   local logs; logs=$(dirname "$sb")/logs
   expect "status finished" field "$work/$r.json" status '"finished"'
   expect "exit_reason exited" field "$work/$r.json" exit_reason '"exited"'
-  expect "display_status ready to land" field "$work/$r.json" display_status '"ready to land"'
+  # hello.txt is uncommitted (agents rarely commit): only land --apply takes it
+  expect "display_status ready to land (--apply)" field "$work/$r.json" display_status '"ready to land \(--apply\)"'
   expect "semantic_status ready_for_review" field "$work/$r.json" semantic_status '"ready_for_review"'
   expect "usage: turns" field "$work/$r.json" turns '[1-9][0-9]*'
   expect "usage: input tokens" field "$work/$r.json" input_tokens '[1-9][0-9]*'
@@ -184,6 +189,12 @@ case ${AGENCY_E2E_ONLY:-headed} in codex|headed) headed_codex;; esac
 
 # agent send: follow-ups in the same conversation, a permission denial.
 . "$root/e2e/send.sh"
+
+# The wall: commits from the agents' own shell tools, escapes by absolute path.
+. "$root/e2e/wall.sh"
+
+# verified landing: a red verify sent back to the agent (e2e/verify.sh).
+. "$root/e2e/verify.sh"
 
 if [ "$fails" -gt 0 ]; then echo "e2e-real: $fails check(s) failed"; exit 1; fi
 echo "e2e-real: all checks passed"

@@ -128,8 +128,15 @@ headed_send_case() { # a headed claude: typed follow-ups, /exit, then a headed r
   local sid; sid=$(jval "$work/hsend.json" record.session_id)
   expect "/exit typed: the run finishes" git agency agent send "$inv" -d --prompt /exit
   if wait_done "$inv" 60; then pass "finished after /exit"; else fail "finished after /exit"; fi
+  local events n0; events=$(echo "$AGENCY_DATA_DIR"/repos/*/invocations/"$inv"/events.jsonl)
+  n0=$(grep -c '"event":"needs_input"' "$events")
   expect "a finished headed run resumes" git agency agent send "$inv" -d --prompt "@@RECALL@@ and now?"
   if pane_has "$inv" 'RECALL: first prompt was <<Create hello.txt>>; 3 user prompts' 60; then pass "resumed headed with its history"; else fail "resumed headed with its history"; fi
+  # One needs_input for the resumed turn (its Stop), not one more for the
+  # earlier turn's end.
+  local i; for i in $(seq 50); do [ "$(grep -c '"event":"needs_input"' "$events")" -gt "$n0" ] && break; sleep 0.2; done
+  sleep 2
+  expect "resumed: one needs_input for its turn" test "$(grep -c '"event":"needs_input"' "$events")" = $((n0 + 1))
   show_json "$inv" "$work/hsend.json"
   expect "resumed with --resume $sid" has "$(jval "$work/hsend.json" 'record.command.join(" ")')" "--resume $sid"
   expect "turns 3" test "$(jval "$work/hsend.json" record.turns)" = 3
@@ -169,6 +176,10 @@ headed_codex_send_case() { # a headed codex: pasted follow-ups, /quit; killed, t
   show_json "$inv" "$work/xsend.json"
   expect "the thread id from its last screen" has "$(jval "$work/xsend.json" record.session_id)" '^[0-9a-f-]{36}$'
   expect "turns 3" test "$(jval "$work/xsend.json" record.turns)" = 3
+  expect "the summary is the resumed turn's, not the first" has "$(jval "$work/xsend.json" record.semantic_summary)" '3 user prompts'
+  if grep -q 'cached)' "$AGENCY_DATA_DIR"/repos/*/sandboxes/"$inv"/logs/screen.txt; then
+    expect "usage keeps the cached tokens" has "$(jval "$work/xsend.json" record.usage.cached_input_tokens)" '^[1-9][0-9]*$'
+  fi
   tmux kill-server 2>/dev/null
   # codex leaves its app-server daemons (binaries under our CODEX_HOME).
   local p

@@ -8,8 +8,8 @@
 #     both unchanged;
 #   - agency.runner.claude.unattended false gives claude's own prompts back:
 #     the same command is denied;
-#   - a headed codex asking before every command (-a untrusted) shows its
-#     approval as needs input, and runs the command once approved.
+#   - a headed codex with its own sandbox (unattended false) asks to make
+#     an edit without it: needs input; approved, the file is written.
 # The headed checks (e2e/headed.sh, e2e/send.sh) run inside the same wall.
 
 # walled_commit RUNNER: a headless run that writes and commits by shell.
@@ -77,21 +77,27 @@ attended_case() {
   expect "display_status needs input" test "$(jval "$work/attended.json" record.display_status)" = "needs input"
 }
 
-# headed_codex_approval: a headed codex inside the wall, with its approval
-# policy asking before any command: its approval screen is needs input,
-# "y" approves, the command runs (inside the wall, without codex's own
-# sandbox, which cannot work there).
+# headed_codex_approval: a headed codex inside the wall with
+# agency.runner.codex.unattended false keeps its own sandbox, which cannot
+# work inside the wall: its edit fails there and codex asks to make it
+# without; that approval screen is needs input, "y" approves, the file is
+# written. (By default a headed codex inside the wall runs without its own
+# sandbox, and so never needs to ask that.)
 headed_codex_approval() {
-  echo "== codex headed, inside the wall: an approval (-a untrusted)"
+  echo "== codex headed, inside the wall, unattended false: an approval"
   command -v tmux >/dev/null || { echo "  skip (no tmux)"; return; }
   export TMUX_TMPDIR="$work/tmux-xwall"
   unset TMUX TMUX_PANE
   mkdir -p "$TMUX_TMPDIR"
+  git config agency.runner.codex.unattended false
   local inv pane
-  inv=$(git agency agent start -w feat --runner codex -d --runner-arg=-a --runner-arg=untrusted \
-    --prompt "@@SHELL@@ echo approved > approved.txt" </dev/null) || { fail "agent start"; tmux kill-server 2>/dev/null; return; }
+  inv=$(git agency agent start -w feat --runner codex -d \
+    --prompt "@@WRITE@@ approved.txt" </dev/null)
+  local rc=$?
+  git config --unset agency.runner.codex.unattended
+  [ "$rc" = 0 ] || { fail "agent start"; tmux kill-server 2>/dev/null; return; }
   pane="=agency-$inv:"
-  if wait_show semantic_summary '"permission: .*approved.txt.*"' 60; then
+  if wait_show semantic_summary '"permission: .*"' 60; then
     pass "the approval screen → needs input"
     expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
     expect "  … isolation bwrap" field "$work/show.json" isolation '"bwrap"'
@@ -102,7 +108,7 @@ headed_codex_approval() {
   fi
   if pane_has "$inv" 'Done: wrote the file' 60; then
     pass "approved: the turn ends"
-    expect "  … the command ran" sh -c "grep -qx approved $AGENCY_DATA_DIR/repos/*/sandboxes/$inv/tree/approved.txt"
+    expect "  … the file is written" sh -c "grep -qx 'hello from mock' $AGENCY_DATA_DIR/repos/*/sandboxes/$inv/tree/approved.txt"
   else
     fail "approved: the turn ends"; tmux capture-pane -p -t "$pane" | tail -20 | sed 's/^/    /'
   fi

@@ -12,6 +12,7 @@ var Meaning = map[Code]string{
 	EAmbiguous:         "an id prefix matches several; the candidates are listed",
 	EStoreCorrupt:      "a record is unreadable; its directory is printed",
 	ELocked:            "another git-agency command holds the repository lock",
+	EInterrupted:       "interrupted (Ctrl-C or SIGTERM) before anything was changed",
 	EDetachedHead:      "no current branch (pass --parent), or a worktree to adopt has none",
 	EBranchNotFound:    "the parent branch does not exist (or has no commits)",
 	ENoEditor:          "no editor configured",
@@ -69,4 +70,7 @@ var Meaning = map[Code]string{
 	EVerifyRunning:     "a land is verifying that invocation already",
 	EHeadMoving:        "the integration branch kept moving while the candidate was verified",
 	ELandSome:          "a land of several invocations did not land them all; each is listed",
+	EWallUnavailable:   "agency.isolate is bwrap and bubblewrap cannot make a wall on this machine; nothing was created",
+	EWallFailed:        "the wall around an agent failed to start; the cause is named and nothing was left behind",
+	ERefMoved:          "a branch moved in a way its reflog does not explain (written from inside a wall?); nothing was landed",
 }

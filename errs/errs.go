@@ -25,6 +25,7 @@ const (
 	EAmbiguous         Code = "E_AMBIGUOUS"
 	EStoreCorrupt      Code = "E_STORE_CORRUPT"
 	ELocked            Code = "E_LOCKED"
+	EInterrupted       Code = "E_INTERRUPTED"
 	EDetachedHead      Code = "E_DETACHED_HEAD"
 	EBranchNotFound    Code = "E_BRANCH_NOT_FOUND"
 	ENoEditor          Code = "E_NO_EDITOR"
@@ -90,6 +91,10 @@ const (
 	EVerifyRunning Code = "E_VERIFY_RUNNING"
 	EHeadMoving    Code = "E_HEAD_MOVING"
 	ELandSome      Code = "E_LAND_SOME"
+	// The wall (agency.isolate).
+	EWallUnavailable Code = "E_WALL_UNAVAILABLE"
+	EWallFailed      Code = "E_WALL_FAILED"
+	ERefMoved        Code = "E_REF_MOVED"
 )
 
 // Error is the one error type git-agency shows to users.

@@ -8,14 +8,15 @@ package errs
 // docs/errors.md is what they make.
 var Fix = map[Code]string{
 	ENotARepo:          "run the command inside a git repository, or point at one with --repo PATH",
-	EBareRepo:          "run it in a repository with a working tree (git-agency makes worktrees from the main worktree's branches)",
-	EDirtyWorktree:     "commit or stash the changes (the error lists them), or move the untracked files in the way; where the command has --force, it saves them first",
+	EBareRepo:          "run it from a linked worktree of the bare repository (git worktree add <dir> <branch>), or from a non-bare clone",
+	EDirtyWorktree:     "commit or stash the changes (the error lists them), or move the untracked files in the way; where the command has --force, it saves them first; in the middle of a merge, finish it (git commit) or abort it (git merge --abort)",
 	ENameTaken:         "pick another name, or remove the worktree (or branch) that has it",
 	EInvalidName:       "use 2–40 characters of a-z, 0-9 and '-', not starting or ending with '-'",
 	ENotFound:          "list what exists with 'git agency worktree ls --all' or 'git agency agent ls'",
 	EAmbiguous:         "give more of the id: the candidates are listed",
 	EStoreCorrupt:      "inspect and repair the meta.json in the printed directory, or remove that directory (an integration worktree's holds its tree: move work out first); 'git agency doctor' lists every broken record",
 	ELocked:            "another git-agency command is running; run yours again when it ends (the lock is an flock, freed when its holder exits)",
+	EInterrupted:       "nothing was changed: run the command again (a second Ctrl-C exits at once)",
 	EDetachedHead:      "pass --parent <branch>, or check out a branch first",
 	EBranchNotFound:    "name an existing branch with at least one commit",
 	ENoEditor:          "set one: git config --global agency.editor 'code --wait' (or $VISUAL, $EDITOR)",
@@ -73,4 +74,7 @@ var Fix = map[Code]string{
 	EVerifyRunning:     "wait for the other land to end ('git agency agent show <id>' says verify_status)",
 	EHeadMoving:        "land again when the integration branch is quiet; nothing was landed",
 	ELandSome:          "each invocation's line says what happened; fix the ones that did not land and land them again",
+	EWallUnavailable:   "'git agency doctor' says why bubblewrap cannot make a wall here and how to fix it; or let agents run unwalled: git config agency.isolate auto (warns) or off",
+	EWallFailed:        "read bubblewrap's reason in the message (a path it cannot mount: check agency.isolate.writable and agency.isolate.hide); 'git agency doctor' checks bubblewrap",
+	ERefMoved:          "look at 'git reflog <branch>': if the move was yours, record it with git update-ref -m <why> refs/heads/<branch> <commit>; else reset the branch to its last logged commit",
 }

@@ -21,7 +21,7 @@ func RepoDirMissing(dir string) *Error {
 }
 
 func BareRepo(dir string) *Error {
-	return New(EBareRepo, "integration worktrees need a repository with a working tree; run from a non-bare clone",
+	return New(EBareRepo, "run git agency from a linked worktree of it (git worktree add <dir> <branch>, then cd <dir>), or from a non-bare clone",
 		"bare repositories are not supported: %s", dir)
 }
 
@@ -43,6 +43,13 @@ func NotFound(kind, query string) *Error {
 	return New(ENotFound, hint, "no %s matches %q", kind, query)
 }
 
+// NotFoundDidYouMean is NotFound when a name close to the query exists.
+func NotFoundDidYouMean(kind, query, name string) *Error {
+	e := NotFound(kind, query)
+	e.Hint = "did you mean '" + name + "'? " + e.Hint
+	return e
+}
+
 func Ambiguous(kind, query string, candidates []string) *Error {
 	return New(EAmbiguous, "use more characters of the id, or the full id",
 		"%q matches %d %ss", query, len(candidates), kind).With(candidates...)
@@ -58,6 +65,13 @@ func StoreCorrupt(path string, cause error) *Error {
 func Locked(path string, timeout string) *Error {
 	return New(ELocked, "another git agency command is working on this repository; wait for it and retry",
 		"repository lock is held by another process (waited %s): %s", timeout, path)
+}
+
+// Interrupted: the command was interrupted (Ctrl-C, SIGTERM) while doing
+// what, before it changed anything.
+func Interrupted(what string) *Error {
+	return New(EInterrupted, "nothing was changed; run the command again",
+		"interrupted while %s", what)
 }
 
 func DetachedHead() *Error {
@@ -250,7 +264,7 @@ func NothingToLandTreeGone(inv, tree string) *Error {
 }
 
 func NothingToLandDiscarded(inv string) *Error {
-	return New(ENothingToLand, "start a new agent with 'git agency agent start'",
+	return New(ENothingToLand, "'git agency undo' brings a discarded sandbox back (when the discard is the last operation), then land again; or start a new agent with 'git agency agent start'",
 		"nothing to land — invocation %s was discarded", inv)
 }
 

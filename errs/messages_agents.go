@@ -81,8 +81,12 @@ func SendQueued(inv string) *Error {
 // SendClosed refuses a follow-up to an invocation that was landed
 // (E_ALREADY_LANDED) or discarded (E_DISCARDED).
 func SendClosed(inv string, code Code, how string) *Error {
-	return New(code, "start a new agent with 'git agency agent start'; nothing was changed",
-		"invocation %s was %s; its sandbox is gone, so it takes no more prompts", inv, how)
+	hint := "start a new agent with 'git agency agent start'; nothing was changed"
+	if code == EDiscarded {
+		// A discard is the last operation undo can take back.
+		hint = "'git agency undo' brings a discarded sandbox back (when the discard is the last operation), then send again; or start a new agent with 'git agency agent start'; nothing was changed"
+	}
+	return New(code, hint, "invocation %s was %s; its sandbox is gone, so it takes no more prompts", inv, how)
 }
 
 func SendPromptEmpty() *Error {
@@ -149,7 +153,7 @@ func NowWithWorktree() *Error {
 }
 
 func StartNeedsWorktree(prog string) *Error {
-	return New(EUsage, "see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
+	return New(EUsage, "run it inside an integration worktree, or name one with -w; see '"+prog+" agent start --help'", "missing flags: --worktree=STRING (or --now INVOCATION)")
 }
 
 func AllReposWithWorktree() *Error {
@@ -258,4 +262,23 @@ func LeftoversAlive(inv string, pids []int) *Error {
 func LandSubmoduleUnpublished(inv, path, commit, sandbox string) *Error {
 	return New(ELandSubmodule, "publish it first: 'git -C "+sandbox+"/"+path+" push origin "+commit+":refs/heads/<branch>' (then fetch), and land again; nothing was touched",
 		"landing %s would point submodule %s at %s, a commit that exists only in the sandbox's copy of the submodule and would be lost with it", inv, path, commit)
+}
+
+// AgencyMissing: the program whose hidden commands start a supervisor or
+// report a hook is neither beside the running program nor on PATH.
+func AgencyMissing(program string) *Error {
+	return New(EInternal, "install "+program+" beside git-agency-watch, or put it on PATH",
+		"cannot find %s, which runs the supervisor", program)
+}
+
+// PromptFlagEmpty: --prompt was given with nothing in it.
+func PromptFlagEmpty() *Error {
+	return New(EPromptEmpty, "write the prompt after --prompt, or leave the flag out to write it in your editor; nothing was created",
+		"the prompt given with --prompt is empty")
+}
+
+// UnseenEditsNote: the integration tree an agent starts from has
+// uncommitted changes, which its sandbox (made from the last commit) lacks.
+func UnseenEditsNote(worktree string) string {
+	return "worktree " + worktree + " has uncommitted changes: the agent starts from its last commit and will not see them (commit them first for an agent to work on them)"
 }

@@ -1,6 +1,9 @@
 package errs
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Git setups: user configuration and repository layouts that git-agency
 // refuses with a cause and a fix, before anything moves.
@@ -26,13 +29,20 @@ func SigningFailed(inv string, cause error) *Error {
 // add` of a new tree (output is what it printed), which was removed.
 func HookFailed(hook, tree, output string) *Error {
 	e := New(EHookFailed, "fix the hook, or skip the repository's hooks for one command: git -c core.hooksPath=/dev/null agency …",
-		"the repository's %s hook failed while git made the new tree %s; the tree was removed", hook, tree)
+		"the repository's post-checkout hook %s failed while git made the new tree %s; the tree was removed", hook, tree)
 	for _, l := range strings.Split(strings.TrimRight(output, "\n"), "\n") {
 		if l != "" {
 			e = e.With("hook: " + l)
 		}
 	}
 	return e
+}
+
+// HookSlow: the repository's post-checkout hook has run for a while in a
+// new tree (said while it runs; not an error).
+func HookSlow(hook, tree string, after time.Duration) *Error {
+	return New(EHookFailed, "every new sandbox and worktree runs it; to skip the repository's hooks for one command: git -c core.hooksPath=/dev/null agency …",
+		"the repository's post-checkout hook %s has been running for %s in the new tree %s", hook, after, tree)
 }
 
 // BranchAgency: a branch named agency exists, so no branch agency/… can.
@@ -52,4 +62,21 @@ func NoMainWorktree(gitDir string) *Error {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// MidOperation is a dirty-tree refusal for a tree in the middle of a merge
+// (cherry-pick, revert, rebase), where stashing cannot be done: e's hint
+// is replaced by finishing or aborting it.
+func MidOperation(e *Error, op, tree string) *Error {
+	c := *e
+	c.Hint = "finish the " + op + " (resolve, then git " + continueCmd(op) + ") or abort it (git " + op + " --abort) in " + tree + " first; nothing was touched"
+	c.Msg += "; it is in the middle of a " + op
+	return &c
+}
+
+func continueCmd(op string) string {
+	if op == "merge" {
+		return "commit"
+	}
+	return op + " --continue"
 }

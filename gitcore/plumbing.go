@@ -3,6 +3,8 @@ package gitcore
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -137,7 +139,7 @@ func (r *Repo) DiffShortstat(ctx context.Context, from, to string) (Shortstat, e
 	if from == "" {
 		from = EmptyTree
 	}
-	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--shortstat", from, to, "--")
+	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--ignore-submodules=none", "--shortstat", from, to, "--")
 	if err != nil {
 		return Shortstat{}, err
 	}
@@ -285,4 +287,44 @@ func (t *Tree) ReadTreeReset(ctx context.Context, treeish string) error {
 func (t *Tree) ResetIndex(ctx context.Context) error {
 	_, err := t.run(ctx, "reset", "-q")
 	return err
+}
+
+// HookPath is the executable hook name (`post-checkout`, …) git runs in
+// this repository (core.hooksPath honoured), or "" when there is none.
+func (r *Repo) HookPath(ctx context.Context, name string) string {
+	out, err := r.query(ctx, "rev-parse", "--git-path", "hooks/"+name)
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.Toplevel, p)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return ""
+	}
+	return p
+}
+
+// InProgress names the operation the tree is in the middle of ("merge",
+// "cherry-pick", "revert", "rebase"), or "" for none: what `git status`
+// reads, from the tree's git directory.
+func (t *Tree) InProgress(ctx context.Context) string {
+	for _, s := range []struct{ path, op string }{
+		{"MERGE_HEAD", "merge"}, {"CHERRY_PICK_HEAD", "cherry-pick"}, {"REVERT_HEAD", "revert"},
+		{"rebase-merge", "rebase"}, {"rebase-apply", "rebase"},
+	} {
+		out, err := t.query(ctx, "rev-parse", "--git-path", s.path)
+		if err != nil {
+			return ""
+		}
+		p := strings.TrimSpace(string(out))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(t.Path, p)
+		}
+		if _, err := os.Lstat(p); err == nil {
+			return s.op
+		}
+	}
+	return ""
 }

@@ -27,7 +27,9 @@ type Commit struct {
 
 // Commits lists the commits of base..tip, oldest first (cherry-pick's order).
 func (r *Repo) Commits(ctx context.Context, base, tip string) ([]Commit, error) {
-	out, err := r.query(ctx, "log", "--reverse", "-z", "--date=raw",
+	// --encoding=UTF-8: i18n.logOutputEncoding would re-encode messages
+	// that a replay writes back as they are read.
+	out, err := r.query(ctx, "log", "--reverse", "-z", "--date=raw", "--encoding=UTF-8",
 		"--format=%H%x01%P%x01%T%x01%an%x01%ae%x01%ad%x01%s%x01%B", base+".."+tip, "--")
 	if err != nil {
 		return nil, err
@@ -453,8 +455,10 @@ func (r *Repo) Diff(ctx context.Context, from, to string, o DiffOptions) ([]byte
 // DiffNames returns the paths that differ between from and to.
 func (r *Repo) DiffNames(ctx context.Context, from, to string) ([]string, error) {
 	// --no-renames: with rename detection (diff.renames, on by default) a
-	// renamed file would be listed by its new name only.
-	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", from, to, "--")
+	// renamed file would be listed by its new name only;
+	// --ignore-submodules=none: diff.ignoreSubmodules would hide a changed
+	// submodule commit.
+	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--ignore-submodules=none", "--name-only", "-z", from, to, "--")
 	if err != nil {
 		return nil, err
 	}

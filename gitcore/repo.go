@@ -37,7 +37,7 @@ func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 	// git process; a bare repository or the inside of a .git directory,
 	// where --show-toplevel fails, is told apart by the two calls below.
 	if repo, ok := discoverWorkTree(ctx, r, dir); ok {
-		return repo, nil
+		return reachable(repo)
 	}
 	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(),
 		Args: []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir"}})
@@ -61,6 +61,17 @@ func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 		return nil, errs.NotARepo(dir)
 	}
 	repo.Toplevel = strings.TrimRight(string(res.Stdout), "\n")
+	return reachable(repo)
+}
+
+// reachable refuses a work tree without .git: it is reachable only
+// through what git exported to us (GIT_DIR and GIT_WORK_TREE on a bare
+// repository: the dotfiles layout; or core.worktree), and every call in a
+// tree of ours scrubs those variables, so none would find the repository.
+func reachable(repo *Repo) (*Repo, error) {
+	if _, err := os.Lstat(filepath.Join(repo.Toplevel, ".git")); err != nil {
+		return nil, errs.NoMainWorktree(repo.GitDir)
+	}
 	return repo, nil
 }
 

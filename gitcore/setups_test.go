@@ -53,12 +53,14 @@ func TestUserConfigPinned(t *testing.T) {
 	git("config", "log.showSignature", "true")
 	git("config", "submodule.recurse", "true")
 	git("config", "diff.renames", "true")
+	git("config", "diff.ignoreSubmodules", "all")
+	git("config", "i18n.logOutputEncoding", "ISO-8859-1")
 	git("mv", "a", "b")
-	git("commit", "-qm", "rename a to b")
+	git("commit", "-qm", "rename a to b é")
 	tip := git("rev-parse", "HEAD")
 
 	commits, err := r.Commits(ctx, base, tip)
-	if err != nil || len(commits) != 1 || commits[0].ID != tip || commits[0].Subject != "rename a to b" {
+	if err != nil || len(commits) != 1 || commits[0].ID != tip || commits[0].Subject != "rename a to b é" {
 		t.Fatalf("Commits = %+v, %v", commits, err)
 	}
 	info, err := r.Commit(ctx, tip)
@@ -76,6 +78,9 @@ func TestUserConfigPinned(t *testing.T) {
 	git("add", ".gitmodules")
 	git("commit", "-qm", "submodule")
 	withSub := git("rev-parse", "HEAD")
+	if names, err := r.DiffNames(ctx, tip, withSub); err != nil || strings.Join(names, ",") != ".gitmodules,sub" {
+		t.Fatalf("DiffNames = %q, %v; want the submodule too", names, err)
+	}
 	if err := r.Tree(dir).FastForward(ctx, withSub, withSub, "test"); err != nil {
 		t.Fatalf("read-tree with submodule.recurse set: %v", err)
 	}

@@ -53,6 +53,10 @@ type Spec struct {
 	// that takes a value (--allowedTools Bash) can never swallow it. Set
 	// for the built-ins, whose parsers take "--"; a custom runner's may not.
 	EndOfOptions bool
+	// Quit is what ends the runner's interactive session when typed at its
+	// prompt (claude: /exit, codex: /quit; agency.runner.<name>.quit): a
+	// headed stop types it when C-c ended only the turn. "": none.
+	Quit string
 	// UnattendedArgs let the runner work alone inside the wall: run shell
 	// commands, edit files and commit in its sandbox without asking, and
 	// without a sandbox of its own (codex's cannot commit in a worktree,
@@ -79,7 +83,7 @@ type Spec struct {
 // builtins are the runners that need no configuration.
 var builtins = map[string]Spec{
 	"claude": {Name: "claude", Program: "claude",
-		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true,
+		HeadlessArgs: []string{"-p", "--output-format", "stream-json", "--verbose"}, Format: "claude", Hooks: "claude", EndOfOptions: true, Quit: "/exit",
 		ResumeArgs:      []string{"--resume", "{session_id}"},
 		SessionArgs:     []string{"--session-id", "{session_id}"},
 		UnattendedArgs:  []string{"--permission-mode", "bypassPermissions"},
@@ -87,7 +91,7 @@ var builtins = map[string]Spec{
 	// codex takes `resume <id>` after exec's options (headless) or as its
 	// own subcommand (headed); either way after the other arguments.
 	"codex": {Name: "codex", Program: "codex",
-		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true,
+		HeadlessArgs: []string{"exec", "-C", "{sandbox}", "--json"}, Format: "codex", EndOfOptions: true, Quit: "/quit",
 		ResumeArgs: []string{"resume", "{session_id}"}, ResumeLastArgs: []string{"resume", "--last"},
 		UnattendedArgs:  []string{"--dangerously-bypass-approvals-and-sandbox"},
 		AttendedArgs:    []string{"--sandbox", "danger-full-access"},
@@ -137,6 +141,9 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 	spec.Args = append(spec.Args, cfg.GetAll(key+"arg")...)
 	spec.HeadlessArgs = append(spec.HeadlessArgs, cfg.GetAll(key+"headlessArg")...)
 	spec.HeadedArgs = append(spec.HeadedArgs, cfg.GetAll(key+"headedArg")...)
+	if v, ok := cfg.Get(key + "quit"); ok {
+		spec.Quit = v
+	}
 	if v, ok := cfg.Get(key + "format"); ok {
 		spec.Format = v
 	}

@@ -75,19 +75,12 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
 		f.Close()
 	}
-	// A follow-up turn (agent send) watches only what it adds to pane.log
-	// and hook.jsonl, not what the earlier turns left there.
-	var paneStart, hookStart int64
-	if fi, err := os.Stat(logPath); err == nil && rec.Turns > 1 {
-		paneStart = fi.Size()
+	paneStart, hookStart := s.followUpStart(rec, logPath)
+	opts, err := s.headedSession(rec, name, logPath)
+	if err != nil {
+		return s.failEarly(err.Error(), store.ExitUnknown)
 	}
-	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil && rec.Turns > 1 {
-		hookStart = fi.Size()
-	}
-	sess, err := client.NewSession(ctx, tmux.SessionOptions{
-		Name: name, Dir: rec.SandboxPath, Argv: rec.Command, Env: tmuxEnv(rec),
-		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,
-	})
+	sess, err := client.NewSession(ctx, opts)
 	if err != nil {
 		return s.failEarly("cannot start the tmux session: "+err.Error(), store.ExitUnknown)
 	}
@@ -110,6 +103,28 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	stopTasks()
 	s.finishHeaded(hw, rec)
 	return s.finishWith(code, reason)
+}
+
+// followUpStart is where a follow-up turn (agent send) starts watching
+// pane.log and hook.jsonl: after what the earlier turns left there (0, 0
+// for a first turn). It also removes status.json, which still says how the
+// earlier turn ended (waiting at its prompt): read now, it would show and
+// notify a wait that is over. This turn publishes its own once the agent
+// reports.
+func (s *Supervisor) followUpStart(rec *store.InvocationRecord, panePath string) (paneStart, hookStart int64) {
+	if rec.Turns <= 1 {
+		return 0, 0
+	}
+	if fi, err := os.Stat(panePath); err == nil {
+		paneStart = fi.Size()
+	}
+	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil {
+		hookStart = fi.Size()
+	}
+	if err := os.Remove(StatusPath(s.Store, s.Invocation)); err != nil && !os.IsNotExist(err) {
+		s.logf("status.json: %v", err)
+	}
+	return paneStart, hookStart
 }
 
 // finishHeaded records what the agent's own reports say about the ended
@@ -138,42 +153,23 @@ func (s *Supervisor) finishHeaded(hw *headedWatch, rec *store.InvocationRecord) 
 }
 
 // waitPane polls the pane until its program is dead (then captures the
-// screen and kills the session) or the session vanished behind our back. It
-// enforces the run's timeouts (C-c, then kill-session after the grace; idle
-// is measured on pane.log), and a supervisor asked to stop (SIGTERM)
-// passes it on as C-c and keeps waiting. Every poll also follows the
-// agent's own reports (hw). tmux calls never use the cancelled context.
+// screen and kills the session) or the session vanished behind our back.
+// A stop asked for (agent stop, a timeout, a supervisor told to stop with
+// SIGTERM) ends the agent in steps (paneStop); idle is measured on
+// pane.log. Every poll also follows the agent's own reports (hw). tmux
+// calls never use the cancelled context.
 func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux.Session, hw *headedWatch) (*int, string) {
 	bg := context.WithoutCancel(ctx)
-	began := time.Now()
-	var killAt time.Time
-	forwarded := false
+	stop := &paneStop{s: s, client: client, sess: sess, began: time.Now(), hw: hw}
 	gone := 0
 	for {
-		if ctx.Err() != nil && !forwarded {
-			forwarded = true
-			s.logf("supervisor asked to stop: C-c to the pane")
-			client.SendCtrlC(bg, sess.PaneID)
-		}
-		if !s.timedOut.Load() {
-			last := s.Store.LastOutput(s.Invocation)
-			if last.IsZero() {
-				last = began
-			}
-			if why := s.timeoutWhy(began, last); why != "" {
-				s.timeoutFired(why)
-				client.SendCtrlC(bg, sess.PaneID)
-				killAt = time.Now().Add(StopGrace)
-			}
-		} else if !killAt.IsZero() && time.Now().After(killAt) {
-			killAt = time.Time{}
-			client.KillSession(bg, sess.Name)
-		}
+		stop.poll(ctx)
 		st, err := client.PaneState(bg, sess.PaneID)
 		if err != nil {
 			if errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrNoServer) {
-				// Killed by `agent kill`, the user, or a server restart:
-				// the exit status is lost. Look twice to be sure.
+				// Killed by `agent kill`, the last step of a stop, the
+				// user, or a server restart: the exit status is lost.
+				// Look twice to be sure.
 				gone++
 				if gone >= 2 {
 					s.logf("tmux session %s is gone", sess.Name)
@@ -223,4 +219,14 @@ func CaptureScreen(ctx context.Context, client *tmux.Client, target, path string
 	if out, err := client.CapturePane(ctx, target); err == nil {
 		store.WriteFileAtomic(path, out, 0o600)
 	}
+}
+
+// headedSession is the tmux session a headed invocation runs in: its
+// command walled when the record says so (see Supervisor.walled).
+func (s *Supervisor) headedSession(rec *store.InvocationRecord, name, logPath string) (tmux.SessionOptions, error) {
+	argv, err := s.walled(rec, rec.Command)
+	return tmux.SessionOptions{
+		Name: name, Dir: rec.SandboxPath, Argv: argv, Env: tmuxEnv(rec),
+		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,
+	}, err
 }

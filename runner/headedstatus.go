@@ -114,16 +114,21 @@ type Dialog struct{ Summary string }
 
 var (
 	claudeTrustRE = regexp.MustCompile(`(?i)(one you trust\?|do you trust the files in this folder)`)
-	// A codex selection list: "› 1. …" with a confirm hint below.
-	codexSelectRE  = regexp.MustCompile(`(?m)^\s*›\s*1\.\s+\S`)
+	// A codex selection list: the selected option "› N. …" (any of them:
+	// its background-server dialog selects "3. Cancel") and another
+	// numbered option beside it, or a confirm hint below.
+	codexSelectRE  = regexp.MustCompile(`(?m)^\s*›\s*\d+\.\s+\S`)
+	codexOptionRE  = regexp.MustCompile(`(?m)^\s+\d+\.\s+\S`)
 	codexConfirmRE = regexp.MustCompile(`(?i)(\benter\b\S*( to)? (confirm|continue|select)|press enter)`)
 	codexTrustRE   = regexp.MustCompile(`(?i)(trust this folder\?|trust the contents of this directory|allow codex to work in this folder|do you trust)`)
 )
 
 // ScreenDialog finds on a screen (capture-pane text of the visible screen)
 // a dialog that blocks a runner of the given format before it reports any
-// state: claude's trust question; codex's folder trust or any selection
-// waiting for enter (the model notice).
+// state: claude's trust question; codex's folder trust, or any selection
+// list it shows at start (the model notice, "Background server has
+// incompatible feature settings"). Codex prints no OSC 7501 state before
+// its first prompt, so its screen is the only witness.
 func ScreenDialog(format, screen string) (Dialog, bool) {
 	switch format {
 	case stream.FormatClaude:
@@ -134,7 +139,7 @@ func ScreenDialog(format, screen string) (Dialog, bool) {
 		if codexTrustRE.MatchString(screen) && codexSelectRE.MatchString(screen) {
 			return Dialog{"codex asks whether to trust this folder"}, true
 		}
-		if codexSelectRE.MatchString(screen) && codexConfirmRE.MatchString(screen) {
+		if codexSelectRE.MatchString(screen) && (codexConfirmRE.MatchString(screen) || codexOptionRE.MatchString(screen)) {
 			return Dialog{summaryText("codex asks: " + firstText(screen))}, true
 		}
 	}
@@ -184,20 +189,22 @@ func codexPermissionSummary(screen string) string {
 	return "codex asks for permission"
 }
 
-// codexLastMessage is the last bullet ("• …") above codex's "Worked for"
-// line: its final message of the turn ("" if the screen has none).
+// codexLastMessage is the last bullet ("• …") above codex's last "Worked
+// for" line: its final message of the latest turn ("" if the screen has
+// none). A resumed thread shows the earlier turns above it, each with its
+// own "Worked for" line.
 func codexLastMessage(screen string) string {
-	last := ""
+	last, msg := "", ""
 	for _, l := range strings.Split(screen, "\n") {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "Worked for") {
-			return summaryText(last)
+			msg = last
 		}
 		if strings.HasPrefix(l, "• ") {
 			last = strings.TrimPrefix(l, "• ")
 		}
 	}
-	return ""
+	return summaryText(msg)
 }
 
 // headedWatch follows a headed agent's own reports while it runs.
@@ -219,6 +226,7 @@ type headedWatch struct {
 	hookSeen time.Time // when a new hook state was read
 
 	oscState   string // active, needs_input, ended
+	oscLast    string // the latest OSC 7501 state (idle, working, …)
 	oscSummary string
 	oscSeen    time.Time
 	sawWorking bool
@@ -344,7 +352,7 @@ func (w *headedWatch) readPane() {
 // its prompt, except before the first turn of a run given a prompt (codex
 // reports idle before it submits it); clear → ended.
 func (w *headedWatch) applyOSC(st OSCState) {
-	w.oscSeen = time.Now()
+	w.oscSeen, w.oscLast = time.Now(), st.State
 	switch st.State {
 	case "working":
 		w.sawWorking = true
@@ -373,6 +381,24 @@ func (w *headedWatch) applyOSC(st OSCState) {
 	case "clear":
 		w.oscState, w.oscSummary = AgentEnded, "exiting"
 	}
+}
+
+// atPrompt says whether the agent said it waits at its own prompt, with no
+// dialog or question up: claude's turn ended (Stop) and nothing came since
+// but a note that it is idle; codex's newest state is done or idle. What is
+// typed there is a prompt, never the answer to a question.
+func (w *headedWatch) atPrompt() bool {
+	if w.dialog != "" {
+		return false
+	}
+	useHook := w.hook != nil && (w.oscState == "" || !w.hookSeen.Before(w.oscSeen))
+	switch {
+	case useHook:
+		return w.turnDone && w.hook.Event != "PermissionRequest"
+	case w.oscState != "":
+		return w.oscLast == "done" || (w.oscLast == "idle" && (w.sawWorking || !w.hasPrompt))
+	}
+	return false
 }
 
 // current is the combined state: a screen dialog, else the newer of the
@@ -450,7 +476,7 @@ func (w *headedWatch) final(rec *store.InvocationRecord) (status, summary, sessi
 
 var (
 	resumeRE = regexp.MustCompile(`(?:claude --resume|codex resume)\s+([0-9A-Za-z][0-9A-Za-z-]{7,})`)
-	usageRE  = regexp.MustCompile(`Token usage(?: so far)?: total=([\d,]+) input=([\d,]+)(?: \(\+ ([\d,]+) cached\))? output=([\d,]+)`)
+	usageRE  = regexp.MustCompile(`Token usage(?: so far)?: total=([\d,]+) input=([\d,]+)(?: \(\+ ([\d,]+) cached\))? output=([\d,]+)(?: \(reasoning ([\d,]+)\))?`)
 )
 
 // ResumeID is the session id a CLI printed on its last screen
@@ -476,5 +502,6 @@ func TokenUsage(screen string) *store.Usage {
 		n, _ := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
 		return n
 	}
-	return &store.Usage{InputTokens: num(last[2]), OutputTokens: num(last[4])}
+	return &store.Usage{InputTokens: num(last[2]), OutputTokens: num(last[4]),
+		CachedInputTokens: num(last[3]), ReasoningTokens: num(last[5])}
 }

@@ -82,7 +82,7 @@ func TestResumeIDAndTokenUsageFromCodexScreen(t *testing.T) {
 		t.Errorf("resume id %q", id)
 	}
 	u := TokenUsage(string(scr))
-	if u == nil || u.InputTokens != 2000 || u.OutputTokens != 100 {
+	if u == nil || u.InputTokens != 2000 || u.OutputTokens != 100 || u.CachedInputTokens != 600 || u.ReasoningTokens != 40 {
 		t.Errorf("usage %+v", u)
 	}
 	if id := ResumeID("Resume this session with:\nclaude --resume 9a4eac71-92d5-460c-abc3-0c6ecb9380ff\n"); id != "9a4eac71-92d5-460c-abc3-0c6ecb9380ff" {
@@ -214,6 +214,15 @@ func TestScreenDialog(t *testing.T) {
 			t.Errorf("%s: got %q (%v), want %q", tc.name, d.Summary, ok, tc.want)
 		}
 	}
+	// The real screen of codex 0.169's background-server dialog: its
+	// selection is on "3. Cancel" and it has no confirm hint.
+	bg, err := os.ReadFile("testdata/hx-bgserver.screen.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := ScreenDialog(stream.FormatCodex, string(bg)); !ok || d.Summary != "codex asks: Background server has incompatible feature settings" {
+		t.Errorf("background server dialog: got %q (%v)", d.Summary, ok)
+	}
 	if got := codexPermissionSummary(codexPermission); got != "permission: touch esc.txt" {
 		t.Errorf("codex permission summary %q", got)
 	}
@@ -236,6 +245,26 @@ func TestCodexLastMessage(t *testing.T) {
 `
 	if got := codexLastMessage(scr); got != "Done: wrote the file." {
 		t.Errorf("got %q", got)
+	}
+	// A resumed thread: the earlier turn is on the screen above the new one.
+	resumed := `  >_ OpenAI Codex (v0.169.0)
+
+› Create hello.txt
+
+• Done: wrote the file.
+
+  Worked for <1s • 17:42
+
+› Now what did I ask first?
+
+• You asked: Create hello.txt
+
+  Worked for <1s • 17:43
+
+› Ask Codex to do anything
+`
+	if got := codexLastMessage(resumed); got != "You asked: Create hello.txt" {
+		t.Errorf("resumed: got %q", got)
 	}
 	if got := codexLastMessage("› Ask Codex to do anything\n"); got != "" {
 		t.Errorf("got %q", got)
@@ -310,6 +339,23 @@ func TestRecordHookEventAppendsALine(t *testing.T) {
 	}
 	if err := RecordHookEvent(strings.NewReader(in), "relative.json"); err == nil {
 		t.Error("a relative --out was accepted")
+	}
+}
+
+// A hook event after a line cut short (a hook killed mid-write, a full
+// disk) starts on a line of its own: it is read, not lost with the cut one.
+func TestRecordHookEventAfterACutLine(t *testing.T) {
+	out := filepath.Join(t.TempDir(), HookFile)
+	if err := os.WriteFile(out, []byte(`{"event":"Stop","sta`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a.txt"},"session_id":"s1"}`
+	if err := RecordHookEvent(strings.NewReader(in), out); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := ReadHookEvents(out, 0)
+	if len(evs) != 1 || evs[0].SessionID != "s1" {
+		t.Fatalf("the event after the cut line: got %+v", evs)
 	}
 }
 
@@ -456,5 +502,41 @@ func TestHeadedWatchSeesEveryEventBetweenPolls(t *testing.T) {
 	w.tick(context.Background())
 	if w.hook.Event != "PostToolUse" || w.turnDone {
 		t.Fatalf("an older event replaced the newer: %+v", w.hook)
+	}
+}
+
+// A stop types the quit command only at the agent's own prompt: never at a
+// question, where its Enter could answer yes.
+func TestHeadedWatchAtPrompt(t *testing.T) {
+	w := &headedWatch{hasPrompt: true}
+	if w.atPrompt() {
+		t.Fatal("nothing reported: at its prompt")
+	}
+	var sc OSCScanner
+	data, _ := os.ReadFile("testdata/hx2.pane.log")
+	var got []bool
+	for _, st := range sc.Feed(data) {
+		w.applyOSC(st)
+		got = append(got, w.atPrompt())
+	}
+	// idle (before its prompt is submitted), working, blocked, working,
+	// done, idle, clear
+	if want := []bool{false, false, false, false, true, true, false}; !reflect.DeepEqual(got, want) {
+		t.Errorf("codex: got %v, want %v", got, want)
+	}
+	w.dialog = "codex asks: Background server has incompatible feature settings"
+	if w.atPrompt() {
+		t.Error("a dialog: at its prompt")
+	}
+	c := &headedWatch{}
+	for _, tc := range []struct {
+		ev   string
+		done bool
+		want bool
+	}{{"PermissionRequest", false, false}, {"Stop", true, true}, {"UserPromptSubmit", false, false}} {
+		c.hook, c.hookSeen, c.turnDone = &HookState{Event: tc.ev}, time.Now(), tc.done
+		if c.atPrompt() != tc.want {
+			t.Errorf("claude after %s: at its prompt %v", tc.ev, !tc.want)
+		}
 	}
 }

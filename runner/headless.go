@@ -72,6 +72,8 @@ func (s *Supervisor) recordLogFailureLocked() {
 	if _, err := s.update(func(r *store.InvocationRecord) error { r.LogsIncomplete = msg; return nil }); err == nil {
 		s.logRecorded = true
 		s.event("log_write_failed", map[string]any{"error": msg})
+	} else {
+		s.notePending(msg, err)
 	}
 }
 
@@ -102,8 +104,15 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	}
 	defer devnull.Close()
 
+	argv, ready, readyW, err := s.headlessArgv(rec)
+	if err != nil {
+		return s.failEarly(err.Error(), store.ExitUnknown)
+	}
 	hook := newStreamHook(s, rec)
-	cmd := exec.Command(rec.Command[0], rec.Command[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if readyW != nil {
+		cmd.ExtraFiles = []*os.File{readyW}
+	}
 	cmd.Dir = rec.SandboxPath
 	cmd.Env = AgentEnv(rec)
 	cmd.Stdin = devnull
@@ -124,9 +133,14 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		return s.failEarly("stopped before the runner started", cur.StopRequested)
 	}
 	traced := subproc.Trace(cmd)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if readyW != nil {
+		readyW.Close()
+	}
+	if err != nil {
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
+	awaitReady(ready)
 	rpid := cmd.Process.Pid
 	rstart := StartTimeOf(rpid)
 	s.update(func(r *store.InvocationRecord) error {
@@ -234,9 +248,12 @@ func (s *Supervisor) stopGroup(pid int, start *uint64) {
 	}
 }
 
-// groupAlive reports whether process group pgid still has members. The
-// runner's pid cannot be reused while its group exists.
-func groupAlive(pgid int) bool { return pgid > 0 && syscall.Kill(-pgid, 0) == nil }
+// groupAlive reports whether process group pgid still has members that
+// are not zombies. The runner's pid cannot be reused while its group
+// exists.
+func groupAlive(pgid int) bool {
+	return pgid > 0 && syscall.Kill(-pgid, 0) == nil && groupHasLive(pgid)
+}
 
 // killGroupRemains kills what is left of the runner's group once the
 // runner itself was reaped.

@@ -259,15 +259,8 @@ func RecordHookEvent(stdin io.Reader, out string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	// (on a fresh line when the last one was cut short)
+	return store.AppendLine(out, b)
 }
 
 // ReadHookEvents reads the complete lines of logs/hook.jsonl from offset

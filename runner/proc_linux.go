@@ -83,3 +83,27 @@ func procState(pid int) (alive bool, start uint64, startErr error) {
 	start, err = strconv.ParseUint(string(field22), 10, 64)
 	return true, start, err
 }
+
+// groupHasLive reports whether a process of group pgid is alive and not a
+// zombie. A zombie waits for its reaper (the walled agent's bubblewrap
+// init, reparented to pid 1 once the wall is down, may wait a while) and
+// can change nothing.
+func groupHasLive(pgid int) bool {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	want := strconv.Itoa(pgid)
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		f, err := statFields(pid)
+		// f[0] is field 3 (state), f[2] field 5 (the process group).
+		if err == nil && len(f) > 2 && f[2] == want && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
+}

@@ -29,6 +29,39 @@ func SelfExe() string {
 	return p
 }
 
+// AgencyProgram is the program whose hidden commands (supervise,
+// hook-event) the supervisor and the claude hooks run.
+const AgencyProgram = "git-agency"
+
+// AgencyExe is the git-agency program, whichever of our programs asks
+// (git-agency-watch drains the queue too): this program when it is
+// git-agency, else the git-agency installed beside it, else the one on
+// PATH; "" when there is none. No other program has those hidden
+// commands, so none may be started in its place.
+func AgencyExe() string {
+	return agencyExeFor(SelfExe(), exec.LookPath)
+}
+
+// agencyExeFor is AgencyExe for the program self, looking names up on PATH
+// with lookPath.
+func agencyExeFor(self string, lookPath func(string) (string, error)) string {
+	if self != "" {
+		if filepath.Base(self) == AgencyProgram {
+			return self
+		}
+		beside := filepath.Join(filepath.Dir(self), AgencyProgram)
+		if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return beside
+		}
+	}
+	if p, err := lookPath(AgencyProgram); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return ""
+}
+
 // Spawned is a supervisor process just started by SpawnSupervisor.
 type Spawned struct {
 	cmd *exec.Cmd
@@ -49,10 +82,15 @@ func (s *Spawned) Abort() {
 // enough; it runs in its own session and outlives the caller otherwise.
 func (s *Spawned) Release() { go s.cmd.Wait() }
 
-// SpawnSupervisor starts `<self> supervise <inv>` in dir, in its own
-// session (setsid), stdin from /dev/null, stdout and stderr appended to
-// logPath (created 0600). It returns once the process has started.
+// SpawnSupervisor starts `git-agency supervise <inv>` (AgencyExe) in dir,
+// in its own session (setsid), stdin from /dev/null, stdout and stderr
+// appended to logPath (created 0600). It returns once the process has
+// started.
 func SpawnSupervisor(inv, dir, logPath string) (*Spawned, error) {
+	exe := AgencyExe()
+	if exe == "" {
+		return nil, errs.AgencyMissing(AgencyProgram)
+	}
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, errs.IO("create", logPath, err)
@@ -63,7 +101,7 @@ func SpawnSupervisor(inv, dir, logPath string) (*Spawned, error) {
 		return nil, errs.IO("open", os.DevNull, err)
 	}
 	defer devnull.Close()
-	cmd := exec.Command(SelfExe(), "supervise", inv)
+	cmd := exec.Command(exe, "supervise", inv)
 	cmd.Dir = dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -171,6 +171,11 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 		_, prev, _ = stream.LoadState(old)
 		old.Close()
 	}
+	// An earlier turn's supervisor killed mid-line: this turn starts on
+	// a line of its own.
+	if err := store.StartFreshLine(path); err != nil {
+		s.logf("stream.jsonl: %v", err)
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.logf("cannot open stream.jsonl: %v; no stream parsing", err)

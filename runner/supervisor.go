@@ -101,6 +101,10 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Room for how the run ends, taken now (see recordEnd).
+	if err := s.Store.ReserveOutcome(s.Invocation, rec.Turns); err != nil {
+		s.logf("%v", err)
+	}
 	want := s.Store.SandboxTreePath(s.Invocation)
 	if filepath.Clean(rec.SandboxPath) != filepath.Clean(want) {
 		return s.failEarly(fmt.Sprintf("sandbox path %s is not the invocation's sandbox %s; refusing to run", rec.SandboxPath, want), store.ExitUnknown)
@@ -182,8 +186,13 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	code := -1
 	stopped := ""
+	argv, werr := s.walled(rec, []string{"/bin/sh", "-c", script})
+	if werr != nil && err == nil {
+		f.Close()
+		err = werr
+	}
 	if err == nil {
-		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = rec.SandboxPath
 		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
@@ -374,7 +383,8 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 	s.recordLogFailureLocked()
 	incomplete := s.logFailure
 	s.logMu.Unlock()
-	_, err := s.update(func(r *store.InvocationRecord) error {
+	// Never lost: see recordEnd.
+	err := s.recordEnd(func(r *store.InvocationRecord) error {
 		if incomplete != "" {
 			r.LogsIncomplete = incomplete
 		}
@@ -394,10 +404,12 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 			reason = store.ExitStopped
 		}
 		r.Status = store.StatusFinished
-		// Stopped, killed or timed out, a run did not complete, whatever
-		// its exit code (claude exits 0 on SIGINT; a killed tmux session
-		// has none).
-		if (code != nil && *code != 0) || reason == store.ExitTimeout || stop != "" {
+		// Killed or timed out, a run did not complete, whatever its exit
+		// code (claude exits 0 on SIGINT; a killed tmux session has
+		// none). A stop the user asked for ended it as asked: finished,
+		// exit_reason stopped, whatever its exit code (130 after C-c).
+		if reason == store.ExitTimeout || stop == store.ExitKilled ||
+			(stop == "" && code != nil && *code != 0) {
 			r.Status = store.StatusFailed
 		}
 		r.ExitCode = code
@@ -427,7 +439,7 @@ func (s *Supervisor) notifyEnd() {
 	if rec, err := s.Store.ReadInvocation(s.Invocation); err == nil {
 		switch rec.Status {
 		case store.StatusFinished:
-			s.notify(NotifyFinished, "ready to land", endSummary(rec))
+			s.notify(NotifyFinished, s.endDisplay(rec), endSummary(rec))
 		case store.StatusFailed:
 			s.notify(NotifyFailed, "failed", endSummary(rec))
 		}

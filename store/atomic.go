@@ -20,8 +20,23 @@ func WriteJSONAtomic(path string, v any) error {
 	return WriteFileAtomic(path, append(data, '\n'), 0o600)
 }
 
+// WriteJSONAtomicThen is WriteJSONAtomic with a step run after the temp
+// file's fsync and before its rename (a failpoint: a kill there leaves the
+// temp file and no record). An error from it removes the temp file.
+func WriteJSONAtomicThen(path string, v any, beforeRename func() error) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return errs.Internal("encode %s: %v", path, err)
+	}
+	return writeFileAtomic(path, append(data, '\n'), 0o600, beforeRename)
+}
+
 // WriteFileAtomic writes data to path atomically with the given mode.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeFileAtomic(path, data, perm, nil)
+}
+
+func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename func() error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+WriterTag(os.Getpid())+"*")
 	if err != nil {
@@ -45,6 +60,12 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
 		return errs.IO("write", path, err)
+	}
+	if beforeRename != nil {
+		if err := beforeRename(); err != nil {
+			os.Remove(tmp)
+			return err
+		}
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)

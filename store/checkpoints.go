@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -137,5 +138,5 @@ func (s *Store) LockCheckpoints(inv string, timeout time.Duration) (*Lock, error
 	if err := os.MkdirAll(s.SandboxDir(inv), 0o700); err != nil {
 		return nil, errs.IO("create", s.SandboxDir(inv), err)
 	}
-	return lockFile(s.CheckpointLockPath(inv), timeout)
+	return lockFile(context.Background(), s.CheckpointLockPath(inv), timeout)
 }

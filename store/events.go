@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"time"
@@ -32,6 +31,9 @@ func (s *Store) AppendEvent(inv, name string, data map[string]any) error {
 	if err != nil {
 		return errs.Internal("encode event: %v", err)
 	}
+	if err := s.checkWrite(s.EventsPath(inv)); err != nil {
+		return errs.IO("append event", s.EventsPath(inv), err)
+	}
 	if err := appendLine(s.EventsPath(inv), line, false); err != nil {
 		return errs.IO("append event", s.EventsPath(inv), err)
 	}
@@ -58,23 +60,7 @@ func (s *Store) ReadEvents(inv string) ([]Event, error) {
 // are not an event: garbage, or a line cut short (the last one without its
 // newline). A missing file has none.
 func (s *Store) DamagedEventLines(inv string) (int, error) {
-	data, err := os.ReadFile(s.EventsPath(inv))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return 0, nil
-		}
-		return 0, err
-	}
-	bad := 0
-	for len(data) > 0 {
-		line, rest, found := bytes.Cut(data, []byte{'\n'})
-		data = rest
-		var ev Event
-		if !found || (len(line) > 0 && json.Unmarshal(line, &ev) != nil) {
-			bad++
-		}
-	}
-	return bad, nil
+	return DamagedLines(s.EventsPath(inv), true)
 }
 
 // AppendSupervisorLog appends a timestamped line to invocations/<inv>/

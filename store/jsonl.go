@@ -1,8 +1,64 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 )
+
+// AppendLine is appendLine for the JSONL files other packages write
+// (logs/hook.jsonl).
+func AppendLine(path string, line []byte) error { return appendLine(path, line, false) }
+
+// StartFreshLine ends a file's last line when it was cut short (a writer
+// killed mid-line, a full disk), so that what a writer appends next starts
+// a line of its own (logs/stream.jsonl, appended to by each turn). A
+// missing or empty file is left as it is.
+func StartFreshLine(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil || last[0] == '\n' {
+		return err
+	}
+	_, err = f.Write([]byte{'\n'})
+	return err
+}
+
+// DamagedLines counts the lines of a JSONL file that do not decode as JSON:
+// garbage, or a line cut short (with complete, the last line without its
+// newline counts too; a writer may be writing it). A missing file has none.
+func DamagedLines(path string, complete bool) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	bad := 0
+	for len(data) > 0 {
+		line, rest, found := bytes.Cut(data, []byte{'\n'})
+		data = rest
+		if !found && !complete {
+			break
+		}
+		if !found || (len(bytes.TrimSpace(line)) > 0 && !json.Valid(line)) {
+			bad++
+		}
+	}
+	return bad, nil
+}
 
 // appendLine appends line (without its newline) to the file at path with
 // one write under O_APPEND, so concurrent writers never interleave. When

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"os"
 	"syscall"
 	"time"
@@ -32,7 +33,13 @@ type Lock struct {
 // Lock takes the repo lock, waiting up to timeout. flock excludes a second
 // holder even inside one process, so a Store holds it at most once.
 func (s *Store) Lock(timeout time.Duration) (*Lock, error) {
-	l, err := lockFile(s.LockPath(), timeout)
+	return s.LockContext(context.Background(), timeout)
+}
+
+// LockContext is Lock that gives up when ctx ends (Ctrl-C, SIGTERM) while
+// it waits: E_INTERRUPTED, nothing held.
+func (s *Store) LockContext(ctx context.Context, timeout time.Duration) (*Lock, error) {
+	l, err := lockFile(ctx, s.LockPath(), timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +61,8 @@ func (s *Store) RequireLock(op string) error {
 	return errs.Internal("%s needs the repo lock, which this command does not hold", op)
 }
 
-// lockFile takes an flock on path, waiting up to timeout.
-func lockFile(path string, timeout time.Duration) (*Lock, error) {
+// lockFile takes an flock on path, waiting up to timeout or until ctx ends.
+func lockFile(ctx context.Context, path string, timeout time.Duration) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, errs.IO("open lock", path, err)
@@ -75,7 +82,14 @@ func lockFile(path string, timeout time.Duration) (*Lock, error) {
 			f.Close()
 			return nil, errs.Locked(path, timeout.String())
 		}
-		time.Sleep(wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			f.Close()
+			return nil, errs.Interrupted("waiting for the repository lock")
+		case <-t.C:
+		}
 		if wait < 100*time.Millisecond {
 			wait *= 2
 		}

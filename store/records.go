@@ -154,10 +154,17 @@ type InvocationRecord struct {
 	// Include and Sparse: as on the worktree record, for the sandbox.
 	Include *IncludeStats `json:"include,omitempty"`
 	Sparse  bool          `json:"sparse,omitempty"`
-	Error   string        `json:"error,omitempty"`
+	// Isolation is what walls the invocation's processes in: "bwrap", or
+	// "none" (agency.isolate off, or auto where bubblewrap cannot).
+	Isolation string `json:"isolation,omitempty"`
+	Error     string `json:"error,omitempty"`
 	// LogsIncomplete says why the logs miss some of the agent's output (a
 	// write failed: a full disk); "" when they are complete.
 	LogsIncomplete string `json:"logs_incomplete,omitempty"`
+	// RecordPending says why this record does not have what its
+	// supervisor knows yet (the repo lock held for long, a full disk); it
+	// comes from the outcome file (ApplyOutcome) and is never written.
+	RecordPending string `json:"record_pending,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.
 	StopRequested   string `json:"stop_requested,omitempty"`

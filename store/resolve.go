@@ -24,9 +24,10 @@ type ResolveOptions struct {
 //   - an exact id always resolves, whatever the state (the escape hatch);
 //   - a name matches present (not archived, not broken) records only;
 //   - a unique id prefix matches present records, archived ones too with All;
-//   - when no name or prefix matches, exactly four lowercase hex digits
-//     (or "inv-" and them) match the record whose id ends with them, as
-//     watch shows invocations;
+//   - when no name or prefix matches, one to four lowercase hex digits
+//     (or "inv-" and them) match the records whose short id (the four hex
+//     digits ending the id, as ls and watch show invocations) starts with
+//     them;
 //   - broken records match only by exact id;
 //   - more than one match is E_AMBIGUOUS listing the candidates.
 //
@@ -63,13 +64,14 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 	}
 	if len(byPrefix) == 0 {
 		// watch shows invocations by the 4-hex end of their id: accept
-		// that too ("b7c9" or "inv-b7c9"), when nothing else matched.
-		if suffix, ok := shortSuffix(query); ok {
+		// that too, or any prefix of it ("b7c9", "b7", "inv-b7c9"), when
+		// nothing else matched.
+		if short, ok := shortPrefix(query); ok {
 			for i, c := range cands {
 				if c.Broken || (c.Archived && !opts.All) {
 					continue
 				}
-				if strings.HasSuffix(c.ID, "-"+suffix) {
+				if s := ShortID(c.ID); len(c.ID) > 5 && c.ID[len(c.ID)-5] == '-' && strings.HasPrefix(s, short) {
 					byPrefix = append(byPrefix, i)
 				}
 			}
@@ -80,6 +82,9 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 		return byPrefix[0], nil
 	case 0:
 		e := errs.NotFound(kind, query)
+		if name := closestName(query, cands); name != "" {
+			e = errs.NotFoundDidYouMean(kind, query, name)
+		}
 		for _, c := range cands {
 			if c.Archived && (c.Name == query || strings.HasPrefix(c.ID, query)) {
 				e.Hint = "a removed (archived) " + kind + " matches; use its full id " + c.ID
@@ -92,11 +97,12 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 	}
 }
 
-// shortSuffix tells whether q is a short id as watch shows it: four
-// lowercase hex digits, optionally written inv-XXXX.
-func shortSuffix(q string) (string, bool) {
+// shortPrefix tells whether q is a short id as watch shows it, or the
+// start of one: one to four lowercase hex digits, optionally written
+// inv-XXXX.
+func shortPrefix(q string) (string, bool) {
 	q = strings.TrimPrefix(q, "inv-")
-	if len(q) != 4 {
+	if len(q) < 1 || len(q) > 4 {
 		return "", false
 	}
 	for _, r := range q {
@@ -144,4 +150,53 @@ func InvocationCandidates(list []InvocationEntry) []Candidate {
 		out[i] = Candidate{ID: e.ID, Broken: e.Broken}
 	}
 	return out
+}
+
+// closestName is the name of a present record nearest to query (a typo:
+// at most a third of its letters, and at least one, changed), "" when
+// none is that close or two are equally close.
+func closestName(query string, cands []Candidate) string {
+	best, bestD, tie := "", len(query)/3+1, false
+	for _, c := range cands {
+		if c.Name == "" || c.Archived || c.Broken {
+			continue
+		}
+		switch d := editDistance(query, c.Name); {
+		case d < bestD:
+			best, bestD, tie = c.Name, d, false
+		case d == bestD && c.Name != best:
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the number of single-letter edits (insert, delete,
+// replace, swap two neighbours: the usual typos) from a to b, in bytes:
+// names are ASCII.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

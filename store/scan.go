@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/git-agency/git-agency/errs"
 )
 
 // WorktreeEntry is one scanned integration worktree record directory.
@@ -78,10 +80,16 @@ func (s *Store) ReadWorktree(id string) (*WorktreeRecord, error) {
 // by create, rm, adopt, land and agent start) and refuses with E_INTERNAL
 // when it does not.
 func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
+	return s.WriteWorktreeThen(rec, nil)
+}
+
+// WriteWorktreeThen is WriteWorktree with a step run between the temp
+// file's fsync and its rename (see WriteJSONAtomicThen).
+func (s *Store) WriteWorktreeThen(rec *WorktreeRecord, beforeRename func() error) error {
 	if err := s.RequireLock("writing worktree record " + rec.WorktreeID); err != nil {
 		return err
 	}
-	return WriteJSONAtomic(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec)
+	return WriteJSONAtomicThen(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec, beforeRename)
 }
 
 // ScanInvocations reads invocations/*/meta.json, sorted by id (ids start
@@ -179,6 +187,7 @@ func (s *Store) scanOne(e *InvocationEntry, c finishedEntry, cached bool, keep m
 	case rec.InvocationID != e.ID:
 		e.Broken, e.Err = true, errInconsistent
 	default:
+		s.withOutcome(rec)
 		e.Record = rec
 		if statErr == nil && Finished(rec) {
 			facts := s.finishedFacts(e.ID)
@@ -196,6 +205,7 @@ func (s *Store) ReadInvocation(id string) (*InvocationRecord, error) {
 	if err := ReadJSON(s.InvocationMetaPath(id), &rec); err != nil {
 		return nil, err
 	}
+	s.withOutcome(&rec)
 	return &rec, nil
 }
 
@@ -208,9 +218,21 @@ func (s *Store) WriteInvocation(rec *InvocationRecord) error {
 	return s.writeInvocation(rec, err == nil && Finished(old))
 }
 
+// WriteNewInvocationThen writes the first record of an invocation (one
+// not on disk yet) with a step run between the temp file's fsync and its
+// rename (see WriteJSONAtomicThen).
+func (s *Store) WriteNewInvocationThen(rec *InvocationRecord, beforeRename func() error) error {
+	return WriteJSONAtomicThen(s.InvocationMetaPath(rec.InvocationID), rec, beforeRename)
+}
+
 // writeInvocation writes rec; wasFinished says the record on disk is
 // finished, so the finished-record cache may hold it (finished.go).
 func (s *Store) writeInvocation(rec *InvocationRecord, wasFinished bool) error {
+	// Written, the record no longer waits for anything.
+	rec.RecordPending = ""
+	if err := s.checkWrite(s.InvocationMetaPath(rec.InvocationID)); err != nil {
+		return errs.IO("write", s.InvocationMetaPath(rec.InvocationID), err)
+	}
 	write := func() error { return WriteJSONAtomic(s.InvocationMetaPath(rec.InvocationID), rec) }
 	if wasFinished {
 		return s.changingFinishedRecords(write)

@@ -88,6 +88,10 @@ type Store struct {
 	// memo keeps files decoded between reads of a long-lived process
 	// (memo.go); nil: not kept.
 	memo *fileMemo
+	// WriteFault, when set, is asked before every record write and event
+	// append that needs new space, and makes it fail with its error
+	// (tests: a full disk). In-place rewrites (WriteOutcome) are not.
+	WriteFault func(path string) error
 }
 
 // Open returns the store for a repository and makes sure its directory,

@@ -110,15 +110,18 @@ func TestResolve(t *testing.T) {
 	}{
 		{query: "b7c9", want: 0},
 		{query: "inv-b7c9", want: 0},
-		{query: "B7C9", code: errs.ENotFound},    // lowercase only
-		{query: "b7c", code: errs.ENotFound},     // exactly four
-		{query: "inv-b7c", code: errs.ENotFound}, //
-		{query: "d4e5", code: errs.EAmbiguous},   // several
-		{query: "f1a2", code: errs.ENotFound},    // broken: exact id only
-		{query: "0a0a", code: errs.ENotFound},    // archived: only with --all
-		{query: "0a0a", all: true, want: 4},      //
-		{query: "2026", code: errs.EAmbiguous},   // a prefix wins over a suffix
-		{query: "20260106", want: 5},             // prefix
+		{query: "B7C9", code: errs.ENotFound},  // lowercase only
+		{query: "b7c", want: 0},                // any prefix of the short id
+		{query: "b", want: 0},                  //
+		{query: "inv-b7", want: 0},             //
+		{query: "d4", code: errs.EAmbiguous},   // several
+		{query: "b7c9a", code: errs.ENotFound}, // at most four
+		{query: "d4e5", code: errs.EAmbiguous}, // several
+		{query: "f1a2", code: errs.ENotFound},  // broken: exact id only
+		{query: "0a0a", code: errs.ENotFound},  // archived: only with --all
+		{query: "0a0a", all: true, want: 4},    //
+		{query: "2026", code: errs.EAmbiguous}, // a prefix wins over a suffix
+		{query: "20260106", want: 5},           // prefix
 	} {
 		got, err := Resolve("invocation", c.query, suf, ResolveOptions{All: c.all})
 		if c.code != "" {
@@ -133,6 +136,24 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := Resolve("invocation", "d4e5", suf, ResolveOptions{}); len(errs.As(err).Detail) != 2 {
 		t.Errorf("ambiguous suffix detail = %v", err)
+	}
+	// A name not found suggests the closest present one (a typo), never
+	// an archived one, nor one of two equally close.
+	for _, c := range []struct{ query, hint string }{
+		{"alpa", "did you mean 'alpha'?"},
+		{"betta", "did you mean 'beta'?"},
+		{"lapha", "did you mean 'alpha'?"}, // two letters swapped
+		{"gama", "list them"},
+		{"zzzzzz", "list them"},
+	} {
+		_, err := Resolve("worktree", c.query, cands, ResolveOptions{})
+		if e := errs.As(err); e.Code != errs.ENotFound || !strings.HasPrefix(e.Hint, c.hint) {
+			t.Errorf("Resolve(%q): %v, hint %q; want a hint starting %q", c.query, err, e.Hint, c.hint)
+		}
+	}
+	near := []Candidate{{ID: "1", Name: "feat-a"}, {ID: "2", Name: "feat-b"}}
+	if _, err := Resolve("worktree", "feat-c", near, ResolveOptions{}); strings.Contains(errs.As(err).Hint, "did you mean") {
+		t.Errorf("two equally close names: %q", errs.As(err).Hint)
 	}
 	// Two present records with one name (a corrupt state) are ambiguous.
 	dup := []Candidate{{ID: "1", Name: "x1"}, {ID: "2", Name: "x1"}}

@@ -43,6 +43,10 @@ type VerifyState struct {
 	// VerifyRounds counts the verifies sent back so far.
 	VerifySendBack bool `json:"verify_send_back,omitempty"`
 	VerifyRounds   int  `json:"verify_rounds,omitempty"`
+	// VerifyApply: the land sent back was asked with --apply (its
+	// uncommitted work too); the verify after the agent's next finish
+	// lands the same way.
+	VerifyApply bool `json:"verify_apply,omitempty"`
 }
 
 // Verify trees: verify/<inv>/{tree/,verify.log} (a failed one's tree is

@@ -21,9 +21,11 @@ import (
 const StatusStarting = "starting"
 
 // NewLoader reads snapshots of a's repository: worktree records, invocation
-// records (reconciled, with their derived display status). It reads files
-// only: reconcile looks at /proc and, for headed runs whose supervisor is
-// gone, tmux; nothing runs git. all includes archived worktrees.
+// records (as agency.ListInvocations shows them, with their derived display
+// status). A refresh is a read: it starts, stops and rewrites nothing (a
+// dead supervisor's outcome is derived in memory, which looks at /proc
+// and, for a headed run, tmux); only the keys act, through the same agency
+// calls as the CLI. all includes archived worktrees.
 func NewLoader(a *agency.App, all bool) Loader {
 	return func(ctx context.Context) (Snapshot, error) {
 		return Load(ctx, a, all)
@@ -342,6 +344,21 @@ func (x *AgencyActions) Logs(ctx context.Context, inv InvocationRow) (string, er
 	return text, nil
 }
 
+// VerifyLog implements Actions: the log of the invocation's latest verify
+// (agency.verify run on its land's candidate).
+func (x *AgencyActions) VerifyLog(ctx context.Context, inv InvocationRow) (string, error) {
+	rec, err := x.record(inv)
+	if err != nil {
+		return "", err
+	}
+	a, _ := x.app(inv.RepoID)
+	text := ansi.Strip(strings.ReplaceAll(a.VerifyLogText(rec, logTail), "\r", ""))
+	if strings.TrimSpace(text) == "" {
+		return "(never verified: set agency.verify and land it)", nil
+	}
+	return text, nil
+}
+
 // Land implements Actions.
 func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, error) {
 	a, err := x.app(inv.RepoID)
@@ -349,6 +366,48 @@ func (x *AgencyActions) Land(ctx context.Context, inv InvocationRow) (string, er
 		return "", err
 	}
 	res, err := a.Land(ctx, agency.LandOptions{Query: inv.ID})
+	if err != nil {
+		return "", err
+	}
+	return res.Report()[0], nil
+}
+
+// ApplyStat implements Actions: the diffstat of the sandbox's uncommitted
+// work, after a line counting its commits (when it has any).
+func (x *AgencyActions) ApplyStat(ctx context.Context, inv InvocationRow) ([]string, error) {
+	a, err := x.app(inv.RepoID)
+	if err != nil {
+		return nil, err
+	}
+	d, err := a.Diff(ctx, inv.ID, gitcore.DiffOptions{Stat: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if n := len(d.Commits); n > 0 {
+		out = append(out, fmt.Sprintf("%s on its branch, and uncommitted:", agency.Plural(n, "commit")))
+	}
+	for _, l := range strings.Split(strings.TrimRight(string(d.Uncommitted), "\n"), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(d.UncommittedFiles) == 0 {
+		out = append(out, "no uncommitted changes")
+	}
+	if len(d.Denied) > 0 {
+		out = append(out, "left out, denylisted: "+strings.Join(d.Denied, " "))
+	}
+	return out, nil
+}
+
+// LandApply implements Actions: land with --apply.
+func (x *AgencyActions) LandApply(ctx context.Context, inv InvocationRow) (string, error) {
+	a, err := x.app(inv.RepoID)
+	if err != nil {
+		return "", err
+	}
+	res, err := a.Land(ctx, agency.LandOptions{Query: inv.ID, Apply: true})
 	if err != nil {
 		return "", err
 	}

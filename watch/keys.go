@@ -7,7 +7,8 @@ import "github.com/charmbracelet/bubbles/key"
 type KeyMap struct {
 	Up, Down, Top, Bottom key.Binding
 	Attach, Diff, Logs    key.Binding
-	Land, Discard         key.Binding
+	VerifyLog             key.Binding
+	Land, Apply, Discard  key.Binding
 	Stop, Kill            key.Binding
 	Open, Shell           key.Binding
 	Help, Back, Quit      key.Binding
@@ -22,24 +23,26 @@ func DefaultKeys() KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, help))
 	}
 	return KeyMap{
-		Up:      b([]string{"up", "ctrl+p"}, "↑", "up"),
-		Down:    b([]string{"down", "j", "ctrl+n"}, "↓/j", "down"),
-		Top:     b([]string{"home", "g"}, "g", "top"),
-		Bottom:  b([]string{"end", "G"}, "G", "bottom"),
-		Attach:  b([]string{"enter"}, "enter", "attach"),
-		Diff:    b([]string{"d"}, "d", "diff"),
-		Logs:    b([]string{"l"}, "l", "logs"),
-		Land:    b([]string{"L"}, "L", "land"),
-		Discard: b([]string{"D"}, "D", "discard"),
-		Stop:    b([]string{"s"}, "s", "stop"),
-		Kill:    b([]string{"k"}, "k", "kill"),
-		Open:    b([]string{"o"}, "o", "open"),
-		Shell:   b([]string{"S"}, "S", "shell"),
-		Help:    b([]string{"?"}, "?", "help"),
-		Back:    b([]string{"esc"}, "esc", "back"),
-		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
-		Yes:     b([]string{"y", "Y"}, "y", "yes"),
-		No:      b([]string{"n", "N", "esc"}, "n", "no"),
+		Up:        b([]string{"up", "ctrl+p"}, "↑", "up"),
+		Down:      b([]string{"down", "j", "ctrl+n"}, "↓/j", "down"),
+		Top:       b([]string{"home", "g"}, "g", "top"),
+		Bottom:    b([]string{"end", "G"}, "G", "bottom"),
+		Attach:    b([]string{"enter"}, "enter", "attach"),
+		Diff:      b([]string{"d"}, "d", "diff"),
+		Logs:      b([]string{"l"}, "l", "logs"),
+		VerifyLog: b([]string{"v"}, "v", "verify log"),
+		Land:      b([]string{"L"}, "L", "land"),
+		Apply:     b([]string{"A"}, "A", "land --apply"),
+		Discard:   b([]string{"D"}, "D", "discard"),
+		Stop:      b([]string{"s"}, "s", "stop"),
+		Kill:      b([]string{"k"}, "k", "kill"),
+		Open:      b([]string{"o"}, "o", "open"),
+		Shell:     b([]string{"S"}, "S", "shell"),
+		Help:      b([]string{"?"}, "?", "help"),
+		Back:      b([]string{"esc"}, "esc", "back"),
+		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Yes:       b([]string{"y", "Y"}, "y", "yes"),
+		No:        b([]string{"n", "N", "esc"}, "n", "no"),
 	}
 }
 

@@ -53,9 +53,11 @@ type item struct {
 
 // confirmation is a pending destructive action waiting for y/n.
 type confirmation struct {
-	verb   string // "land", "discard", "kill"
+	verb   string // "land", "apply" (land --apply), "discard", "kill"
 	inv    InvocationRow
 	prompt string
+	// detail is shown above the prompt (apply: the diffstat).
+	detail []string
 }
 
 // pager is the diff/logs view of one invocation.

@@ -20,6 +20,10 @@ const (
 	StatusStalled    = "stalled"
 	StatusNeedsInput = "needs input"
 	StatusReady      = "ready to land"
+	// StatusReadyApply: ready to land, its work uncommitted in the sandbox
+	// (only a land with --apply takes it: A, or L on such a row).
+	StatusReadyApply = "ready to land (--apply)"
+	StatusStopped    = "stopped"
 	StatusLanded     = "landed"
 	StatusDiscarded  = "discarded"
 	StatusFailed     = "failed"
@@ -110,7 +114,7 @@ func (w WorktreeRow) Counts() Counts {
 		switch inv.Display {
 		case StatusActive, StatusStalled, StatusStarting:
 			c.Active++
-		case StatusReady:
+		case StatusReady, StatusReadyApply:
 			c.Ready++
 		case StatusNeedsInput:
 			c.NeedsInput++
@@ -133,7 +137,13 @@ type Actions interface {
 	Shell(ctx context.Context, wt WorktreeRow) (*subproc.Terminal, error)
 	Diff(ctx context.Context, inv InvocationRow) (string, error)
 	Logs(ctx context.Context, inv InvocationRow) (string, error)
+	VerifyLog(ctx context.Context, inv InvocationRow) (string, error)
 	Land(ctx context.Context, inv InvocationRow) (string, error)
+	// ApplyStat is what a land --apply would take: the diffstat of the
+	// sandbox's uncommitted work (and its commits, counted), one line each.
+	ApplyStat(ctx context.Context, inv InvocationRow) ([]string, error)
+	// LandApply lands with --apply: its commits and its uncommitted work.
+	LandApply(ctx context.Context, inv InvocationRow) (string, error)
 	Discard(ctx context.Context, inv InvocationRow) (string, error)
 	Stop(ctx context.Context, inv InvocationRow) (string, error)
 	Kill(ctx context.Context, inv InvocationRow) (string, error)

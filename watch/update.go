@@ -108,6 +108,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 
+	case applyStatMsg:
+		if msg.err != nil {
+			m.setStatus("land --apply: "+errText(msg.err), true)
+			return m, nil
+		}
+		m.setStatus("", false)
+		m.confirm = &confirmation{verb: "apply", inv: msg.inv, prompt: msg.prompt, detail: msg.stat}
+		return m, nil
+
 	case actionMsg:
 		m.busy = ""
 		if msg.err != nil {
@@ -288,7 +297,7 @@ func (k KeyMap) verb(msg tea.KeyMsg) string {
 		binding key.Binding
 		verb    string
 	}{
-		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.Land, "land"},
+		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.VerifyLog, "verify"}, {k.Land, "land"}, {k.Apply, "apply"},
 		{k.Discard, "discard"}, {k.Stop, "stop"}, {k.Kill, "kill"},
 	} {
 		if key.Matches(msg, b.binding) {
@@ -307,9 +316,17 @@ func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Mode
 			return m.openPager("logs", *inv)
 		}
 		return m.startExec("attach", wt, inv)
-	case "diff", "logs":
+	case "diff", "logs", "verify":
 		return m.openPager(verb, *inv)
-	case "land", "discard", "kill":
+	case "land", "apply":
+		// A row whose work is uncommitted lands only with --apply: L
+		// asks for that, with what it would take.
+		if verb == "apply" || inv.Display == StatusReadyApply {
+			return m.applyStat(wt, *inv)
+		}
+		m.confirm = &confirmation{verb: verb, inv: *inv, prompt: confirmPrompt(verb, wt, inv)}
+		return m, nil
+	case "discard", "kill":
 		m.confirm = &confirmation{verb: verb, inv: *inv, prompt: confirmPrompt(verb, wt, inv)}
 		return m, nil
 	case "stop":
@@ -326,6 +343,8 @@ func confirmPrompt(verb string, wt *WorktreeRow, inv *InvocationRow) string {
 	switch verb {
 	case "land":
 		return fmt.Sprintf("land %s (%s) into %s? [y/n]", inv.ShortID, inv.Runner, target)
+	case "apply":
+		return fmt.Sprintf("land %s (%s) into %s with its uncommitted work (--apply)? [y/n]", inv.ShortID, inv.Runner, target)
 	case "discard":
 		return fmt.Sprintf("discard %s (%s) and delete its sandbox? [y/n]", inv.ShortID, inv.Runner)
 	default:
@@ -349,6 +368,8 @@ func (m Model) runAction(verb string, inv InvocationRow) (Model, tea.Cmd) {
 			switch verb {
 			case "land":
 				text, err = acts.Land(ctx, inv)
+			case "apply":
+				text, err = acts.LandApply(ctx, inv)
 			case "discard":
 				text, err = acts.Discard(ctx, inv)
 			case "stop":
@@ -360,6 +381,36 @@ func (m Model) runAction(verb string, inv InvocationRow) (Model, tea.Cmd) {
 		})
 		return actionMsg{text: text, err: err}
 	}
+}
+
+// applyStat reads, in a tea.Cmd, what a land --apply of inv would take;
+// the answer (applyStatMsg) asks for the confirmation with it shown.
+func (m Model) applyStat(wt *WorktreeRow, inv InvocationRow) (tea.Model, tea.Cmd) {
+	if m.actions == nil {
+		m.setStatus("land --apply: not available", true)
+		return m, nil
+	}
+	acts, ctx := m.actions, m.ctx
+	prompt := confirmPrompt("apply", wt, &inv)
+	m.setStatus("land --apply "+inv.ShortID+": reading its changes…", false)
+	return m, func() tea.Msg {
+		var stat []string
+		err := safeCall(func() error {
+			var err error
+			stat, err = acts.ApplyStat(ctx, inv)
+			return err
+		})
+		return applyStatMsg{inv: inv, prompt: prompt, stat: stat, err: err}
+	}
+}
+
+// applyStatMsg is what a land --apply would take, read for its
+// confirmation.
+type applyStatMsg struct {
+	inv    InvocationRow
+	prompt string
+	stat   []string
+	err    error
 }
 
 // startExec prepares an exec-style action in a tea.Cmd; Update then runs it
@@ -419,9 +470,12 @@ func (m Model) pagerCmd(kind string, inv InvocationRow) tea.Cmd {
 		var content string
 		err := safeCall(func() error {
 			var err error
-			if kind == "diff" {
+			switch kind {
+			case "diff":
 				content, err = acts.Diff(ctx, inv)
-			} else {
+			case "verify":
+				content, err = acts.VerifyLog(ctx, inv)
+			default:
 				content, err = acts.Logs(ctx, inv)
 			}
 			return err

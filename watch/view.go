@@ -36,6 +36,8 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 			StatusStalled:         c("3"),
 			StatusNeedsInput:      c("5").Bold(true),
 			StatusReady:           c("6").Bold(true),
+			StatusReadyApply:      c("6").Bold(true),
+			StatusStopped:         c("8"),
 			StatusLanded:          c("8"),
 			StatusDiscarded:       c("8"),
 			StatusFailed:          c("1"),
@@ -113,6 +115,8 @@ func (m Model) titleLine() string {
 func (m Model) statusLine() string {
 	var s string
 	switch {
+	case m.confirm != nil && len(m.confirm.detail) > 0:
+		return m.confirmDetail()
 	case m.confirm != nil:
 		s = m.styles.Prompt.Render(m.confirm.prompt)
 	case m.status != "" && m.statusErr:
@@ -131,6 +135,26 @@ func (m Model) statusLine() string {
 		s = m.styles.StatusLine.Render("every " + m.interval.String() + " · ? for help")
 	}
 	return m.wrap2(s)
+}
+
+// confirmDetail is a confirmation with what it would do above its prompt
+// (land --apply's diffstat), cut to half the screen.
+func (m Model) confirmDetail() string {
+	c := m.confirm
+	max := m.height / 2
+	if max < 2 {
+		max = 2
+	}
+	lines := c.detail
+	if len(lines) > max-1 {
+		lines = append(append([]string(nil), lines[:max-2]...), fmt.Sprintf("… %d more", len(c.detail)-(max-2)))
+	}
+	out := make([]string, 0, len(lines)+1)
+	for _, l := range lines {
+		out = append(out, truncate(m.styles.StatusLine.Render(l), m.width))
+	}
+	out = append(out, m.wrap2(m.styles.Prompt.Render(c.prompt)))
+	return strings.Join(out, "\n")
 }
 
 // selectedConflict is the forecast of the selected invocation when it would
@@ -332,9 +356,10 @@ func (m Model) FullHelp() [][]keyBinding {
 	k := m.keys
 	return [][]keyBinding{
 		{k.Up, k.Down, k.Top, k.Bottom},
-		{k.Attach, k.Diff, k.Logs, k.Back},
-		{k.Land, k.Discard, k.Stop, k.Kill},
-		{k.Open, k.Shell, k.Help, k.Quit},
+		{k.Attach, k.Diff, k.Logs, k.VerifyLog, k.Back},
+		{k.Land, k.Apply, k.Discard, k.Stop},
+		{k.Kill, k.Open, k.Shell},
+		{k.Help, k.Quit},
 	}
 }
 

@@ -111,12 +111,24 @@ func (f *fakeActions) Logs(_ context.Context, inv InvocationRow) (string, error)
 	}
 	return b.String(), nil
 }
+func (f *fakeActions) VerifyLog(_ context.Context, inv InvocationRow) (string, error) {
+	f.rec("verify " + inv.ID)
+	return "verify log of " + inv.ID + "\n", nil
+}
 func (f *fakeActions) Land(_ context.Context, inv InvocationRow) (string, error) {
 	f.rec("land " + inv.ShortID)
 	if f.landErr != nil {
 		return "", f.landErr
 	}
 	return "landed " + inv.ShortID, nil
+}
+func (f *fakeActions) ApplyStat(_ context.Context, inv InvocationRow) ([]string, error) {
+	f.rec("applystat " + inv.ShortID)
+	return []string{" hello.txt | 1 +", " main.go   | 4 ++--", " 2 files changed, 3 insertions(+), 2 deletions(-)"}, nil
+}
+func (f *fakeActions) LandApply(_ context.Context, inv InvocationRow) (string, error) {
+	f.rec("land --apply " + inv.ShortID)
+	return "landed " + inv.ShortID + " with its uncommitted work", nil
 }
 func (f *fakeActions) Discard(_ context.Context, inv InvocationRow) (string, error) {
 	f.rec("discard " + inv.ShortID)
@@ -281,6 +293,15 @@ func TestLogsViewFrame(t *testing.T) {
 	frame(t, h.final())
 }
 
+// v shows the selected invocation's verify log in the pager.
+func TestVerifyLogView(t *testing.T) {
+	h := start(t, mixed(), 80, 24)
+	h.keys("j", "v")
+	h.waitFor("verify log of 20260128115700-b7c9")
+	h.keys("esc")
+	h.waitFor("every 1h0m0s")
+}
+
 func TestHelpView(t *testing.T) {
 	h := start(t, mixed(), 80, 24)
 	h.keys("j", "?")
@@ -300,6 +321,34 @@ func TestLandConflict(t *testing.T) {
 	frame(t, m)
 	if got := h.acts.called(); len(got) != 1 || got[0] != "land d4e5" {
 		t.Fatalf("calls %v", got)
+	}
+}
+
+// A row whose work is uncommitted lands only with --apply: L asks for that,
+// showing the diffstat of what it would take; y lands with --apply.
+func TestLandApply(t *testing.T) {
+	s := mixed()
+	s.Worktrees[0].Invocations[1].Display = StatusReadyApply
+	h := start(t, s, 80, 24)
+	h.keys("j", "j", "L")
+	h.waitFor("with its uncommitted work (--apply)? [y/n]")
+	h.tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	m := h.tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	frame(t, m)
+	if got := h.acts.called(); strings.Join(got, ",") != "applystat d4e5" {
+		t.Fatalf("calls %v", got)
+	}
+
+	// A on any row asks the same; y lands with --apply.
+	h = start(t, mixed(), 80, 24)
+	h.keys("j", "j", "A")
+	h.waitFor("2 files changed")
+	h.keys("y")
+	h.waitFor("landed d4e5 with its uncommitted work")
+	h.final()
+	want := "applystat d4e5,land --apply d4e5"
+	if got := h.acts.called(); strings.Join(got, ",") != want {
+		t.Fatalf("calls %v, want %s", got, want)
 	}
 }
 

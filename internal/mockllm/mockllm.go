@@ -23,6 +23,9 @@
 //	@@SHELL@@ C a shell tool call running C, the rest of the prompt (say,
 //	            "echo x > f && git add f && git commit -qm agent", to see a
 //	            commit made by the agent's own tool)
+//	@@ESCALATE@@ C  as @@SHELL@@, and codex's call asks to run C outside
+//	            its sandbox (sandbox_permissions require_escalated): codex
+//	            asks for approval first
 //	@@WRITE@@ P the file write goes to path P (the word after the marker)
 //	            instead of Config.File; an absolute P tries a write outside
 //	            the agent's working directory
@@ -308,10 +311,11 @@ func (s *Server) shellScript(path string) string {
 
 // Scenario markers (see the package comment).
 const (
-	MarkRecall = "@@RECALL@@"
-	MarkBash   = "@@BASH@@"
-	MarkShell  = "@@SHELL@@"
-	MarkWrite  = "@@WRITE@@"
+	MarkRecall   = "@@RECALL@@"
+	MarkBash     = "@@BASH@@"
+	MarkShell    = "@@SHELL@@"
+	MarkEscalate = "@@ESCALATE@@"
+	MarkWrite    = "@@WRITE@@"
 )
 
 // BashCommand is the command of the @@BASH@@ scenario.
@@ -320,14 +324,18 @@ const BashCommand = "touch bash.txt"
 // toolAsk is the tool call a prompt asks for: a shell command (Shell set)
 // or a write of Config.Content to Path.
 type toolAsk struct {
-	Shell string
-	Path  string
+	Shell    string
+	Escalate bool
+	Path     string
 }
 
 // ask reads the tool call the latest prompt asks for (see the markers).
 func (s *Server) ask(prompt string) toolAsk {
 	if _, rest, ok := strings.Cut(prompt, MarkShell); ok && strings.TrimSpace(rest) != "" {
 		return toolAsk{Shell: strings.TrimSpace(rest)}
+	}
+	if _, rest, ok := strings.Cut(prompt, MarkEscalate); ok && strings.TrimSpace(rest) != "" {
+		return toolAsk{Shell: strings.TrimSpace(rest), Escalate: true}
 	}
 	if strings.Contains(prompt, MarkBash) {
 		return toolAsk{Shell: BashCommand}

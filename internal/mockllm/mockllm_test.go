@@ -327,6 +327,11 @@ func TestScenarios(t *testing.T) {
 	if json.Unmarshal([]byte(item["arguments"].(string)), &args); item["name"] != "exec_command" || args["cmd"] != commit {
 		t.Errorf("codex shell: %v", item)
 	}
+	item = responses(MarkEscalate+" "+commit, shell)
+	args = nil
+	if json.Unmarshal([]byte(item["arguments"].(string)), &args); args["cmd"] != commit || args["sandbox_permissions"] != "require_escalated" {
+		t.Errorf("codex escalation: %v", item)
+	}
 	item = responses(MarkWrite+" /elsewhere/out.txt", shell)
 	if item["name"] != "apply_patch" || !strings.Contains(item["arguments"].(string), "*** Add File: /elsewhere/out.txt\\n") {
 		t.Errorf("codex write to an absolute path: %v", item)

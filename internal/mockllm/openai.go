@@ -75,6 +75,9 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 		script = s.shellScript(a.Path)
 	}
 	switch {
+	case tools["exec_command"] != nil && a.Escalate:
+		return fc("exec_command", map[string]any{"cmd": script, "sandbox_permissions": "require_escalated",
+			"justification": "May I run it outside the sandbox?"})
 	case tools["exec_command"] != nil:
 		return fc("exec_command", map[string]any{"cmd": script})
 	case tools["shell_command"] != nil:

@@ -161,16 +161,19 @@ func (p *Parser) codexItem(typ string, it *codexItem) []Event {
 // sandbox or approval policy rejected: the JSONL has no item for it.
 const codexRouterError = "codex_core::tools::router: error="
 
-// codexStderr maps a codex stderr line to an event, if it is one.
+// codexStderr maps a codex stderr line to an event, if it is one. Every
+// such line is a tool call that did not run (rejected by codex's sandbox or
+// approval policy, or its sandbox failed to start one): counted as denied,
+// so that a run whose writes all failed and that still ends "Done" is
+// blocked with nothing changed, not ready for review.
 func codexStderr(line string) (Event, bool) {
 	i := strings.Index(line, codexRouterError)
 	if i < 0 {
 		return Event{}, false
 	}
 	msg := strings.TrimSpace(line[i+len(codexRouterError):])
-	ev := Event{Kind: KindError, SourceType: "stderr/tools.router", IsError: true, Summary: text("tool error: " + msg)}
+	ev := Event{Kind: KindError, SourceType: "stderr/tools.router", IsError: true, Denied: true, Summary: text("tool failed: " + msg)}
 	if strings.Contains(msg, "rejected") || strings.Contains(msg, "denied") || strings.Contains(msg, "blocked") {
-		ev.Denied = true
 		ev.Summary = text("denied: " + msg)
 	}
 	return ev, true

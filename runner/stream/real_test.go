@@ -212,6 +212,13 @@ func TestRealCodexRejectedPatch(t *testing.T) {
 	if st := q.State(); st.Events != 1 || st.Denials != 1 {
 		t.Errorf("stderr state = %+v", st)
 	}
+	// A tool call whose sandbox failed to start (codex inside a wall of
+	// its own) did not run either: it counts as denied.
+	r := NewParser(FormatCodex, nil)
+	r.Stderr().Write([]byte("2026 ERROR codex_core::tools::router: error=exec failed: sandbox error: bwrap: No permissions to create new namespace\n"))
+	if st := r.State(); st.Denials != 1 || st.LastDenial != "tool failed: exec failed: sandbox error: bwrap: No permissions to create new namespace" {
+		t.Errorf("failed sandbox state = %+v", st)
+	}
 }
 
 func TestRealCodexWarningsWebAndTokens(t *testing.T) {

@@ -24,6 +24,8 @@ const (
 
 	// ExitTimeout is the exit_reason of a run a timeout stopped.
 	ExitTimeout = "timeout"
+	// ExitStopped is the exit_reason of a run a user's stop ended.
+	ExitStopped = "stopped"
 
 	LandingPending   = "pending"
 	LandingLanded    = "landed"
@@ -32,10 +34,17 @@ const (
 
 // Derived display statuses returned by DeriveStatus.
 const (
-	StatusLanded         = "landed"
-	StatusDiscarded      = "discarded"
-	StatusFailed         = "failed"
-	StatusReadyToLand    = "ready to land"
+	StatusLanded      = "landed"
+	StatusDiscarded   = "discarded"
+	StatusFailed      = "failed"
+	StatusStopped     = "stopped" // a user's stop ended it
+	StatusReadyToLand = "ready to land"
+	// StatusReadyToApply: ready to land, and its sandbox holds
+	// uncommitted work that only `land --apply` takes.
+	StatusReadyToApply = "ready to land (--apply)"
+	// StatusNothingToLand: no commits on its branch and no changes in its
+	// sandbox that land would take.
+	StatusNothingToLand  = "nothing to land"
 	StatusStarting       = "starting"
 	StatusWorking        = "working"          // runner_status.json
 	StatusNeedsInput     = "needs_input"      // runner_status.json or stream
@@ -119,19 +128,20 @@ type StatusInput struct {
 //  2. landing_status discarded         → "discarded", "discarded"
 //  3. lifecycle failed                 → "failed", "exit_reason <r>[, exit <code>][: <stream error>]"
 //     (a timeout: "timed out (<limit>)[, exit <code>][: <what it was doing>]")
-//  4. lifecycle finished, final semantic blocked (its work was denied and
+//  4. lifecycle finished, exit_reason stopped → "stopped", "stopped" (with the semantic summary)
+//  5. lifecycle finished, final semantic blocked (its work was denied and
 //     nothing changed, or its runner said so) → "needs_input", the semantic summary
-//  5. lifecycle finished, final semantic error (the agent reported a
+//  6. lifecycle finished, final semantic error (the agent reported a
 //     failure but exited 0)           → "failed", the semantic summary
-//  6. lifecycle finished               → "ready to land", the last message (else last summary, else "finished")
-//  7. lifecycle starting               → "starting", "starting"
-//  8. lifecycle other than running     → "unknown", "lifecycle <value>"
-//  9. a valid runner_status.json       → its status (working, needs_input, blocked,
+//  7. lifecycle finished               → "ready to land", the last message (else last summary, else "finished")
+//  8. lifecycle starting               → "starting", "starting"
+//  9. lifecycle other than running     → "unknown", "lifecycle <value>"
+//  10. a valid runner_status.json      → its status (working, needs_input, blocked,
 //     ready_for_review), its summary (else the last stream summary)
-//  10. stream result is_error or turn.failed → "error", the last error
-//  11. stream waiting for the user      → "needs_input", the last summary
-//  12. no output for > StallThreshold  → "stalled", "no output for <duration>"
-//  13. otherwise                       → "active", the last summary (else "running")
+//  11. stream result is_error or turn.failed → "error", the last error
+//  12. stream waiting for the user      → "needs_input", the last summary
+//  13. no output for > StallThreshold  → "stalled", "no output for <duration>"
+//  14. otherwise                       → "active", the last summary (else "running")
 func DeriveStatus(in StatusInput) (status, summary string) {
 	st := in.Stream
 	switch in.LandingStatus {
@@ -159,6 +169,9 @@ func DeriveStatus(in StatusInput) (status, summary string) {
 		}
 		return StatusFailed, s
 	case LifecycleFinished:
+		if in.ExitReason == ExitStopped {
+			return StatusStopped, "stopped" + prefixed(": ", in.SemanticSummary)
+		}
 		switch in.Semantic {
 		case StatusBlocked:
 			return StatusNeedsInput, orDefault(in.SemanticSummary, "blocked")
@@ -187,6 +200,14 @@ func DeriveStatus(in StatusInput) (status, summary string) {
 		}
 	}
 	return StatusActive, orDefault(st.LastSummary, "running")
+}
+
+// prefixed is sep+s, or "" when s is empty.
+func prefixed(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
 }
 
 func orDefault(s, def string) string {

@@ -1,0 +1,37 @@
+package agency
+
+import (
+	"os"
+
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// markCreator writes this process as the creator of a new record
+// directory (store.CreatorFile), before the create makes a branch or a
+// tree, so that doctor and gc can tell a killed create from one in
+// progress without waiting for the repo lock.
+func markCreator(dir string) error {
+	pid := os.Getpid()
+	return store.WriteCreator(dir, store.Creator{PID: pid, StartTime: runner.StartTimeOf(pid)})
+}
+
+// Creator states of a record directory without meta.json.
+const (
+	creatorUnknown = iota // no marker: only the repo lock can tell
+	creatorAlive          // its create is still running: leave it alone
+	creatorGone           // killed: what it made is residue
+)
+
+// creatorOf tells whether the process that made a record directory still
+// runs (its pid with the same start time).
+func creatorOf(dir string) int {
+	c, ok := store.ReadCreator(dir)
+	if !ok {
+		return creatorUnknown
+	}
+	if runner.Alive(c.PID, c.StartTime) {
+		return creatorAlive
+	}
+	return creatorGone
+}

@@ -1,0 +1,101 @@
+package agency
+
+import (
+	"context"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// isolation decides what walls a new invocation in (agency.isolate):
+// "bwrap", or "none" for off and for auto where bubblewrap cannot make a
+// wall (said once as a warning). Under bwrap, a machine without a working
+// bubblewrap refuses the start before anything is made.
+func (a *App) isolation(ctx context.Context) (string, error) {
+	ws, err := runner.WallSettingsFromConfig(a.Config)
+	if err != nil {
+		return "", err
+	}
+	if ws.Mode == runner.IsolateOff {
+		return runner.IsolationNone, nil
+	}
+	check := runner.ProbeWall(ctx)
+	if check.OK() {
+		return runner.IsolateBwrap, nil
+	}
+	if ws.Mode == runner.IsolateBwrap {
+		return "", errs.WallUnavailable(check.Cause, check.Detail)
+	}
+	if a.Warn != nil {
+		a.Warn(errs.WallUnwalled(check.Cause, check.Detail))
+	}
+	return runner.IsolationNone, nil
+}
+
+// checkWall: bubblewrap can wall the agents in (agency.isolate). Under
+// auto a machine where it cannot is a warning (agents run unwalled),
+// under bwrap a problem (no agent can start).
+func (a *App) checkWall(ctx context.Context, add addFinding) {
+	ws, err := runner.WallSettingsFromConfig(a.Config)
+	if err != nil {
+		e := errs.As(err)
+		add("config", LevelProblem, e.Hint, "", "%s (agent start fails with E_CONFIG)", e.Msg)
+		return
+	}
+	if ws.Mode == runner.IsolateOff {
+		add("wall", LevelWarn, "git config agency.isolate auto walls them where bubblewrap works", "", "agency.isolate is off: agents run unwalled and can change anything you can")
+		return
+	}
+	check := runner.ProbeWall(ctx)
+	switch {
+	case check.OK():
+		add("wall", LevelOK, "", check.Bwrap, "bubblewrap walls every agent in (agency.isolate %s)", ws.Mode)
+	case ws.Mode == runner.IsolateBwrap:
+		add("wall", LevelProblem, errs.WallFix(check.Cause), check.Bwrap, "%s: agency.isolate is bwrap, so no agent can start", errs.WallWhy(check.Cause, check.Detail))
+	default:
+		add("wall", LevelWarn, errs.WallFix(check.Cause), check.Bwrap, "%s: agents run unwalled (agency.isolate auto)", errs.WallWhy(check.Cause, check.Detail))
+	}
+}
+
+// checkRefsLogged refuses a land whose integration branch or sandbox
+// branch was moved behind its reflog's back (gitcore.ReflogBreak): by
+// writing its file, as an agent might do to a ref the wall could not
+// cover (one created after its wall went up, or a loose ref shadowing a
+// packed one). A branch without a reflog cannot be checked.
+func (a *App) checkRefsLogged(branch, tip string) error {
+	if expected, found, broken := a.Repo.ReflogBreak(branch, tip, a.Now()); broken {
+		return errs.RefMoved(branch, tip, expected, found)
+	}
+	return nil
+}
+
+// Wall is the wall of invocation rec, nil when it runs unwalled. Any
+// command run for the invocation (a verify) runs as w.Command(argv).
+func (a *App) Wall(rec *store.InvocationRecord) (*runner.Wall, error) {
+	if rec.Isolation != runner.IsolateBwrap {
+		return nil, nil
+	}
+	ws, err := runner.WallSettingsFromConfig(a.Config)
+	if err != nil {
+		return nil, err
+	}
+	return runner.WallFor(a.Store, a.Repo.CommonDir, ws, rec)
+}
+
+// tryWall starts rec's wall once around /bin/true, so a wall that cannot
+// start fails the start (which then removes what it made) with
+// bubblewrap's own reason.
+func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
+	if rec.Isolation != runner.IsolateBwrap {
+		return nil
+	}
+	if err := a.fail(FPStartWall); err != nil {
+		return err
+	}
+	w, err := a.Wall(rec)
+	if err != nil {
+		return err
+	}
+	return runner.TryWall(ctx, w)
+}

@@ -1,0 +1,32 @@
+package store
+
+import "path/filepath"
+
+// CreatorFile is the marker a create writes into a new record directory
+// before it makes anything else (the branch, the tree, meta.json): which
+// process is making it. A directory without meta.json whose creator is
+// gone is what a killed create left; one whose creator still runs is a
+// create in progress, never touched.
+const CreatorFile = "creator.json"
+
+// Creator is the process making a record directory: its pid and start
+// time (nil when unknown), so a reused pid is not taken for it.
+type Creator struct {
+	PID       int     `json:"pid"`
+	StartTime *uint64 `json:"start_time"`
+}
+
+// WriteCreator writes the creator marker into dir.
+func WriteCreator(dir string, c Creator) error {
+	return WriteJSONAtomic(filepath.Join(dir, CreatorFile), c)
+}
+
+// ReadCreator reads dir's creator marker; ok is false when there is none
+// (a directory made before markers, or a create killed before it wrote
+// one) or it does not decode.
+func ReadCreator(dir string) (c Creator, ok bool) {
+	if err := ReadJSON(filepath.Join(dir, CreatorFile), &c); err != nil {
+		return Creator{}, false
+	}
+	return c, c.PID > 0
+}
