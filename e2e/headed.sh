@@ -198,6 +198,14 @@ headed_codex() {
 # TUI stops at "Background server has incompatible feature settings"
 # before any state: needs input (from the screen); agent stop ends it.
 headed_codex_bgserver() {
+  # Inside the wall each run has its own background server, started and
+  # ended with it, so there is never one with other features to ask about:
+  # the dialog cannot come up. agent_headed_codex_dialogs.txtar replays its
+  # real screen (runner/testdata/hx-bgserver.*) through tmux instead.
+  if [ "$(git config agency.isolate)" = bwrap ]; then
+    echo "  skip: background-server dialog (cannot appear inside the wall; replayed by agent_headed_codex_dialogs.txtar)"
+    return
+  fi
   cp "$CODEX_HOME/config.toml" "$work/codex-config.toml"
   sed -i -e '/^\[features\]$/d' -e '/^plugins = false$/d' -e '/^remote_plugin = false$/d' -e '/^apps = false$/d' "$CODEX_HOME/config.toml"
   local inv pane
