@@ -125,10 +125,14 @@ func SandboxGitDir(sandbox, commonDir string) (string, error) {
 }
 
 // visibleRoots are the read-only paths a walled agent must still see when
-// they lie in /tmp: the repository, the data directory, HOME, this
-// program, the runner's program and every directory on PATH.
+// they lie in /tmp: the repository, the data directory, HOME, the user's
+// git and XDG configuration (git needs its identity), this program, the
+// runner's program and every directory on PATH.
 func visibleRoots(st *store.Store, commonDir, home string, rec *store.InvocationRecord) []string {
 	roots := []string{commonDir, st.DataDir, home, filepath.Dir(SelfExe())}
+	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"} {
+		roots = append(roots, os.Getenv(v))
+	}
 	if filepath.Base(commonDir) == ".git" {
 		roots = append(roots, filepath.Dir(commonDir))
 	}
