@@ -126,12 +126,13 @@ func SandboxGitDir(sandbox, commonDir string) (string, error) {
 
 // visibleRoots are the read-only paths a walled agent must still see when
 // they lie in /tmp: the repository, the data directory, HOME, the user's
-// git configuration (GIT_CONFIG_GLOBAL, XDG's git directory: without it a
-// commit has no identity), this program, the runner's program and every
-// directory on PATH.
+// git and XDG configuration (git needs its identity), this program, the
+// runner's program and every directory on PATH.
 func visibleRoots(st *store.Store, commonDir, home string, rec *store.InvocationRecord) []string {
 	roots := []string{commonDir, st.DataDir, home, filepath.Dir(SelfExe())}
-	roots = append(roots, gitConfigFiles()...)
+	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"} {
+		roots = append(roots, os.Getenv(v))
+	}
 	if filepath.Base(commonDir) == ".git" {
 		roots = append(roots, filepath.Dir(commonDir))
 	}
@@ -146,19 +147,6 @@ func visibleRoots(st *store.Store, commonDir, home string, rec *store.Invocation
 		}
 	}
 	return roots
-}
-
-// gitConfigFiles are where git reads the user's own configuration from
-// when the environment moves it: GIT_CONFIG_GLOBAL and $XDG_CONFIG_HOME/git.
-func gitConfigFiles() []string {
-	var out []string
-	if p := os.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(p) {
-		out = append(out, p)
-	}
-	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
-		out = append(out, filepath.Join(x, "git"))
-	}
-	return out
 }
 
 // buildCaches are the user's build caches: a second sandbox's build

@@ -3,7 +3,6 @@ package runner
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -142,20 +141,5 @@ func TestWallDocNamesEveryGrant(t *testing.T) {
 		if !strings.Contains(doc, "| "+g.Why+" |") {
 			t.Errorf("docs/wall.md does not name grant rule %q (%s)", g.Why, g.Path)
 		}
-	}
-}
-
-// A global git configuration the environment moves (GIT_CONFIG_GLOBAL,
-// XDG_CONFIG_HOME) stays visible inside the wall: without it the agent's
-// commits have no identity (make demo keeps its own under /tmp).
-func TestWallKeepsGitConfigVisible(t *testing.T) {
-	dir := t.TempDir()
-	global := filepath.Join(dir, "gitconfig")
-	must(t, os.WriteFile(global, []byte("[user]\n\tname = x\n"), 0o644))
-	t.Setenv("GIT_CONFIG_GLOBAL", global)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
-	got := gitConfigFiles()
-	if !slices.Contains(got, global) || !slices.Contains(got, filepath.Join(dir, "xdg", "git")) {
-		t.Fatalf("gitConfigFiles() = %v", got)
 	}
 }
