@@ -132,7 +132,7 @@ floor() { for t in "${trees[@]}"; do git -C "$t" status --porcelain >/dev/null; 
 row "gc --dry-run --include-pending vs git status of each sandbox" "$(median_ns git agency gc --dry-run --include-pending)" "$(median_ns floor)" 3
 
 # --- land of 20 commits against git cherry-pick --------------------------
-land_id=$(git agency agent start -w full --runner sh --headless -d --prompt 'for i in $(seq 20); do echo "land $i" >> landed/l$i.txt; git add -A; git commit -qm "land $i"; done')
+land_id=$(git agency agent start -w full --runner sh --headless -d --prompt 'mkdir -p landed; for i in $(seq 20); do echo "land $i" >> landed/l$i.txt; git add -A; git commit -qm "land $i"; done')
 wait_status finished "$land_id"
 full=$(git agency worktree path full)
 git -C "$full" commit -q --allow-empty -m "moved"
@@ -146,7 +146,7 @@ t2=$(now_ns)
 row "land of 20 commits vs git cherry-pick of the same (one run)" $((t2 - t1)) $((t1 - t0)) 1.1
 
 # --- supervisor RSS while checkpointing --------------------------------
-rss_id=$(git agency agent start -w full --runner sh --headless -d --prompt 'for i in $(seq 40); do echo "rss $i" >> t60/s000/f$(printf %06d $((6000 + i))).txt; sleep 0.2; done')
+rss_id=$(git agency agent start -w full --runner sh --headless -d --prompt 'mkdir -p rss; for i in $(seq 40); do echo "rss $i" >> rss/r$i.txt; sleep 0.2; done')
 sup=$(git agency agent show "$rss_id" --json | python3 -c 'import json,sys; print(json.load(sys.stdin).get("supervisor_pid") or "")')
 peak=0
 while kill -0 "$sup" 2>/dev/null; do
