@@ -130,8 +130,13 @@ func SandboxGitDir(sandbox, commonDir string) (string, error) {
 // runner's program and every directory on PATH.
 func visibleRoots(st *store.Store, commonDir, home string, rec *store.InvocationRecord) []string {
 	roots := []string{commonDir, st.DataDir, home, filepath.Dir(SelfExe())}
-	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"} {
+	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		roots = append(roots, os.Getenv(v))
+	}
+	// Only git's directory of XDG_CONFIG_HOME: binding all of it again
+	// over a writable grant inside it broke headed claude's state.
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		roots = append(roots, filepath.Join(x, "git"))
 	}
 	if filepath.Base(commonDir) == ".git" {
 		roots = append(roots, filepath.Dir(commonDir))
