@@ -334,6 +334,9 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if _, err := os.Stat(tree); err == nil {
 			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
 		}
+		if err := a.undoKilledAdopt(it.Target); err != nil {
+			return err
+		}
 		if err := store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), it.Target); err != nil {
 			return err
 		}
