@@ -266,9 +266,17 @@ check() {
   if ! git-agency doctor >"$work/doctor2" 2>&1; then
     # an undo killed half-way is finished by the next undo, as doctor's
     # hint says (gc leaves it alone)
+    # (and a worktree rm killed after its tree went, by the next rm)
+    local finish=
     if grep -q 'was interrupted: it is half done' "$work/doctor2" && grep -q "hint: run 'git agency undo' to finish it" "$work/doctor2"; then
-      git-agency undo >"$work/undo2" 2>&1 || fail "the undo doctor says finishes it failed (kill at [$killed]): $(tail -3 "$work/undo2")"
-      git-agency doctor >"$work/doctor2" 2>&1 || fail "doctor after the undo that finished (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+      finish="undo"
+    elif grep -q 'worktree "feat": its directory is gone' "$work/doctor2" && grep -q "hint: 'git agency worktree rm feat' archives the record" "$work/doctor2"; then
+      finish="worktree rm feat"
+    fi
+    if [ -n "$finish" ]; then
+      # shellcheck disable=SC2086
+      git-agency $finish >"$work/undo2" 2>&1 || fail "'$finish', which doctor says finishes it, failed (kill at [$killed]): $(tail -3 "$work/undo2")"
+      git-agency doctor >"$work/doctor2" 2>&1 || fail "doctor after '$finish' (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
     else
       fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
     fi
