@@ -116,7 +116,9 @@ func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
 		return treeLook{gone: true}
 	}
 	t := a.Repo.Tree(tree)
-	dirty, err := t.IsDirty(ctx)
+	// (our own .agency/ is no one's work: a create killed while writing
+	// its .gitignore leaves it untracked)
+	dirty, err := t.HoldsWork(ctx, store.AgencyDir)
 	if err != nil || dirty {
 		return treeLook{dirty: dirty, err: err}
 	}
@@ -130,8 +132,9 @@ func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
 // decideTrees marks the items (indexes into items) kept whose tree holds
 // work: uncommitted changes (one `git status` each, several at once), or a
 // HEAD with commits no ref has (one reachability walk for all of them).
-// Forced items are not looked at. With measure, the size of an item that goes is measured then,
-// and only then: measuring a tree costs a stat per file.
+// Forced items are not looked at. With measure, the size of an item that
+// goes is measured then, and only then: measuring a tree costs a stat per
+// file.
 func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measure bool) {
 	looks := make([]treeLook, len(idx))
 	eachParallel(len(idx), func(k int) {
@@ -355,6 +358,9 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		}
 		if _, err := os.Stat(tree); err == nil {
 			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
+		}
+		if err := a.undoKilledAdopt(it.Target); err != nil {
+			return err
 		}
 		if err := store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), it.Target); err != nil {
 			return err
