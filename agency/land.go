@@ -465,7 +465,7 @@ func (a *App) fastForwardFailedLocked(ctx context.Context, rec *store.Invocation
 // checkpoint refs are kept), mark the record landed, touch the worktree's
 // last_used_at, write an event. Every step is idempotent.
 func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord, note string) (*store.InvocationRecord, error) {
-	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
+	if err := a.retireSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
 	if err := a.fail(FPLandAfterRemove); err != nil {
