@@ -201,7 +201,7 @@ func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts 
 	if err := a.checkRefsLogged(wt.Branch, head); err != nil {
 		return nil, nil, err
 	}
-	dirty, err := integ.HasTrackedChanges(ctx)
+	dirty, err := a.trackedChanges(ctx, integ, head, "")
 	if err != nil {
 		return nil, nil, gitErr(err)
 	}
@@ -319,7 +319,7 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
 			return nil, err
 		}
-		if w.Dirty, err = a.Repo.Tree(tree).IsDirty(ctx); err != nil {
+		if w.Dirty, err = a.sandboxDirty(ctx, tree, commits, tip); err != nil {
 			return nil, gitErr(err)
 		}
 	}

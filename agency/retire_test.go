@@ -60,3 +60,39 @@ func TestLandRetiresSandboxTree(t *testing.T) {
 		t.Fatalf("gc kept the retired tree: %v", err)
 	}
 }
+
+// sandboxDirty answers as IsDirty (a status) does, whichever way it takes:
+// clean after a commit, an untracked file, an untracked directory holding
+// only ignored files (clean), an ignored file, a changed and a staged
+// tracked file, an untracked file in a new directory.
+func TestSandboxDirtyAsStatus(t *testing.T) {
+	f := newLandFixture(t)
+	f.sandbox(inv1, "echo '*.o' > .gitignore && echo x > x.txt && git add -A && git commit -qm x")
+	tree := f.a.Store.SandboxTreePath(inv1)
+	rec := f.read(inv1)
+	tip := strings.TrimSpace(gitOut(t, tree, "rev-parse", "HEAD"))
+	commits, err := f.a.Repo.Commits(f.ctx, rec.BaseCommit, tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, script, undo string }{
+		{"clean", "true", "true"},
+		{"untracked file", "echo u > u.txt", "rm u.txt"},
+		{"ignored file", "echo o > a.o", "rm a.o"},
+		{"untracked dir of ignored files", "mkdir -p d/e && echo o > d/e/b.o", "rm -r d"},
+		{"untracked file in a new dir", "mkdir -p n && echo n > n/f", "rm -r n"},
+		{"changed tracked file", "echo more >> x.txt", "git checkout -- x.txt"},
+		{"staged file", "echo s > s.txt && git add s.txt", "git rm -qf --cached s.txt && rm s.txt"},
+	} {
+		f.sh(tree, c.script)
+		want, err := f.a.Repo.Tree(tree).IsDirty(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.a.sandboxDirty(f.ctx, tree, commits, tip)
+		if err != nil || got != want {
+			t.Errorf("%s: sandboxDirty = %v (%v), status says %v", c.name, got, err, want)
+		}
+		f.sh(tree, c.undo)
+	}
+}

@@ -129,3 +129,16 @@ func nextSlash(s string, i int) int {
 	}
 	return i + 1 + j
 }
+
+// HasUntracked reports whether the tree holds an untracked file that is
+// not ignored, as `status --untracked-files=normal` lists them (an
+// untracked directory counts when it holds one): git's walk of the tree
+// for untracked files (`ls-files --others --exclude-standard --directory
+// --no-empty-directory`) without the index refresh and diff a status adds.
+func (t *Tree) HasUntracked(ctx context.Context) (bool, error) {
+	out, err := t.query(ctx, "ls-files", "-z", "--others", "--exclude-standard", "--directory", "--no-empty-directory")
+	if err != nil {
+		return false, err
+	}
+	return len(out) > 0, nil
+}
