@@ -13,7 +13,9 @@
 #     reachable, and every uncommitted file content is still in a tree on
 #     disk or in an object reachable from a ref.
 # A scenario with failpoints (AGENCY_FAILPOINT=kill:<step>) is also killed
-# at each of them, with the same checks after.
+# at each of them, and inside each of its record writes
+# (AGENCY_FAILPOINT=kill:record-write:<n>: the temp file written and
+# fsynced, not renamed), with the same checks after.
 # Run: make e2e-killsweep (or e2e/killsweep.sh [SCENARIO...]). Takes minutes:
 # each (scenario, K) pair makes a fresh repository.
 set -u
@@ -91,6 +93,8 @@ setup() {
   case $1 in
   ckpt-apply) git-agency checkpoint create --invocation "$inv" >/dev/null &&
     echo later-work >"$(sandbox)/u.txt" ;;
+  # (the agent's exit checkpoint holds u.txt: new work for the checkpoint)
+  ckpt-create) echo later-work >"$(sandbox)/u2.txt" ;;
   # a plain land refuses uncommitted work: commit it in the sandbox
   land) (cd "$(sandbox)" && git add u.txt && git commit -qm u) ;;
   # a verified land: the check runs on the candidate (with AGENCY_FAILPOINT
@@ -139,6 +143,11 @@ failpoints() {
   send) echo agent-send:spawn ;;
   start-walled*) echo agent-start:after-sandbox agent-start:wall agent-start:spawn ;;
   land-verify) echo check verify:tree-made verify:running verify:passed land:before-update land:after-update land:after-remove ;;
+  land | land-apply) echo land:before-update land:after-update land:after-remove ;;
+  discard | discard-detached) echo discard:after-log ;;
+  ckpt-apply) echo checkpoint-apply:after-log ;;
+  rm-force | rm-detached) echo worktree-rm:after-log ;;
+  undo-discard) echo undo:after-start undo:after-ref undo:after-branch undo:after-tree undo:after-record ;;
   esac
 }
 
@@ -197,6 +206,9 @@ sweep() {
   local total
   total=$(cat "$work/count" 2>/dev/null || echo 0)
   echo "== $scenario: $total git calls"
+  # (KILLSWEEP_GIT=0 skips the kills at git calls: failpoints and record
+  # writes only)
+  [ "${KILLSWEEP_GIT:-1}" = 0 ] && total=0
   for k in $(seq "$total"); do
     killrun "$scenario" || continue
     export SWEEP_COUNT="$work/count" SWEEP_KILL_AT=$k
@@ -207,6 +219,20 @@ sweep() {
     killed=$(cat "$work/count.killed" 2>/dev/null)
     check
   done
+  # every record write (temp file written and fsynced, not renamed): the
+  # nth write of the command (or of a supervisor it started), n = 1, 2, …
+  # until a run leaves no temp file, i.e. made fewer writes
+  local n
+  for n in $(seq 1 100); do
+    k=record-write:$n
+    killrun "$scenario" || continue
+    AGENCY_FAILPOINT=kill:record-write:$n cmd "$scenario" >"$work/out" 2>&1
+    waitquiet
+    killed="record write $n: $(find "$AGENCY_DATA_DIR" "$repo/.git" -name '*.tmp-*' 2>/dev/null | sed "s|^$AGENCY_DATA_DIR/||" | tr '\n' ' ')"
+    [ "$killed" = "record write $n: " ] && { check; break; }
+    check
+  done
+  echo "   $scenario: killed in each of $((n - 1)) record writes"
   local fp
   for fp in $(failpoints "$scenario"); do
     k=$fp
@@ -238,7 +264,22 @@ check() {
   git-agency doctor >"$work/doctor1" 2>&1
   git-agency gc --yes >"$work/gc" 2>&1 || fail "gc failed after kill at [$killed]: $(cat "$work/gc")"
   if ! git-agency doctor >"$work/doctor2" 2>&1; then
-    fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+    # an undo killed half-way is finished by the next undo, as doctor's
+    # hint says (gc leaves it alone)
+    # (and a worktree rm killed after its tree went, by the next rm)
+    local finish=
+    if grep -q 'was interrupted: it is half done' "$work/doctor2" && grep -q "hint: run 'git agency undo' to finish it" "$work/doctor2"; then
+      finish="undo"
+    elif grep -q 'worktree "feat": its directory is gone' "$work/doctor2" && grep -q "hint: 'git agency worktree rm feat' archives the record" "$work/doctor2"; then
+      finish="worktree rm feat"
+    fi
+    if [ -n "$finish" ]; then
+      # shellcheck disable=SC2086
+      git-agency $finish >"$work/undo2" 2>&1 || fail "'$finish', which doctor says finishes it, failed (kill at [$killed]): $(tail -3 "$work/undo2")"
+      git-agency doctor >"$work/doctor2" 2>&1 || fail "doctor after '$finish' (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+    else
+      fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+    fi
   fi
   local leftover
   # (a temp file whose writer, named in it, still runs is a write in

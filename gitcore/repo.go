@@ -258,6 +258,24 @@ func (t *Tree) IsDirty(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// HoldsWork is IsDirty, except that changes at or below the directory ours
+// (relative to the tree's top, e.g. ".agency") do not count: a tree whose
+// only change is there holds no one's work.
+func (t *Tree) HoldsWork(ctx context.Context, ours string) (bool, error) {
+	st, err := t.status(ctx, "--untracked-files=normal")
+	if err != nil {
+		return false, err
+	}
+	for _, e := range st {
+		p := strings.TrimSuffix(e.Path, "/")
+		if e.Kind == StatusIgnored || p == ours || strings.HasPrefix(p, ours+"/") {
+			continue
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
 // RevParse resolves rev to a commit id.
 func (r *Repo) RevParse(ctx context.Context, rev string) (string, error) {
 	out, err := r.query(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{commit}")
