@@ -95,7 +95,7 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 	if err := a.fail(FPStartWall); err != nil {
 		return err
 	}
-	a.makeRerereCache()
+	a.makeGitDirs()
 	w, err := a.Wall(rec)
 	if err != nil {
 		return err
@@ -103,15 +103,14 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 	return runner.TryWall(ctx, w)
 }
 
-// makeRerereCache makes the repository's rr-cache directory when
+// makeGitDirs makes rr-cache in the common git directory when
 // rerere.enabled is true and it is missing, as git itself does at the
 // first commit under that setting. Inside the wall the common git
 // directory is read-only, so an agent's `git commit` there could not make
 // it and would fail. When it cannot be made here either, the agent's
 // commit says why.
-func (a *App) makeRerereCache() {
-	if on, _ := a.Config.Bool("rerere.enabled", false); !on {
-		return
+func (a *App) makeGitDirs() {
+	if on, _ := a.Config.Bool("rerere.enabled", false); on {
+		os.Mkdir(filepath.Join(a.Repo.CommonDir, "rr-cache"), 0o777)
 	}
-	os.Mkdir(filepath.Join(a.Repo.CommonDir, "rr-cache"), 0o777)
 }

@@ -77,6 +77,9 @@ setup() {
   create | start-headless | start-headed) ;;
   start-walled | start-walled-headed) git config agency.isolate bwrap ;;
   send)
+    # (unwalled: fakeagent keeps its conversations in $TMPDIR, which a
+    # wall makes private to each turn, so -resume would find none)
+    git config agency.isolate off
     # each turn appends to c.txt and commits everything (the turn before's
     # u.txt with it), then leaves u.txt uncommitted
     # (detached: a followed start would print the stream after the id)
@@ -106,6 +109,11 @@ setup() {
     (cd "$(sandbox)" && git checkout -q --detach && echo d >d.txt && git add d.txt && git commit -qm detached-commit) ;;
   rm-force) echo wt-work >"$(git-agency worktree path feat)/w.txt" ;;
   undo-discard) git-agency agent discard "$inv" >/dev/null ;;
+  # gc of finished work: a landed invocation (its branch and snapshot refs
+  # are on other branches) and a discarded one
+  gc)
+    git-agency agent land --apply "$inv" >/dev/null &&
+      git-agency agent discard "$(git-agency agent start -w feat --runner sh --headless --prompt 'echo d > d.txt')" >/dev/null ;;
   rm-detached)
     (cd "$(git-agency worktree path feat)" && git checkout -q --detach && git commit -q --allow-empty -m wt-detached) ;;
   esac
@@ -129,6 +137,7 @@ cmd() {
   discard | discard-detached) git-agency agent discard "$inv" ;;
   rm-force | rm-detached) git-agency worktree rm --force feat ;;
   undo-discard) git-agency undo ;;
+  gc) git-agency gc --yes --older-than 0s ;;
   send) git-agency agent send "$inv" --prompt 'and more' ;;
   esac
 }
@@ -187,7 +196,9 @@ waitquiet() {
 sweep() {
   scenario=$1
   skipref='^$'
-  case $scenario in discard*) skipref=refs/agency/snapshots/ ;; esac
+  # (gc deletes finished invocations' branches and refs by design: their
+  # work is on the integration branch, or was discarded)
+  case $scenario in discard*) skipref=refs/agency/snapshots/ ;; gc) skipref='refs/\(agency/\|heads/agency/sandbox-\)' ;; esac
   # count the command's git calls once, unkilled
   setup "$scenario" >/dev/null 2>&1 || { echo "setup $scenario failed"; fails=$((fails + 1)); return; }
   export SWEEP_COUNT="$work/count"
@@ -332,7 +343,7 @@ landverified() {
   git-agency doctor >"$work/doctor3" 2>&1 || fail "doctor after the next land (kill at [$killed]): $(grep -v '^ok' "$work/doctor3" | head -5)"
 }
 
-scenarios=${*:-create start-headless start-headed start-walled start-walled-headed ckpt-create ckpt-apply land land-verify land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send}
+scenarios=${*:-create start-headless start-headed start-walled start-walled-headed ckpt-create ckpt-apply land land-verify land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send gc}
 for s in $scenarios; do sweep "$s"; done
 tmux kill-server 2>/dev/null
 echo "killsweep: $runs kills, $fails failures"
