@@ -158,9 +158,14 @@ func (a *App) writeAdoptedLocked(tree, name, branch string) (*store.WorktreeReco
 		return nil, err
 	}
 	recordDir := a.Store.IntegrationWorktreeDir(id)
-	undoMarker := markerUndo(tree)
+	marks := adoptMarks(tree)
 	cleanup := func() error {
-		return errors.Join(undoMarker(), store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir))
+		return errors.Join(undoAdoptMarks(marks), store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir))
+	}
+	// The creator marker says where the marker goes before it is written,
+	// so that gc takes it back after a kill (see removeWorktreeLeftover).
+	if err := markAdoptCreator(recordDir, marks); err != nil {
+		return nil, withCleanup(err, cleanup())
 	}
 	if err := WriteMarker(tree); err != nil {
 		return nil, withCleanup(err, cleanup())
@@ -186,31 +191,44 @@ func (a *App) writeAdoptedLocked(tree, name, branch string) (*store.WorktreeReco
 	return rec, nil
 }
 
-// markerUndo returns a function that removes what WriteMarker adds to tree,
-// and only that: files that were not there before, then .agency/ if we
-// created it and it is empty. Nothing recursive: the tree is the user's.
-// The returned function says what it could not remove.
-func markerUndo(tree string) func() error {
+// adoptMarks says what WriteMarker will add to tree: the marker, and
+// .agency/ and its .gitignore when they are not there yet.
+func adoptMarks(tree string) store.AdoptMarks {
 	dir := filepath.Join(tree, store.AgencyDir)
 	_, dirErr := os.Lstat(dir)
-	ignore := filepath.Join(dir, ".gitignore")
-	_, ignErr := os.Lstat(ignore)
+	_, ignErr := os.Lstat(filepath.Join(dir, ".gitignore"))
+	return store.AdoptMarks{Tree: tree, MadeDir: os.IsNotExist(dirErr), MadeIgnore: os.IsNotExist(ignErr)}
+}
+
+// undoAdoptMarks removes what WriteMarker added to m.Tree, and only that:
+// the marker, the temp files of its writes cut short, the .gitignore and
+// .agency/ (when empty) if it made them. Nothing recursive: the tree is
+// the user's. It says what it could not remove.
+func undoAdoptMarks(m store.AdoptMarks) error {
+	dir := filepath.Join(m.Tree, store.AgencyDir)
 	remove := func(path string) error {
 		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
 			return errs.IO("remove", path, err)
 		}
 		return nil
 	}
-	return func() error {
-		err := remove(store.MarkerPath(tree))
-		if os.IsNotExist(ignErr) {
-			err = errors.Join(err, remove(ignore))
-		}
-		if os.IsNotExist(dirErr) {
-			err = errors.Join(err, remove(dir))
-		}
-		return err
+	err := remove(store.MarkerPath(m.Tree))
+	for _, t := range store.FilesIn([]string{dir}, isMarkerTemp) {
+		err = errors.Join(err, remove(t.Path))
 	}
+	if m.MadeIgnore {
+		err = errors.Join(err, remove(filepath.Join(dir, ".gitignore")))
+	}
+	if m.MadeDir {
+		err = errors.Join(err, remove(dir))
+	}
+	return err
+}
+
+// isMarkerTemp tells the temp files of WriteMarker's two writes.
+func isMarkerTemp(name string) bool {
+	return store.IsAtomicTemp(name) &&
+		(strings.HasPrefix(name, "..gitignore"+store.AtomicTempMarker) || strings.HasPrefix(name, "."+store.MarkerFile+store.AtomicTempMarker))
 }
 
 var (

@@ -66,12 +66,21 @@ func (a *App) checkpointsDamaged(rec *store.InvocationRecord) string {
 	return "checkpoints are failing: " + a.Store.CheckpointsPath(rec.InvocationID) + " is damaged (see 'git agency doctor')"
 }
 
+// sandboxGone is E_NOT_FOUND for rec's sandbox tree at path: landed or
+// discarded, or, while it waits to land, removed by another program.
+func sandboxGone(rec *store.InvocationRecord, path string) error {
+	if rec.LandingStatus != nil && *rec.LandingStatus == store.LandingPending {
+		return errs.SandboxRemoved(rec.InvocationID, path)
+	}
+	return errs.SandboxGone(rec.InvocationID, path)
+}
+
 // sandboxPresent returns E_NOT_FOUND when the invocation's sandbox tree is
 // gone (landed or discarded).
 func (a *App) sandboxPresent(rec *store.InvocationRecord) error {
 	o := a.checkpointOptions(rec, "")
 	if fi, err := os.Stat(o.SandboxPath); err != nil || !fi.IsDir() {
-		return errs.SandboxGone(rec.InvocationID, o.SandboxPath)
+		return sandboxGone(rec, o.SandboxPath)
 	}
 	return nil
 }

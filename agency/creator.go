@@ -16,6 +16,13 @@ func markCreator(dir string) error {
 	return store.WriteCreator(dir, store.Creator{PID: pid, StartTime: runner.StartTimeOf(pid)})
 }
 
+// markAdoptCreator is markCreator for `worktree adopt`, with what it is
+// about to write into the user's tree (m).
+func markAdoptCreator(dir string, m store.AdoptMarks) error {
+	pid := os.Getpid()
+	return store.WriteCreator(dir, store.Creator{PID: pid, StartTime: runner.StartTimeOf(pid), Adopt: &m})
+}
+
 // Creator states of a record directory without meta.json.
 const (
 	creatorUnknown = iota // no marker: only the repo lock can tell

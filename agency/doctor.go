@@ -55,6 +55,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkSetups(ctx, add, wts)
 	invs, records := a.checkInvocationRecords(ctx, add)
 	a.checkOrphanSandboxes(add, records)
+	a.checkGoneSandboxBranches(ctx, add, records)
 	a.checkVanishedTrees(add)
 	a.checkTmuxSessions(ctx, add, records)
 	left := a.leftovers()

@@ -99,9 +99,12 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 	cache := a.Store.ReadForecast(wtID)
 	changed := false
 	if cache.Head != head {
-		cache.Head = head
+		cache.Head, cache.HeadTree = head, ""
 		cache.Invocations = map[string]store.ForecastEntry{}
 		cache.Pairs = map[string]store.ForecastPair{}
+		changed = true
+	}
+	if a.lookUpHeadTree(ctx, cache) {
 		changed = true
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].InvocationID < list[j].InvocationID })
@@ -136,6 +139,21 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 	if pruneForecast(cache, keep) || changed {
 		a.Store.WriteForecast(wtID, cache)
 	}
+}
+
+// lookUpHeadTree fills the cache's HeadTree when it lacks it, and reports
+// whether it did. A commit's tree never changes: it is looked up once per
+// tip, for the merges and for IntegrationDirty.
+func (a *App) lookUpHeadTree(ctx context.Context, cache *store.ForecastCache) bool {
+	if cache.HeadTree != "" {
+		return false
+	}
+	t, err := a.Repo.TreeOf(ctx, cache.Head)
+	if err != nil {
+		return false
+	}
+	cache.HeadTree = t
+	return true
 }
 
 // refreshWork computes, several at once, what each invocation of list
@@ -181,9 +199,8 @@ func (a *App) refreshAlone(ctx context.Context, cache *store.ForecastCache, live
 	if len(todo) == 0 {
 		return false
 	}
-	head := cache.Head
-	headTree, err := a.Repo.TreeOf(ctx, head)
-	if err != nil {
+	head, headTree := cache.Head, cache.HeadTree
+	if headTree == "" {
 		return false
 	}
 	inHead := a.parentsInHead(ctx, head, cache, todo)

@@ -119,7 +119,9 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 			continue
 		}
 		t := a.Repo.Tree(it.tree)
-		dirty, err := t.IsDirty(ctx)
+		// (our own .agency/ is no one's work: a create killed while
+		// writing its .gitignore leaves it untracked)
+		dirty, err := t.HoldsWork(ctx, store.AgencyDir)
 		if err != nil {
 			// Not a working git tree: its files may still be someone's work.
 			if hasFiles(it.tree) {
@@ -331,6 +333,9 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		}
 		if _, err := os.Stat(tree); err == nil {
 			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
+		}
+		if err := a.undoKilledAdopt(it.Target); err != nil {
+			return err
 		}
 		if err := store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), it.Target); err != nil {
 			return err

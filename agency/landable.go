@@ -135,11 +135,20 @@ func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip str
 // uncommitted changes to tracked files: land refuses into it
 // (E_DIRTY_WORKTREE) whatever the forecast says of the merge. False when it
 // cannot tell (land says what is wrong).
+//
+// ls asks on every read, so the answer comes from files when it can: with
+// the tip and tree the forecast cached, a tree whose index and files are
+// proven unchanged (gitcore's TrackedUnchanged: the index read and its
+// files lstat'ed, no status) is clean; anything else is asked of git.
 func (a *App) IntegrationDirty(ctx context.Context, worktreeID string) bool {
 	wt, err := a.Store.ReadWorktree(worktreeID)
 	if err != nil || wt.State != store.StatePresent {
 		return false
 	}
-	dirty, err := a.Repo.Tree(wt.TreePath).HasTrackedChanges(ctx)
+	integ := a.Repo.Tree(wt.TreePath)
+	if c := a.Store.ReadForecast(worktreeID); integ.TrackedUnchanged(ctx, c.Head, c.HeadTree) {
+		return false
+	}
+	dirty, err := integ.HasTrackedChanges(ctx)
 	return err == nil && dirty
 }

@@ -121,8 +121,28 @@ func (a *App) invocationDirLeftover(id string) Leftover {
 
 func (a *App) worktreeDirLeftover(id string) Leftover {
 	dir := a.Store.IntegrationWorktreeDir(id)
-	return Leftover{Kind: GCWorktreeDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
-		Reason: "no meta.json: left by a worktree create that was killed"}
+	reason := "no meta.json: left by a worktree create that was killed"
+	if c, ok := store.ReadCreator(dir); ok && c.Adopt != nil {
+		reason = "no meta.json: left by a worktree adopt of " + c.Adopt.Tree + " that was killed (its marker there goes too)"
+	}
+	return Leftover{Kind: GCWorktreeDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir), Reason: reason}
+}
+
+// undoKilledAdopt takes back what a killed `worktree adopt` (record
+// directory dir) wrote into the user's tree, unless a record adopts that
+// tree now (the user removed the marker and adopted it again).
+func (a *App) undoKilledAdopt(dir string) error {
+	c, ok := store.ReadCreator(dir)
+	if !ok || c.Adopt == nil {
+		return nil
+	}
+	wts, _ := a.Store.ScanWorktrees()
+	for _, e := range wts {
+		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.TreePath == c.Adopt.Tree {
+			return nil
+		}
+	}
+	return undoAdoptMarks(*c.Adopt)
 }
 
 // startInProgress tells whether invocation id is being created right now:

@@ -95,10 +95,13 @@ func (a *App) reconciled(ctx context.Context, cur *store.InvocationRecord, clean
 		// The supervisor died but the agent still runs: it is running.
 		return cur, false
 	}
+	// As the supervisor would have recorded it: a kill is a failure, a stop
+	// the user asked for ended the run as asked (finished, stopped).
 	switch cur.StopRequested {
-	case store.ExitKilled, store.ExitStopped:
-		reason = cur.StopRequested
-		finished = store.StatusFailed
+	case store.ExitKilled:
+		reason, finished = store.ExitKilled, store.StatusFailed
+	case store.ExitStopped:
+		reason, finished = store.ExitStopped, store.StatusFinished
 	}
 	out := *cur
 	out.Status = finished

@@ -88,7 +88,7 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 		return &sendPlan{rec: rec, typed: true}, nil
 	}
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
-		return nil, errs.SandboxGone(inv, rec.SandboxPath)
+		return nil, sandboxGone(rec, rec.SandboxPath)
 	}
 	spec, err := runner.Lookup(a.Config, rec.Runner)
 	if err != nil {

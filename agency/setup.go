@@ -331,7 +331,11 @@ func (a *App) checkSetups(ctx context.Context, add func(check, level, hint, path
 	trees := []string{a.Repo.Toplevel}
 	for _, e := range wts {
 		if e.Record != nil && e.Record.State == store.StatePresent {
-			trees = append(trees, e.Record.TreePath)
+			// (a tree that is gone is reported once, as such, by
+			// checkWorktreeRecords)
+			if _, err := os.Stat(e.Record.TreePath); err == nil {
+				trees = append(trees, e.Record.TreePath)
+			}
 		}
 	}
 	seen := map[string]bool{}

@@ -2,6 +2,8 @@ package agency
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
@@ -93,9 +95,22 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 	if err := a.fail(FPStartWall); err != nil {
 		return err
 	}
+	a.makeGitDirs()
 	w, err := a.Wall(rec)
 	if err != nil {
 		return err
 	}
 	return runner.TryWall(ctx, w)
+}
+
+// makeGitDirs makes rr-cache in the common git directory when
+// rerere.enabled is true and it is missing, as git itself does at the
+// first commit under that setting. Inside the wall the common git
+// directory is read-only, so an agent's `git commit` there could not make
+// it and would fail. When it cannot be made here either, the agent's
+// commit says why.
+func (a *App) makeGitDirs() {
+	if on, _ := a.Config.Bool("rerere.enabled", false); on {
+		os.Mkdir(filepath.Join(a.Repo.CommonDir, "rr-cache"), 0o777)
+	}
 }

@@ -340,7 +340,7 @@ func (a *App) SandboxPath(query string) (string, error) {
 	}
 	tree := a.sandboxTree(rec)
 	if tree == "" {
-		return "", errs.SandboxGone(rec.InvocationID, a.Store.SandboxTreePath(rec.InvocationID))
+		return "", sandboxGone(rec, a.Store.SandboxTreePath(rec.InvocationID))
 	}
 	return tree, nil
 }

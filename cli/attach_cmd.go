@@ -28,7 +28,20 @@ func (c *AgentAttachCmd) Run(env *Env) error {
 	if !env.StdinTTY || !env.StdoutTTY {
 		return errs.New(errs.EUsage, "run it from a terminal, or use 'tmux attach -t "+store.Deref(rec.TmuxSession)+"'", "attach needs a terminal")
 	}
-	return runAttach(env, cmd)
+	// tmux's client exits 0 both when the user detaches and when the
+	// session ends; the record tells them apart. An agent that ended gives
+	// its outcome, as an attached start does (so `attach X && next` goes
+	// on only after a run that finished well); a client that could not
+	// attach because the run ended meanwhile says so.
+	aerr := runAttach(env, cmd)
+	end := a.AfterAttach(env.Ctx, rec.InvocationID)
+	switch {
+	case end == nil:
+		return aerr
+	case aerr != nil:
+		return errs.AttachEnded(end.InvocationID, end.Status)
+	}
+	return agentExit(end)
 }
 
 // attachHeaded follows a headed start: attach when there is a terminal,

@@ -174,6 +174,7 @@ headed_codex() {
     git agency agent kill "$inv" >/dev/null 2>&1
   fi
   expect "notify: needs_input then finished" grep -q '"event":"finished","invocation_id":"'"$inv"'"' "$work/notify.jsonl"
+  headed_codex_refused
   headed_codex_bgserver
   end_headed
   # codex starts `codex app-server` daemons (setsid, cwd the sandbox): none
@@ -192,6 +193,58 @@ headed_codex() {
     ps -o pid,args -p "${left# }" 2>/dev/null | sed 's/^/    /'
     for p in $left; do kill "$p" 2>/dev/null; done
   fi
+}
+
+# headed_codex_refused: a headed codex outside the wall, in its own
+# read-only sandbox with no approvals (-s read-only -a never, and
+# --no-daemon): its write is
+# refused, its screen says nothing of it and its turn ends "Done: wrote the
+# file.". The refusal is read from its session log: the turn's end says it
+# before the claim, and the ended run is blocked, nothing changed (needs
+# input), in show and in the finished notification.
+headed_codex_refused() {
+  local inv pane sb
+  git config agency.isolate off
+  # The walled runs before left a background server state this unwalled
+  # one cannot take over ("File exists"): it runs without one.
+  git config --add agency.runner.codex.headedArg --no-daemon
+  git config --add agency.runner.codex.headedArg -s
+  git config --add agency.runner.codex.headedArg read-only
+  git config --add agency.runner.codex.headedArg -a
+  git config --add agency.runner.codex.headedArg never
+  inv=$(git agency agent start -w feat --runner codex -d --prompt "Create hello.txt" </dev/null) ||
+    { fail "refused write: agent start"; git config agency.isolate bwrap; git config --unset-all agency.runner.codex.headedArg; return; }
+  pane="=agency-$inv:"
+  sb="$AGENCY_DATA_DIR/repos/*/sandboxes/$inv"
+  echo "  ($inv, unwalled, --no-daemon -s read-only -a never)"
+  # Outside the wall codex may ask its folder trust or model notice again.
+  local i
+  for i in 1 2 3; do
+    wait_show semantic_summary '"codex asks.*"' 5 || break
+    if screen | grep -q 'Use existing model'; then tmux send-keys -t "$pane" Down; sleep 0.3; fi
+    tmux send-keys -t "$pane" Enter
+    sleep 1
+  done
+  if waiting '"denied: patch rejected: .*; then: Done: wrote the file."' 40 "refused write → the turn's end says the refusal before the claim"; then
+    expect "  … nothing written" sh -c "! test -e $sb/tree/hello.txt"
+    tmux send-keys -t "$pane" -l /quit
+    sleep 0.5
+    tmux send-keys -t "$pane" Enter
+  else
+    grep -E '"(status|semantic_summary|exit_code|error)"' "$work/show.json" | sed 's/^/    /'
+    cat $sb/logs/screen.txt 2>/dev/null | grep -v '^$' | tail -15 | sed 's/^/    /'
+  fi
+  if wait_done "$inv" 30; then
+    expect "refused write: semantic_status blocked" field "$work/show.json" semantic_status '"blocked"'
+    expect "  … summary: nothing changed, the refusal" field "$work/show.json" semantic_summary '"nothing changed: denied: patch rejected: .*"'
+    expect "  … display_status needs input" field "$work/show.json" display_status '"needs input"'
+    expect "  … notify: finished, needs input, nothing changed" grep -q '"event":"finished","invocation_id":"'"$inv"'".*"display_status":"needs input","summary":"nothing changed: denied: patch rejected' "$work/notify.jsonl"
+  else
+    fail "refused write: /quit → ended"; screen | sed 's/^/    /'
+    git agency agent kill "$inv" >/dev/null 2>&1
+  fi
+  git config --unset-all agency.runner.codex.headedArg
+  git config agency.isolate bwrap
 }
 
 # headed_codex_bgserver: without the same [features] as its flags, codex's

@@ -13,7 +13,9 @@
 #     reachable, and every uncommitted file content is still in a tree on
 #     disk or in an object reachable from a ref.
 # A scenario with failpoints (AGENCY_FAILPOINT=kill:<step>) is also killed
-# at each of them, with the same checks after.
+# at each of them, and inside each of its record writes
+# (AGENCY_FAILPOINT=kill:record-write:<n>: the temp file written and
+# fsynced, not renamed), with the same checks after.
 # Run: make e2e-killsweep (or e2e/killsweep.sh [SCENARIO...]). Takes minutes:
 # each (scenario, K) pair makes a fresh repository.
 set -u
@@ -75,6 +77,9 @@ setup() {
   create | start-headless | start-headed) ;;
   start-walled | start-walled-headed) git config agency.isolate bwrap ;;
   send)
+    # (unwalled: fakeagent keeps its conversations in $TMPDIR, which a
+    # wall makes private to each turn, so -resume would find none)
+    git config agency.isolate off
     # each turn appends to c.txt and commits everything (the turn before's
     # u.txt with it), then leaves u.txt uncommitted
     # (detached: a followed start would print the stream after the id)
@@ -91,6 +96,8 @@ setup() {
   case $1 in
   ckpt-apply) git-agency checkpoint create --invocation "$inv" >/dev/null &&
     echo later-work >"$(sandbox)/u.txt" ;;
+  # (the agent's exit checkpoint holds u.txt: new work for the checkpoint)
+  ckpt-create) echo later-work >"$(sandbox)/u2.txt" ;;
   # a plain land refuses uncommitted work: commit it in the sandbox
   land) (cd "$(sandbox)" && git add u.txt && git commit -qm u) ;;
   # a verified land: the check runs on the candidate (with AGENCY_FAILPOINT
@@ -102,6 +109,11 @@ setup() {
     (cd "$(sandbox)" && git checkout -q --detach && echo d >d.txt && git add d.txt && git commit -qm detached-commit) ;;
   rm-force) echo wt-work >"$(git-agency worktree path feat)/w.txt" ;;
   undo-discard) git-agency agent discard "$inv" >/dev/null ;;
+  # gc of finished work: a landed invocation (its branch and snapshot refs
+  # are on other branches) and a discarded one
+  gc)
+    git-agency agent land --apply "$inv" >/dev/null &&
+      git-agency agent discard "$(git-agency agent start -w feat --runner sh --headless --prompt 'echo d > d.txt')" >/dev/null ;;
   rm-detached)
     (cd "$(git-agency worktree path feat)" && git checkout -q --detach && git commit -q --allow-empty -m wt-detached) ;;
   esac
@@ -125,6 +137,7 @@ cmd() {
   discard | discard-detached) git-agency agent discard "$inv" ;;
   rm-force | rm-detached) git-agency worktree rm --force feat ;;
   undo-discard) git-agency undo ;;
+  gc) git-agency gc --yes --older-than 0s ;;
   send) git-agency agent send "$inv" --prompt 'and more' ;;
   esac
 }
@@ -139,6 +152,11 @@ failpoints() {
   send) echo agent-send:spawn ;;
   start-walled*) echo agent-start:after-sandbox agent-start:wall agent-start:spawn ;;
   land-verify) echo check verify:tree-made verify:running verify:passed land:before-update land:after-update land:after-remove ;;
+  land | land-apply) echo land:before-update land:after-update land:after-remove ;;
+  discard | discard-detached) echo discard:after-log ;;
+  ckpt-apply) echo checkpoint-apply:after-log ;;
+  rm-force | rm-detached) echo worktree-rm:after-log ;;
+  undo-discard) echo undo:after-start undo:after-ref undo:after-branch undo:after-tree undo:after-record ;;
   esac
 }
 
@@ -178,7 +196,9 @@ waitquiet() {
 sweep() {
   scenario=$1
   skipref='^$'
-  case $scenario in discard*) skipref=refs/agency/snapshots/ ;; esac
+  # (gc deletes finished invocations' branches and refs by design: their
+  # work is on the integration branch, or was discarded)
+  case $scenario in discard*) skipref=refs/agency/snapshots/ ;; gc) skipref='refs/\(agency/\|heads/agency/sandbox-\)' ;; esac
   # count the command's git calls once, unkilled
   setup "$scenario" >/dev/null 2>&1 || { echo "setup $scenario failed"; fails=$((fails + 1)); return; }
   export SWEEP_COUNT="$work/count"
@@ -197,6 +217,9 @@ sweep() {
   local total
   total=$(cat "$work/count" 2>/dev/null || echo 0)
   echo "== $scenario: $total git calls"
+  # (KILLSWEEP_GIT=0 skips the kills at git calls: failpoints and record
+  # writes only)
+  [ "${KILLSWEEP_GIT:-1}" = 0 ] && total=0
   for k in $(seq "$total"); do
     killrun "$scenario" || continue
     export SWEEP_COUNT="$work/count" SWEEP_KILL_AT=$k
@@ -207,6 +230,20 @@ sweep() {
     killed=$(cat "$work/count.killed" 2>/dev/null)
     check
   done
+  # every record write (temp file written and fsynced, not renamed): the
+  # nth write of the command (or of a supervisor it started), n = 1, 2, …
+  # until a run leaves no temp file, i.e. made fewer writes
+  local n
+  for n in $(seq 1 100); do
+    k=record-write:$n
+    killrun "$scenario" || continue
+    AGENCY_FAILPOINT=kill:record-write:$n cmd "$scenario" >"$work/out" 2>&1
+    waitquiet
+    killed="record write $n: $(find "$AGENCY_DATA_DIR" "$repo/.git" -name '*.tmp-*' 2>/dev/null | sed "s|^$AGENCY_DATA_DIR/||" | tr '\n' ' ')"
+    [ "$killed" = "record write $n: " ] && { check; break; }
+    check
+  done
+  echo "   $scenario: killed in each of $((n - 1)) record writes"
   local fp
   for fp in $(failpoints "$scenario"); do
     k=$fp
@@ -238,7 +275,22 @@ check() {
   git-agency doctor >"$work/doctor1" 2>&1
   git-agency gc --yes >"$work/gc" 2>&1 || fail "gc failed after kill at [$killed]: $(cat "$work/gc")"
   if ! git-agency doctor >"$work/doctor2" 2>&1; then
-    fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+    # an undo killed half-way is finished by the next undo, as doctor's
+    # hint says (gc leaves it alone)
+    # (and a worktree rm killed after its tree went, by the next rm)
+    local finish=
+    if grep -q 'was interrupted: it is half done' "$work/doctor2" && grep -q "hint: run 'git agency undo' to finish it" "$work/doctor2"; then
+      finish="undo"
+    elif grep -q 'worktree "feat": its directory is gone' "$work/doctor2" && grep -q "hint: 'git agency worktree rm feat' archives the record" "$work/doctor2"; then
+      finish="worktree rm feat"
+    fi
+    if [ -n "$finish" ]; then
+      # shellcheck disable=SC2086
+      git-agency $finish >"$work/undo2" 2>&1 || fail "'$finish', which doctor says finishes it, failed (kill at [$killed]): $(tail -3 "$work/undo2")"
+      git-agency doctor >"$work/doctor2" 2>&1 || fail "doctor after '$finish' (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+    else
+      fail "doctor after one gc (kill at [$killed]): $(grep -v '^ok' "$work/doctor2" | head -5)"
+    fi
   fi
   local leftover
   # (a temp file whose writer, named in it, still runs is a write in
@@ -291,7 +343,7 @@ landverified() {
   git-agency doctor >"$work/doctor3" 2>&1 || fail "doctor after the next land (kill at [$killed]): $(grep -v '^ok' "$work/doctor3" | head -5)"
 }
 
-scenarios=${*:-create start-headless start-headed start-walled start-walled-headed ckpt-create ckpt-apply land land-verify land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send}
+scenarios=${*:-create start-headless start-headed start-walled start-walled-headed ckpt-create ckpt-apply land land-verify land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send gc}
 for s in $scenarios; do sweep "$s"; done
 tmux kill-server 2>/dev/null
 echo "killsweep: $runs kills, $fails failures"

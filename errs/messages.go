@@ -345,6 +345,13 @@ func TreeGone(name, path string) *Error {
 		"the tree of worktree %q is gone (%s)", name, path)
 }
 
+// SandboxRemoved is SandboxGone for an invocation still waiting to land:
+// another program removed its tree.
+func SandboxRemoved(short, path string) *Error {
+	return New(ENotFound, "its checkpoints keep its work: 'git agency checkpoint ls --invocation "+short+"'; drop it with 'git agency agent discard "+short+"'",
+		"the sandbox of %s is gone (%s): it was removed outside git-agency", short, path)
+}
+
 func SandboxGone(short, path string) *Error {
 	return New(ENotFound, "it was landed or discarded; see 'git agency agent show "+short+"'",
 		"the sandbox of %s is gone (%s)", short, path)

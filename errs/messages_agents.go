@@ -282,3 +282,10 @@ func PromptFlagEmpty() *Error {
 func UnseenEditsNote(worktree string) string {
 	return "worktree " + worktree + " has uncommitted changes: the agent starts from its last commit and will not see them (commit them first for an agent to work on them)"
 }
+
+// AttachEnded: attach's tmux client could not attach because the headed
+// run ended meanwhile.
+func AttachEnded(inv, status string) *Error {
+	return New(ENotRunning, "its last screen is in 'git agency agent logs "+inv+"'",
+		"invocation %s ended before it could be attached (status %s)", inv, status)
+}

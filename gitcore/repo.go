@@ -258,6 +258,24 @@ func (t *Tree) IsDirty(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// HoldsWork is IsDirty, except that changes at or below the directory ours
+// (relative to the tree's top, e.g. ".agency") do not count: a tree whose
+// only change is there holds no one's work.
+func (t *Tree) HoldsWork(ctx context.Context, ours string) (bool, error) {
+	st, err := t.status(ctx, "--untracked-files=normal")
+	if err != nil {
+		return false, err
+	}
+	for _, e := range st {
+		p := strings.TrimSuffix(e.Path, "/")
+		if e.Kind == StatusIgnored || p == ours || strings.HasPrefix(p, ours+"/") {
+			continue
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
 // RevParse resolves rev to a commit id.
 func (r *Repo) RevParse(ctx context.Context, rev string) (string, error) {
 	out, err := r.query(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{commit}")
@@ -361,10 +379,11 @@ func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
 	return refs, nil
 }
 
-// Config returns every agency.* configuration entry, in order, keys lower
-// case as git prints them. Missing configuration is not an error.
+// Config returns every agency.* configuration entry, and rerere.enabled
+// (a walled agent's commit needs what git makes for it), in order, keys
+// lower case as git prints them. Missing configuration is not an error.
 func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
-	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.`)
+	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.|^rerere\.enabled$`)
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return nil, nil

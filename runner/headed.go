@@ -76,6 +76,7 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 		f.Close()
 	}
 	paneStart, hookStart := s.followUpStart(rec, logPath)
+	began := time.Now()
 	opts, err := s.headedSession(rec, name, logPath)
 	if err != nil {
 		return s.failEarly(err.Error(), store.ExitUnknown)
@@ -95,7 +96,7 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	s.logf("runner started in tmux session %s (pane %s, pid %d)", name, sess.PaneID, sess.PanePID)
 	stopTasks := s.startTasks(ctx, rec)
 
-	hw := newHeadedWatch(s, client, sess.PaneID, rec)
+	hw := newHeadedWatch(s, client, sess.PaneID, rec, began)
 	hw.paneOff, hw.hookOff = paneStart, hookStart
 	code, reason := waitPane(ctx, s, client, sess, hw)
 	s.noteExit()

@@ -234,6 +234,12 @@ type headedWatch struct {
 	dialog      string
 	lastCapture time.Time
 
+	// began is when the run started; turnFrom when the current turn's
+	// refusals start (the end of the one before). codexHome is where a
+	// codex keeps its session logs ("" for other agents).
+	began, turnFrom time.Time
+	codexHome       string
+
 	turns     int
 	turnDone  bool
 	turnError bool
@@ -244,11 +250,25 @@ type headedWatch struct {
 	events    int64
 }
 
-func newHeadedWatch(s *Supervisor, client *tmux.Client, pane string, rec *store.InvocationRecord) *headedWatch {
+func newHeadedWatch(s *Supervisor, client *tmux.Client, pane string, rec *store.InvocationRecord, began time.Time) *headedWatch {
 	logs := s.Store.SandboxLogsDir(s.Invocation)
-	return &headedWatch{s: s, client: client, pane: pane, format: s.Spec.Format,
+	w := &headedWatch{s: s, client: client, pane: pane, format: s.Spec.Format,
 		hasPrompt: rec.PromptSource != "", hookPath: filepath.Join(logs, HookFile),
-		panePath: filepath.Join(logs, PaneLog), sandbox: rec.SandboxPath}
+		panePath: filepath.Join(logs, PaneLog), sandbox: rec.SandboxPath, began: began, turnFrom: began}
+	if w.format == stream.FormatCodex {
+		w.codexHome = codexHome(AgentEnv(rec))
+	}
+	return w
+}
+
+// refusals counts the tool calls a headed codex's own sandbox or approval
+// policy refused since `since` (its screen shows none of them), with the
+// latest one's summary.
+func (w *headedWatch) refusals(since time.Time) (int, string) {
+	if w.codexHome == "" {
+		return 0, ""
+	}
+	return CodexRolloutDenials(w.codexHome, w.sandbox, since)
 }
 
 // screenEvery is how often the screen is read for a dialog before the agent
@@ -370,6 +390,12 @@ func (w *headedWatch) applyOSC(st OSCState) {
 		if msg := codexLastMessage(w.screen(context.Background())); msg != "" {
 			w.oscSummary, w.lastMsg = msg, msg
 		}
+		// A turn whose tool calls codex refused says so before what the
+		// agent claims ("Done: wrote the file.").
+		if n, denial := w.refusals(w.turnFrom); n > 0 {
+			w.oscSummary = denial + prefixed("; then: ", w.lastMsg)
+		}
+		w.turnFrom = time.Now()
 	case "idle":
 		if w.hasPrompt && !w.sawWorking {
 			w.oscState, w.oscSummary = AgentActive, "starting"
@@ -469,9 +495,25 @@ func (w *headedWatch) final(rec *store.InvocationRecord) (status, summary, sessi
 	case w.turnError:
 		return stream.StatusError, strings.TrimPrefix(w.lastMsg, "error: "), session, usage
 	case w.turnDone:
-		return stream.StatusReadyForReview, w.lastMsg, session, usage
+		status, summary = w.doneStatus(rec)
+		return status, summary, session, usage
 	}
 	return "", "", session, usage
+}
+
+// doneStatus is the semantic status of a run whose last turn ended: ready
+// for review, unless codex refused some of its tool calls. Then, as for a
+// headless run, blocked when the sandbox holds nothing new (the agent's
+// "Done" claims work that never happened), else needs input.
+func (w *headedWatch) doneStatus(rec *store.InvocationRecord) (status, summary string) {
+	n, denial := w.refusals(w.began)
+	switch {
+	case n == 0:
+		return stream.StatusReadyForReview, w.lastMsg
+	case w.s.unchanged(rec):
+		return stream.StatusBlocked, "nothing changed: " + denial
+	}
+	return stream.StatusNeedsInput, denial + prefixed("; then: ", w.lastMsg)
 }
 
 var (

@@ -108,7 +108,8 @@ func (w *Wall) Grants() []Grant {
 
 // gitGrants are the git files a commit on the sandbox's own branch
 // writes: its worktree's git directory (but not the files that tell git
-// where the repository is), the object store, and its own loose ref and
+// where the repository is), the object stores (git's, and Git LFS's when
+// there is one), and its own loose ref and
 // reflog. The directory of the ref is writable (git writes <ref>.lock
 // there and renames it); every other entry in it is bound read-only over
 // itself. The repository's config, hooks, info, packed-refs and every
@@ -124,6 +125,9 @@ func (w *Wall) gitGrants(add func(string, Access, string)) {
 		add(filepath.Join(w.GitDir, name), ReadOnly, "worktree git directory's links")
 	}
 	add(filepath.Join(common, "objects"), Writable, "object store")
+	// git-lfs's clean filter (an agent's `git add` of a tracked file)
+	// writes the file into it: content-addressed, as objects/ is.
+	add(filepath.Join(common, "lfs"), Writable, "Git LFS object store")
 	if w.Branch == "" {
 		return
 	}

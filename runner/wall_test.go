@@ -14,7 +14,7 @@ func wallFixture(t *testing.T) *Wall {
 	t.Helper()
 	root := t.TempDir()
 	common := filepath.Join(root, "repo", ".git")
-	for _, d := range []string{"objects", "hooks", "info", "refs/heads/agency", "logs/refs/heads/agency", "worktrees/tree1", "worktrees/tree2"} {
+	for _, d := range []string{"objects", "lfs", "hooks", "info", "refs/heads/agency", "logs/refs/heads/agency", "worktrees/tree1", "worktrees/tree2"} {
 		must(t, os.MkdirAll(filepath.Join(common, d), 0o755))
 	}
 	for _, f := range []string{"config", "refs/heads/main", "refs/heads/agency/sandbox-me", "refs/heads/agency/sandbox-other",
@@ -57,6 +57,7 @@ func TestWallGrantsGitFiles(t *testing.T) {
 		filepath.Join(w.GitDir, "commondir"):                  ReadOnly,
 		filepath.Join(w.GitDir, "gitdir"):                     ReadOnly,
 		filepath.Join(c, "objects"):                           Writable,
+		filepath.Join(c, "lfs"):                               Writable,
 		filepath.Join(c, "refs/heads/agency"):                 Writable,
 		filepath.Join(c, "refs/heads/agency/sandbox-other"):   ReadOnly,
 		filepath.Join(c, "refs/heads/agency/feat-1"):          ReadOnly,

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/git-agency/git-agency/errs"
 )
@@ -61,6 +64,7 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename fu
 		os.Remove(tmp)
 		return errs.IO("write", path, err)
 	}
+	killAtRecordWrite()
 	if beforeRename != nil {
 		if err := beforeRename(); err != nil {
 			os.Remove(tmp)
@@ -127,4 +131,27 @@ func CheckInside(root, path string) error {
 		return errs.UnsafePath(path, root)
 	}
 	return nil
+}
+
+// RecordWriteFailpoint is the prefix of the failpoint that kills a command
+// inside its nth atomic write ($AGENCY_FAILPOINT=kill:record-write:<n>,
+// counted from 1 in each process): SIGKILL with the temp file written and
+// fsynced, not yet renamed. e2e/killsweep.sh sweeps n over every write a
+// command makes.
+const RecordWriteFailpoint = "kill:record-write:"
+
+// recordWrites counts this process's atomic writes for
+// RecordWriteFailpoint.
+var recordWrites atomic.Int64
+
+// killAtRecordWrite kills this process when RecordWriteFailpoint names
+// the write being made.
+func killAtRecordWrite() {
+	n, ok := strings.CutPrefix(os.Getenv("AGENCY_FAILPOINT"), RecordWriteFailpoint)
+	if !ok {
+		return
+	}
+	if strconv.FormatInt(recordWrites.Add(1), 10) == n {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
 }

@@ -14,6 +14,18 @@ const CreatorFile = "creator.json"
 type Creator struct {
 	PID       int     `json:"pid"`
 	StartTime *uint64 `json:"start_time"`
+	// Adopt is set by `worktree adopt`, whose marker goes into a tree of
+	// the user's, outside the record directory: what a killed adopt's
+	// leftover must take back there.
+	Adopt *AdoptMarks `json:"adopt,omitempty"`
+}
+
+// AdoptMarks are what an adopt writes into the user's tree: the marker,
+// and .agency/ and its .gitignore when they were not there before.
+type AdoptMarks struct {
+	Tree       string `json:"tree"`
+	MadeDir    bool   `json:"made_dir"`
+	MadeIgnore bool   `json:"made_ignore"`
 }
 
 // WriteCreator writes the creator marker into dir.

@@ -15,6 +15,8 @@ type ForecastCache struct {
 	// Head is the integration branch's tip Invocations and Pairs were
 	// computed on.
 	Head string `json:"head"`
+	// HeadTree is Head's tree ("" until a read looked it up).
+	HeadTree string `json:"head_tree,omitempty"`
 	// Work is what each invocation would land, whatever the tip.
 	Work        map[string]ForecastWork  `json:"work"`
 	Invocations map[string]ForecastEntry `json:"invocations"`

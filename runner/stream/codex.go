@@ -178,3 +178,20 @@ func codexStderr(line string) (Event, bool) {
 	}
 	return ev, true
 }
+
+// CodexRefusal is the denial event of a tool output that codex's own
+// sandbox or approval policy refused. Codex's session log keeps, as the
+// tool's output, the text headless codex prints on stderr ("patch
+// rejected: …", "exec command rejected by user", "…; rejected by user
+// approval settings", "rejected: blocked by policy"); a headed codex
+// shows none of it. Only the first line is looked at: a command that ran
+// and failed has its exit code there, never one of these.
+func CodexRefusal(output string) (Event, bool) {
+	first, _, _ := strings.Cut(strings.TrimSpace(output), "\n")
+	switch {
+	case strings.HasPrefix(first, "patch rejected"), strings.HasPrefix(first, "exec command rejected"),
+		strings.HasPrefix(first, "rejected:"), strings.Contains(first, "rejected by user approval settings"):
+		return codexStderr(codexRouterError + first)
+	}
+	return Event{}, false
+}
