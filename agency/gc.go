@@ -323,6 +323,8 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		return a.removeLeftover(it)
 	case GCVerifyTree:
 		return a.gcVerifyTree(ctx, it)
+	case GCRetiredTree:
+		return a.removeRetiredLeftover(it)
 	case GCWorktreeDir:
 		if !a.Store.MissingWorktreeMeta(it.Invocation) {
 			return errs.New(errs.EInternal, "", "worktree %s has a record now; left alone", it.Invocation)
