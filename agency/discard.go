@@ -2,10 +2,12 @@ package agency
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
@@ -61,6 +63,27 @@ type DiscardResult struct {
 	// that now hold commits made inside the sandbox's submodules that only
 	// the sandbox had.
 	KeptSubmodules []string
+	// DirtySubmodules are the sandbox's submodules that had changed or
+	// untracked files inside them: no checkpoint holds those, they went
+	// with the sandbox.
+	DirtySubmodules []string
+}
+
+// dirtySubmodules lists the submodules of tree with changed or untracked
+// files inside them (see gitcore.DirtySubmodules); no git call when the
+// tree has no .gitmodules.
+func (a *App) dirtySubmodules(ctx context.Context, tree string) []string {
+	if tree == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(tree, ".gitmodules")); err != nil {
+		return nil
+	}
+	st, err := a.Repo.Tree(tree).Status(ctx)
+	if err != nil {
+		return nil
+	}
+	return gitcore.DirtySubmodules(st)
 }
 
 // keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
@@ -166,6 +189,7 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, a.sandboxTree(rec), rec.InvocationID); err != nil {
 		return nil, err
 	}
+	out.DirtySubmodules = a.dirtySubmodules(ctx, a.sandboxTree(rec))
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
