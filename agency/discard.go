@@ -2,12 +2,10 @@ package agency
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
@@ -67,23 +65,6 @@ type DiscardResult struct {
 	// untracked files inside them: no checkpoint holds those, they went
 	// with the sandbox.
 	DirtySubmodules []string
-}
-
-// dirtySubmodules lists the submodules of tree with changed or untracked
-// files inside them (see gitcore.DirtySubmodules); no git call when the
-// tree has no .gitmodules.
-func (a *App) dirtySubmodules(ctx context.Context, tree string) []string {
-	if tree == "" {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(tree, ".gitmodules")); err != nil {
-		return nil
-	}
-	st, err := a.Repo.Tree(tree).Status(ctx)
-	if err != nil {
-		return nil
-	}
-	return gitcore.DirtySubmodules(st)
 }
 
 // keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent

@@ -319,8 +319,8 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
 			return nil, err
 		}
-		if w.Dirty, err = a.Repo.Tree(tree).IsDirty(ctx); err != nil {
-			return nil, gitErr(err)
+		if w.Dirty, err = a.sandboxDirty(ctx, inv, tree); err != nil {
+			return nil, err
 		}
 	}
 	if !w.Dirty || !apply {
