@@ -38,6 +38,11 @@ type App struct {
 	// (an event that could not be recorded, say); cli prints it as a
 	// warning. It is also written to the invocation's supervisor.log.
 	Warn func(error)
+	// DetachRemovals: retired trees (a landed sandbox's) are deleted by a
+	// remover process that outlives the command (runner.SpawnRemover), so
+	// the command does not wait for it; otherwise the command deletes them
+	// itself. The front ends set it.
+	DetachRemovals bool
 	// notes are the landing notifications waiting for the repo lock to be
 	// released (flushNotify).
 	notes []pendingNote

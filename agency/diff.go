@@ -58,7 +58,7 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 		return res, nil
 	}
 	res.SandboxPresent = true
-	res.DirtySubmodules = a.dirtySubmodules(ctx, tree)
+	res.DirtySubmodules, _ = a.dirtySubmodules(ctx, tree) // said when known
 	if res.Astray, err = a.sandboxAstray(ctx, rec, tree, tip); err != nil {
 		return nil, err
 	}

@@ -170,7 +170,7 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, a.sandboxTree(rec), rec.InvocationID); err != nil {
 		return nil, err
 	}
-	out.DirtySubmodules = a.dirtySubmodules(ctx, a.sandboxTree(rec))
+	out.DirtySubmodules, _ = a.dirtySubmodules(ctx, a.sandboxTree(rec)) // said when known
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}

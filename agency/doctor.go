@@ -280,6 +280,8 @@ func (a *App) checkLeftovers(add func(check, level, hint, path, format string, a
 			what = "worktree directory " + l.Invocation
 		case GCVerifyTree:
 			what = "verify tree of " + l.Invocation
+		case GCRetiredTree:
+			what = "retired tree"
 		}
 		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
 	}

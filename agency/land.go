@@ -201,7 +201,7 @@ func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts 
 	if err := a.checkRefsLogged(wt.Branch, head); err != nil {
 		return nil, nil, err
 	}
-	dirty, err := integ.HasTrackedChanges(ctx)
+	dirty, err := a.trackedChanges(ctx, integ, head, "")
 	if err != nil {
 		return nil, nil, gitErr(err)
 	}
@@ -319,7 +319,10 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
 			return nil, err
 		}
-		if w.Dirty, err = a.sandboxDirty(ctx, inv, tree); err != nil {
+		if w.Dirty, err = a.sandboxDirty(ctx, tree, commits, tip); err != nil {
+			return nil, gitErr(err)
+		}
+		if err := a.refuseSubmoduleDirt(ctx, inv, tree); err != nil {
 			return nil, err
 		}
 	}
@@ -465,7 +468,7 @@ func (a *App) fastForwardFailedLocked(ctx context.Context, rec *store.Invocation
 // checkpoint refs are kept), mark the record landed, touch the worktree's
 // last_used_at, write an event. Every step is idempotent.
 func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord, note string) (*store.InvocationRecord, error) {
-	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
+	if err := a.retireSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
 	if err := a.fail(FPLandAfterRemove); err != nil {

@@ -75,6 +75,7 @@ func (e *Env) App() (*agency.App, error) {
 	}
 	// What goes wrong without failing the command is said, not dropped.
 	a.Warn = func(err error) { fmt.Fprintf(e.Stderr, "warning: %s\n", errs.As(err).Msg) }
+	a.DetachRemovals = true
 	e.app = a
 	return a, nil
 }
@@ -91,6 +92,9 @@ func MainAgency(args []string) int {
 	}
 	if len(args) > 0 && args[0] == runner.WallExecCmd {
 		return runner.WallExec(args[1:], os.Stderr)
+	}
+	if len(args) > 0 && args[0] == runner.RemoveRetiredCmd {
+		return runner.RemoveRetired(args[1:])
 	}
 	return Main("git agency", &AgencyCLI{}, args)
 }

@@ -283,12 +283,12 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 // untracked files) are a *BlockedError naming them, nothing changed; a
 // read-tree that failed part way has its files put back.
 func (t *Tree) SwitchFiles(ctx context.Context, from, to string) error {
-	if _, err := t.run(ctx, "update-index", "-q", "--refresh"); err != nil && ExitCode(err) != 1 {
-		return err
-	}
 	// What is in the way is judged before read-tree: after a failure part
-	// way, the files it wrote would look in the way too.
-	blocking, berr := t.blockingPaths(ctx, from, to)
+	// way, the files it wrote would look in the way too. The same status
+	// refreshes the index's stat data of those paths (and only those), so
+	// that read-tree, which compares stat data, does not take a file that
+	// was only touched for a local change.
+	blocking, berr := t.blockingPaths(ctx, from, to, true)
 	if _, err := t.run(ctx, "read-tree", "-m", "-u", from, to); err != nil {
 		if berr == nil && len(blocking) > 0 {
 			return &BlockedError{Paths: blocking, Err: err}
@@ -376,39 +376,6 @@ type BlockedError struct {
 
 func (e *BlockedError) Error() string { return e.Err.Error() }
 func (e *BlockedError) Unwrap() error { return e.Err }
-
-// BlockingPaths are the paths FastForward(from, to) would refuse to
-// overwrite (see blockingPaths): land --check asks before it lands.
-func (t *Tree) BlockingPaths(ctx context.Context, from, to string) ([]string, error) {
-	return t.blockingPaths(ctx, from, to)
-}
-
-// blockingPaths are the paths that differ between from and to and that the
-// tree has changes (or untracked files) at or under: the ones a two-tree
-// `read-tree -m -u` refuses to overwrite.
-func (t *Tree) blockingPaths(ctx context.Context, from, to string) ([]string, error) {
-	changed, err := t.repo.DiffNames(ctx, from, to)
-	if err != nil || len(changed) == 0 {
-		return nil, err
-	}
-	st, err := t.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range st {
-		if e.Kind == StatusIgnored {
-			continue
-		}
-		for _, c := range changed {
-			if e.Path == c || strings.HasPrefix(e.Path, c+"/") || strings.HasPrefix(c, e.Path+"/") {
-				out = append(out, e.Path)
-				break
-			}
-		}
-	}
-	return out, nil
-}
 
 // IndexMatches reports whether the tree's index holds exactly rev's tree.
 func (t *Tree) IndexMatches(ctx context.Context, rev string) (bool, error) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDenied(t *testing.T) {
@@ -185,6 +186,54 @@ func TestFastForwardBlocked(t *testing.T) {
 		t.Fatalf("HEAD = %s, want %s", head, to)
 	}
 	if st := git("status", "--porcelain"); st != "?? other" {
+		t.Fatalf("status = %q", st)
+	}
+}
+
+// FastForward looks only at the paths it changes, yet still refuses an
+// untracked file where it needs a directory (a leading directory of a new
+// path), takes a tracked file that was only touched (its stat data is
+// refreshed, its content unchanged) as clean, and leaves the index holding
+// exactly the new tree with the untracked files elsewhere kept.
+func TestFastForwardLeadingFileAndTouched(t *testing.T) {
+	r, git := testRepo(t)
+	ctx := context.Background()
+	dir := r.Toplevel
+	from := git("rev-parse", "HEAD")
+	os.MkdirAll(filepath.Join(dir, "d", "e"), 0o755)
+	os.WriteFile(filepath.Join(dir, "d", "e", "new"), []byte("new\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a"), []byte("changed\n"), 0o644)
+	git("add", "-A")
+	git("commit", "-qm", "next")
+	to := git("rev-parse", "HEAD")
+	git("reset", "-q", "--hard", from)
+	tree := r.Tree(dir)
+
+	os.WriteFile(filepath.Join(dir, "d"), []byte("mine\n"), 0o644)
+	err := tree.FastForward(ctx, from, to, "test")
+	var be *BlockedError
+	if !errors.As(err, &be) || len(be.Paths) != 1 || be.Paths[0] != "d" {
+		t.Fatalf("untracked file at a leading directory: err = %v (%#v)", err, be)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "d")); string(got) != "mine\n" {
+		t.Fatalf("d = %q", got)
+	}
+	os.Remove(filepath.Join(dir, "d"))
+
+	// Touched: same content, new modification time.
+	later := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(dir, "a"), later, later)
+	os.WriteFile(filepath.Join(dir, "keep"), []byte("untracked\n"), 0o644)
+	if err := tree.FastForward(ctx, from, to, "test"); err != nil {
+		t.Fatalf("touched file: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a")); string(got) != "changed\n" {
+		t.Fatalf("a = %q", got)
+	}
+	if got := git("diff-index", "--cached", "--name-only", to); got != "" {
+		t.Fatalf("index differs from the new tree: %q", got)
+	}
+	if st := git("status", "--porcelain"); st != "?? keep" {
 		t.Fatalf("status = %q", st)
 	}
 }

@@ -3,9 +3,10 @@ package gitcore
 import "syscall"
 
 // statMatches lstats path and compares it with the index entry e as git
-// does: same (its stat data is e's: times to the nanosecond, inode, owner,
-// size, all as the index truncates them) and ok (it exists, and its type
-// and executable bit are e's; git would report anything else).
+// does: same (its stat data is e's: times to the nanosecond, inode and
+// size, all as the index truncates them; not the owner, see below) and ok
+// (it exists, and its type and executable bit are e's; git would report
+// anything else).
 func statMatches(path string, e statEntry) (same, ok bool) {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(path, &st); err != nil {
@@ -23,8 +24,13 @@ func statMatches(path string, e statEntry) (same, ok bool) {
 	default:
 		return false, false
 	}
+	// The owner is not compared (git's status compares it, then finds the
+	// content the same): a walled agent of root runs as another user of
+	// its own user namespace, so the index its git wrote names that user
+	// for every file, and a change of content changes mtime and ctime
+	// anyway.
 	same = uint32(st.Mtim.Sec) == e.mtime && uint32(st.Mtim.Nsec) == e.mtim &&
 		uint32(st.Ctim.Sec) == e.ctime && uint32(st.Ctim.Nsec) == e.ctimeN &&
-		uint32(st.Ino) == e.ino && st.Uid == e.uid && st.Gid == e.gid && uint32(st.Size) == e.size
+		uint32(st.Ino) == e.ino && uint32(st.Size) == e.size
 	return same, true
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/internal/subproc"
+	"github.com/git-agency/git-agency/store"
 )
 
 // SelfExe is the program the supervisor (and the hooks that report to it)
@@ -111,4 +112,65 @@ func SpawnSupervisor(inv, dir, logPath string) (*Spawned, error) {
 	}
 	traced()
 	return &Spawned{cmd: cmd}, nil
+}
+
+// RemoveRetiredCmd is the hidden first argument of the git-agency process
+// SpawnRemover starts: `git-agency remove-retired <dir>`.
+const RemoveRetiredCmd = "remove-retired"
+
+// SpawnRemover starts `git-agency remove-retired <dir>` (AgencyExe) in its
+// own session with no terminal and does not wait for it: it deletes the
+// retired trees in dir (store.RemoveRetired) after the caller is gone.
+// lock, when not nil, is dir's flock, which the caller took: the remover
+// inherits it and holds it until it ends, so the entries never look
+// abandoned in between. Without it the remover waits for the lock (another
+// remover is at work). An error means nothing was started.
+func SpawnRemover(dir string, lock *os.File) error {
+	exe := AgencyExe()
+	if exe == "" {
+		return errs.AgencyMissing(AgencyProgram)
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return errs.IO("open", os.DevNull, err)
+	}
+	defer devnull.Close()
+	args := []string{RemoveRetiredCmd, dir}
+	cmd := exec.Command(exe, args...)
+	if lock != nil {
+		cmd.Args = append(cmd.Args, "--locked")
+		cmd.ExtraFiles = []*os.File{lock}
+	}
+	cmd.Dir = "/"
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	traced := subproc.Trace(cmd)
+	if err := cmd.Start(); err != nil {
+		return errs.Wrap(errs.EInternal, err, "", "cannot start the remover of retired trees")
+	}
+	traced()
+	go cmd.Wait()
+	return nil
+}
+
+// RemoveRetired is the remover process (args: the retired directory, then
+// --locked when it inherited the lock as its fd 3): it takes the lock
+// unless it has it, deletes the retired trees and exits 0, or 1 on an
+// error (what it left, doctor reports and gc removes).
+func RemoveRetired(args []string) int {
+	if len(args) == 0 || len(args) > 2 || (len(args) == 2 && args[1] != "--locked") {
+		return 2
+	}
+	dir := args[0]
+	if len(args) == 1 {
+		f, _, err := store.LockRetired(dir, true)
+		if err != nil {
+			return 1
+		}
+		defer f.Close()
+	}
+	if store.RemoveRetired(dir) != nil {
+		return 1
+	}
+	return 0
 }
