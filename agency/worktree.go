@@ -123,6 +123,9 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	if err := a.fail(FPCreateAfterWorktreeAdd); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+	if err := agencyDirFree(tree, parent); err != nil {
+		return nil, withCleanup(err, cleanup())
+	}
 	if err := WriteMarker(tree); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
@@ -166,6 +169,16 @@ func WriteMarker(tree string) error {
 	}
 	if err := store.WriteFileAtomic(store.MarkerPath(tree), []byte("# git-agency integration worktree: agents never run here.\n"), 0o644); err != nil {
 		return err
+	}
+	return nil
+}
+
+// agencyDirFree refuses a tree just checked out from commit that has a
+// .agency/ already: the repository tracks files there (E_AGENCY_DIR), which
+// our marker and .gitignore would change, and land would leave out.
+func agencyDirFree(tree, commit string) error {
+	if _, err := os.Lstat(filepath.Join(tree, store.AgencyDir)); err == nil {
+		return errs.AgencyDirTracked(ShortSHA(commit))
 	}
 	return nil
 }

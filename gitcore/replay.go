@@ -88,8 +88,11 @@ func (e *SignError) Unwrap() error { return e.Err }
 
 // WriteCommit writes a commit object of tree with parents and message (kept
 // verbatim), as w says. env may set GIT_AUTHOR_* to keep an original author.
+// The message is UTF-8 (Commits reads messages so, a prompt is), and the
+// commit says so: under i18n.commitEncoding=ISO-8859-1 commit-tree would
+// label the UTF-8 bytes as that, and every reader would garble them.
 func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, message string, env []string, w Writer) (string, error) {
-	args := []string{"commit-tree", tree}
+	args := []string{"-c", "i18n.commitEncoding=UTF-8", "commit-tree", tree}
 	for _, p := range parents {
 		args = append(args, "-p", p)
 	}
