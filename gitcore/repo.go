@@ -242,6 +242,12 @@ func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// Changes is the tree's status as IsDirty reads it: untracked directories
+// as one entry each, ignored files not listed.
+func (t *Tree) Changes(ctx context.Context) ([]StatusEntry, error) {
+	return t.status(ctx, "--untracked-files=normal")
+}
+
 // IsDirty reports whether the tree has any change, untracked files included.
 // An untracked directory counts as one entry (`--untracked-files=normal`):
 // whether anything is untracked needs no list of every file inside it.
