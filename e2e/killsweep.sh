@@ -241,10 +241,13 @@ sweep() {
     k=record-write:$n
     killrun "$scenario" || continue
     AGENCY_FAILPOINT=kill:record-write:$n cmd "$scenario" >"$work/out" 2>&1
+    rc=$?
     waitquiet
-    killed="record write $n: $(find "$AGENCY_DATA_DIR" "$repo/.git" -name '*.tmp-*' 2>/dev/null | sed "s|^$AGENCY_DATA_DIR/||" | tr '\n' ' ')"
-    [ "$killed" = "record write $n: " ] && { check; break; }
+    # (killed: the command died of SIGKILL, or a supervisor it started
+    # left the temp file of its killed write)
+    killed="record write $n: $(find "$AGENCY_DATA_DIR" "$repo/.git" "$repo/../mine" -name '*.tmp-*' 2>/dev/null | sed "s|^$AGENCY_DATA_DIR/||" | tr '\n' ' ')"
     check
+    [ "$rc" = 137 ] || [ "$killed" != "record write $n: " ] || break
   done
   echo "   $scenario: killed in each of $((n - 1)) record writes"
   local fp
