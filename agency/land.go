@@ -322,6 +322,9 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 		if w.Dirty, err = a.sandboxDirty(ctx, tree, commits, tip); err != nil {
 			return nil, gitErr(err)
 		}
+		if err := a.refuseSubmoduleDirt(ctx, inv, tree); err != nil {
+			return nil, err
+		}
 	}
 	if !w.Dirty || !apply {
 		return w, nil

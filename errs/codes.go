@@ -35,7 +35,7 @@ var Meaning = map[Code]string{
 	ENotHeaded:         "attach to a headless invocation: it has no tmux session",
 	ENotRunning:        "stop or kill of an invocation that has ended",
 	EBaseMoved:         "--require-base, and the integration HEAD moved since the sandbox was made",
-	EUnlandedChanges:   "the sandbox holds work a land without --apply would lose: uncommitted work, or commits off its branch",
+	EUnlandedChanges:   "the sandbox holds work the land would lose: uncommitted work (without --apply), changes inside a submodule, or commits off its branch",
 	EDenylisted:        "denylisted untracked files (secrets) block a checkpoint, a rollback, or land --apply; they are listed",
 	ECheckpointFailed:  "checkpoint create (or the checkpoint apply takes first) failed because git did; its message is included",
 	EUnsafePath:        "a removal outside the data directory was refused (a bug)",

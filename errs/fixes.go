@@ -39,7 +39,7 @@ var Fix = map[Code]string{
 	ENotHeaded:         "a headless agent has no tmux session: read its output with 'git agency agent logs <id> --follow'",
 	ENotRunning:        "it has ended: see 'git agency agent show <id>' and its logs",
 	EBaseMoved:         "the integration HEAD moved since the sandbox was made: land without --require-base (the commits are replayed onto the new HEAD), or start again",
-	EUnlandedChanges:   "land its uncommitted work too with 'git agency agent land <id> --apply'; commits the agent made off its branch must be put on the sandbox branch first",
+	EUnlandedChanges:   "land its uncommitted work too with 'git agency agent land <id> --apply'; commits the agent made off its branch must be put on the sandbox branch first, changes inside a submodule committed there",
 	EDenylisted:        "move the listed files (secrets) out of the sandbox, or add them to .gitignore; they are never snapshotted or landed",
 	ECheckpointFailed:  "read git's message in the error; fix it and take the checkpoint again",
 	EUnsafePath:        "this is a bug: please report it with the path it names",

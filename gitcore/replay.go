@@ -382,7 +382,7 @@ func (e *BlockedError) Unwrap() error { return e.Err }
 
 // IndexMatches reports whether the tree's index holds exactly rev's tree.
 func (t *Tree) IndexMatches(ctx context.Context, rev string) (bool, error) {
-	_, err := t.query(ctx, "diff-index", "--cached", "--quiet", rev, "--")
+	_, err := t.query(ctx, "diff-index", "--cached", "--quiet", "--ignore-submodules=none", rev, "--")
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return false, nil
@@ -416,9 +416,11 @@ func (o DiffOptions) args() []string {
 	return a
 }
 
-// Diff returns `git diff from to` (commits or trees) as text.
+// Diff returns `git diff from to` (commits or trees) as text. A changed
+// submodule commit is always shown (--ignore-submodules=none: the user's
+// diff.ignoreSubmodules or submodule.<name>.ignore would hide what lands).
 func (r *Repo) Diff(ctx context.Context, from, to string, o DiffOptions) ([]byte, error) {
-	args := append([]string{"diff"}, o.args()...)
+	args := append([]string{"diff", "--ignore-submodules=none"}, o.args()...)
 	return r.query(ctx, append(args, from, to, "--")...)
 }
 
