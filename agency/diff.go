@@ -27,6 +27,9 @@ type DiffResult struct {
 	UncommittedFiles []string
 	// Denied are untracked denylisted files, left out of Uncommitted.
 	Denied []string
+	// DirtySubmodules are submodules with changed or untracked files
+	// inside them: not in Uncommitted, no checkpoint or land holds them.
+	DirtySubmodules []string
 }
 
 // Diff computes `agent diff`.
@@ -55,6 +58,7 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 		return res, nil
 	}
 	res.SandboxPresent = true
+	res.DirtySubmodules, _ = a.dirtySubmodules(ctx, tree) // said when known
 	if res.Astray, err = a.sandboxAstray(ctx, rec, tree, tip); err != nil {
 		return nil, err
 	}

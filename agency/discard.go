@@ -61,6 +61,10 @@ type DiscardResult struct {
 	// that now hold commits made inside the sandbox's submodules that only
 	// the sandbox had.
 	KeptSubmodules []string
+	// DirtySubmodules are the sandbox's submodules that had changed or
+	// untracked files inside them: no checkpoint holds those, they went
+	// with the sandbox.
+	DirtySubmodules []string
 }
 
 // keepSandboxHead saves a sandbox HEAD that no branch reaches (an agent
@@ -166,6 +170,7 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, a.sandboxTree(rec), rec.InvocationID); err != nil {
 		return nil, err
 	}
+	out.DirtySubmodules, _ = a.dirtySubmodules(ctx, a.sandboxTree(rec)) // said when known
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}

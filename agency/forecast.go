@@ -76,9 +76,12 @@ func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord) (ma
 			refs = append(refs, "refs/heads/"+r.SandboxBranch)
 		}
 	}
-	tips, err := a.Repo.RefTips(ctx, refs...)
-	if err != nil {
-		return nil, nil
+	tips, ok := a.Repo.RefTipsFromFiles(refs...)
+	if !ok {
+		var err error
+		if tips, err = a.Repo.RefTips(ctx, refs...); err != nil {
+			return nil, nil
+		}
 	}
 	out, holds := map[string]*Forecast{}, map[string]string{}
 	for id, wt := range wts {

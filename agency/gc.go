@@ -102,42 +102,64 @@ func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bo
 	}
 }
 
+// treeLook is what decideTrees sees of one tree.
+type treeLook struct {
+	gone, dirty bool
+	err         error
+	head        string
+}
+
+// lookAtTree says whether tree is gone, has uncommitted changes (one `git
+// status`) and its HEAD (read from files when they can say).
+func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
+	if _, err := os.Stat(tree); err != nil {
+		return treeLook{gone: true}
+	}
+	t := a.Repo.Tree(tree)
+	// (our own .agency/ is no one's work: a create killed while writing
+	// its .gitignore leaves it untracked)
+	dirty, err := t.HoldsWork(ctx, store.AgencyDir)
+	if err != nil || dirty {
+		return treeLook{dirty: dirty, err: err}
+	}
+	head := t.HeadFromFiles()
+	if head == "" {
+		head, _ = t.Head(ctx)
+	}
+	return treeLook{head: head}
+}
+
 // decideTrees marks the items (indexes into items) kept whose tree holds
-// work: uncommitted changes (one `git status` each), or a HEAD with commits
-// no ref has (one reachability walk for all of them). Forced items are not
-// looked at. With measure, the size of an item that goes is measured then,
-// and only then: measuring a tree costs a stat per file.
+// work: uncommitted changes (one `git status` each, several at once), or a
+// HEAD with commits no ref has (one reachability walk for all of them).
+// Forced items are not looked at. With measure, the size of an item that
+// goes is measured then, and only then: measuring a tree costs a stat per
+// file.
 func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measure bool) {
+	looks := make([]treeLook, len(idx))
+	eachParallel(len(idx), func(k int) {
+		if it := &items[idx[k]]; !it.forced {
+			looks[k] = a.lookAtTree(ctx, it.tree)
+		}
+	})
 	heads := map[int]string{}
 	var commits []string
-	for _, i := range idx {
-		it := &items[i]
-		if it.forced {
-			continue
-		}
-		if _, err := os.Stat(it.tree); err != nil {
-			continue
-		}
-		t := a.Repo.Tree(it.tree)
-		// (our own .agency/ is no one's work: a create killed while
-		// writing its .gitignore leaves it untracked)
-		dirty, err := t.HoldsWork(ctx, store.AgencyDir)
-		if err != nil {
+	for k, i := range idx {
+		it, l := &items[i], looks[k]
+		switch {
+		case it.forced || l.gone:
+		case l.err != nil:
 			// Not a working git tree: its files may still be someone's work.
 			if hasFiles(it.tree) {
 				it.Kept, it.KeptWhy = true, "its tree is not a readable git worktree (--force removes it)"
 			}
-			continue
-		}
-		if dirty {
+		case l.dirty:
 			it.Kept, it.KeptWhy = true, "its tree has uncommitted changes (--force removes it)"
-			continue
-		}
-		// An agent that committed on a detached HEAD (or another branch):
-		// those commits live only in this tree's HEAD.
-		if head, err := t.Head(ctx); err == nil && head != "" {
-			heads[i] = head
-			commits = append(commits, head)
+		case l.head != "":
+			// An agent that committed on a detached HEAD (or another
+			// branch): those commits live only in this tree's HEAD.
+			heads[i] = l.head
+			commits = append(commits, l.head)
 		}
 	}
 	if unreachable, err := a.Repo.Unreachable(ctx, commits); err == nil {
@@ -156,10 +178,13 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 			}
 		}
 	}
-	for _, i := range idx {
-		if it := &items[i]; measure && !it.Kept {
-			it.Bytes = store.DirSize(it.Target)
-		}
+	if measure {
+		// A stat per file: several trees at once.
+		eachParallel(len(idx), func(k int) {
+			if it := &items[idx[k]]; !it.Kept {
+				it.Bytes = store.DirSize(it.Target)
+			}
+		})
 	}
 }
 

@@ -334,6 +334,9 @@ func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, ti
 		if w.Dirty = dirty; err != nil {
 			return nil, gitErr(err)
 		}
+		if err := a.refuseSubmoduleDirt(ctx, inv, tree); err != nil {
+			return nil, err
+		}
 	}
 	if !w.Dirty || !apply {
 		return w, nil

@@ -123,6 +123,9 @@ func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip str
 		if e.Kind == gitcore.StatusUntracked && gitcore.Denied(e.Path, deny) {
 			continue
 		}
+		if gitcore.OnlySubmoduleDirt(e) {
+			continue // files inside a submodule: no checkpoint holds them, land --apply has nothing of it
+		}
 		return DisplayNeedsApply
 	}
 	if commits {

@@ -60,6 +60,9 @@ func (r *DiscardResult) Report() []string {
 	for _, ref := range r.KeptSubmodules {
 		lines = append(lines, KeptSubmoduleLine(ref, rec.InvocationID, "sandbox", "'git agency gc --force' deletes it"))
 	}
+	for _, p := range r.DirtySubmodules {
+		lines = append(lines, DirtySubmoduleLine(p)+": they went with the sandbox, undo does not bring them back")
+	}
 	return append(lines, "undo with: git agency undo")
 }
 
@@ -69,6 +72,13 @@ func (r *DiscardResult) Report() []string {
 func KeptSubmoduleLine(ref, id, tree, goes string) string {
 	path := strings.TrimPrefix(ref, store.KeptRefPrefix(id)+"submodule/")
 	return "submodule " + path + " held a commit only the " + tree + " had: kept as " + ref + " (fetch it into the submodule; " + goes + ")"
+}
+
+// DirtySubmoduleLine says that submodule path has changed or untracked
+// files inside it, which no checkpoint holds (only commits made in the
+// submodule are).
+func DirtySubmoduleLine(path string) string {
+	return "submodule " + path + " has uncommitted changes inside it that no checkpoint holds (commit them in the submodule)"
 }
 
 // KeptHeadLine says that a removed tree's HEAD, which no branch had, is

@@ -75,6 +75,9 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 		// The integration branch itself tracks a marker: never a sandbox.
 		return nil, withCleanup(errs.MarkerInSandbox(), cleanup(true))
 	}
+	if err := agencyDirFree(tree, base); err != nil {
+		return nil, withCleanup(err, cleanup(true))
+	}
 	if err := WriteAgencyIgnore(tree); err != nil {
 		return nil, withCleanup(err, cleanup(true))
 	}

@@ -41,7 +41,9 @@ const (
 // CreateWorktree creates a named integration worktree: record directory,
 // `git worktree add -b agency/<name>-<short>`, marker, then meta.json. Any
 // failure after the worktree exists removes the tree, its registration, its
-// branch and the record directory.
+// branch and the record directory. The tree it is made from must have no
+// uncommitted changes to tracked files; that check runs beside the
+// checkout (trackedCheck) and, when it finds changes, stops it.
 func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*store.WorktreeRecord, error) {
 	if !store.ValidName(opts.Name) {
 		return nil, errs.InvalidName(opts.Name)
@@ -65,37 +67,39 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		}
 		return nil, errs.BranchNotFound(parent)
 	}
-	dirty, err := here.HasTrackedChanges(ctx)
-	if err != nil {
-		return nil, gitErr(err)
-	}
-	if dirty {
-		return nil, a.dirtyErr(ctx, a.Repo.Toplevel, errs.DirtyParent(a.Repo.Toplevel))
-	}
+	check := a.checkTrackedChanges(ctx, a.Repo.Toplevel)
+	defer check.stop()
+	// Whatever fails before the check has answered waits for it: a tree
+	// with changes is refused first, as when it was checked first.
+	first := func(err error) error { return a.dirtyParentFirst(ctx, check, a.Repo.Toplevel, err) }
 	// A bad .worktreeinclude is refused before anything is made.
 	include, err := a.IncludePatterns(a.Repo.Toplevel)
 	if err != nil {
-		return nil, err
+		return nil, first(err)
 	}
-
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
-		return nil, err
+		return nil, first(err)
 	}
 	defer unlock()
+	return a.createWorktreeLocked(ctx, opts, parent, include, check, first)
+}
 
+// createWorktreeLocked is CreateWorktree under the repo lock, from the
+// record directory on.
+func (a *App) createWorktreeLocked(ctx context.Context, opts CreateWorktreeOptions, parent string, include IncludeSpec, check *trackedCheck, first func(error) error) (*store.WorktreeRecord, error) {
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {
-		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
+		return nil, first(errs.IO("scan", a.Store.IntegrationWorktreesDir(), err))
 	}
 	for _, e := range list {
 		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.Name == opts.Name {
-			return nil, errs.NameTaken(opts.Name, e.ID)
+			return nil, first(errs.NameTaken(opts.Name, e.ID))
 		}
 	}
 	id, err := store.MkdirID(a.Store.IntegrationWorktreesDir(), a.Now())
 	if err != nil {
-		return nil, err
+		return nil, first(err)
 	}
 	recordDir := a.Store.IntegrationWorktreeDir(id)
 	tree := a.Store.IntegrationWorktreeTreePath(id)
@@ -105,33 +109,21 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		return a.undoAdd(ctx, worktreeAdded, a.Store.IntegrationWorktreesDir(), recordDir, tree, branch)
 	}
 	if err := markCreator(recordDir); err != nil {
-		return nil, withCleanup(err, cleanup())
+		return nil, withCleanup(first(err), cleanup())
 	}
 	if err := a.fail(FPCreateAfterMkdir); err != nil {
-		return nil, withCleanup(err, cleanup())
+		return nil, withCleanup(first(err), cleanup())
 	}
 	if ok, _ := a.Repo.BranchExists(ctx, branch); ok {
-		return nil, withCleanup(errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch), cleanup())
+		return nil, withCleanup(first(errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch)), cleanup())
 	}
-	sparse, err := a.addTree(ctx, a.Repo.Toplevel, tree, branch, parent, opts.Full)
-	if err != nil {
-		// git may have left a branch or registration behind before failing.
-		worktreeAdded = true
-		return nil, withCleanup(err, cleanup())
-	}
+	addCtx, release := check.stopOnFound(ctx)
+	sparse, err := a.addTree(addCtx, a.Repo.Toplevel, tree, branch, parent, opts.Full)
+	release()
+	// git may have left a branch or registration behind before failing
+	// (or being stopped because the tree has changes).
 	worktreeAdded = true
-	if err := a.fail(FPCreateAfterWorktreeAdd); err != nil {
-		return nil, withCleanup(err, cleanup())
-	}
-	if err := WriteMarker(tree); err != nil {
-		return nil, withCleanup(err, cleanup())
-	}
-	if err := a.fail(FPCreateAfterMarker); err != nil {
-		return nil, withCleanup(err, cleanup())
-	}
-	// Ignored files the user listed come from the tree we run in.
-	included, err := a.includeIntoTree(ctx, include, a.Repo.Toplevel, tree, nil)
-	if err != nil {
+	if err := first(err); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	rec := &store.WorktreeRecord{
@@ -145,13 +137,37 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		CreatedAt:     a.now(),
 		LastUsedAt:    a.now(),
 		State:         store.StatePresent,
-		Include:       included,
 		Sparse:        sparse,
 	}
-	if err := a.Store.WriteWorktreeThen(rec, func() error { return a.fail(FPCreateRecordSync) }); err != nil {
+	if err := a.finishWorktree(ctx, rec, include); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	return rec, nil
+}
+
+// finishWorktree makes a just-added tree an integration worktree: the
+// marker, the .worktreeinclude copy, then the record. On error the caller
+// takes everything back.
+func (a *App) finishWorktree(ctx context.Context, rec *store.WorktreeRecord, include IncludeSpec) error {
+	if err := a.fail(FPCreateAfterWorktreeAdd); err != nil {
+		return err
+	}
+	if err := agencyDirFree(rec.TreePath, rec.ParentBranch); err != nil {
+		return err
+	}
+	if err := WriteMarker(rec.TreePath); err != nil {
+		return err
+	}
+	if err := a.fail(FPCreateAfterMarker); err != nil {
+		return err
+	}
+	// Ignored files the user listed come from the tree we run in.
+	included, err := a.includeIntoTree(ctx, include, a.Repo.Toplevel, rec.TreePath, nil)
+	if err != nil {
+		return err
+	}
+	rec.Include = included
+	return a.Store.WriteWorktreeThen(rec, func() error { return a.fail(FPCreateRecordSync) })
 }
 
 // WriteMarker writes .agency/INTEGRATION_MARKER and a .agency/.gitignore
@@ -166,6 +182,16 @@ func WriteMarker(tree string) error {
 	}
 	if err := store.WriteFileAtomic(store.MarkerPath(tree), []byte("# git-agency integration worktree: agents never run here.\n"), 0o644); err != nil {
 		return err
+	}
+	return nil
+}
+
+// agencyDirFree refuses a tree just checked out from commit that has a
+// .agency/ already: the repository tracks files there (E_AGENCY_DIR), which
+// our marker and .gitignore would change, and land would leave out.
+func agencyDirFree(tree, commit string) error {
+	if _, err := os.Lstat(filepath.Join(tree, store.AgencyDir)); err == nil {
+		return errs.AgencyDirTracked(ShortSHA(commit))
 	}
 	return nil
 }

@@ -146,7 +146,15 @@ t2=$(now_ns)
 row "land of 20 commits vs git cherry-pick of the same (one run)" $((t2 - t1)) $((t1 - t0)) 1.1
 
 # --- supervisor RSS while checkpointing --------------------------------
-rss_id=$(git agency agent start -w full --runner sh --headless -d --prompt 'mkdir -p rss; for i in $(seq 40); do echo "rss $i" >> rss/r$i.txt; sleep 0.2; done')
+# An automatic checkpoint waits for a quiet spell (agency.checkpoint.debounce,
+# 3 s) and comes at most once per rateLimit (10 s): an agent writing every
+# 0.2 s is never quiet, and only its exit checkpoint would be measured. So
+# this agent writes every 1.5 s with a 1 s debounce and a 2 s rate limit
+# (set until it ends): automatic checkpoints after each write or two, then
+# the exit one, all of the 100k-file tree.
+git config agency.checkpoint.debounce 1s
+git config agency.checkpoint.rateLimit 2s
+rss_id=$(git agency agent start -w full --runner sh --headless -d --prompt 'mkdir -p rss; for i in $(seq 8); do echo "rss $i" >> rss/r$i.txt; sleep 1.5; done')
 sup=$(git agency agent show "$rss_id" --json | python3 -c 'import json,sys; print(json.load(sys.stdin).get("supervisor_pid") or "")')
 peak=0
 while kill -0 "$sup" 2>/dev/null; do
@@ -154,6 +162,8 @@ while kill -0 "$sup" 2>/dev/null; do
 	[ -n "$kb" ] && [ "$kb" -gt "$peak" ] && peak=$kb
 	sleep 0.5
 done
+git config --unset agency.checkpoint.debounce
+git config --unset agency.checkpoint.rateLimit
 cps=$(git agency checkpoint ls -i "$rss_id" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["checkpoints"]))')
 echo "supervisor peak RSS while checkpointing: $((peak / 1024)) MiB over $cps checkpoints (goal <= 20 MiB)"
 

@@ -110,17 +110,22 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	}
 	opts := c.options()
 	// Check what can be checked before asking for a prompt.
-	if _, _, err := a.PrepareStart(env.Ctx, opts); err != nil {
+	wt, _, err := a.PrepareStart(env.Ctx, opts)
+	if err != nil {
 		return err
 	}
 	if opts, err = c.withPrompt(env, a, opts); err != nil {
 		return err
 	}
+	// Whether the worktree has edits the agent will not see is a pass over
+	// its files: it runs while the sandbox is made.
+	unseen := a.CheckUnseenEdits(env.Ctx, wt)
 	rec, err := a.StartInvocation(env.Ctx, opts)
 	if err != nil {
+		unseen.Stop()
 		return err
 	}
-	if a.IntegrationDirty(env.Ctx, rec.IntegrationWorktreeID) {
+	if unseen.Wait() {
 		fmt.Fprintln(env.Stderr, "warning: "+errs.UnseenEditsNote(worktreeNames(a.Store)[rec.IntegrationWorktreeID]))
 	}
 	return c.started(env, a, rec)

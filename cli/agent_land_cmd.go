@@ -35,6 +35,9 @@ type diffJSON struct {
 	UncommittedFiles []string `json:"uncommitted_files"`
 	UncommittedPatch string   `json:"uncommitted_patch"`
 	Denylisted       []string `json:"denylisted,omitempty"`
+	// DirtySubmodules: submodules with uncommitted files inside them,
+	// which no checkpoint or land holds.
+	DirtySubmodules []string `json:"dirty_submodules,omitempty"`
 	// Astray: commits the sandbox's HEAD holds that its branch does not.
 	Astray *astrayJSON `json:"astray,omitempty"`
 }
@@ -71,7 +74,8 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 	if c.JSON {
 		out := diffJSON{InvocationID: r.InvocationID, BaseCommit: r.BaseCommit, SandboxBranch: r.SandboxBranch,
 			Commits: []string{}, Subjects: []string{}, Patch: string(d.Patch), SandboxPresent: d.SandboxPresent,
-			UncommittedFiles: append([]string{}, d.UncommittedFiles...), UncommittedPatch: string(d.Uncommitted), Denylisted: d.Denied}
+			UncommittedFiles: append([]string{}, d.UncommittedFiles...), UncommittedPatch: string(d.Uncommitted), Denylisted: d.Denied,
+			DirtySubmodules: d.DirtySubmodules}
 		out.Commits, out.Subjects = idsAndSubjects(d.Commits)
 		if as := d.Astray; as != nil {
 			out.Astray = &astrayJSON{Where: as.Where, Head: as.Head, Branch: as.Branch}
@@ -115,6 +119,9 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 	}
 	if len(d.Denied) > 0 {
 		head("## left out, denylisted untracked files (never landed): " + strings.Join(d.Denied, " "))
+	}
+	for _, p := range d.DirtySubmodules {
+		head("## left out: " + agency.DirtySubmoduleLine(p))
 	}
 	return page(env, a, &b, c.NoPager)
 }

@@ -85,6 +85,7 @@ const (
 	ESigningFailed  Code = "E_SIGNING_FAILED"
 	EHookFailed     Code = "E_HOOK_FAILED"
 	EBranchAgency   Code = "E_BRANCH_AGENCY"
+	EAgencyDir      Code = "E_AGENCY_DIR"
 	ENoMainWorktree Code = "E_NO_MAIN_WORKTREE"
 	// Verified landing (agency.verify).
 	EVerifyFailed  Code = "E_VERIFY_FAILED"

@@ -264,6 +264,14 @@ func LandSubmoduleUnpublished(inv, path, commit, sandbox string) *Error {
 		"landing %s would point submodule %s at %s, a commit that exists only in the sandbox's copy of the submodule and would be lost with it", inv, path, commit)
 }
 
+// LandSubmoduleDirty: submodules of the sandbox have changed or untracked
+// files inside them, which no land (or checkpoint) can take: the land
+// would remove them with the sandbox.
+func LandSubmoduleDirty(inv, sandbox string, paths []string) *Error {
+	return New(EUnlandedChanges, "commit them inside the submodule (the land then takes its new commit, once published) or remove them: 'git -C "+sandbox+"/"+paths[0]+" status'; nothing was touched",
+		"the sandbox of %s has uncommitted changes inside submodule %s, which land cannot take and would remove with the sandbox", inv, strings.Join(paths, ", ")).With(paths...)
+}
+
 // AgencyMissing: the program whose hidden commands start a supervisor or
 // report a hook is neither beside the running program nor on PATH.
 func AgencyMissing(program string) *Error {

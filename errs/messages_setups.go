@@ -51,6 +51,15 @@ func BranchAgency(branch string) *Error {
 		"the branch %q is in the way: git-agency keeps its branches under agency/, and git cannot have both a branch agency and branches agency/…", branch)
 }
 
+// AgencyDirTracked: the commit a new tree checks out has files under
+// .agency/, where git-agency writes its marker and .gitignore (which
+// would change the user's tracked files, and hide their changes from
+// land).
+func AgencyDirTracked(commit string) *Error {
+	return New(EAgencyDir, "move it elsewhere and commit that (git mv .agency <new-name>), then run the command again",
+		"the repository tracks files under .agency/ (at %s), the directory git-agency keeps in each of its trees; nothing was made", commit)
+}
+
 // NoMainWorktree: a bare repository used through GIT_DIR and
 // GIT_WORK_TREE (the dotfiles layout) has no main worktree git-agency can
 // run in or lend its files.

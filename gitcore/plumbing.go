@@ -225,13 +225,14 @@ func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]boo
 }
 
 // IsDirtyQuick reports whether `git status --porcelain` prints anything
-// (untracked files count only when untracked is set).
+// (untracked files count only when untracked is set): whether a snapshot
+// would hold anything, so submodules count as SnapshotSubmodules says.
 func (t *Tree) IsDirtyQuick(ctx context.Context, untracked bool) (bool, error) {
 	mode := "--untracked-files=normal"
 	if !untracked {
 		mode = "--untracked-files=no"
 	}
-	out, err := t.query(ctx, "status", "--porcelain", "-z", mode)
+	out, err := t.query(ctx, "status", "--porcelain", "-z", mode, SnapshotSubmodules)
 	if err != nil {
 		return false, err
 	}

@@ -88,8 +88,11 @@ func (e *SignError) Unwrap() error { return e.Err }
 
 // WriteCommit writes a commit object of tree with parents and message (kept
 // verbatim), as w says. env may set GIT_AUTHOR_* to keep an original author.
+// The message is UTF-8 (Commits reads messages so, a prompt is), and the
+// commit says so: under i18n.commitEncoding=ISO-8859-1 commit-tree would
+// label the UTF-8 bytes as that, and every reader would garble them.
 func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, message string, env []string, w Writer) (string, error) {
-	args := []string{"commit-tree", tree}
+	args := []string{"-c", "i18n.commitEncoding=UTF-8", "commit-tree", tree}
 	for _, p := range parents {
 		args = append(args, "-p", p)
 	}
@@ -379,7 +382,7 @@ func (e *BlockedError) Unwrap() error { return e.Err }
 
 // IndexMatches reports whether the tree's index holds exactly rev's tree.
 func (t *Tree) IndexMatches(ctx context.Context, rev string) (bool, error) {
-	_, err := t.query(ctx, "diff-index", "--cached", "--quiet", rev, "--")
+	_, err := t.query(ctx, "diff-index", "--cached", "--quiet", "--ignore-submodules=none", rev, "--")
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return false, nil
@@ -413,9 +416,11 @@ func (o DiffOptions) args() []string {
 	return a
 }
 
-// Diff returns `git diff from to` (commits or trees) as text.
+// Diff returns `git diff from to` (commits or trees) as text. A changed
+// submodule commit is always shown (--ignore-submodules=none: the user's
+// diff.ignoreSubmodules or submodule.<name>.ignore would hide what lands).
 func (r *Repo) Diff(ctx context.Context, from, to string, o DiffOptions) ([]byte, error) {
-	args := append([]string{"diff"}, o.args()...)
+	args := append([]string{"diff", "--ignore-submodules=none"}, o.args()...)
 	return r.query(ctx, append(args, from, to, "--")...)
 }
 

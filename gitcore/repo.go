@@ -242,6 +242,12 @@ func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// Changes is the tree's status as IsDirty reads it: untracked directories
+// as one entry each, ignored files not listed.
+func (t *Tree) Changes(ctx context.Context) ([]StatusEntry, error) {
+	return t.status(ctx, "--untracked-files=normal")
+}
+
 // IsDirty reports whether the tree has any change, untracked files included.
 // An untracked directory counts as one entry (`--untracked-files=normal`):
 // whether anything is untracked needs no list of every file inside it.
@@ -290,9 +296,13 @@ func (r *Repo) BranchExists(ctx context.Context, name string) (bool, error) {
 	return r.RefExists(ctx, "refs/heads/"+name)
 }
 
-// WorktreeAdd runs `git worktree add -b branch path start`.
+// WorktreeAdd runs `git worktree add -b branch path start`. A cancelled
+// ctx interrupts git and its checkout as Ctrl-C would (Cmd.Group): git
+// takes back the half-written tree; the branch stays for the caller.
 func (r *Repo) WorktreeAdd(ctx context.Context, path, branch, start string) error {
-	_, err := r.run(ctx, "worktree", "add", "--quiet", "-b", branch, "--", path, start)
+	c := Cmd{Dir: r.Toplevel, Pin: pinned, Env: CleanEnv(os.Environ()), Group: true,
+		Args: []string{"--git-dir=" + r.GitDir, "worktree", "add", "--quiet", "-b", branch, "--", path, start}}
+	_, err := r.runner.Run(ctx, c)
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/git-agency/git-agency/internal/subproc"
 )
@@ -27,7 +28,17 @@ type Cmd struct {
 	Pin   []string
 	Env   []string // the complete environment
 	Stdin io.Reader
+	// Group runs git in a process group of its own, and a cancelled
+	// context interrupts the whole group (SIGINT, what Ctrl-C in a
+	// terminal does) instead of killing git alone: the children git
+	// starts (the checkout of a `worktree add`, a hook) stop with it,
+	// and git removes what it had half made, as it does on Ctrl-C.
+	Group bool
 }
+
+// groupWaitDelay is how long an interrupted group (Cmd.Group) may take to
+// end (git removing a half-written tree) before git is killed.
+const groupWaitDelay = time.Minute
 
 // Result is what a git invocation produced.
 type Result struct {
@@ -56,6 +67,9 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin
+	if c.Group {
+		interruptGroup(cmd, groupWaitDelay)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb

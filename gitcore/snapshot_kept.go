@@ -123,7 +123,7 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 	}
 	changed := map[string]bool{}
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-renames",
-		"--untracked-files=all", "--ignored=matching", "--"}
+		"--untracked-files=all", "--ignored=matching", SnapshotSubmodules, "--"}
 	// What the tracked path spliced since, the kept index stages now.
 	all := append([]string(nil), req.Changed...)
 	for p := range k.pending {

@@ -159,3 +159,24 @@ func (r *Repo) SubmodulePublished(ctx context.Context, dir, commit string) bool 
 	out, err := r.Tree(dir).query(ctx, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/")
 	return err == nil && strings.TrimSpace(string(out)) != ""
 }
+
+// DirtySubmodules lists, from a status taken with --ignore-submodules=none
+// (Tree.Status), the submodules with changed or untracked files inside
+// them: work no snapshot of the superproject can hold (it records only the
+// commit checked out in a submodule), that goes with the tree.
+func DirtySubmodules(st []StatusEntry) []string {
+	var paths []string
+	for _, e := range st {
+		if len(e.Sub) == 4 && e.Sub[0] == 'S' && (e.Sub[2] == 'M' || e.Sub[3] == 'U') {
+			paths = append(paths, e.Path)
+		}
+	}
+	return paths
+}
+
+// OnlySubmoduleDirt reports whether a status entry is a submodule whose
+// only change is the files inside it: its commit and its index entry are
+// as HEAD has them, so there is nothing of it to snapshot or land.
+func OnlySubmoduleDirt(e StatusEntry) bool {
+	return len(e.Sub) == 4 && e.Sub[0] == 'S' && e.Sub[1] == '.' && len(e.XY) == 2 && e.XY[0] == '.'
+}

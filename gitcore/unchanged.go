@@ -46,7 +46,7 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 		return false
 	}
 	idx, ok := parseIndexStat(data, oidLen)
-	if !ok || idx.cacheTree != headTree {
+	if !ok || hex.EncodeToString(idx.cacheTree) != headTree {
 		return false
 	}
 	racy := uint32(fi.ModTime().Unix())
@@ -65,13 +65,14 @@ const maxHashed = 64
 // looks at in the tree and the cache tree's root.
 type indexStat struct {
 	entries   []statEntry
-	cacheTree string // "" when the root is invalid or absent
+	cacheTree []byte // nil when the root is invalid or absent
 }
 
-// statEntry is one index entry's path, id, mode and stat data.
+// statEntry is one index entry's path, id (raw, in the index file's
+// bytes), mode and stat data.
 type statEntry struct {
 	path                       string
-	oid                        string
+	oid                        []byte
 	mode                       uint32
 	ctime, ctimeN, mtime, mtim uint32
 	ino, uid, gid, size        uint32
@@ -92,14 +93,15 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 		return out, false
 	}
 	end := len(data) - oidLen
-	off, prev := 12, ""
+	off, prev := 12, []byte(nil)
 	for n := binary.BigEndian.Uint32(data[8:12]); n > 0; n-- {
-		e, next, keep, ok := indexEntryStat(data[:end], off, version, oidLen, prev)
+		e, next, name, keep, ok := indexEntryStat(data[:end], off, version, oidLen, prev)
 		if !ok {
 			return out, false
 		}
-		off, prev = next, e.path
+		off, prev = next, name
 		if keep {
+			e.path = string(name)
 			out.entries = append(out.entries, e)
 		}
 	}
@@ -124,53 +126,56 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 }
 
 // indexEntryStat decodes the entry at off (prev: the path before it, for
-// version 4's prefix compression). keep: git's status looks at its file.
-func indexEntryStat(data []byte, off int, version uint32, oidLen int, prev string) (e statEntry, next int, keep, ok bool) {
+// version 4's prefix compression, a buffer it may reuse) and returns it
+// without its path, where the next entry begins, and its path. keep: git's
+// status looks at its file. Nothing is copied for an entry it leaves out.
+func indexEntryStat(data []byte, off int, version uint32, oidLen int, prev []byte) (e statEntry, next int, name []byte, keep, ok bool) {
 	start, fixed := off, 40+oidLen
 	if off+fixed+2 > len(data) {
-		return e, 0, false, false
+		return e, 0, nil, false, false
 	}
 	u := func(i int) uint32 { return binary.BigEndian.Uint32(data[off+i : off+i+4]) }
 	e = statEntry{ctime: u(0), ctimeN: u(4), mtime: u(8), mtim: u(12), ino: u(20), mode: u(24), uid: u(28), gid: u(32), size: u(36)}
-	e.oid = hex.EncodeToString(data[off+40 : off+fixed])
+	e.oid = data[off+40 : off+fixed]
 	flags := binary.BigEndian.Uint16(data[off+fixed : off+fixed+2])
 	off += fixed + 2
 	var ext uint16
 	if flags&0x4000 != 0 {
 		if version < 3 || off+2 > len(data) {
-			return e, 0, false, false
+			return e, 0, nil, false, false
 		}
 		ext = binary.BigEndian.Uint16(data[off : off+2])
 		off += 2
 	}
-	e.path, next, ok = indexEntryPath(data, start, off, version, prev)
+	name, next, ok = indexEntryPath(data, start, off, version, prev)
 	if !ok {
-		return e, 0, false, false
+		return e, 0, nil, false, false
 	}
 	keep, ok = entryLooked(e.mode, flags, ext)
-	return e, next, keep, ok
+	return e, next, name, keep, ok
 }
 
 // indexEntryPath decodes the path of the entry that began at start, whose
 // path (or version 4's prefix length) is at off, and where the next entry
-// begins.
-func indexEntryPath(data []byte, start, off int, version uint32, prev string) (string, int, bool) {
+// begins. Versions 2 and 3 give a slice of data; version 4 builds the
+// path in prev's buffer.
+func indexEntryPath(data []byte, start, off int, version uint32, prev []byte) ([]byte, int, bool) {
 	strip := 0
 	if version == 4 {
 		v, n := indexVarint(data[off:])
 		if n == 0 || v > uint64(len(prev)) {
-			return "", 0, false
+			return nil, 0, false
 		}
 		strip, off = int(v), off+n
 	}
 	nul := bytes.IndexByte(data[off:], 0)
 	if nul < 0 {
-		return "", 0, false
+		return nil, 0, false
 	}
 	if version == 4 {
-		return prev[:len(prev)-strip] + string(data[off:off+nul]), off + nul + 1, true
+		return append(prev[:len(prev)-strip], data[off:off+nul]...), off + nul + 1, true
 	}
-	return string(data[off : off+nul]), start + (off+nul-start+8)&^7, true
+	return data[off : off+nul], start + (off+nul-start+8)&^7, true
 }
 
 // entryLooked says, from an entry's mode and flags, whether git's status
@@ -206,21 +211,21 @@ func indexVarint(b []byte) (uint64, int) {
 	return v, i + 1
 }
 
-// cacheTreeRoot is the root tree id of a cache tree extension, "" when
+// cacheTreeRoot is the root tree id of a cache tree extension, nil when
 // the root is invalid (the index changed since a tree was written from it).
-func cacheTreeRoot(b []byte, oidLen int) string {
+func cacheTreeRoot(b []byte, oidLen int) []byte {
 	if len(b) == 0 || b[0] != 0 {
-		return ""
+		return nil
 	}
 	nl := bytes.IndexByte(b, '\n')
 	if nl < 0 {
-		return ""
+		return nil
 	}
 	count, _, _ := strings.Cut(string(b[1:nl]), " ")
 	if n, err := strconv.Atoi(count); err != nil || n < 0 || nl+1+oidLen > len(b) {
-		return ""
+		return nil
 	}
-	return hex.EncodeToString(b[nl+1 : nl+1+oidLen])
+	return b[nl+1 : nl+1+oidLen]
 }
 
 // statEntries lstats every entry, several at once, and returns those whose
@@ -286,83 +291,9 @@ func (t *Tree) sameContent(ctx context.Context, entries []statEntry) bool {
 		return false
 	}
 	for i, e := range entries {
-		if ids[i] != e.oid {
+		if ids[i] != hex.EncodeToString(e.oid) {
 			return false
 		}
 	}
 	return true
-}
-
-// worktreeGitDir is the git directory of the worktree at tree: the one
-// its .git file names, or its .git directory.
-func worktreeGitDir(tree string) (string, bool) {
-	p := filepath.Join(tree, ".git")
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return "", false
-	}
-	if fi.IsDir() {
-		return p, true
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", false
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok {
-		return "", false
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(tree, dir)
-	}
-	return dir, true
-}
-
-// headCommit is the commit the worktree's HEAD (in gitDir) names, read
-// from files: detached, or a branch's loose ref or its packed-refs line;
-// "" when it cannot tell that way (a symbolic chain, the reftable
-// backend, an unborn branch).
-func (t *Tree) headCommit(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	s := strings.TrimSpace(string(b))
-	ref, symbolic := strings.CutPrefix(s, "ref: ")
-	if !symbolic {
-		return hexOID(s)
-	}
-	common := t.repo.CommonDir
-	if common == "" || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
-		return ""
-	}
-	if _, err := os.Lstat(filepath.Join(common, "reftable")); !os.IsNotExist(err) {
-		return ""
-	}
-	if b, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref))); err == nil {
-		return hexOID(strings.TrimSpace(string(b)))
-	} else if !os.IsNotExist(err) {
-		return ""
-	}
-	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(packed), "\n") {
-		if id, name, ok := strings.Cut(line, " "); ok && name == ref {
-			return hexOID(id)
-		}
-	}
-	return ""
-}
-
-// hexOID is s when it is an object id in hex, else "".
-func hexOID(s string) string {
-	if len(s) != 40 && len(s) != 64 {
-		return ""
-	}
-	if _, err := hex.DecodeString(s); err != nil {
-		return ""
-	}
-	return s
 }

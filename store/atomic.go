@@ -31,15 +31,28 @@ func WriteJSONAtomicThen(path string, v any, beforeRename func() error) error {
 	if err != nil {
 		return errs.Internal("encode %s: %v", path, err)
 	}
-	return writeFileAtomic(path, append(data, '\n'), 0o600, beforeRename)
+	return writeFileAtomic(path, append(data, '\n'), 0o600, beforeRename, true)
 }
 
 // WriteFileAtomic writes data to path atomically with the given mode.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return writeFileAtomic(path, data, perm, nil)
+	return writeFileAtomic(path, data, perm, nil, true)
 }
 
-func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename func() error) error {
+// WriteJSONCache writes v as JSON to path like WriteJSONAtomic (readers
+// see the old or the new file), without the fsyncs: for a cache derived
+// from other state, which a reader that cannot decode it computes again.
+// A crash may leave it empty or unreadable, never half of one that
+// decodes.
+func WriteJSONCache(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return errs.Internal("encode %s: %v", path, err)
+	}
+	return writeFileAtomic(path, append(data, '\n'), 0o600, nil, false)
+}
+
+func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename func() error, sync bool) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+WriterTag(os.Getpid())+"*")
 	if err != nil {
@@ -57,8 +70,10 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename fu
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if sync {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
@@ -74,6 +89,9 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename fu
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return errs.IO("write", path, err)
+	}
+	if !sync {
+		return nil
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()

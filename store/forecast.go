@@ -92,8 +92,10 @@ func (s *Store) ReadForecast(wt string) *ForecastCache {
 	return &c
 }
 
-// WriteForecast writes a worktree's forecast cache atomically.
+// WriteForecast writes a worktree's forecast cache atomically, without
+// fsync (WriteJSONCache): reads write it, and one lost in a crash is
+// computed again.
 func (s *Store) WriteForecast(wt string, c *ForecastCache) error {
 	c.SchemaVersion = SchemaVersion
-	return WriteJSONAtomic(s.ForecastPath(wt), c)
+	return WriteJSONCache(s.ForecastPath(wt), c)
 }

@@ -1,0 +1,40 @@
+package agency
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+)
+
+// dirtySubmodules lists the submodules of tree with changed or untracked
+// files inside them (see gitcore.DirtySubmodules); no git call when the
+// tree has no .gitmodules.
+func (a *App) dirtySubmodules(ctx context.Context, tree string) ([]string, error) {
+	if tree == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(filepath.Join(tree, ".gitmodules")); err != nil {
+		return nil, nil
+	}
+	st, err := a.Repo.Tree(tree).Changes(ctx)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	return gitcore.DirtySubmodules(st), nil
+}
+
+// refuseSubmoduleDirt refuses the land of a sandbox with changed or
+// untracked files inside a submodule: no snapshot holds them (only the
+// commit a submodule has checked out), so --apply could not take them and
+// the land would remove them with the sandbox. No git call when the tree
+// has no .gitmodules.
+func (a *App) refuseSubmoduleDirt(ctx context.Context, inv, tree string) error {
+	subs, err := a.dirtySubmodules(ctx, tree)
+	if err != nil || len(subs) == 0 {
+		return err
+	}
+	return errs.LandSubmoduleDirty(inv, tree, subs)
+}
