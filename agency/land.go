@@ -324,17 +324,7 @@ func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, ti
 	w := &landWork{Commits: commits, Committed: len(commits)}
 	tree := a.sandboxTree(rec)
 	if tree != "" {
-		if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
-			return nil, err
-		}
-		dirty, ok := ahead.result(tree, tip)
-		if !ok {
-			dirty, err = a.sandboxDirty(ctx, tree, commits, tip)
-		}
-		if w.Dirty = dirty; err != nil {
-			return nil, gitErr(err)
-		}
-		if err := a.refuseSubmoduleDirt(ctx, inv, tree); err != nil {
+		if w.Dirty, err = a.sandboxState(ctx, rec, tree, commits, tip, ahead); err != nil {
 			return nil, err
 		}
 	}

@@ -86,3 +86,23 @@ func (d *dirtyAhead) stop() {
 	d.cancel()
 	<-d.done
 }
+
+// sandboxState checks the sandbox tree of a land (its HEAD on its branch
+// at tip, no changes inside a submodule) and says whether it holds
+// uncommitted work, taking ahead's answer when it judged this tree and tip.
+func (a *App) sandboxState(ctx context.Context, rec *store.InvocationRecord, tree string, commits []gitcore.Commit, tip string, ahead *dirtyAhead) (bool, error) {
+	if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
+		return false, err
+	}
+	dirty, ok := ahead.result(tree, tip)
+	if !ok {
+		var err error
+		if dirty, err = a.sandboxDirty(ctx, tree, commits, tip); err != nil {
+			return false, gitErr(err)
+		}
+	}
+	if err := a.refuseSubmoduleDirt(ctx, rec.InvocationID, tree); err != nil {
+		return false, err
+	}
+	return dirty, nil
+}
