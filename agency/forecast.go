@@ -3,6 +3,7 @@ package agency
 import (
 	"context"
 	"path"
+	"slices"
 	"sort"
 	"sync"
 
@@ -102,9 +103,7 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 	cache := a.Store.ReadForecast(wtID)
 	changed := false
 	if cache.Head != head {
-		cache.Head, cache.HeadTree = head, ""
-		cache.Invocations = map[string]store.ForecastEntry{}
-		cache.Pairs = map[string]store.ForecastPair{}
+		a.moveHead(cache, head)
 		changed = true
 	}
 	if a.lookUpHeadTree(ctx, cache) {
@@ -151,12 +150,39 @@ func (a *App) lookUpHeadTree(ctx context.Context, cache *store.ForecastCache) bo
 	if cache.HeadTree != "" {
 		return false
 	}
+	if t, _, ok := a.Repo.CommitFromFiles(cache.Head); ok {
+		cache.HeadTree = t
+		return true
+	}
 	t, err := a.Repo.TreeOf(ctx, cache.Head)
 	if err != nil {
 		return false
 	}
 	cache.HeadTree = t
 	return true
+}
+
+// moveHead empties the cache's merges for a new integration tip. What is
+// an ancestor of the old tip is one of the new tip when the new one is
+// made on the old (a commit, a land's fast-forward), so InHead keeps those
+// (the new commit read from its loose object file; else it is asked
+// again), and its tree when git wrote it there.
+func (a *App) moveHead(cache *store.ForecastCache, head string) {
+	old, known := cache.Head, cache.InHead
+	cache.Head, cache.HeadTree, cache.InHead = head, "", map[string]bool{}
+	cache.Invocations = map[string]store.ForecastEntry{}
+	cache.Pairs = map[string]store.ForecastPair{}
+	tree, parents, ok := a.Repo.CommitFromFiles(head)
+	if !ok || old == "" || !slices.Contains(parents, old) {
+		return
+	}
+	cache.HeadTree = tree
+	cache.InHead[old] = true
+	for p, in := range known {
+		if in {
+			cache.InHead[p] = true
+		}
+	}
 }
 
 // refreshWork computes, several at once, what each invocation of list
@@ -227,16 +253,21 @@ func (a *App) refreshAlone(ctx context.Context, cache *store.ForecastCache, live
 // commits, whether it is an ancestor of head: one git call per distinct
 // parent (a worktree's sandboxes mostly share theirs).
 func (a *App) parentsInHead(ctx context.Context, head string, cache *store.ForecastCache, invs []string) map[string]bool {
-	in := map[string]bool{}
+	if cache.InHead == nil {
+		cache.InHead = map[string]bool{}
+	}
 	for _, inv := range invs {
 		p := firstParent(cache.Work[inv])
-		if _, done := in[p]; done || p == "" {
+		if _, done := cache.InHead[p]; done || p == "" {
 			continue
 		}
 		ok, err := a.Repo.IsAncestor(ctx, p, head)
-		in[p] = ok && err == nil
+		if err != nil {
+			continue // asked again next time
+		}
+		cache.InHead[p] = ok
 	}
-	return in
+	return cache.InHead
 }
 
 // firstParent is the parent of the first commit w would replay.

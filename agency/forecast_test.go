@@ -2,8 +2,10 @@ package agency
 
 import (
 	"context"
+	"os/exec"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -168,7 +170,7 @@ func TestForecastAfterIntegrationCommit(t *testing.T) {
 		}
 	}
 	for _, args := range counter.args {
-		for _, verb := range []string{"status", "log", "diff", "rev-list", "read-tree", "write-tree"} {
+		for _, verb := range []string{"status", "log", "diff", "rev-list", "read-tree", "write-tree", "rev-parse", "merge-base", "for-each-ref"} {
 			if slices.Contains(args, verb) {
 				t.Errorf("after an integration commit the forecast ran git %s: %v", verb, args)
 			}
@@ -180,5 +182,37 @@ func TestForecastAfterIntegrationCommit(t *testing.T) {
 		if err != nil || res.Clean != w.LandsCleanly {
 			t.Errorf("land --check --apply %s: %+v, %v (forecast says clean=%v)", id, res, err, w.LandsCleanly)
 		}
+	}
+}
+
+// A new integration tip made on the old one keeps what was known to be in
+// the old (and the old tip itself); any other new tip (a reset, an amend)
+// keeps nothing, so each ancestry is asked again.
+func TestForecastMoveHead(t *testing.T) {
+	f := newLandFixture(t)
+	tree := f.a.Store.IntegrationWorktreeTreePath(f.wt.WorktreeID)
+	rev := func(r string) string {
+		out, err := exec.Command("git", "-C", tree, "rev-parse", r).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	head := func() string { return rev("HEAD") }
+	old := head()
+	f.sh(tree, "git commit -q --allow-empty -m next")
+	next := head()
+	cache := &store.ForecastCache{Head: old, InHead: map[string]bool{"p-in": true, "p-out": false}}
+	f.a.moveHead(cache, next)
+	if want := map[string]bool{old: true, "p-in": true}; !reflect.DeepEqual(cache.InHead, want) {
+		t.Errorf("child tip: InHead %v, want %v", cache.InHead, want)
+	}
+	if cache.HeadTree != rev("HEAD^{tree}") {
+		t.Errorf("child tip: HeadTree %q", cache.HeadTree)
+	}
+	f.sh(tree, "git commit -q --amend --allow-empty -m amended")
+	f.a.moveHead(cache, head())
+	if len(cache.InHead) != 0 {
+		t.Errorf("amended tip: InHead %v, want nothing known", cache.InHead)
 	}
 }

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -371,7 +373,9 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 	case GCTmuxSession:
 		ctx, cancel := context.WithTimeout(ctx, tmuxWait)
 		defer cancel()
-		if err := TmuxClient().KillSession(ctx, it.Target); err != nil {
+		// (a session that ended since the plan, its server with it, is
+		// gone already: what gc was to do)
+		if err := TmuxClient().KillSession(ctx, it.Target); err != nil && !errors.Is(err, tmux.ErrNotFound) {
 			return errs.New(errs.EIO, "", "tmux kill-session %s: %v", it.Target, err)
 		}
 		return nil

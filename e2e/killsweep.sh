@@ -109,6 +109,7 @@ setup() {
     (cd "$(sandbox)" && git checkout -q --detach && echo d >d.txt && git add d.txt && git commit -qm detached-commit) ;;
   rm-force) echo wt-work >"$(git-agency worktree path feat)/w.txt" ;;
   undo-discard) git-agency agent discard "$inv" >/dev/null ;;
+  adopt) git worktree add -q -b mine "$d/mine" ;;
   # gc of finished work: a landed invocation (its branch and snapshot refs
   # are on other branches) and a discarded one
   gc)
@@ -138,6 +139,7 @@ cmd() {
   rm-force | rm-detached) git-agency worktree rm --force feat ;;
   undo-discard) git-agency undo ;;
   gc) git-agency gc --yes --older-than 0s ;;
+  adopt) git-agency worktree adopt "$repo/../mine" ;;
   send) git-agency agent send "$inv" --prompt 'and more' ;;
   esac
 }
@@ -156,6 +158,7 @@ failpoints() {
   discard | discard-detached) echo discard:after-log ;;
   ckpt-apply) echo checkpoint-apply:after-log ;;
   rm-force | rm-detached) echo worktree-rm:after-log ;;
+  adopt) echo worktree-adopt:after-marker ;;
   undo-discard) echo undo:after-start undo:after-ref undo:after-branch undo:after-tree undo:after-record ;;
   esac
 }
@@ -238,10 +241,13 @@ sweep() {
     k=record-write:$n
     killrun "$scenario" || continue
     AGENCY_FAILPOINT=kill:record-write:$n cmd "$scenario" >"$work/out" 2>&1
+    rc=$?
     waitquiet
-    killed="record write $n: $(find "$AGENCY_DATA_DIR" "$repo/.git" -name '*.tmp-*' 2>/dev/null | sed "s|^$AGENCY_DATA_DIR/||" | tr '\n' ' ')"
-    [ "$killed" = "record write $n: " ] && { check; break; }
+    # (killed: the command died of SIGKILL, or a supervisor it started
+    # left the temp file of its killed write)
+    killed="record write $n: $(find "$AGENCY_DATA_DIR" "$repo/.git" "$repo/../mine" -name '*.tmp-*' 2>/dev/null | sed "s|^$AGENCY_DATA_DIR/||" | tr '\n' ' ')"
     check
+    [ "$rc" = 137 ] || [ "$killed" != "record write $n: " ] || break
   done
   echo "   $scenario: killed in each of $((n - 1)) record writes"
   local fp
@@ -323,6 +329,10 @@ check() {
     [ -z "$lost" ] || fail "uncommitted work lost (kill at [$killed]): $lost"
   fi
   [ "$scenario" = land-verify ] && landverified
+  # a killed adopt leaves the user's tree as it was
+  if [ "$scenario" = adopt ] && ! git-agency worktree ls | grep -q '^mine'; then
+    [ ! -e "$repo/../mine/.agency" ] || fail "a killed adopt left .agency/ in the user's tree (kill at [$killed])"
+  fi
 }
 
 # landverified: after a killed verified land, the integration branch is
@@ -343,7 +353,7 @@ landverified() {
   git-agency doctor >"$work/doctor3" 2>&1 || fail "doctor after the next land (kill at [$killed]): $(grep -v '^ok' "$work/doctor3" | head -5)"
 }
 
-scenarios=${*:-create start-headless start-headed start-walled start-walled-headed ckpt-create ckpt-apply land land-verify land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send gc}
+scenarios=${*:-create start-headless start-headed start-walled start-walled-headed ckpt-create ckpt-apply land land-verify land-apply land-detached discard discard-detached rm-force rm-detached undo-discard send gc adopt}
 for s in $scenarios; do sweep "$s"; done
 tmux kill-server 2>/dev/null
 echo "killsweep: $runs kills, $fails failures"

@@ -3,6 +3,7 @@ package gitcore
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +36,35 @@ func TestHeadFromFiles(t *testing.T) {
 	git("checkout", "-q", "--orphan", "unborn")
 	if got := r.Tree(dir).HeadFromFiles(); got != "" {
 		t.Errorf("unborn branch: HeadFromFiles %q, want \"\"", got)
+	}
+}
+
+// CommitFromFiles reads a loose commit's tree and parents as git does, and
+// leaves a packed one (or anything but a commit) to git.
+func TestCommitFromFiles(t *testing.T) {
+	r, git := testRepo(t)
+	first := git("rev-parse", "HEAD")
+	git("commit", "-q", "--allow-empty", "-m", "second\n\nparent deadbeef in the message")
+	git("checkout", "-q", "-b", "side", first)
+	git("commit", "-q", "--allow-empty", "-m", "third")
+	git("checkout", "-q", "main")
+	git("merge", "-q", "--no-ff", "-m", "merge", "side")
+	if n := len(strings.Fields(git("rev-list", "--parents", "-n", "1", "HEAD"))); n != 3 {
+		t.Fatalf("HEAD has %d parents, want a merge", n-1)
+	}
+	for _, c := range []string{"HEAD", "HEAD~1", first} {
+		id := git("rev-parse", c)
+		tree, parents, ok := r.CommitFromFiles(id)
+		want := strings.Fields(git("rev-list", "--parents", "-n", "1", id))[1:]
+		if !ok || tree != git("rev-parse", id+"^{tree}") || strings.Join(parents, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: tree %s parents %v ok %v; want parents %v", c, tree, parents, ok, want)
+		}
+	}
+	if _, _, ok := r.CommitFromFiles(git("rev-parse", "HEAD^{tree}")); ok {
+		t.Error("a tree read as a commit")
+	}
+	git("gc", "-q")
+	if _, _, ok := r.CommitFromFiles(git("rev-parse", "HEAD")); ok {
+		t.Error("a packed commit read from files")
 	}
 }

@@ -229,13 +229,17 @@ func (t *Tree) status(ctx context.Context, untracked string) ([]StatusEntry, err
 // to tracked files (untracked files do not count).
 // Untracked files are not looked for at all (`--untracked-files=no`): in a
 // large tree that walk is most of what a full status costs.
+// A submodule counts when its commit or its index entry changed, not for
+// the files inside it (OnlySubmoduleDirt): those are the submodule's own,
+// and no checkout, reset or read-tree of this tree touches them (they
+// never recurse into submodules).
 func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
 	st, err := t.status(ctx, "--untracked-files=no")
 	if err != nil {
 		return false, err
 	}
 	for _, e := range st {
-		if e.Kind != StatusUntracked && e.Kind != StatusIgnored {
+		if e.Kind != StatusUntracked && e.Kind != StatusIgnored && !OnlySubmoduleDirt(e) {
 			return true, nil
 		}
 	}

@@ -17,6 +17,9 @@ type ForecastCache struct {
 	Head string `json:"head"`
 	// HeadTree is Head's tree ("" until a read looked it up).
 	HeadTree string `json:"head_tree,omitempty"`
+	// InHead says, for the first parents of the invocations' commits,
+	// whether each is an ancestor of Head (absent: not asked yet).
+	InHead map[string]bool `json:"in_head,omitempty"`
 	// Work is what each invocation would land, whatever the tip.
 	Work        map[string]ForecastWork  `json:"work"`
 	Invocations map[string]ForecastEntry `json:"invocations"`
