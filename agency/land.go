@@ -120,6 +120,8 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err := landable(rec); err != nil {
 		return nil, nil, err
 	}
+	ahead := a.sandboxDirtyAhead(ctx, rec)
+	defer ahead.stop()
 	res, wt, err := a.landTarget(ctx, rec, opts, check)
 	if err != nil {
 		return nil, nil, err
@@ -131,7 +133,7 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	if err := a.checkRefsLogged(rec.SandboxBranch, tip); err != nil {
 		return nil, nil, err
 	}
-	work, err := a.landWork(ctx, rec, tip, opts.Apply, false)
+	work, err := a.landWorkAhead(ctx, rec, tip, opts.Apply, false, ahead)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -308,6 +310,12 @@ type landWork struct {
 //
 // preview (the forecast, a read path) snapshots with previewSandbox.
 func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip string, apply, preview bool) (*landWork, error) {
+	return a.landWorkAhead(ctx, rec, tip, apply, preview, nil)
+}
+
+// landWorkAhead is landWork taking the sandbox's dirty check from ahead
+// (sandboxDirtyAhead) when it judged the same tip.
+func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, tip string, apply, preview bool, ahead *dirtyAhead) (*landWork, error) {
 	inv := rec.InvocationID
 	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, tip)
 	if err != nil {
@@ -316,13 +324,7 @@ func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip str
 	w := &landWork{Commits: commits, Committed: len(commits)}
 	tree := a.sandboxTree(rec)
 	if tree != "" {
-		if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
-			return nil, err
-		}
-		if w.Dirty, err = a.sandboxDirty(ctx, tree, commits, tip); err != nil {
-			return nil, gitErr(err)
-		}
-		if err := a.refuseSubmoduleDirt(ctx, inv, tree); err != nil {
+		if w.Dirty, err = a.sandboxState(ctx, rec, tree, commits, tip, ahead); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
 )
 
 // trackedChanges reports whether tree (HEAD at head, whose tree is
@@ -50,4 +51,72 @@ func (a *App) sandboxDirty(ctx context.Context, path string, commits []gitcore.C
 		return tracked, err
 	}
 	return tree.HasUntracked(ctx)
+}
+
+// dirtyAhead is a sandbox's dirty check started before it is needed
+// (sandboxDirtyAhead).
+type dirtyAhead struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	tree   string
+	tip    string
+	dirty  bool
+	err    error
+}
+
+// sandboxDirtyAhead starts sandboxDirty of rec's sandbox tree, at its
+// branch's tip, in the background: its walk of the sandbox then overlaps
+// the integration tree's checks and the replay, which do not depend on it.
+// The caller must call stop (it ends the check if still running and waits
+// for it).
+func (a *App) sandboxDirtyAhead(ctx context.Context, rec *store.InvocationRecord) *dirtyAhead {
+	ctx, cancel := context.WithCancel(ctx)
+	d := &dirtyAhead{done: make(chan struct{}), cancel: cancel, tree: a.sandboxTree(rec)}
+	if d.tree == "" {
+		close(d.done)
+		return d
+	}
+	go func() {
+		defer close(d.done)
+		if d.tip, d.err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); d.err == nil {
+			d.dirty, d.err = a.sandboxDirty(ctx, d.tree, nil, d.tip)
+		}
+	}()
+	return d
+}
+
+// result is the check's answer; ok is false when it failed or judged
+// another tree or tip (then ask sandboxDirty). Safe on nil.
+func (d *dirtyAhead) result(tree, tip string) (dirty, ok bool) {
+	if d == nil {
+		return false, false
+	}
+	<-d.done
+	return d.dirty, d.err == nil && d.tree != "" && d.tree == tree && d.tip == tip
+}
+
+// stop ends the check and waits for it.
+func (d *dirtyAhead) stop() {
+	d.cancel()
+	<-d.done
+}
+
+// sandboxState checks the sandbox tree of a land (its HEAD on its branch
+// at tip, no changes inside a submodule) and says whether it holds
+// uncommitted work, taking ahead's answer when it judged this tree and tip.
+func (a *App) sandboxState(ctx context.Context, rec *store.InvocationRecord, tree string, commits []gitcore.Commit, tip string, ahead *dirtyAhead) (bool, error) {
+	if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
+		return false, err
+	}
+	dirty, ok := ahead.result(tree, tip)
+	if !ok {
+		var err error
+		if dirty, err = a.sandboxDirty(ctx, tree, commits, tip); err != nil {
+			return false, gitErr(err)
+		}
+	}
+	if err := a.refuseSubmoduleDirt(ctx, rec.InvocationID, tree); err != nil {
+		return false, err
+	}
+	return dirty, nil
 }

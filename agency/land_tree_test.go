@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -94,5 +95,73 @@ func TestSandboxDirtyAsStatus(t *testing.T) {
 			t.Errorf("%s: sandboxDirty = %v (%v), status says %v", c.name, got, err, want)
 		}
 		f.sh(tree, c.undo)
+	}
+}
+
+// A land updates only what it changes in the integration tree: after it,
+// the index is exactly the new HEAD's tree, the landed files are there,
+// an untracked file elsewhere is kept, and a tracked file that was only
+// touched (same content, new time) neither blocks the land nor changes.
+func TestLandIntegrationTreeAfter(t *testing.T) {
+	f := newLandFixture(t)
+	f.sandbox(inv1, "mkdir -p landed && for i in 1 2 3; do echo $i > landed/l$i.txt; git add -A; git commit -qm l$i; done")
+	integ := f.wt.TreePath
+	f.sh(integ, "echo mine > untracked.txt && touch -d '+1 hour' a.txt")
+	res, err := f.a.Land(f.ctx, LandOptions{Query: inv1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(gitOut(t, integ, "rev-parse", "HEAD")); got != res.ResultHead {
+		t.Fatalf("HEAD = %s, want %s", got, res.ResultHead)
+	}
+	if d := gitOut(t, integ, "diff-index", "--cached", "--name-only", "HEAD"); d != "" {
+		t.Fatalf("index differs from HEAD: %q", d)
+	}
+	if st := gitOut(t, integ, "status", "--porcelain"); st != "?? untracked.txt\n" {
+		t.Fatalf("status = %q", st)
+	}
+	for i, want := range []string{"1\n", "2\n", "3\n"} {
+		if b, _ := os.ReadFile(filepath.Join(integ, "landed", "l"+string(rune('1'+i))+".txt")); string(b) != want {
+			t.Errorf("landed/l%d.txt = %q", i+1, b)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(integ, "a.txt")); string(b) != "one\ntwo\nthree\n" {
+		t.Errorf("a.txt = %q", b)
+	}
+}
+
+// A land whose third commit of five conflicts names that commit and its
+// file, and leaves the integration branch, index and files, the sandbox
+// tree and the record as they were.
+func TestLandConflictOnALaterCommit(t *testing.T) {
+	f := newLandFixture(t)
+	f.sandbox(inv1, "for i in 1 2; do echo $i > s$i.txt; git add -A; git commit -qm s$i; done; "+
+		"sed -i s/two/SANDBOX/ a.txt && git commit -qam conflicting && for i in 4 5; do echo $i > s$i.txt; git add -A; git commit -qm s$i; done")
+	integ := f.wt.TreePath
+	f.sh(integ, "sed -i s/two/INTEGRATION/ a.txt && git commit -qam moved")
+	head := gitOut(t, integ, "rev-parse", "HEAD")
+	index := gitOut(t, integ, "ls-files", "-s")
+	_, err := f.a.Land(f.ctx, LandOptions{Query: inv1})
+	e := errs.As(err)
+	if !errs.Is(err, errs.ELandConflict) || !strings.Contains(strings.Join(e.Detail, ","), "a.txt") || !strings.Contains(e.Msg, "conflicting") {
+		t.Fatalf("err = %v (%+v)", err, e)
+	}
+	if h := gitOut(t, integ, "rev-parse", "HEAD"); h != head {
+		t.Error("HEAD moved")
+	}
+	if got := gitOut(t, integ, "ls-files", "-s"); got != index {
+		t.Error("index changed")
+	}
+	if st := gitOut(t, integ, "status", "--porcelain"); st != "" {
+		t.Errorf("status = %q", st)
+	}
+	if _, err := os.Stat(filepath.Join(integ, "s1.txt")); !os.IsNotExist(err) {
+		t.Error("a commit before the conflict was applied")
+	}
+	if rec := f.read(inv1); store.Deref(rec.LandingStatus) != store.LandingPending || rec.Land != nil {
+		t.Errorf("record = %+v", rec)
+	}
+	if _, err := os.Stat(f.a.Store.SandboxTreePath(inv1)); err != nil {
+		t.Error("sandbox removed")
 	}
 }
