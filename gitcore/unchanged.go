@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,8 +26,9 @@ import (
 //
 // Anything it does not follow exactly as git does (a split index, an
 // unknown required extension, a conflict, an intent-to-add entry, a
-// submodule, a file whose type or mode differs, a missing file, many
-// files to hash, a HEAD it cannot read from files) is "not proven".
+// submodule, a file whose type or mode differs, a missing file, a leading
+// directory that is not a real directory (a symlink), many files to hash,
+// a HEAD it cannot read from files) is "not proven".
 func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool {
 	oidLen := len(headTree) / 2
 	if head == "" || (oidLen != 20 && oidLen != 32) {
@@ -247,9 +249,10 @@ func (t *Tree) statEntries(entries []statEntry, racy uint32) ([]statEntry, bool)
 		go func() {
 			defer wg.Done()
 			var mine []statEntry
+			dirs := leadingDirs{root: t.Path, real: map[string]bool{}}
 			for _, e := range part {
 				same, ok := statMatches(filepath.Join(t.Path, filepath.FromSlash(e.path)), e)
-				if !ok {
+				if !ok || !dirs.allReal(path.Dir(e.path)) {
 					mu.Lock()
 					bad = true
 					mu.Unlock()
@@ -266,6 +269,36 @@ func (t *Tree) statEntries(entries []statEntry, racy uint32) ([]statEntry, bool)
 	}
 	wg.Wait()
 	return doubt, !bad && len(doubt) <= maxHashed
+}
+
+// leadingDirs checks the directories leading to entries as git's status
+// does (has_symlink_leading_path): an lstat of each, which must be a real
+// directory. The lstat of a file follows a symlink in a leading directory,
+// so a directory replaced by a symlink to a copy of it would otherwise
+// look unchanged where git finds every file under it deleted. One per
+// worker (no lock); real remembers each directory's answer, so each is
+// lstatted once per worker.
+type leadingDirs struct {
+	root string
+	real map[string]bool
+}
+
+// allReal reports whether dir (slash-separated, relative to the root; "."
+// for the root itself) and every directory above it are real directories.
+func (d leadingDirs) allReal(dir string) bool {
+	if dir == "." {
+		return true
+	}
+	if v, seen := d.real[dir]; seen {
+		return v
+	}
+	v := d.allReal(path.Dir(dir))
+	if v {
+		fi, err := os.Lstat(filepath.Join(d.root, filepath.FromSlash(dir)))
+		v = err == nil && fi.IsDir()
+	}
+	d.real[dir] = v
+	return v
 }
 
 // sameContent hashes the files of entries as git would stage them

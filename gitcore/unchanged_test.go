@@ -96,6 +96,27 @@ func TestTrackedUnchanged(t *testing.T) {
 	check("deleted", false)
 	restore()
 
+	// A leading directory replaced by a symlink to a copy of it: every
+	// file under it still lstats the same through the link, but git
+	// finds them deleted (and the link and the copy untracked).
+	for _, d := range []string{"d", "d/e"} {
+		real := filepath.Join(dir, d)
+		if err := os.Rename(real, real+"2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Base(real)+"2", real); err != nil {
+			t.Fatal(err)
+		}
+		check(d+" replaced by a symlink", false)
+		if err := os.Remove(real); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(real+"2", real); err != nil {
+			t.Fatal(err)
+		}
+		check(d+" a directory again", true)
+	}
+
 	if err := os.Chmod(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
