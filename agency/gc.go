@@ -107,15 +107,22 @@ func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bo
 // treeLook is what decideTrees sees of one tree.
 type treeLook struct {
 	gone, dirty bool
-	err         error
-	head        string
+	// notDir: a symlink or a file stands at the tree's path; it holds no
+	// work of ours and is never followed (it may name the user's worktree).
+	notDir bool
+	err    error
+	head   string
 }
 
 // lookAtTree says whether tree is gone, has uncommitted changes (one `git
 // status`) and its HEAD (read from files when they can say).
 func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
-	if _, err := os.Stat(tree); err != nil {
+	fi, err := os.Lstat(tree)
+	if err != nil {
 		return treeLook{gone: true}
+	}
+	if !fi.IsDir() {
+		return treeLook{notDir: true}
 	}
 	t := a.Repo.Tree(tree)
 	// (our own .agency/ is no one's work: a create killed while writing
@@ -149,7 +156,7 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 	for k, i := range idx {
 		it, l := &items[i], looks[k]
 		switch {
-		case it.forced || l.gone:
+		case it.forced || l.gone || l.notDir:
 		case l.err != nil:
 			// Not a working git tree: its files may still be someone's work.
 			if hasFiles(it.tree) {
@@ -173,8 +180,8 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 	}
 	// A commit made inside a submodule lives only in the tree's own
 	// submodule repository until it is pushed.
-	for _, i := range idx {
-		if it := &items[i]; !it.forced && !it.Kept {
+	for k, i := range idx {
+		if it := &items[i]; !it.forced && !it.Kept && !looks[k].notDir {
 			if subs := a.localOnlySubmodules(ctx, it.tree); len(subs) > 0 {
 				it.Kept, it.KeptWhy = true, "its submodule "+subs[0]+" holds a commit that exists only in this tree (--force removes it)"
 			}
@@ -318,13 +325,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if a.keptOnRecheck(ctx, it, tree) {
 			return nil
 		}
-		if err := a.Repo.WorktreeRemove(ctx, tree, true); err != nil {
-			// Not a registered worktree any more: remove the directory.
-			if err := store.RemoveAllInside(a.Store.SandboxesDir(), tree); err != nil {
-				return err
-			}
-		}
-		if err := a.pruneOurs(ctx); err != nil {
+		if err := a.removeTreeAt(ctx, a.Store.SandboxesDir(), tree); err != nil {
 			return err
 		}
 		a.event(it.Invocation, "gc", map[string]any{"removed": "sandbox_tree"})
@@ -337,7 +338,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if err := store.CheckInside(a.Store.SandboxesDir(), tree); err != nil {
 			return err
 		}
-		if _, err := os.Stat(tree); err == nil {
+		if fi, err := os.Lstat(tree); err == nil && fi.IsDir() { // (a link goes with its directory, never followed)
 			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
 		}
 		if err := store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(it.Invocation)); err != nil {
@@ -360,7 +361,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if a.keptOnRecheck(ctx, it, tree) {
 			return nil
 		}
-		if _, err := os.Stat(tree); err == nil {
+		if fi, err := os.Lstat(tree); err == nil && fi.IsDir() { // (a link goes with its directory, never followed)
 			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
 		}
 		if err := a.undoKilledAdopt(it.Target); err != nil {

@@ -136,7 +136,7 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 		return GCItem{Kind: GCOrphanDir, Invocation: id, Target: p.a.Store.SandboxDir(id),
 			Reason: "no invocation record", tree: tree, forced: p.opts.Force}, true
 	}
-	if _, err := os.Stat(tree); err != nil {
+	if _, err := os.Lstat(tree); err != nil {
 		p.treeGoes[id] = true
 		return GCItem{}, false
 	}

@@ -23,9 +23,23 @@ func (a *App) trackedChanges(ctx context.Context, tree *gitcore.Tree, head, head
 	return tree.HasTrackedChanges(ctx)
 }
 
+// sandboxChanges is trackedChanges for a sandbox: a submodule with files
+// changed inside it counts (HasTrackedOrSubmoduleChanges), since those go
+// with the sandbox when a land removes it.
+func (a *App) sandboxChanges(ctx context.Context, tree *gitcore.Tree, head, headTree string) (bool, error) {
+	if headTree == "" && head != "" {
+		headTree, _ = a.Repo.TreeOf(ctx, head)
+	}
+	if headTree != "" && tree.TrackedUnchanged(ctx, head, headTree) {
+		return false, nil
+	}
+	return tree.HasTrackedOrSubmoduleChanges(ctx)
+}
+
 // sandboxDirty reports whether the sandbox tree at path (its branch at
 // tip, base..tip being commits) holds uncommitted work, untracked files
-// included, as IsDirty would: tracked files through trackedChanges, then,
+// included, as IsDirty would: tracked files (and files changed inside a
+// submodule) through sandboxChanges, then,
 // when those are unchanged, git's walk for untracked files alone.
 func (a *App) sandboxDirty(ctx context.Context, path string, commits []gitcore.Commit, tip string) (bool, error) {
 	tree := a.Repo.Tree(path)
@@ -33,7 +47,7 @@ func (a *App) sandboxDirty(ctx context.Context, path string, commits []gitcore.C
 	if n := len(commits); n > 0 && commits[n-1].ID == tip {
 		tipTree = commits[n-1].Tree
 	}
-	if tracked, err := a.trackedChanges(ctx, tree, tip, tipTree); err != nil || tracked {
+	if tracked, err := a.sandboxChanges(ctx, tree, tip, tipTree); err != nil || tracked {
 		return tracked, err
 	}
 	return tree.HasUntracked(ctx)

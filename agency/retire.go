@@ -26,8 +26,10 @@ func (a *App) retireSandboxTree(ctx context.Context, rec *store.InvocationRecord
 	if rec.SandboxPath != "" && filepath.Clean(rec.SandboxPath) != filepath.Clean(tree) {
 		return a.RemoveSandboxTree(ctx, rec) // refuses, saying why
 	}
-	if _, err := os.Lstat(tree); err != nil {
+	if fi, err := os.Lstat(tree); err != nil {
 		return a.pruneOurs(ctx)
+	} else if !fi.IsDir() {
+		return a.RemoveSandboxTree(ctx, rec) // the link itself, never what it names
 	}
 	dir := a.Store.RetiredDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -51,7 +53,8 @@ func (a *App) retireSandboxTree(ctx context.Context, rec *store.InvocationRecord
 
 // registrationOf is git's registration directory of the worktree at tree
 // (from its .git file, and only when that registration names tree back),
-// or "".
+// or "". The paths are compared with their last component as it is: a
+// registration of the worktree a symlink at tree names is not tree's.
 func (a *App) registrationOf(tree string) string {
 	b, err := os.ReadFile(filepath.Join(tree, ".git"))
 	if err != nil {
@@ -62,7 +65,7 @@ func (a *App) registrationOf(tree string) string {
 		return ""
 	}
 	back, err := os.ReadFile(filepath.Join(admin, "gitdir"))
-	if err != nil || canonical(filepath.Dir(strings.TrimSpace(string(back)))) != canonical(tree) {
+	if err != nil || canonicalParent(filepath.Dir(strings.TrimSpace(string(back)))) != canonicalParent(tree) {
 		return ""
 	}
 	return admin
@@ -128,4 +131,14 @@ func (a *App) removeRetiredLeftover(it *GCItem) error {
 	}
 	defer lock.Close()
 	return store.RemoveAllInside(dir, it.Target)
+}
+
+// canonicalParent is path with its directory canonical (symlinks resolved)
+// and its last component as it is.
+func canonicalParent(path string) string {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		p = path
+	}
+	return filepath.Join(canonical(filepath.Dir(p)), filepath.Base(p))
 }

@@ -150,12 +150,27 @@ func (a *App) RemoveSandboxTree(ctx context.Context, rec *store.InvocationRecord
 	if rec.SandboxPath != "" && filepath.Clean(rec.SandboxPath) != filepath.Clean(tree) {
 		return errs.UnsafePath(rec.SandboxPath, tree)
 	}
-	if _, err := os.Stat(tree); err == nil {
-		if err := a.Repo.WorktreeRemove(ctx, tree, true); err != nil {
-			// Not a registered worktree any more: remove the directory.
-			if err := store.RemoveAllInside(a.Store.SandboxesDir(), tree); err != nil {
-				return err
-			}
+	return a.removeTreeAt(ctx, a.Store.SandboxesDir(), tree)
+}
+
+// removeTreeAt removes the worktree at tree (inside root, our data
+// directory) and git's registration of it, then prunes our registrations
+// whose tree is gone. A tree path that is no directory (another program
+// put a symlink there, to one of the user's worktrees say, or a file) is
+// removed itself and never followed: git, asked to remove it, would remove
+// the worktree it points to.
+func (a *App) removeTreeAt(ctx context.Context, root, tree string) error {
+	fi, err := os.Lstat(tree)
+	switch {
+	case err != nil:
+	case !fi.IsDir():
+		if err := store.RemoveAllInside(root, tree); err != nil {
+			return err
+		}
+	case a.Repo.WorktreeRemove(ctx, tree, true) != nil:
+		// Not a registered worktree any more: remove the directory.
+		if err := store.RemoveAllInside(root, tree); err != nil {
+			return err
 		}
 	}
 	return a.pruneOurs(ctx)

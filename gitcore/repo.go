@@ -246,6 +246,22 @@ func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// HasTrackedOrSubmoduleChanges is HasTrackedChanges, except that a
+// submodule with changed files inside it counts too: those go with the
+// tree when it is removed, and no snapshot of it holds them.
+func (t *Tree) HasTrackedOrSubmoduleChanges(ctx context.Context) (bool, error) {
+	st, err := t.status(ctx, "--untracked-files=no")
+	if err != nil {
+		return false, err
+	}
+	for _, e := range st {
+		if e.Kind != StatusUntracked && e.Kind != StatusIgnored {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Changes is the tree's status as IsDirty reads it: untracked directories
 // as one entry each, ignored files not listed.
 func (t *Tree) Changes(ctx context.Context) ([]StatusEntry, error) {
