@@ -27,8 +27,8 @@ const FPAdoptAfterMarker = "worktree-adopt:after-marker"
 // directory (nothing is moved), adopted = true, the marker and an ignored
 // .agency/ written into it, its branch kept as it is. It refuses the main
 // worktree, another repository's worktree, a directory that is not a
-// worktree, a detached HEAD, a sandbox and a tree that is already an
-// integration worktree.
+// worktree, a detached HEAD, a sandbox, a tree that is already an
+// integration worktree and a tree with a .agency/ of its own.
 func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*store.WorktreeRecord, error) {
 	if opts.Name != "" && !store.ValidName(opts.Name) {
 		return nil, errs.InvalidName(opts.Name)
@@ -138,6 +138,12 @@ func (a *App) checkAdoptLocked(tree, name string, named bool) error {
 	}
 	if HasMarker(tree) || inside(a.Store.IntegrationWorktreesDir(), tree) {
 		return errs.AlreadyIntegrationTree(tree)
+	}
+	// A .agency/ of the user's own: our marker and .gitignore would
+	// overwrite theirs and hide their files (E_AGENCY_DIR, as create and
+	// start refuse a commit that tracks files there).
+	if _, err := os.Lstat(filepath.Join(tree, store.AgencyDir)); err == nil {
+		return errs.AgencyDirInTree(tree)
 	}
 	for _, e := range entries {
 		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.Name == name {

@@ -65,7 +65,7 @@ var Meaning = map[Code]string{
 	ESigningFailed:     "commit.gpgsign is set but the landed commits could not be signed; nothing was touched",
 	EHookFailed:        "the repository's post-checkout hook failed while git made a new tree; the tree was removed",
 	EBranchAgency:      "a branch named agency (or agency/…) is in the way of git-agency's branches",
-	EAgencyDir:         "the repository tracks files under .agency/, the directory git-agency keeps in each of its trees; nothing was made",
+	EAgencyDir:         "the repository tracks files under .agency/ (or a worktree to adopt has a .agency/ of its own), the directory git-agency keeps in each of its trees; nothing was made",
 	ENoMainWorktree:    "the repository's main worktree cannot be found (a bare repository used through GIT_DIR)",
 	EVerifyFailed:      "the check (agency.verify) failed on the candidate; nothing was landed",
 	EVerifyRunning:     "a land is verifying that invocation already",

@@ -69,7 +69,7 @@ var Fix = map[Code]string{
 	ESigningFailed:     "make the signing key usable (user.signingkey, gpg.format), or land unsigned once with git -c commit.gpgsign=false agency agent land <id>",
 	EHookFailed:        "fix the hook (its output is shown), or skip the repository's hooks for one command: git -c core.hooksPath=/dev/null agency …",
 	EBranchAgency:      "rename the branch named agency (git branch -m agency <new-name>): git cannot have it and branches agency/… at once",
-	EAgencyDir:         "move the repository's .agency/ elsewhere (git mv .agency <new-name>, then commit): git-agency writes its own files there",
+	EAgencyDir:         "move the .agency/ elsewhere (git mv .agency <new-name>, then commit; mv for files git does not track): git-agency writes its own files there",
 	ENoMainWorktree:    "clone the repository (or add a worktree to it) and run git agency in a tree of its own",
 	EVerifyFailed:      "read the log ('git agency agent logs --verify <id>'), fix the work in the sandbox ('git agency agent send <id>') and land again; --no-verify lands without the check",
 	EVerifyRunning:     "wait for the other land to end ('git agency agent show <id>' says verify_status)",

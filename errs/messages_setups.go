@@ -60,6 +60,14 @@ func AgencyDirTracked(commit string) *Error {
 		"the repository tracks files under .agency/ (at %s), the directory git-agency keeps in each of its trees; nothing was made", commit)
 }
 
+// AgencyDirInTree: a tree to adopt has a .agency/ of its own (tracked or
+// not), where git-agency writes its marker and a .gitignore of `*`, which
+// would overwrite the user's .gitignore there and hide their files.
+func AgencyDirInTree(tree string) *Error {
+	return New(EAgencyDir, "move it elsewhere (git mv .agency <new-name> and commit, or mv for files git does not track), then run the command again",
+		"the worktree at %s has a .agency/ of its own, the directory git-agency keeps in each of its trees; nothing was written", tree)
+}
+
 // NoMainWorktree: a bare repository used through GIT_DIR and
 // GIT_WORK_TREE (the dotfiles layout) has no main worktree git-agency can
 // run in or lend its files.
