@@ -84,11 +84,11 @@ func (a *App) removeRetired() {
 	if ok {
 		defer lock.Close()
 	}
-	if a.DetachRemovals && runner.SpawnRemover(dir, lock) == nil {
+	if a.DetachRemovals && runner.SpawnRemover(a.Store.DataDir, dir, lock) == nil {
 		return
 	}
 	if ok {
-		store.RemoveRetired(dir)
+		store.RemoveRetired(a.Store.DataDir, dir)
 	}
 }
 

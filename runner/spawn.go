@@ -124,8 +124,10 @@ const RemoveRetiredCmd = "remove-retired"
 // lock, when not nil, is dir's flock, which the caller took: the remover
 // inherits it and holds it until it ends, so the entries never look
 // abandoned in between. Without it the remover waits for the lock (another
-// remover is at work). An error means nothing was started.
-func SpawnRemover(dir string, lock *os.File) error {
+// remover is at work). dataDir is told to it ($AGENCY_DATA_DIR): it
+// empties no retired directory outside it. An error means nothing was
+// started.
+func SpawnRemover(dataDir, dir string, lock *os.File) error {
 	exe := AgencyExe()
 	if exe == "" {
 		return errs.AgencyMissing(AgencyProgram)
@@ -142,6 +144,7 @@ func SpawnRemover(dir string, lock *os.File) error {
 		cmd.ExtraFiles = []*os.File{lock}
 	}
 	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), "AGENCY_DATA_DIR="+dataDir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	traced := subproc.Trace(cmd)
@@ -156,12 +159,17 @@ func SpawnRemover(dir string, lock *os.File) error {
 // RemoveRetired is the remover process (args: the retired directory, then
 // --locked when it inherited the lock as its fd 3): it takes the lock
 // unless it has it, deletes the retired trees and exits 0, or 1 on an
-// error (what it left, doctor reports and gc removes).
+// error (what it left, doctor reports and gc removes). The directory must
+// lie in the data directory $AGENCY_DATA_DIR names (or the default one).
 func RemoveRetired(args []string) int {
 	if len(args) == 0 || len(args) > 2 || (len(args) == 2 && args[1] != "--locked") {
 		return 2
 	}
 	dir := args[0]
+	dataDir, err := store.DataDir(os.Getenv, "")
+	if err != nil || store.CheckInside(dataDir, dir) != nil {
+		return 1
+	}
 	if len(args) == 1 {
 		f, _, err := store.LockRetired(dir, true)
 		if err != nil {
@@ -169,7 +177,7 @@ func RemoveRetired(args []string) int {
 		}
 		defer f.Close()
 	}
-	if store.RemoveRetired(dir) != nil {
+	if store.RemoveRetired(dataDir, dir) != nil {
 		return 1
 	}
 	return 0

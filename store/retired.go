@@ -66,10 +66,14 @@ func RetiredEntries(dir string) []string {
 
 // RemoveRetired deletes every retired tree in dir (the caller holds its
 // lock), again until none is left: a tree retired meanwhile goes too. dir
-// must be a retired directory of a repository's records (its name, and
-// the repository's lock file beside it).
-func RemoveRetired(dir string) error {
+// must be a retired directory of a repository's records inside the data
+// directory dataDir (its name, the repository's lock file beside it): a
+// directory named retired elsewhere is never emptied.
+func RemoveRetired(dataDir, dir string) error {
 	dir = filepath.Clean(dir)
+	if err := CheckInside(dataDir, dir); err != nil {
+		return err
+	}
 	if filepath.Base(dir) != "retired" {
 		return errs.UnsafePath(dir, "a retired directory")
 	}
