@@ -231,6 +231,12 @@ func undoAdoptMarks(m store.AdoptMarks) error {
 	return err
 }
 
+// isAgencyFile tells the files git-agency writes in a tree's .agency/:
+// the marker, the .gitignore and the temp files of their writes.
+func isAgencyFile(name string) bool {
+	return name == store.MarkerFile || name == ".gitignore" || isMarkerTemp(name)
+}
+
 // isMarkerTemp tells the temp files of WriteMarker's two writes.
 func isMarkerTemp(name string) bool {
 	return store.IsAtomicTemp(name) &&

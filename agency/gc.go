@@ -125,9 +125,10 @@ func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
 		return treeLook{notDir: true}
 	}
 	t := a.Repo.Tree(tree)
-	// (our own .agency/ is no one's work: a create killed while writing
-	// its .gitignore leaves it untracked)
-	dirty, err := t.HoldsWork(ctx, store.AgencyDir)
+	// (our own files in .agency/ are no one's work: a create killed while
+	// writing its .gitignore leaves them untracked; a tracked file there
+	// is the agent's)
+	dirty, err := t.HoldsWork(ctx, store.AgencyDir, isAgencyFile)
 	if err != nil || dirty {
 		return treeLook{dirty: dirty, err: err}
 	}

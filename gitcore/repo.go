@@ -284,22 +284,43 @@ func (t *Tree) IsDirty(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// HoldsWork is IsDirty, except that changes at or below the directory ours
-// (relative to the tree's top, e.g. ".agency") do not count: a tree whose
-// only change is there holds no one's work.
-func (t *Tree) HoldsWork(ctx context.Context, ours string) (bool, error) {
+// HoldsWork is IsDirty, except that untracked files of ours in the
+// directory ours (relative to the tree's top, e.g. ".agency") do not
+// count: isOurs tells their names (a marker, a .gitignore, the temp files
+// of their writes). A tree whose only change is those holds no one's
+// work. Any change to a tracked file there, and any other untracked file
+// or directory there, still counts.
+func (t *Tree) HoldsWork(ctx context.Context, ours string, isOurs func(name string) bool) (bool, error) {
 	st, err := t.status(ctx, "--untracked-files=normal")
 	if err != nil {
 		return false, err
 	}
 	for _, e := range st {
-		p := strings.TrimSuffix(e.Path, "/")
-		if e.Kind == StatusIgnored || p == ours || strings.HasPrefix(p, ours+"/") {
+		if e.Kind == StatusIgnored || (e.Kind == StatusUntracked && t.onlyOurs(e.Path, ours, isOurs)) {
 			continue
 		}
 		return true, nil
 	}
 	return false, nil
+}
+
+// onlyOurs reports whether the untracked status path p is the directory
+// ours holding only files isOurs names, or one such file in it.
+func (t *Tree) onlyOurs(p, ours string, isOurs func(string) bool) bool {
+	if p == ours+"/" {
+		ents, err := os.ReadDir(filepath.Join(t.Path, filepath.FromSlash(ours)))
+		if err != nil {
+			return false
+		}
+		for _, e := range ents {
+			if !e.Type().IsRegular() || !isOurs(e.Name()) {
+				return false
+			}
+		}
+		return true
+	}
+	name, ok := strings.CutPrefix(p, ours+"/")
+	return ok && !strings.Contains(name, "/") && isOurs(name)
 }
 
 // RevParse resolves rev to a commit id.

@@ -32,7 +32,9 @@ type Cmd struct {
 	// context interrupts the whole group (SIGINT, what Ctrl-C in a
 	// terminal does) instead of killing git alone: the children git
 	// starts (the checkout of a `worktree add`, a hook) stop with it,
-	// and git removes what it had half made, as it does on Ctrl-C.
+	// and git removes what it had half made, as it does on Ctrl-C. A
+	// hangup of ours is passed on to the group (see interruptGroup for
+	// what the terminal no longer reaches).
 	Group bool
 }
 
@@ -67,13 +69,16 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin
-	if c.Group {
-		interruptGroup(cmd, groupWaitDelay)
-	}
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
-	err := subproc.Run(cmd)
+	var err error
+	if c.Group {
+		interruptGroup(cmd, groupWaitDelay)
+		err = runGroup(cmd)
+	} else {
+		err = subproc.Run(cmd)
+	}
 	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes()}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
