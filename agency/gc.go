@@ -172,11 +172,15 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 			commits = append(commits, l.head)
 		}
 	}
-	if unreachable, err := a.Repo.Unreachable(ctx, commits); err == nil {
-		for i, head := range heads {
-			if unreachable[head] {
-				items[i].Kept, items[i].KeptWhy = true, "its HEAD holds commits no branch or ref has (--force removes it)"
-			}
+	// When the walk fails (a HEAD that is no commit of this repository:
+	// another repository stands at the tree's path), every tree with a
+	// HEAD is kept: its commits may be nowhere else.
+	unreachable, err := a.Repo.Unreachable(ctx, commits)
+	for i, head := range heads {
+		if err != nil {
+			items[i].Kept, items[i].KeptWhy = true, "its HEAD could not be found in this repository's history (--force removes it)"
+		} else if unreachable[head] {
+			items[i].Kept, items[i].KeptWhy = true, "its HEAD holds commits no branch or ref has (--force removes it)"
 		}
 	}
 	// A commit made inside a submodule lives only in the tree's own

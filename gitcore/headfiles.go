@@ -47,8 +47,12 @@ func worktreeGitDir(tree string) (string, bool) {
 // headCommit is the commit the worktree's HEAD (in gitDir) names, read
 // from files: detached, or a branch's loose ref or its packed-refs line;
 // "" when it cannot tell that way (a symbolic chain, the reftable
-// backend, an unborn branch).
+// backend, an unborn branch, a git dir that is not our repository's: its
+// branches are not ours).
 func (t *Tree) headCommit(gitDir string) string {
+	if !t.repo.ownsGitDir(gitDir) {
+		return ""
+	}
 	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
@@ -80,6 +84,44 @@ func (t *Tree) headCommit(gitDir string) string {
 		}
 	}
 	return ""
+}
+
+// ownsGitDir reports whether gitDir is this repository's: its common dir,
+// or a linked worktree's registration under <common>/worktrees/ whose
+// commondir file names the common dir back. Another repository's git dir
+// (a standalone repository, a worktree of another clone) is not.
+func (r *Repo) ownsGitDir(gitDir string) bool {
+	common := r.CommonDir
+	if common == "" {
+		return false
+	}
+	g, c := realDir(gitDir), realDir(common)
+	if g == c {
+		return true
+	}
+	if filepath.Dir(g) != filepath.Join(c, "worktrees") {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return false
+	}
+	back := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(back) {
+		back = filepath.Join(gitDir, back)
+	}
+	return realDir(back) == c
+}
+
+// realDir is dir absolute, with symlinks resolved when it can be.
+func realDir(dir string) string {
+	if d, err := filepath.Abs(dir); err == nil {
+		dir = d
+	}
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	return filepath.Clean(dir)
 }
 
 // hexOID is s when it is an object id in hex, else "".

@@ -2,6 +2,7 @@ package gitcore
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestHeadFromFiles(t *testing.T) {
 	git("checkout", "-q", "--detach")
 	same("detached", r.Tree(dir))
 	wt := filepath.Join(t.TempDir(), "wt")
-	git("worktree", "add", "-q", "-b", "side", wt)
+	git("worktree", "add", "-q", "--detach", wt)
 	same("linked worktree", r.Tree(wt))
 	git("checkout", "-q", "--orphan", "unborn")
 	if got := r.Tree(dir).HeadFromFiles(); got != "" {
@@ -66,5 +67,32 @@ func TestCommitFromFiles(t *testing.T) {
 	git("gc", "-q")
 	if _, _, ok := r.CommitFromFiles(git("rev-parse", "HEAD")); ok {
 		t.Error("a packed commit read from files")
+	}
+}
+
+// HeadFromFiles reads a HEAD only from a git dir of this repository: a
+// standalone repository, or a worktree of another clone, at a tree's path
+// is "" (ask git), not the tip of our branch of the same name, nor a
+// detached HEAD of theirs.
+func TestHeadFromFilesOtherRepository(t *testing.T) {
+	r, git := testRepo(t)
+	other := filepath.Join(t.TempDir(), "other")
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main", other},
+		{"-C", other, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "theirs"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if got := r.Tree(other).HeadFromFiles(); got != "" {
+		t.Errorf("standalone repository: HeadFromFiles %q (our main is %s), want \"\"", got, git("rev-parse", "main"))
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	if out, err := exec.Command("git", "-C", other, "worktree", "add", "-q", "--detach", wt).CombinedOutput(); err != nil {
+		t.Fatalf("worktree add: %v\n%s", err, out)
+	}
+	if got := r.Tree(wt).HeadFromFiles(); got != "" {
+		t.Errorf("another repository's worktree: HeadFromFiles %q, want \"\"", got)
 	}
 }
