@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -192,7 +193,19 @@ func (a *App) ResolveInvocation(query string) (*store.InvocationRecord, error) {
 		ce := errs.StoreCorrupt(filepath.Join(e.Dir, "meta.json"), e.Err)
 		return nil, ce.With("record directory: " + e.Dir)
 	}
-	return e.Record, nil
+	// The scan may serve a finished record from its cache without looking
+	// at the file; the one record a command names is read from the file,
+	// so a meta.json another program changed or damaged is seen (one
+	// read, whatever the history's size).
+	rec, err := a.Store.ReadInvocation(e.ID)
+	if err == nil && rec.InvocationID != e.ID {
+		err = fmt.Errorf("its invocation_id is %q", rec.InvocationID)
+	}
+	if err != nil {
+		ce := errs.StoreCorrupt(filepath.Join(e.Dir, "meta.json"), err)
+		return nil, ce.With("record directory: " + e.Dir)
+	}
+	return rec, nil
 }
 
 // WorktreeByID reads a worktree record by exact id.

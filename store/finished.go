@@ -38,7 +38,9 @@ import (
 // to its end. A writer killed between the two marks leaves the generation
 // dirty: scans check every file (correct, only slower) until the next
 // writer or gc marks it clean. A meta.json edited by hand is not seen by
-// a trusting scan; `doctor` checks every file (ScanInvocationsChecked).
+// a trusting scan (a listing); `doctor` checks every file
+// (ScanInvocationsChecked) and a command that names one invocation reads
+// its file (agency's ResolveInvocation).
 
 // FinishedFacts is what read paths derive from a finished invocation's
 // files besides meta.json.
