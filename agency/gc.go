@@ -430,7 +430,7 @@ func (a *App) pruneOurs(ctx context.Context, also ...string) error {
 		if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
 			continue
 		}
-		if err := store.RemoveAllInside(filepath.Join(a.Repo.CommonDir, "worktrees"), w.AdminDir); err != nil {
+		if err := a.Repo.RemoveRegistration(w.AdminDir); err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,7 @@ func (a *App) retireSandboxTree(ctx context.Context, rec *store.InvocationRecord
 	if admin != "" {
 		// Removed even when locked, as `git worktree remove --force
 		// --force` would: its tree is gone.
-		if err := store.RemoveAllInside(filepath.Join(a.Repo.CommonDir, "worktrees"), admin); err != nil {
+		if err := a.Repo.RemoveRegistration(admin); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package gitcore
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,29 @@ func TestHeadFromFilesOtherRepository(t *testing.T) {
 	}
 	if got := r.Tree(wt).HeadFromFiles(); got != "" {
 		t.Errorf("another repository's worktree: HeadFromFiles %q, want \"\"", got)
+	}
+}
+
+// RemoveRegistration deletes a directory under <common>/worktrees/ and
+// refuses any other (the common dir itself, a directory elsewhere).
+func TestRemoveRegistration(t *testing.T) {
+	r, git := testRepo(t)
+	wt := filepath.Join(t.TempDir(), "wt")
+	git("worktree", "add", "-q", "--detach", wt)
+	admin := filepath.Join(r.CommonDir, "worktrees", "wt")
+	other := t.TempDir()
+	for _, bad := range []string{r.CommonDir, filepath.Join(r.CommonDir, "worktrees"), other, filepath.Join(admin, "..", "..")} {
+		if err := r.RemoveRegistration(bad); err == nil {
+			t.Errorf("%s: removed", bad)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RemoveRegistration(admin); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(admin); !os.IsNotExist(err) {
+		t.Fatalf("registration kept: %v", err)
 	}
 }

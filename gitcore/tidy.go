@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-agency/git-agency/errs"
 )
 
 // ReachableFromOtherBranch reports whether commit is reachable from some
@@ -179,4 +181,20 @@ func DirtySubmodules(st []StatusEntry) []string {
 // as HEAD has them, so there is nothing of it to snapshot or land.
 func OnlySubmoduleDirt(e StatusEntry) bool {
 	return len(e.Sub) == 4 && e.Sub[0] == 'S' && e.Sub[1] == '.' && len(e.XY) == 2 && e.XY[0] == '.'
+}
+
+// RemoveRegistration deletes git's registration directory admin of a
+// linked worktree, <common>/worktrees/<name>, as `git worktree remove
+// --force --force` does (even when locked): the caller removed its tree.
+// It refuses any other directory.
+func (r *Repo) RemoveRegistration(admin string) error {
+	root := filepath.Join(r.CommonDir, "worktrees")
+	name := filepath.Base(filepath.Clean(admin))
+	if r.CommonDir == "" || realDir(filepath.Dir(filepath.Clean(admin))) != realDir(root) || name == "." || name == ".." || name == string(filepath.Separator) {
+		return errs.UnsafePath(admin, root)
+	}
+	if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
+		return errs.IO("remove", admin, err)
+	}
+	return nil
 }
