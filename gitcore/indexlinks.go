@@ -1,9 +1,7 @@
 package gitcore
 
 import (
-	"bufio"
 	"encoding/binary"
-	"os"
 	"path/filepath"
 )
 
@@ -30,33 +28,20 @@ func (t *Tree) MayHoldGitlinks() bool {
 // index, whose entries live elsewhere). Flags (skip-worktree, sparse
 // directories, conflict stages) do not matter: only the modes are read.
 func indexGitlinks(p string, oidLen int) (links, ok bool) {
-	f, err := os.Open(p)
-	if err != nil {
+	f, r, size, version, count, ok := openIndexStream(p)
+	if !ok {
 		return false, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, false
-	}
-	r := &indexReader{r: bufio.NewReaderSize(f, 32<<10)}
-	var hdr [12]byte
-	if !r.read(hdr[:]) || string(hdr[:4]) != "DIRC" {
-		return false, false
-	}
-	version := binary.BigEndian.Uint32(hdr[4:8])
-	if version < 2 || version > 4 {
-		return false, false
-	}
 	entry := make([]byte, 42+oidLen)
-	for i := binary.BigEndian.Uint32(hdr[8:12]); i > 0; i-- {
+	for i := count; i > 0; i-- {
 		link, ok := r.entryLink(entry, version)
 		if !ok {
 			return false, false
 		}
 		links = links || link
 	}
-	return links, r.extensionsPlain(fi.Size(), oidLen)
+	return links, r.extensionsPlain(size, oidLen)
 }
 
 // entryLink reads one entry (buf: room for its fixed part and flags) and

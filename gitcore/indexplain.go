@@ -18,33 +18,45 @@ import (
 // 9 MB, which a supervisor checking it on every full checkpoint would
 // otherwise hold, and its heap double for, at each one.
 func indexPlain(p string, oidLen int) (plain, gitlinks bool) {
-	f, err := os.Open(p)
-	if err != nil {
+	f, r, size, version, count, ok := openIndexStream(p)
+	if !ok {
 		return false, false
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, false
-	}
-	r := &indexReader{r: bufio.NewReaderSize(f, 32<<10)}
-	var hdr [12]byte
-	if !r.read(hdr[:]) || string(hdr[:4]) != "DIRC" {
-		return false, false
-	}
-	version := binary.BigEndian.Uint32(hdr[4:8])
-	if version < 2 || version > 4 {
-		return false, false
-	}
 	entry := make([]byte, 42+oidLen)
-	for i := binary.BigEndian.Uint32(hdr[8:12]); i > 0; i-- {
+	for i := count; i > 0; i-- {
 		var link bool
 		if plain, link = r.entryPlain(entry, version); !plain {
 			return false, false
 		}
 		gitlinks = gitlinks || link
 	}
-	return r.extensionsPlain(fi.Size(), oidLen), gitlinks
+	return r.extensionsPlain(size, oidLen), gitlinks
+}
+
+// openIndexStream opens the index file at p for reading as a stream and
+// reads its header: the stream positioned at the first entry, the file's
+// size, the index version (2 to 4) and the number of entries. ok is false
+// (and nothing is left open) on a read error, a bad signature or another
+// version.
+func openIndexStream(p string) (f *os.File, r *indexReader, size int64, version, count uint32, ok bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil, 0, 0, 0, false
+	}
+	fi, err := f.Stat()
+	r = &indexReader{r: bufio.NewReaderSize(f, 32<<10)}
+	var hdr [12]byte
+	if err != nil || !r.read(hdr[:]) || string(hdr[:4]) != "DIRC" {
+		f.Close()
+		return nil, nil, 0, 0, 0, false
+	}
+	version = binary.BigEndian.Uint32(hdr[4:8])
+	if version < 2 || version > 4 {
+		f.Close()
+		return nil, nil, 0, 0, 0, false
+	}
+	return f, r, fi.Size(), version, binary.BigEndian.Uint32(hdr[8:12]), true
 }
 
 // indexReader reads an index file in order, counting the bytes read.
