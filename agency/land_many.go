@@ -3,6 +3,7 @@ package agency
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
@@ -102,16 +103,61 @@ func (a *App) ReadyToLand(ctx context.Context, worktree string) ([]string, error
 			ready = append(ready, r)
 		}
 	}
-	sort.SliceStable(ready, func(i, j int) bool {
-		fi, fj := store.Deref(ready[i].FinishedAt), store.Deref(ready[j].FinishedAt)
-		if fi != fj {
-			return fi < fj
-		}
-		return ready[i].InvocationID < ready[j].InvocationID
-	})
+	a.sortByEnd(ready)
 	ids := make([]string, 0, len(ready))
 	for _, r := range ready {
 		ids = append(ids, r.InvocationID)
 	}
 	return ids, nil
+}
+
+// sortByEnd orders invocations oldest finished first. finished_at has whole
+// seconds: agents that finished within the same second are ordered by their
+// end events (nanoseconds), read only then.
+func (a *App) sortByEnd(recs []*store.InvocationRecord) {
+	ended := map[string]time.Time{}
+	endOf := func(r *store.InvocationRecord) time.Time {
+		t, ok := ended[r.InvocationID]
+		if !ok {
+			t = a.endedAt(r)
+			ended[r.InvocationID] = t
+		}
+		return t
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		fi, fj := parseRFC3339(store.Deref(recs[i].FinishedAt)), parseRFC3339(store.Deref(recs[j].FinishedAt))
+		if !fi.Equal(fj) {
+			return fi.Before(fj)
+		}
+		if ei, ej := endOf(recs[i]), endOf(recs[j]); !ei.Equal(ej) {
+			return ei.Before(ej)
+		}
+		if si, sj := parseRFC3339(recs[i].StartedAt), parseRFC3339(recs[j].StartedAt); !si.Equal(sj) {
+			return si.Before(sj)
+		}
+		return recs[i].InvocationID < recs[j].InvocationID
+	})
+}
+
+// endedAt is when an invocation's runner ended, to the nanosecond: the time
+// of its last end event (exited, start_failed, setup_failed). An
+// invocation reconciled after its supervisor died has none: its finished_at.
+func (a *App) endedAt(r *store.InvocationRecord) time.Time {
+	evs, _ := a.Store.ReadEvents(r.InvocationID)
+	for i := len(evs) - 1; i >= 0; i-- {
+		switch evs[i].Event {
+		case "exited", "start_failed", "setup_failed":
+			if t, err := time.Parse(time.RFC3339Nano, evs[i].Time); err == nil {
+				return t
+			}
+		}
+	}
+	return parseRFC3339(store.Deref(r.FinishedAt))
+}
+
+// parseRFC3339 is a record's timestamp as a time; the zero time when it is
+// empty or unreadable (sorted first).
+func parseRFC3339(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
 }

@@ -488,3 +488,33 @@ func TestLandStaleRefLock(t *testing.T) {
 		t.Errorf("log = %q", got)
 	}
 }
+
+// land --all lands oldest finished first. finished_at has whole seconds: two
+// agents that ended within one second are ordered by their end events, not
+// by their ids (whose suffix is random).
+func TestReadyToLandSameSecond(t *testing.T) {
+	f := newLandFixture(t)
+	for _, id := range []string{inv1, inv2} {
+		f.sandbox(id, "true")
+		rec := f.read(id)
+		rec.FinishedAt = store.Str("2026-01-01T00:00:05Z")
+		if err := f.a.Store.WriteInvocation(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// inv2 ended first within that second.
+	events := map[string]string{inv1: "2026-01-01T00:00:05.9Z", inv2: "2026-01-01T00:00:05.1Z"}
+	for id, at := range events {
+		line := `{"time":"` + at + `","event":"exited","data":{"exit_code":0}}` + "\n"
+		if err := os.WriteFile(f.a.Store.EventsPath(id), []byte(line), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := f.a.ReadyToLand(f.ctx, "feat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != inv2 || got[1] != inv1 {
+		t.Fatalf("ReadyToLand = %v, want [%s %s]", got, inv2, inv1)
+	}
+}
