@@ -124,6 +124,26 @@ func WorktreeTreeGone(name, tree string) *Error {
 		"worktree %q: its directory %s is gone", name, tree)
 }
 
+// NoMarker: an integration tree has a .agency/ without its marker.
+func NoMarker(name, marker string) *Error {
+	return New(ENotIntegration, "recreate it with 'git agency worktree create'",
+		"worktree %q has no integration marker at %s", name, marker)
+}
+
+// MarkerRestored: an integration tree had lost its .agency/ (a `git clean
+// -x` removes it); agent start wrote the marker again (a warning).
+func MarkerRestored(name, tree string) *Error {
+	return New(ENotIntegration, "",
+		"worktree %q had lost its .agency/ (a 'git clean -x' removes it); its integration marker was written again in %s", name, tree)
+}
+
+// WorktreeMoved: a worktree's tree was moved with `git worktree move`;
+// the record still names its old path.
+func WorktreeMoved(name, from, to string) *Error {
+	return New(ENotFound, "move it back: git worktree move "+shellQuote(to)+" "+shellQuote(from),
+		"worktree %q was moved to %s (its record names %s)", name, to, from)
+}
+
 func Git(args []string, exit int, stderr string) *Error {
 	msg := fmt.Sprintf("git %s failed (exit %d)", strings.Join(args, " "), exit)
 	if s := strings.TrimSpace(stderr); s != "" {
@@ -432,4 +452,13 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 // NoSuchCommand: `help` was asked about words that name no command.
 func NoSuchCommand(prog, words string) *Error {
 	return New(EUsage, "'"+prog+" help' lists the commands", "no command %q in %s", words, prog)
+}
+
+// shellQuote is s as one shell word: as it is when it needs no quoting,
+// else in single quotes, so a hint with a path can be pasted.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
