@@ -3,7 +3,6 @@ package agency
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -60,7 +59,7 @@ func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.Workt
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
-	if wt, err = a.stillPresent(wt); err != nil {
+	if wt, err = a.stillPresent(ctx, wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
 	if err := a.CheckOnBranch(ctx, wt); err != nil {
@@ -80,7 +79,7 @@ func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.Workt
 // stillPresent re-reads a worktree record and checks its tree is there:
 // E_ARCHIVED once a worktree rm archived it, E_NOT_FOUND when the record
 // or the directory is gone (never git's "chdir: no such file").
-func (a *App) stillPresent(wt *store.WorktreeRecord) (*store.WorktreeRecord, error) {
+func (a *App) stillPresent(ctx context.Context, wt *store.WorktreeRecord) (*store.WorktreeRecord, error) {
 	cur, err := a.WorktreeByID(wt.WorktreeID)
 	if err != nil {
 		return nil, err
@@ -88,8 +87,8 @@ func (a *App) stillPresent(wt *store.WorktreeRecord) (*store.WorktreeRecord, err
 	if cur.State != store.StatePresent {
 		return nil, errs.Archived(cur.Name, cur.WorktreeID)
 	}
-	if fi, err := os.Stat(cur.TreePath); err != nil || !fi.IsDir() {
-		return nil, errs.WorktreeTreeGone(cur.Name, cur.TreePath)
+	if err := a.treeGoneErr(ctx, cur); err != nil {
+		return nil, err
 	}
 	return cur, nil
 }
@@ -160,7 +159,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	defer unlock()
 	// A worktree rm may have run since PrepareStart: look again under the
 	// lock, which rm holds while it removes and archives.
-	if wt, err = a.stillPresent(wt); err != nil {
+	if wt, err = a.stillPresent(ctx, wt); err != nil {
 		return nil, err
 	}
 	queued := false

@@ -124,6 +124,13 @@ func WorktreeTreeGone(name, tree string) *Error {
 		"worktree %q: its directory %s is gone", name, tree)
 }
 
+// WorktreeMoved: a worktree's tree was moved with `git worktree move`;
+// the record still names its old path.
+func WorktreeMoved(name, from, to string) *Error {
+	return New(ENotFound, "move it back: git worktree move "+shellQuote(to)+" "+shellQuote(from),
+		"worktree %q was moved to %s (its record names %s)", name, to, from)
+}
+
 func Git(args []string, exit int, stderr string) *Error {
 	msg := fmt.Sprintf("git %s failed (exit %d)", strings.Join(args, " "), exit)
 	if s := strings.TrimSpace(stderr); s != "" {
@@ -432,4 +439,13 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 // NoSuchCommand: `help` was asked about words that name no command.
 func NoSuchCommand(prog, words string) *Error {
 	return New(EUsage, "'"+prog+" help' lists the commands", "no command %q in %s", words, prog)
+}
+
+// shellQuote is s as one shell word: as it is when it needs no quoting,
+// else in single quotes, so a hint with a path can be pasted.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
