@@ -65,9 +65,8 @@ func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.Workt
 	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
-	if !HasMarker(wt.TreePath) {
-		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
-			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
+	if err := a.restoreMarker(wt); err != nil {
+		return nil, runner.Spec{}, err
 	}
 	spec, err := a.PrepareRunner(opts)
 	if err != nil {

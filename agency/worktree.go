@@ -322,8 +322,16 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 // `agent start`.
 func (a *App) WorktreeHere() string {
 	top := a.Repo.Toplevel
-	if top == "" || !HasMarker(top) {
-		return "" // one file read: most commands run elsewhere
+	if top == "" {
+		return ""
+	}
+	if !HasMarker(top) {
+		// One file read: most commands run elsewhere. A linked tree without
+		// the marker may still be ours after a `git clean -x` (agent start
+		// writes it again): its record says.
+		if fi, err := os.Lstat(filepath.Join(top, ".git")); err != nil || fi.IsDir() {
+			return ""
+		}
 	}
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {

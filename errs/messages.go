@@ -124,6 +124,19 @@ func WorktreeTreeGone(name, tree string) *Error {
 		"worktree %q: its directory %s is gone", name, tree)
 }
 
+// NoMarker: an integration tree has a .agency/ without its marker.
+func NoMarker(name, marker string) *Error {
+	return New(ENotIntegration, "recreate it with 'git agency worktree create'",
+		"worktree %q has no integration marker at %s", name, marker)
+}
+
+// MarkerRestored: an integration tree had lost its .agency/ (a `git clean
+// -x` removes it); agent start wrote the marker again (a warning).
+func MarkerRestored(name, tree string) *Error {
+	return New(ENotIntegration, "",
+		"worktree %q had lost its .agency/ (a 'git clean -x' removes it); its integration marker was written again in %s", name, tree)
+}
+
 // WorktreeMoved: a worktree's tree was moved with `git worktree move`;
 // the record still names its old path.
 func WorktreeMoved(name, from, to string) *Error {

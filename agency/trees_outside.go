@@ -3,6 +3,7 @@ package agency
 import (
 	"context"
 	"os"
+	"path/filepath"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -48,4 +49,23 @@ func movedIn(list []gitcore.Worktree, wt *store.WorktreeRecord) string {
 		}
 	}
 	return ""
+}
+
+// restoreMarker puts back the integration marker of wt, a tree already
+// checked to be on its recorded branch, when its whole .agency/ is gone:
+// `git clean -x` in the tree removes it (the directory ignores itself).
+// The record says the tree is ours, so the marker is written again and the
+// user told. A .agency/ without the marker is someone else's: refused.
+func (a *App) restoreMarker(wt *store.WorktreeRecord) error {
+	if HasMarker(wt.TreePath) {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(wt.TreePath, store.AgencyDir)); err == nil {
+		return errs.NoMarker(wt.Name, store.MarkerPath(wt.TreePath))
+	}
+	if err := WriteMarker(wt.TreePath); err != nil {
+		return err
+	}
+	a.warn("", errs.MarkerRestored(wt.Name, wt.TreePath))
+	return nil
 }
