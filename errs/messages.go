@@ -156,7 +156,19 @@ func Git(args []string, exit int, stderr string) *Error {
 	if s := strings.TrimSpace(stderr); s != "" {
 		msg += ": " + s
 	}
-	return New(EGit, "", "%s", msg)
+	return New(EGit, refHookHint(stderr), "%s", msg)
+}
+
+// refHookHint is the hint for git's message when the repository's
+// reference-transaction hook refused a ref update ("" for any other
+// message): git-agency keeps its checkpoints and undo state under
+// refs/agency/, which such a hook must let through.
+func refHookHint(gitMsg string) string {
+	if !strings.Contains(gitMsg, "aborted by hook") {
+		return ""
+	}
+	return "the repository's reference-transaction hook refused a ref under refs/agency/ (its message is above): " +
+		"let the hook accept refs/agency/*, or run the command again without the repository's hooks: git -c core.hooksPath=/dev/null agency <the same arguments>"
 }
 
 func IO(op, path string, err error) *Error {
@@ -185,7 +197,7 @@ func CheckpointDenylisted(files []string) *Error {
 }
 
 func CheckpointFailed(inv string, err error) *Error {
-	return Wrap(ECheckpointFailed, err, "", "checkpoint of invocation %s failed", inv)
+	return Wrap(ECheckpointFailed, err, refHookHint(fmt.Sprint(err)), "checkpoint of invocation %s failed", inv)
 }
 
 func CheckpointNotFound(inv string, id string) *Error {
