@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -62,7 +63,7 @@ func killRecorded(dataDir string) []string {
 		if json.Unmarshal(b, &r) != nil {
 			continue
 		}
-		for _, p := range []proc{{deref(r.SupervisorPID), r.SupervisorStartTime}, {deref(r.PID), r.PIDStartTime}} {
+		for i, p := range []proc{{deref(r.SupervisorPID), r.SupervisorStartTime}, {deref(r.PID), r.PIDStartTime}} {
 			if p.pid <= 0 {
 				continue
 			}
@@ -74,12 +75,22 @@ func killRecorded(dataDir string) []string {
 			if !alive && p.start != nil && runner.Alive(p.pid, nil) {
 				continue
 			}
+			// A group left with zombies only (an exited supervisor that
+			// pid 1 has not reaped yet) runs nothing: not killed, not
+			// reported.
+			if !alive && !groupHasLive(p.pid) {
+				continue
+			}
 			if syscall.Kill(-p.pid, syscall.SIGKILL) == nil || alive {
 				if alive {
 					syscall.Kill(p.pid, syscall.SIGKILL)
 					live = append(live, p)
 				}
-				killed = append(killed, fmt.Sprintf("killed process (group) %d left running by %s", p.pid, filepath.Dir(m)))
+				what := []string{"supervisor", "agent"}[i]
+				if !alive {
+					what += "'s group"
+				}
+				killed = append(killed, fmt.Sprintf("killed %s %d (record: %s) left running by %s", what, p.pid, r.Status, filepath.Dir(m)))
 			}
 		}
 	}
@@ -92,6 +103,28 @@ func killRecorded(dataDir string) []string {
 		}
 	}
 	return killed
+}
+
+// groupHasLive reports whether a process of group pgid runs and is not a
+// zombie.
+func groupHasLive(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	want := strconv.Itoa(pgid)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields from 3 (state) on start after the command name's last ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		if f := strings.Fields(string(b[i+1:])); len(f) > 2 && f[2] == want && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
 
 func deref(p *int) int {
@@ -172,6 +205,45 @@ func TestKillRecordedEndsRecordedProcessesOnly(t *testing.T) {
 	if !runner.Alive(stranger.Process.Pid, st) {
 		t.Fatal("killRecorded killed a process that only reuses a recorded pid")
 	}
+}
+
+// A recorded process that exited and waits for its reaper (a supervisor
+// reparented to a pid 1 that reaps slowly) is no process left running: its
+// group holds a zombie only.
+func TestKillRecordedLeavesZombiesAlone(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "read x")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	start := runner.StartTimeOf(pid)
+	if start == nil {
+		t.Skip("start times cannot be read here")
+	}
+	dataDir := t.TempDir()
+	writeRecord(t, dataDir, "20260101000000-cccc", pid, start)
+	stdin.Close()
+	// Not reaped (no Wait yet): it stays a zombie.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if strings.Contains(string(b), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the process did not exit: %s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if killed := killRecorded(dataDir); len(killed) != 0 {
+		t.Errorf("killRecorded = %q, want nothing (a zombie runs nothing)", killed)
+	}
+	cmd.Wait()
 }
 
 func TestSupervisorProblems(t *testing.T) {

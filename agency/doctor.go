@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
@@ -51,7 +52,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkConfig(add)
 	repoChecks := len(out)
 	a.checkRelink(add)
-	wts := a.checkWorktreeRecords(add)
+	wts := a.checkWorktreeRecords(ctx, add)
 	a.checkSetups(ctx, add, wts)
 	invs, records := a.checkInvocationRecords(ctx, add)
 	a.checkOrphanSandboxes(add, records)
@@ -125,8 +126,8 @@ func (a *App) checkRunners(ctx context.Context, add addFinding) {
 }
 
 // checkWorktreeRecords: broken worktree records, present worktrees whose
-// directory or marker is gone. It returns the scanned records.
-func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
+// directory (moved with `git worktree move`, or removed) or marker is gone. It returns the scanned records.
+func (a *App) checkWorktreeRecords(ctx context.Context, add addFinding) []store.WorktreeEntry {
 	wts, err := a.Store.ScanWorktrees()
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.IntegrationWorktreesDir(), "cannot scan worktree records: %v", err)
@@ -144,10 +145,15 @@ func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
 			continue
 		}
 		if _, err := os.Stat(r.TreePath); err != nil {
+			if to := a.movedTo(ctx, r); to != "" {
+				e := errs.WorktreeMoved(r.Name, r.TreePath, to)
+				add("worktrees", LevelProblem, e.Hint, to, "%s", e.Msg)
+				continue
+			}
 			add("worktrees", LevelProblem, "'git agency worktree rm "+r.Name+"' archives the record and prunes git's registration", r.TreePath,
 				"worktree %q: its directory is gone", r.Name)
 		} else if !HasMarker(r.TreePath) {
-			add("worktrees", LevelWarn, "agents refuse a worktree without its marker; recreate it, or adopt the directory again", r.TreePath,
+			add("worktrees", LevelWarn, "'git agency agent start -w "+r.Name+"' writes it again when the tree has no .agency/ at all (a 'git clean -x' removes it)", r.TreePath,
 				"worktree %q has no integration marker", r.Name)
 		}
 	}

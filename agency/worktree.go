@@ -296,10 +296,13 @@ func ShellCmd(getenv func(string) string, dir string) *subproc.Terminal {
 	return subproc.NewTerminal([]string{sh, "-l"}, dir, subproc.ScrubRepo(os.Environ()))
 }
 
-// CheckOnBranch refuses an integration tree that is not on its recorded
-// branch: landing would move whatever is checked out instead, and a new
+// CheckOnBranch refuses an integration tree that is gone or moved
+// (treeGoneErr), or not on its recorded branch: landing would move whatever is checked out instead, and a new
 // sandbox would start from the wrong commit.
 func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error {
+	if err := a.treeGoneErr(ctx, wt); err != nil {
+		return err
+	}
 	br, err := a.Repo.Tree(wt.TreePath).CurrentBranch(ctx)
 	if err != nil {
 		return gitErr(err)
@@ -319,8 +322,16 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 // `agent start`.
 func (a *App) WorktreeHere() string {
 	top := a.Repo.Toplevel
-	if top == "" || !HasMarker(top) {
-		return "" // one file read: most commands run elsewhere
+	if top == "" {
+		return ""
+	}
+	if !HasMarker(top) {
+		// One file read: most commands run elsewhere. A linked tree without
+		// the marker may still be ours after a `git clean -x` (agent start
+		// writes it again): its record says.
+		if fi, err := os.Lstat(filepath.Join(top, ".git")); err != nil || fi.IsDir() {
+			return ""
+		}
 	}
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {

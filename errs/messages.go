@@ -124,12 +124,44 @@ func WorktreeTreeGone(name, tree string) *Error {
 		"worktree %q: its directory %s is gone", name, tree)
 }
 
+// NoMarker: an integration tree has a .agency/ without its marker.
+func NoMarker(name, marker string) *Error {
+	return New(ENotIntegration, "recreate it with 'git agency worktree create'",
+		"worktree %q has no integration marker at %s", name, marker)
+}
+
+// MarkerRestored: an integration tree had lost its .agency/ (a `git clean
+// -x` removes it); agent start wrote the marker again (a warning).
+func MarkerRestored(name, tree string) *Error {
+	return New(ENotIntegration, "",
+		"worktree %q had lost its .agency/ (a 'git clean -x' removes it); its integration marker was written again in %s", name, tree)
+}
+
+// WorktreeMoved: a worktree's tree was moved with `git worktree move`;
+// the record still names its old path.
+func WorktreeMoved(name, from, to string) *Error {
+	return New(ENotFound, "move it back: git worktree move "+shellQuote(to)+" "+shellQuote(from),
+		"worktree %q was moved to %s (its record names %s)", name, to, from)
+}
+
 func Git(args []string, exit int, stderr string) *Error {
 	msg := fmt.Sprintf("git %s failed (exit %d)", strings.Join(args, " "), exit)
 	if s := strings.TrimSpace(stderr); s != "" {
 		msg += ": " + s
 	}
-	return New(EGit, "", "%s", msg)
+	return New(EGit, refHookHint(stderr), "%s", msg)
+}
+
+// refHookHint is the hint for git's message when the repository's
+// reference-transaction hook refused a ref update ("" for any other
+// message): git-agency keeps its checkpoints and undo state under
+// refs/agency/, which such a hook must let through.
+func refHookHint(gitMsg string) string {
+	if !strings.Contains(gitMsg, "aborted by hook") {
+		return ""
+	}
+	return "the repository's reference-transaction hook refused a ref under refs/agency/ (its message is above): " +
+		"let the hook accept refs/agency/*, or run the command again without the repository's hooks: git -c core.hooksPath=/dev/null agency <the same arguments>"
 }
 
 func IO(op, path string, err error) *Error {
@@ -158,7 +190,7 @@ func CheckpointDenylisted(files []string) *Error {
 }
 
 func CheckpointFailed(inv string, err error) *Error {
-	return Wrap(ECheckpointFailed, err, "", "checkpoint of invocation %s failed", inv)
+	return Wrap(ECheckpointFailed, err, refHookHint(fmt.Sprint(err)), "checkpoint of invocation %s failed", inv)
 }
 
 func CheckpointNotFound(inv string, id string) *Error {
@@ -432,4 +464,13 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 // NoSuchCommand: `help` was asked about words that name no command.
 func NoSuchCommand(prog, words string) *Error {
 	return New(EUsage, "'"+prog+" help' lists the commands", "no command %q in %s", words, prog)
+}
+
+// shellQuote is s as one shell word: as it is when it needs no quoting,
+// else in single quotes, so a hint with a path can be pasted.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
