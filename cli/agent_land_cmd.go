@@ -408,6 +408,11 @@ func (c *RunCmd) Run(env *Env) error {
 	if opts, err = start.withPrompt(env, a, opts); err != nil {
 		return err
 	}
+	if !c.NoOpen {
+		if _, err := a.Editor(c.Editor); err != nil {
+			return errs.NoEditorOr("--no-open")
+		}
+	}
 	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor, Full: c.Full}
 	wt, err := create.create(env, a)
 	if err != nil {
