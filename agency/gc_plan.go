@@ -107,7 +107,7 @@ func (p *gcPlanner) planLeftovers() {
 func (p *gcPlanner) planSandboxTrees() {
 	p.treeGoes = map[string]bool{}
 	var trees []int // indexes into res.Items
-	sbs, _ := store.ReadDirNames(p.a.Store.SandboxesDir())
+	sbs, _ := store.ReadIDDirs(p.a.Store.SandboxesDir())
 	for _, id := range sbs {
 		it, ok := p.sandboxTreeItem(id)
 		if ok {
