@@ -99,6 +99,13 @@ func NoEditor() *Error {
 		"no editor configured")
 }
 
+// NoEditorOr is NoEditor for a command that can go on without opening an
+// editor: the hint also names the flag that says so.
+func NoEditorOr(flag string) *Error {
+	return New(ENoEditor, "pass --editor, set one with 'git config agency.editor code' (or $VISUAL / $EDITOR), or add "+flag,
+		"no editor configured")
+}
+
 func EditorFailed(editor string, err error) *Error {
 	return Wrap(EEditorFailed, err, "check the editor command", "editor %q failed", editor)
 }
