@@ -136,6 +136,49 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	return rec, cmd, nil
 }
 
+// SwitchedClient is the tmux client that attaching to a headed invocation
+// moves when this process runs inside tmux already (switch-client), ""
+// when attaching opens a client of its own. Attach then returns at once;
+// WaitSwitchedAway follows the switched client instead.
+func (a *App) SwitchedClient(ctx context.Context, rec *store.InvocationRecord) string {
+	client := TmuxClient()
+	if !client.Inside(ctx, sessionOf(rec)) {
+		return ""
+	}
+	name, err := client.CurrentClient(ctx)
+	if err != nil {
+		return ""
+	}
+	return name
+}
+
+// switchedPoll is how often WaitSwitchedAway looks at the client.
+const switchedPoll = 200 * time.Millisecond
+
+// WaitSwitchedAway waits while the tmux client named client shows the
+// invocation's session: until the user switches elsewhere or detaches, or
+// the agent ends and its session goes (the client then returns to the
+// session it came from). As an attached client returning, after which
+// AfterAttach tells which it was.
+func (a *App) WaitSwitchedAway(ctx context.Context, rec *store.InvocationRecord, client string) {
+	t := time.NewTicker(switchedPoll)
+	defer t.Stop()
+	tc := TmuxClient()
+	for {
+		qctx, cancel := context.WithTimeout(ctx, tmuxWait)
+		on, err := tc.ClientOn(qctx, client, sessionOf(rec))
+		cancel()
+		if err != nil || !on {
+			return // tmux cannot tell (its server gone): as a client that returned
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // SessionAttachCmd is `tmux attach-session` to a headed invocation's
 // session on git-agency's tmux server; run inside another tmux client, it
 // nests a client there.

@@ -33,7 +33,7 @@ func (c *AgentAttachCmd) Run(env *Env) error {
 	// its outcome, as an attached start does (so `attach X && next` goes
 	// on only after a run that finished well); a client that could not
 	// attach because the run ended meanwhile says so.
-	aerr := runAttach(env, cmd)
+	aerr := attachAndWait(env, a, rec, cmd)
 	end := a.AfterAttach(env.Ctx, rec.InvocationID)
 	switch {
 	case end == nil:
@@ -57,18 +57,35 @@ func attachHeaded(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	if cur != nil && !agency.Active(cur) {
 		return agentExit(cur)
 	}
-	_, cmd, err := a.AttachCmd(env.Ctx, rec.InvocationID)
+	cur, cmd, err := a.AttachCmd(env.Ctx, rec.InvocationID)
 	if err != nil {
 		return err
 	}
 	// The client returns when the agent ended (its outcome is the exit
 	// status; so when it ended before the client could attach) or the user
 	// detached (0: the agent runs on).
-	aerr := runAttach(env, cmd)
+	aerr := attachAndWait(env, a, cur, cmd)
 	if end := a.AfterAttach(env.Ctx, rec.InvocationID); end != nil {
 		return agentExit(end)
 	}
 	return aerr
+}
+
+// attachAndWait runs the attach command and returns when the user's
+// terminal has left the agent's session. Inside tmux the command switches
+// the user's client and returns at once: then the wait is for that client
+// to leave the session (the user switched away or detached, or the agent
+// ended), so that a start or attach from inside tmux gives the agent's
+// outcome as one from a plain terminal does.
+func attachAndWait(env *Env, a *agency.App, rec *store.InvocationRecord, cmd interface{ Run() error }) error {
+	client := a.SwitchedClient(env.Ctx, rec)
+	if err := runAttach(env, cmd); err != nil {
+		return err
+	}
+	if client != "" {
+		a.WaitSwitchedAway(env.Ctx, rec, client)
+	}
+	return nil
 }
 
 func runAttach(env *Env, cmd interface{ Run() error }) error {

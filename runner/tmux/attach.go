@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,46 @@ func (c *Client) AttachCmd(name string) (*subproc.Terminal, error) {
 	return c.terminalCmd(name, c.env(), "attach-session", "-t", SessionTarget(name))
 }
 
+// CurrentClient is the name of the tmux client this process runs under
+// (the one a SwitchClientCmd moves), found as switch-client finds it: from
+// $TMUX and $TMUX_PANE, kept for this one call.
+func (c *Client) CurrentClient(ctx context.Context) (string, error) {
+	res, err := c.runEnv(ctx, c.insideEnv(), "display-message", "-p", "#{client_name}")
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimSuffix(string(res.Stdout), "\n")
+	if name == "" {
+		return "", errors.New("tmux: no current client")
+	}
+	return name, nil
+}
+
+// ClientOn reports whether the client named client is attached and shows
+// session name.
+func (c *Client) ClientOn(ctx context.Context, client, name string) (bool, error) {
+	// '|' between them: tmux prints a tab in a format as '_'; a client's
+	// name is its terminal's path.
+	res, err := c.run(ctx, "list-clients", "-F", "#{client_name}|#{session_name}")
+	if err != nil {
+		return false, err
+	}
+	for _, l := range strings.Split(string(res.Stdout), "\n") {
+		if cl, sess, ok := strings.Cut(l, "|"); ok && cl == client {
+			return sess == name, nil
+		}
+	}
+	return false, nil
+}
+
+// insideEnv is the base environment with TMUX and TMUX_PANE kept.
+func (c *Client) insideEnv() []string {
+	if c.Env == nil {
+		return os.Environ()
+	}
+	return c.Env
+}
+
 // SwitchClientCmd returns `tmux switch-client -t =name` for a caller inside
 // tmux: it keeps TMUX (and TMUX_PANE), which is how tmux finds the client to
 // switch. Only meaningful when the enclosing server is the default server;
@@ -27,11 +68,7 @@ func (c *Client) AttachCmd(name string) (*subproc.Terminal, error) {
 // recently (the one it came from) instead of being detached, which would
 // throw the user out of tmux altogether.
 func (c *Client) SwitchClientCmd(name string) (*subproc.Terminal, error) {
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	return c.terminalCmd(name, env, "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
+	return c.terminalCmd(name, c.insideEnv(), "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
 		"switch-client", "-t", SessionTarget(name))
 }
 
@@ -43,6 +80,12 @@ func (c *Client) AttachOrSwitchCmd(ctx context.Context, name string) (*subproc.T
 		return c.SwitchClientCmd(name)
 	}
 	return c.AttachCmd(name)
+}
+
+// Inside reports whether this process runs inside a client of the server
+// that holds session name (attaching then switches that client).
+func (c *Client) Inside(ctx context.Context, name string) bool {
+	return c.insideServer(ctx, name)
 }
 
 // insideServer reports whether $TMUX (from the client's base environment)
