@@ -136,20 +136,38 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	return rec, cmd, nil
 }
 
-// SwitchedClient is the tmux client that attaching to a headed invocation
-// moves when this process runs inside tmux already (switch-client), ""
-// when attaching opens a client of its own. Attach then returns at once;
-// WaitSwitchedAway follows the switched client instead.
-func (a *App) SwitchedClient(ctx context.Context, rec *store.InvocationRecord) string {
+// Switched is the tmux client that attaching to a headed invocation moves
+// when this process runs inside tmux already (switch-client), and the id
+// of the session it is on before; Client is "" when attaching opens a
+// client of its own.
+type Switched struct{ Client, From string }
+
+// SwitchedClient is the client (and its session) that attaching to rec
+// from here would switch. Attach then returns at once; WaitSwitchedAway
+// follows the switched client instead.
+func (a *App) SwitchedClient(ctx context.Context, rec *store.InvocationRecord) Switched {
 	client := TmuxClient()
 	if !client.Inside(ctx, sessionOf(rec)) {
-		return ""
+		return Switched{}
 	}
-	name, err := client.CurrentClient(ctx)
+	name, from, err := client.CurrentClient(ctx)
 	if err != nil {
-		return ""
+		return Switched{}
 	}
-	return name
+	return Switched{Client: name, From: from}
+}
+
+// ReturnClient puts a switched client back on the session it came from
+// (tmux moved it to the most recently active one when the agent's session
+// ended, which may be another agent's). Best effort: that session may be
+// gone, the client detached.
+func (a *App) ReturnClient(ctx context.Context, sw Switched) {
+	if sw.Client == "" || sw.From == "" {
+		return
+	}
+	qctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	_ = TmuxClient().SwitchClientTo(qctx, sw.Client, sw.From)
 }
 
 // switchedPoll is how often WaitSwitchedAway looks at the client.

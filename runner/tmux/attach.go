@@ -3,6 +3,7 @@ package tmux
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,18 +20,30 @@ func (c *Client) AttachCmd(name string) (*subproc.Terminal, error) {
 }
 
 // CurrentClient is the name of the tmux client this process runs under
-// (the one a SwitchClientCmd moves), found as switch-client finds it: from
-// $TMUX and $TMUX_PANE, kept for this one call.
-func (c *Client) CurrentClient(ctx context.Context) (string, error) {
-	res, err := c.runEnv(ctx, c.insideEnv(), "display-message", "-p", "#{client_name}")
+// (the one a SwitchClientCmd moves) and the id ($N) of the session it shows,
+// found as switch-client finds them: from $TMUX and $TMUX_PANE, kept for
+// this one call.
+func (c *Client) CurrentClient(ctx context.Context) (client, session string, err error) {
+	res, err := c.runEnv(ctx, c.insideEnv(), "display-message", "-p", "#{client_name}|#{session_id}")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	name := strings.TrimSuffix(string(res.Stdout), "\n")
-	if name == "" {
-		return "", errors.New("tmux: no current client")
+	client, session, _ = strings.Cut(strings.TrimSuffix(string(res.Stdout), "\n"), "|")
+	if client == "" {
+		return "", "", errors.New("tmux: no current client")
 	}
-	return name, nil
+	return client, session, nil
+}
+
+// SwitchClientTo moves the named client to the session of id sessionID
+// ($N, as CurrentClient gives it: the user's own sessions may have any
+// name).
+func (c *Client) SwitchClientTo(ctx context.Context, client, sessionID string) error {
+	if len(sessionID) < 2 || sessionID[0] != '$' || strings.Trim(sessionID[1:], "0123456789") != "" {
+		return fmt.Errorf("tmux: invalid session id %q", sessionID)
+	}
+	_, err := c.run(ctx, "switch-client", "-c", client, "-t", sessionID)
+	return err
 }
 
 // ClientOn reports whether the client named client is attached and shows
@@ -64,9 +77,9 @@ func (c *Client) insideEnv() []string {
 // AttachOrSwitchCmd checks that.
 //
 // The session's detach-on-destroy is set to off first: when the agent ends
-// and its session goes, the client moves on to the session used most
-// recently (the one it came from) instead of being detached, which would
-// throw the user out of tmux altogether.
+// and its session goes, tmux moves the client to another of its sessions
+// instead of detaching it, which would throw the user out of tmux
+// altogether (SwitchClientTo then puts it back where it came from).
 func (c *Client) SwitchClientCmd(name string) (*subproc.Terminal, error) {
 	return c.terminalCmd(name, c.insideEnv(), "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
 		"switch-client", "-t", SessionTarget(name))
