@@ -459,8 +459,15 @@ func SandboxHeadAstray(inv, where string) *Error {
 }
 
 func WrongBranch(name, tree, has, want string) *Error {
-	return New(EWrongBranch, "switch it back: git -C "+tree+" switch "+want,
+	return New(EWrongBranch, "switch it back: git -C "+shellQuote(tree)+" switch "+want,
 		"integration worktree %q has %s checked out, not its branch %s", name, has, want)
+}
+
+// WrongBranchRenamed is WrongBranch when the recorded branch is gone and
+// the tree has another: the user renamed it (`git branch -m`) there.
+func WrongBranchRenamed(name, tree, has, want string) *Error {
+	return New(EWrongBranch, "rename it back: git -C "+shellQuote(tree)+" branch -m "+has+" "+want,
+		"integration worktree %q has branch %s checked out, and its branch %s is gone (renamed?)", name, has, want)
 }
 
 func CheckpointApplyStaged(inv string, paths []string) *Error {
