@@ -232,6 +232,12 @@ func Usage(msg, help string) *Error {
 	return New(EUsage, "see '"+help+" --help'", "%s", msg)
 }
 
+// UsageInvocationFlag is Usage for an argument where the command takes
+// the invocation as -i.
+func UsageInvocationFlag(msg, cmd, arg string) *Error {
+	return New(EUsage, "name the invocation with -i: "+cmd+" -i "+arg+" (see '"+cmd+" --help')", "%s", msg)
+}
+
 // Landing (agent diff/land/discard, git sandbox).
 
 func InvocationRunning(inv, verb string) *Error {
