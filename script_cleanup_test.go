@@ -47,6 +47,7 @@ func cleanupScript(env *testscript.Env, dataDir string) {
 // run (the same process: same pid and start time), and waits until they
 // are gone. It returns what it killed.
 func killRecorded(dataDir string) []string {
+	waitEnding(dataDir)
 	metas, _ := filepath.Glob(filepath.Join(dataDir, "repos", "*", "invocations", "*", "meta.json"))
 	type proc struct {
 		pid   int
@@ -103,6 +104,42 @@ func killRecorded(dataDir string) []string {
 		}
 	}
 	return killed
+}
+
+// waitEnding waits, up to a deadline, for the supervisors whose run has
+// ended (record or outcome file) to exit by themselves: after the run's end
+// a supervisor still writes the record, runs the notify command, starts a
+// queued invocation, lands with agency.autoLand. Killed there, it would
+// leave that half done; the queued one it starts is found by the kill pass
+// that follows.
+func waitEnding(dataDir string) {
+	metas, _ := filepath.Glob(filepath.Join(dataDir, "repos", "*", "invocations", "*", "meta.json"))
+	deadline := time.Now().Add(20 * time.Second)
+	for _, m := range metas {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		var r store.InvocationRecord
+		if json.Unmarshal(b, &r) != nil || r.SupervisorPID == nil || !runEnded(filepath.Dir(m), &r) {
+			continue
+		}
+		for runner.Alive(*r.SupervisorPID, r.SupervisorStartTime) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// runEnded tells whether the run of r (whose record is in dir) has ended:
+// its record is final, or its outcome file, written before the record,
+// says so.
+func runEnded(dir string, r *store.InvocationRecord) bool {
+	if r.Status == store.StatusFinished || r.Status == store.StatusFailed {
+		return true
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "outcome.json"))
+	var o store.Outcome
+	return err == nil && json.Unmarshal(bytes.TrimSpace(b), &o) == nil && o.Ended
 }
 
 // groupHasLive reports whether a process of group pgid runs and is not a
@@ -244,6 +281,39 @@ func TestKillRecordedLeavesZombiesAlone(t *testing.T) {
 		t.Errorf("killRecorded = %q, want nothing (a zombie runs nothing)", killed)
 	}
 	cmd.Wait()
+}
+
+// A supervisor whose run has ended is given time to finish by itself (its
+// record, notify, the queue): it is not killed, nor reported.
+func TestKillRecordedLetsAnEndedRunsSupervisorFinish(t *testing.T) {
+	cmd := exec.Command("sleep", "1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	pid := cmd.Process.Pid
+	start := runner.StartTimeOf(pid)
+	if start == nil {
+		t.Skip("start times cannot be read here")
+	}
+	dataDir := t.TempDir()
+	dir := filepath.Join(dataDir, "repos", "r", "invocations", "20260101000000-dddd")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(store.InvocationRecord{InvocationID: "20260101000000-dddd", Status: store.StatusFinished,
+		SupervisorPID: &pid, SupervisorStartTime: start})
+	if err := os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if killed := killRecorded(dataDir); len(killed) != 0 {
+		t.Errorf("killRecorded = %q, want nothing (the supervisor ends by itself)", killed)
+	}
+	if err := <-exited; err != nil {
+		t.Errorf("the supervisor did not end by itself: %v", err)
+	}
 }
 
 func TestSupervisorProblems(t *testing.T) {

@@ -152,6 +152,8 @@ func (a *App) checkWorktreeRecords(ctx context.Context, add addFinding) []store.
 			}
 			add("worktrees", LevelProblem, "'git agency worktree rm "+r.Name+"' archives the record and prunes git's registration", r.TreePath,
 				"worktree %q: its directory is gone", r.Name)
+		} else if e := errs.As(a.CheckOnBranch(ctx, r)); e != nil && e.Code == errs.EWrongBranch {
+			add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
 		} else if !HasMarker(r.TreePath) {
 			add("worktrees", LevelWarn, "'git agency agent start -w "+r.Name+"' writes it again when the tree has no .agency/ at all (a 'git clean -x' removes it)", r.TreePath,
 				"worktree %q has no integration marker", r.Name)
@@ -196,7 +198,7 @@ func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]sto
 
 // checkOrphanSandboxes: sandboxes whose invocation is gone.
 func (a *App) checkOrphanSandboxes(add addFinding, records map[string]*store.InvocationRecord) {
-	sbs, err := store.ReadDirNames(a.Store.SandboxesDir())
+	sbs, err := store.ReadIDDirs(a.Store.SandboxesDir())
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.SandboxesDir(), "cannot scan sandboxes: %v", err)
 	}
@@ -301,7 +303,7 @@ func (a *App) checkRecordFiles(add func(check, level, hint, path, format string,
 	if err := store.ReadJSON(a.Store.RepoJSONPath(), &rr); err != nil && !os.IsNotExist(err) {
 		add("records", LevelProblem, "remove it: the next command writes it again", a.Store.RepoJSONPath(), "repo.json is damaged: %v", err)
 	}
-	sbs, _ := store.ReadDirNames(a.Store.SandboxesDir())
+	sbs, _ := store.ReadIDDirs(a.Store.SandboxesDir())
 	for _, id := range sbs {
 		if _, err := a.Store.ReadCheckpoints(id); err != nil {
 			add("records", LevelProblem, "checkpoints of "+id+" fail until it is fixed: repair it, or move it aside (the snapshot refs stay and are listed)",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -53,6 +54,8 @@ type gcPlanner struct {
 	// checkedOut: branch (without refs/heads/) → the worktree that has it
 	// checked out (checkedOutAt).
 	checkedOut map[string]string
+	// locked: the trees git has locked (lockedWhy).
+	locked map[string]bool
 }
 
 func (p *gcPlanner) add(it GCItem) { p.res.Items = append(p.res.Items, it) }
@@ -107,13 +110,19 @@ func (p *gcPlanner) planLeftovers() {
 func (p *gcPlanner) planSandboxTrees() {
 	p.treeGoes = map[string]bool{}
 	var trees []int // indexes into res.Items
-	sbs, _ := store.ReadDirNames(p.a.Store.SandboxesDir())
+	sbs, _ := store.ReadIDDirs(p.a.Store.SandboxesDir())
 	for _, id := range sbs {
 		it, ok := p.sandboxTreeItem(id)
-		if ok {
-			p.add(it)
-			trees = append(trees, len(p.res.Items)-1)
+		if !ok {
+			continue
 		}
+		if why := p.lockedWhy(it.tree); why != "" {
+			it.Kept, it.KeptWhy = true, why
+			p.add(it)
+			continue
+		}
+		p.add(it)
+		trees = append(trees, len(p.res.Items)-1)
 	}
 	p.a.decideTrees(p.ctx, p.res.Items, trees, true)
 	for _, i := range trees {
@@ -157,6 +166,29 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 		it.Reason = "finished, not landed (--include-pending; branch " + store.SandboxBranch(id) + " is kept)"
 	}
 	return it, true
+}
+
+// lockedWhy says why gc keeps tree ("" when it does not): the user locked
+// it with `git worktree lock`, which `git worktree remove` honours too
+// (gc keeps it even with --force, as it keeps a locked registration).
+func (p *gcPlanner) lockedWhy(tree string) string {
+	if tree == "" {
+		return ""
+	}
+	if p.locked == nil {
+		p.locked = map[string]bool{}
+		if regs, err := p.a.Repo.AdminWorktrees(); err == nil {
+			for _, w := range regs {
+				if w.Locked {
+					p.locked[filepath.Clean(w.Path)] = true
+				}
+			}
+		}
+	}
+	if !p.locked[filepath.Clean(tree)] {
+		return ""
+	}
+	return "locked with 'git worktree lock' ('git worktree unlock " + tree + "' first)"
 }
 
 // planRegistrations: stale git worktree registrations inside our data

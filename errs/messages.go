@@ -232,6 +232,12 @@ func Usage(msg, help string) *Error {
 	return New(EUsage, "see '"+help+" --help'", "%s", msg)
 }
 
+// UsageInvocationFlag is Usage for an argument where the command takes
+// the invocation as -i.
+func UsageInvocationFlag(msg, cmd, arg string) *Error {
+	return New(EUsage, "name the invocation with -i: "+cmd+" -i "+arg+" (see '"+cmd+" --help')", "%s", msg)
+}
+
 // Landing (agent diff/land/discard, git sandbox).
 
 func InvocationRunning(inv, verb string) *Error {
@@ -459,8 +465,15 @@ func SandboxHeadAstray(inv, where string) *Error {
 }
 
 func WrongBranch(name, tree, has, want string) *Error {
-	return New(EWrongBranch, "switch it back: git -C "+tree+" switch "+want,
+	return New(EWrongBranch, "switch it back: git -C "+shellQuote(tree)+" switch "+want,
 		"integration worktree %q has %s checked out, not its branch %s", name, has, want)
+}
+
+// WrongBranchRenamed is WrongBranch when the recorded branch is gone and
+// the tree has another: the user renamed it (`git branch -m`) there.
+func WrongBranchRenamed(name, tree, has, want string) *Error {
+	return New(EWrongBranch, "rename it back: git -C "+shellQuote(tree)+" branch -m "+has+" "+want,
+		"integration worktree %q has branch %s checked out, and its branch %s is gone (renamed?)", name, has, want)
 }
 
 func CheckpointApplyStaged(inv string, paths []string) *Error {

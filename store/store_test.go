@@ -488,3 +488,22 @@ func TestLockedFunctionsNeedTheLock(t *testing.T) {
 	}
 	unlocked("after Unlock")
 }
+
+func TestValidID(t *testing.T) {
+	for s, want := range map[string]bool{
+		"20260201113000-a1b2":     true,
+		"20260201113000-0000":     true,
+		"20260201113000-A1B2":     false,
+		"20260201113000-a1b":      false,
+		"20260201113000_a1b2":     false,
+		"2026020111300x-a1b2":     false,
+		"20260201113000-a1g2":     false,
+		"20260201113000-a1b2.bak": false,
+		"notes":                   false,
+		"":                        false,
+	} {
+		if got := ValidID(s); got != want {
+			t.Errorf("ValidID(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
