@@ -28,8 +28,15 @@ const SchemaVersion = "1.0"
 // subdirectory and worktree, and relative to the repository it would put
 // sandboxes inside the user's own working tree. It must be absolute or
 // start with ~/.
+//
+// A relative $AGENCY_DATA_DIR (not starting with ~/ either) is refused
+// for the same reason, and a relative $XDG_DATA_HOME is ignored, as the
+// XDG base directory rules say.
 func DataDir(getenv func(string) string, configured string) (string, error) {
 	dir := getenv("AGENCY_DATA_DIR")
+	if dir != "" && !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~/") {
+		return "", errs.DataDirRelative(dir)
+	}
 	if dir == "" && configured != "" {
 		if !filepath.IsAbs(configured) && !strings.HasPrefix(configured, "~/") {
 			return "", errs.Config("agency.dataDir", configured, "an absolute path, or one that starts with ~/")
@@ -37,7 +44,7 @@ func DataDir(getenv func(string) string, configured string) (string, error) {
 		dir = configured
 	}
 	if dir == "" {
-		if x := getenv("XDG_DATA_HOME"); x != "" {
+		if x := getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
 			dir = filepath.Join(x, "agency")
 		}
 	}
@@ -111,9 +118,25 @@ func Open(dataDir, commonDir string) (*Store, error) {
 		if err := WriteJSONAtomic(s.RepoJSONPath(), rec); err != nil {
 			return nil, err
 		}
+		s.ignoreDataDir()
 	}
 	s.keepIdentity(commonDir)
 	return s, nil
+}
+
+// ignoreDataDir writes a .gitignore of "*" at the data directory's root
+// (once: when a repository's records are first made), so that a data
+// directory inside a git work tree (a project-local AGENCY_DATA_DIR, a
+// home directory under version control) is invisible to that tree's git:
+// `git add -A` there would otherwise take the sandboxes as embedded
+// repositories and commit the records and logs. A .gitignore outside a
+// tree's own directories is never read by it, so our trees are unchanged.
+// Best effort: git-agency works without it.
+func (s *Store) ignoreDataDir() {
+	p := filepath.Join(s.DataDir, ".gitignore")
+	if _, err := os.Lstat(p); os.IsNotExist(err) {
+		WriteFileAtomic(p, []byte("# git-agency's data directory: never part of a repository\n*\n"), 0o644)
+	}
 }
 
 // RepoRecord is repo.json: it traces a repo id back to its repository.
