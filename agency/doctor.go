@@ -145,13 +145,14 @@ func (a *App) checkWorktreeRecords(ctx context.Context, add addFinding) []store.
 			continue
 		}
 		if _, err := os.Stat(r.TreePath); err != nil {
-			if to := a.movedTo(ctx, r); to != "" {
-				e := errs.WorktreeMoved(r.Name, r.TreePath, to)
-				add("worktrees", LevelProblem, e.Hint, to, "%s", e.Msg)
+			if e := a.treeMoved(ctx, r); e != nil {
+				add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
 				continue
 			}
 			add("worktrees", LevelProblem, "'git agency worktree rm "+r.Name+"' archives the record and prunes git's registration", r.TreePath,
 				"worktree %q: its directory is gone", r.Name)
+		} else if e := errs.As(a.CheckOnBranch(ctx, r)); e != nil && e.Code == errs.EWrongBranch {
+			add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
 		} else if !HasMarker(r.TreePath) {
 			add("worktrees", LevelWarn, "'git agency agent start -w "+r.Name+"' writes it again when the tree has no .agency/ at all (a 'git clean -x' removes it)", r.TreePath,
 				"worktree %q has no integration marker", r.Name)

@@ -310,11 +310,13 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 	if br == wt.Branch {
 		return nil
 	}
-	has := "a detached HEAD"
 	if br != "" {
-		has = "branch " + br
+		if ok, err := a.Repo.BranchExists(ctx, wt.Branch); err == nil && !ok {
+			return errs.WrongBranchRenamed(wt.Name, wt.TreePath, br, wt.Branch)
+		}
+		return errs.WrongBranch(wt.Name, wt.TreePath, "branch "+br, wt.Branch)
 	}
-	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
+	return errs.WrongBranch(wt.Name, wt.TreePath, "a detached HEAD", wt.Branch)
 }
 
 // WorktreeHere is the id of the present integration worktree this command

@@ -144,6 +144,19 @@ func MarkerRestored(name, tree string) *Error {
 		"worktree %q had lost its .agency/ (a 'git clean -x' removes it); its integration marker was written again in %s", name, tree)
 }
 
+// DataDirRelative: $AGENCY_DATA_DIR is not an absolute path.
+func DataDirRelative(dir string) *Error {
+	return New(EConfig, "set it to an absolute path, e.g. export AGENCY_DATA_DIR=\"$HOME/"+dir+"\"",
+		"AGENCY_DATA_DIR is a relative path (%s): it would name another data directory from every subdirectory", dir)
+}
+
+// DataDirMoved: the data directory was moved; its records and git's
+// registrations of its trees name the old place.
+func DataDirMoved(from, to string) *Error {
+	return New(ENotFound, "move it back: mv "+shellQuote(to)+" "+shellQuote(from)+", and point AGENCY_DATA_DIR (or agency.dataDir) at "+shellQuote(from)+" again if you changed it",
+		"the data directory was moved: its records name trees under %s, and it is now %s", from, to)
+}
+
 // WorktreeMoved: a worktree's tree was moved with `git worktree move`;
 // the record still names its old path.
 func WorktreeMoved(name, from, to string) *Error {
@@ -465,8 +478,15 @@ func SandboxHeadAstray(inv, where string) *Error {
 }
 
 func WrongBranch(name, tree, has, want string) *Error {
-	return New(EWrongBranch, "switch it back: git -C "+tree+" switch "+want,
+	return New(EWrongBranch, "switch it back: git -C "+shellQuote(tree)+" switch "+want,
 		"integration worktree %q has %s checked out, not its branch %s", name, has, want)
+}
+
+// WrongBranchRenamed is WrongBranch when the recorded branch is gone and
+// the tree has another: the user renamed it (`git branch -m`) there.
+func WrongBranchRenamed(name, tree, has, want string) *Error {
+	return New(EWrongBranch, "rename it back: git -C "+shellQuote(tree)+" branch -m "+has+" "+want,
+		"integration worktree %q has branch %s checked out, and its branch %s is gone (renamed?)", name, has, want)
 }
 
 func CheckpointApplyStaged(inv string, paths []string) *Error {
