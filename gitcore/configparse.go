@@ -162,11 +162,11 @@ func (p *configParser) entry(section string, c byte) (ConfigEntry, bool) {
 
 // value reads a value up to its line's end (git's parse_value): quotes
 // kept out, escapes \n \t \b \\ \" and a backslash before the line's end
-// followed, spaces outside quotes kept one for one between words only,
-// a comment outside quotes ending it.
+// followed, spaces outside quotes kept one for one between words only
+// (other whitespace there: ok false), a comment outside quotes ending it.
 func (p *configParser) value() (string, bool) {
 	var v []byte
-	quote, comment, space := false, false, 0
+	quote, comment, space, other := false, false, 0, false
 	for {
 		c := p.next()
 		switch {
@@ -177,11 +177,17 @@ func (p *configParser) value() (string, bool) {
 		case configSpace(c) && !quote:
 			if len(v) > 0 {
 				space++
+				other = other || c != ' '
 			}
 			continue
 		case !quote && (c == ';' || c == '#'):
 			comment = true
 			continue
+		}
+		if other {
+			// A tab (or lone CR) between words: git before 2.46 reads it
+			// as a space, later git keeps it; ask the git that runs.
+			return "", false
 		}
 		for ; space > 0; space-- {
 			v = append(v, ' ')
