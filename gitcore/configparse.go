@@ -165,8 +165,8 @@ func (p *configParser) entry(section string, c byte) (ConfigEntry, bool) {
 // followed, spaces outside quotes kept one for one between words only
 // (other whitespace there: ok false), a comment outside quotes ending it.
 func (p *configParser) value() (string, bool) {
-	var v []byte
-	quote, comment, space, other := false, false, 0, false
+	var v, gap []byte
+	quote, comment := false, false
 	for {
 		c := p.next()
 		switch {
@@ -176,37 +176,55 @@ func (p *configParser) value() (string, bool) {
 			continue
 		case configSpace(c) && !quote:
 			if len(v) > 0 {
-				space++
-				other = other || c != ' '
+				gap = append(gap, c)
 			}
 			continue
 		case !quote && (c == ';' || c == '#'):
 			comment = true
 			continue
 		}
-		if other {
-			// A tab (or lone CR) between words: git before 2.46 reads it
-			// as a space, later git keeps it; ask the git that runs.
+		var ok bool
+		if v, ok = spaceBetween(v, gap); !ok {
 			return "", false
 		}
-		for ; space > 0; space-- {
-			v = append(v, ' ')
-		}
-		switch c {
-		case '\\':
-			e, keep, ok := p.escape()
-			if !ok {
-				return "", false
-			}
-			if keep {
-				v = append(v, e)
-			}
-		case '"':
-			quote = !quote
-		default:
-			v = append(v, c)
+		gap = gap[:0]
+		if v, ok = p.valueChar(v, c, &quote); !ok {
+			return "", false
 		}
 	}
+}
+
+// spaceBetween appends to v the whitespace gap found between two words
+// of a value. A tab (or lone CR) there is not followed (ok false): git
+// before 2.46 reads it as a space, later git keeps it; the git that runs
+// is asked.
+func spaceBetween(v, gap []byte) ([]byte, bool) {
+	for _, c := range gap {
+		if c != ' ' {
+			return nil, false
+		}
+	}
+	return append(v, gap...), true
+}
+
+// valueChar appends to v what the value's character c stands for: an
+// escape, a quote (toggles quote, nothing kept), itself.
+func (p *configParser) valueChar(v []byte, c byte, quote *bool) ([]byte, bool) {
+	switch c {
+	case '\\':
+		e, keep, ok := p.escape()
+		if !ok {
+			return nil, false
+		}
+		if keep {
+			v = append(v, e)
+		}
+	case '"':
+		*quote = !*quote
+	default:
+		v = append(v, c)
+	}
+	return v, true
 }
 
 // escape reads what follows a backslash in a value: the character it
