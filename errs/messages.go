@@ -144,6 +144,12 @@ func MarkerRestored(name, tree string) *Error {
 		"worktree %q had lost its .agency/ (a 'git clean -x' removes it); its integration marker was written again in %s", name, tree)
 }
 
+// DataDirRelative: $AGENCY_DATA_DIR is not an absolute path.
+func DataDirRelative(dir string) *Error {
+	return New(EConfig, "set it to an absolute path, e.g. export AGENCY_DATA_DIR=\"$HOME/"+dir+"\"",
+		"AGENCY_DATA_DIR is a relative path (%s): it would name another data directory from every subdirectory", dir)
+}
+
 // WorktreeMoved: a worktree's tree was moved with `git worktree move`;
 // the record still names its old path.
 func WorktreeMoved(name, from, to string) *Error {
