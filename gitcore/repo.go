@@ -426,11 +426,13 @@ func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
 	return refs, nil
 }
 
-// Config returns every agency.* configuration entry, and rerere.enabled
-// (a walled agent's commit needs what git makes for it), in order, keys
-// lower case as git prints them. Missing configuration is not an error.
+// Config returns every agency.* configuration entry, rerere.enabled (a
+// walled agent's commit needs what git makes for it) and
+// core.sparseCheckout (whether the tree we run in is sparse, asked by
+// every create and start), in order, keys lower case as git prints them.
+// Missing configuration is not an error.
 func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
-	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.|^rerere\.enabled$`)
+	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.|^rerere\.enabled$|^core\.sparsecheckout$`)
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return nil, nil
