@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,6 +47,7 @@ func cleanupScript(env *testscript.Env, dataDir string) {
 // run (the same process: same pid and start time), and waits until they
 // are gone. It returns what it killed.
 func killRecorded(dataDir string) []string {
+	waitEnding(dataDir)
 	metas, _ := filepath.Glob(filepath.Join(dataDir, "repos", "*", "invocations", "*", "meta.json"))
 	type proc struct {
 		pid   int
@@ -62,7 +64,7 @@ func killRecorded(dataDir string) []string {
 		if json.Unmarshal(b, &r) != nil {
 			continue
 		}
-		for _, p := range []proc{{deref(r.SupervisorPID), r.SupervisorStartTime}, {deref(r.PID), r.PIDStartTime}} {
+		for i, p := range []proc{{deref(r.SupervisorPID), r.SupervisorStartTime}, {deref(r.PID), r.PIDStartTime}} {
 			if p.pid <= 0 {
 				continue
 			}
@@ -74,12 +76,22 @@ func killRecorded(dataDir string) []string {
 			if !alive && p.start != nil && runner.Alive(p.pid, nil) {
 				continue
 			}
+			// A group left with zombies only (an exited supervisor that
+			// pid 1 has not reaped yet) runs nothing: not killed, not
+			// reported.
+			if !alive && !groupHasLive(p.pid) {
+				continue
+			}
 			if syscall.Kill(-p.pid, syscall.SIGKILL) == nil || alive {
 				if alive {
 					syscall.Kill(p.pid, syscall.SIGKILL)
 					live = append(live, p)
 				}
-				killed = append(killed, fmt.Sprintf("killed process (group) %d left running by %s", p.pid, filepath.Dir(m)))
+				what := []string{"supervisor", "agent"}[i]
+				if !alive {
+					what += "'s group"
+				}
+				killed = append(killed, fmt.Sprintf("killed %s %d (record: %s) left running by %s", what, p.pid, r.Status, filepath.Dir(m)))
 			}
 		}
 	}
@@ -92,6 +104,64 @@ func killRecorded(dataDir string) []string {
 		}
 	}
 	return killed
+}
+
+// waitEnding waits, up to a deadline, for the supervisors whose run has
+// ended (record or outcome file) to exit by themselves: after the run's end
+// a supervisor still writes the record, runs the notify command, starts a
+// queued invocation, lands with agency.autoLand. Killed there, it would
+// leave that half done; the queued one it starts is found by the kill pass
+// that follows.
+func waitEnding(dataDir string) {
+	metas, _ := filepath.Glob(filepath.Join(dataDir, "repos", "*", "invocations", "*", "meta.json"))
+	deadline := time.Now().Add(20 * time.Second)
+	for _, m := range metas {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		var r store.InvocationRecord
+		if json.Unmarshal(b, &r) != nil || r.SupervisorPID == nil || !runEnded(filepath.Dir(m), &r) {
+			continue
+		}
+		for runner.Alive(*r.SupervisorPID, r.SupervisorStartTime) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// runEnded tells whether the run of r (whose record is in dir) has ended:
+// its record is final, or its outcome file, written before the record,
+// says so.
+func runEnded(dir string, r *store.InvocationRecord) bool {
+	if r.Status == store.StatusFinished || r.Status == store.StatusFailed {
+		return true
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "outcome.json"))
+	var o store.Outcome
+	return err == nil && json.Unmarshal(bytes.TrimSpace(b), &o) == nil && o.Ended
+}
+
+// groupHasLive reports whether a process of group pgid runs and is not a
+// zombie.
+func groupHasLive(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	want := strconv.Itoa(pgid)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields from 3 (state) on start after the command name's last ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		if f := strings.Fields(string(b[i+1:])); len(f) > 2 && f[2] == want && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
 
 func deref(p *int) int {
@@ -171,6 +241,78 @@ func TestKillRecordedEndsRecordedProcessesOnly(t *testing.T) {
 	}
 	if !runner.Alive(stranger.Process.Pid, st) {
 		t.Fatal("killRecorded killed a process that only reuses a recorded pid")
+	}
+}
+
+// A recorded process that exited and waits for its reaper (a supervisor
+// reparented to a pid 1 that reaps slowly) is no process left running: its
+// group holds a zombie only.
+func TestKillRecordedLeavesZombiesAlone(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "read x")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	start := runner.StartTimeOf(pid)
+	if start == nil {
+		t.Skip("start times cannot be read here")
+	}
+	dataDir := t.TempDir()
+	writeRecord(t, dataDir, "20260101000000-cccc", pid, start)
+	stdin.Close()
+	// Not reaped (no Wait yet): it stays a zombie.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if strings.Contains(string(b), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the process did not exit: %s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if killed := killRecorded(dataDir); len(killed) != 0 {
+		t.Errorf("killRecorded = %q, want nothing (a zombie runs nothing)", killed)
+	}
+	cmd.Wait()
+}
+
+// A supervisor whose run has ended is given time to finish by itself (its
+// record, notify, the queue): it is not killed, nor reported.
+func TestKillRecordedLetsAnEndedRunsSupervisorFinish(t *testing.T) {
+	cmd := exec.Command("sleep", "1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	pid := cmd.Process.Pid
+	start := runner.StartTimeOf(pid)
+	if start == nil {
+		t.Skip("start times cannot be read here")
+	}
+	dataDir := t.TempDir()
+	dir := filepath.Join(dataDir, "repos", "r", "invocations", "20260101000000-dddd")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(store.InvocationRecord{InvocationID: "20260101000000-dddd", Status: store.StatusFinished,
+		SupervisorPID: &pid, SupervisorStartTime: start})
+	if err := os.WriteFile(filepath.Join(dir, "meta.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if killed := killRecorded(dataDir); len(killed) != 0 {
+		t.Errorf("killRecorded = %q, want nothing (the supervisor ends by itself)", killed)
+	}
+	if err := <-exited; err != nil {
+		t.Errorf("the supervisor did not end by itself: %v", err)
 	}
 }
 

@@ -37,7 +37,9 @@ func (a *App) DiskBytes(r *store.InvocationRecord) int64 {
 			at, err := time.Parse(time.RFC3339Nano, c.ComputedAt)
 			fresh := err == nil && a.Now().Sub(at) < DiskUseTTL
 			if ended := store.Deref(r.FinishedAt); !Active(r) && ended != "" && err == nil {
-				if fin, perr := time.Parse(time.RFC3339, ended); perr == nil && at.After(fin) {
+				// finished_at has whole seconds: a size measured within
+				// the second the run ended may predate its last writes.
+				if fin, perr := time.Parse(time.RFC3339, ended); perr == nil && !at.Before(fin.Truncate(time.Second).Add(time.Second)) {
 					fresh = true
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
@@ -51,7 +52,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkConfig(add)
 	repoChecks := len(out)
 	a.checkRelink(add)
-	wts := a.checkWorktreeRecords(add)
+	wts := a.checkWorktreeRecords(ctx, add)
 	a.checkSetups(ctx, add, wts)
 	invs, records := a.checkInvocationRecords(ctx, add)
 	a.checkOrphanSandboxes(add, records)
@@ -125,8 +126,8 @@ func (a *App) checkRunners(ctx context.Context, add addFinding) {
 }
 
 // checkWorktreeRecords: broken worktree records, present worktrees whose
-// directory or marker is gone. It returns the scanned records.
-func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
+// directory (moved with `git worktree move`, or removed) or marker is gone. It returns the scanned records.
+func (a *App) checkWorktreeRecords(ctx context.Context, add addFinding) []store.WorktreeEntry {
 	wts, err := a.Store.ScanWorktrees()
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.IntegrationWorktreesDir(), "cannot scan worktree records: %v", err)
@@ -144,10 +145,16 @@ func (a *App) checkWorktreeRecords(add addFinding) []store.WorktreeEntry {
 			continue
 		}
 		if _, err := os.Stat(r.TreePath); err != nil {
+			if e := a.treeMoved(ctx, r); e != nil {
+				add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
+				continue
+			}
 			add("worktrees", LevelProblem, "'git agency worktree rm "+r.Name+"' archives the record and prunes git's registration", r.TreePath,
 				"worktree %q: its directory is gone", r.Name)
+		} else if e := errs.As(a.CheckOnBranch(ctx, r)); e != nil && e.Code == errs.EWrongBranch {
+			add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
 		} else if !HasMarker(r.TreePath) {
-			add("worktrees", LevelWarn, "agents refuse a worktree without its marker; recreate it, or adopt the directory again", r.TreePath,
+			add("worktrees", LevelWarn, "'git agency agent start -w "+r.Name+"' writes it again when the tree has no .agency/ at all (a 'git clean -x' removes it)", r.TreePath,
 				"worktree %q has no integration marker", r.Name)
 		}
 	}
@@ -190,7 +197,7 @@ func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]sto
 
 // checkOrphanSandboxes: sandboxes whose invocation is gone.
 func (a *App) checkOrphanSandboxes(add addFinding, records map[string]*store.InvocationRecord) {
-	sbs, err := store.ReadDirNames(a.Store.SandboxesDir())
+	sbs, err := store.ReadIDDirs(a.Store.SandboxesDir())
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.SandboxesDir(), "cannot scan sandboxes: %v", err)
 	}
@@ -295,7 +302,7 @@ func (a *App) checkRecordFiles(add func(check, level, hint, path, format string,
 	if err := store.ReadJSON(a.Store.RepoJSONPath(), &rr); err != nil && !os.IsNotExist(err) {
 		add("records", LevelProblem, "remove it: the next command writes it again", a.Store.RepoJSONPath(), "repo.json is damaged: %v", err)
 	}
-	sbs, _ := store.ReadDirNames(a.Store.SandboxesDir())
+	sbs, _ := store.ReadIDDirs(a.Store.SandboxesDir())
 	for _, id := range sbs {
 		if _, err := a.Store.ReadCheckpoints(id); err != nil {
 			add("records", LevelProblem, "checkpoints of "+id+" fail until it is fixed: repair it, or move it aside (the snapshot refs stay and are listed)",

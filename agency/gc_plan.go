@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,6 +51,11 @@ type gcPlanner struct {
 	// treeGoes[id]: the sandbox tree of id is gone or will be removed (its
 	// branch cannot be deleted while a tree has it checked out).
 	treeGoes map[string]bool
+	// checkedOut: branch (without refs/heads/) → the worktree that has it
+	// checked out (checkedOutAt).
+	checkedOut map[string]string
+	// locked: the trees git has locked (lockedWhy).
+	locked map[string]bool
 }
 
 func (p *gcPlanner) add(it GCItem) { p.res.Items = append(p.res.Items, it) }
@@ -104,13 +110,19 @@ func (p *gcPlanner) planLeftovers() {
 func (p *gcPlanner) planSandboxTrees() {
 	p.treeGoes = map[string]bool{}
 	var trees []int // indexes into res.Items
-	sbs, _ := store.ReadDirNames(p.a.Store.SandboxesDir())
+	sbs, _ := store.ReadIDDirs(p.a.Store.SandboxesDir())
 	for _, id := range sbs {
 		it, ok := p.sandboxTreeItem(id)
-		if ok {
-			p.add(it)
-			trees = append(trees, len(p.res.Items)-1)
+		if !ok {
+			continue
 		}
+		if why := p.lockedWhy(it.tree); why != "" {
+			it.Kept, it.KeptWhy = true, why
+			p.add(it)
+			continue
+		}
+		p.add(it)
+		trees = append(trees, len(p.res.Items)-1)
 	}
 	p.a.decideTrees(p.ctx, p.res.Items, trees, true)
 	for _, i := range trees {
@@ -154,6 +166,29 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 		it.Reason = "finished, not landed (--include-pending; branch " + store.SandboxBranch(id) + " is kept)"
 	}
 	return it, true
+}
+
+// lockedWhy says why gc keeps tree ("" when it does not): the user locked
+// it with `git worktree lock`, which `git worktree remove` honours too
+// (gc keeps it even with --force, as it keeps a locked registration).
+func (p *gcPlanner) lockedWhy(tree string) string {
+	if tree == "" {
+		return ""
+	}
+	if p.locked == nil {
+		p.locked = map[string]bool{}
+		if regs, err := p.a.Repo.AdminWorktrees(); err == nil {
+			for _, w := range regs {
+				if w.Locked {
+					p.locked[filepath.Clean(w.Path)] = true
+				}
+			}
+		}
+	}
+	if !p.locked[filepath.Clean(tree)] {
+		return ""
+	}
+	return "locked with 'git worktree lock' ('git worktree unlock " + tree + "' first)"
 }
 
 // planRegistrations: stale git worktree registrations inside our data
@@ -281,10 +316,31 @@ func (p *gcPlanner) planBranch(r *store.InvocationRecord, branches map[string]bo
 	it := GCItem{Kind: GCBranch, Invocation: r.InvocationID, Target: branch, Reason: age}
 	if _, err := os.Stat(p.a.Store.SandboxTreePath(r.InvocationID)); err == nil && !p.treeGoes[r.InvocationID] {
 		it.Kept, it.KeptWhy = true, "its sandbox tree still has it checked out"
+	} else if at := p.checkedOutAt(branch); at != "" && !p.treeGoesWith(at) {
+		// A worktree of the user's (`git worktree add <dir> <branch>` to
+		// look at an agent's work): git cannot delete it there.
+		it.Kept, it.KeptWhy = true, "checked out in "+at
 	} else if safe, why := p.a.branchWorkElsewhere(p.ctx, r, branchRef); !safe && !p.opts.Force {
 		it.Kept, it.KeptWhy = true, why+" (--force deletes it)"
 	}
 	p.add(it)
+}
+
+// checkedOutAt is the worktree that has branch (without refs/heads/)
+// checked out, "" for none; git's list is read once per plan, when a
+// branch is first asked about.
+func (p *gcPlanner) checkedOutAt(branch string) string {
+	if p.checkedOut == nil {
+		p.checkedOut = map[string]string{}
+		if wts, err := p.a.Repo.Worktrees(p.ctx); err == nil {
+			for _, w := range wts {
+				if w.Branch != "" {
+					p.checkedOut[strings.TrimPrefix(w.Branch, "refs/heads/")] = w.Path
+				}
+			}
+		}
+	}
+	return p.checkedOut[branch]
 }
 
 // planSnapshotRefs: an old invocation's checkpoint refs. Snapshot commits

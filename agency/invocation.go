@@ -3,7 +3,6 @@ package agency
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -60,15 +59,14 @@ func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.Workt
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
-	if wt, err = a.stillPresent(wt); err != nil {
+	if wt, err = a.stillPresent(ctx, wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
 	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
-	if !HasMarker(wt.TreePath) {
-		return nil, runner.Spec{}, errs.New(errs.ENotIntegration, "recreate it with 'git agency worktree create'",
-			"worktree %q has no integration marker at %s", wt.Name, store.MarkerPath(wt.TreePath))
+	if err := a.restoreMarker(wt); err != nil {
+		return nil, runner.Spec{}, err
 	}
 	spec, err := a.PrepareRunner(opts)
 	if err != nil {
@@ -80,7 +78,7 @@ func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.Workt
 // stillPresent re-reads a worktree record and checks its tree is there:
 // E_ARCHIVED once a worktree rm archived it, E_NOT_FOUND when the record
 // or the directory is gone (never git's "chdir: no such file").
-func (a *App) stillPresent(wt *store.WorktreeRecord) (*store.WorktreeRecord, error) {
+func (a *App) stillPresent(ctx context.Context, wt *store.WorktreeRecord) (*store.WorktreeRecord, error) {
 	cur, err := a.WorktreeByID(wt.WorktreeID)
 	if err != nil {
 		return nil, err
@@ -88,8 +86,8 @@ func (a *App) stillPresent(wt *store.WorktreeRecord) (*store.WorktreeRecord, err
 	if cur.State != store.StatePresent {
 		return nil, errs.Archived(cur.Name, cur.WorktreeID)
 	}
-	if fi, err := os.Stat(cur.TreePath); err != nil || !fi.IsDir() {
-		return nil, errs.WorktreeTreeGone(cur.Name, cur.TreePath)
+	if err := a.treeGoneErr(ctx, cur); err != nil {
+		return nil, err
 	}
 	return cur, nil
 }
@@ -163,7 +161,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	defer unlock()
 	// A worktree rm may have run since PrepareStart: look again under the
 	// lock, which rm holds while it removes and archives.
-	if wt, err = a.stillPresent(wt); err != nil {
+	if wt, err = a.stillPresent(ctx, wt); err != nil {
 		return nil, err
 	}
 	queued := false

@@ -87,7 +87,7 @@ func (a *App) leftovers() []Leftover {
 // holds the lock; those whose creator still runs are creates in progress,
 // left out; the rest (no marker) are returned by id for the lock to tell.
 func (a *App) deadCreates() (dead []Leftover, unknownInv, unknownWt []string) {
-	ids, _ := store.ReadDirNames(a.Store.InvocationsDir())
+	ids, _ := store.ReadIDDirs(a.Store.InvocationsDir())
 	for _, id := range ids {
 		if !a.Store.MissingMeta(id) {
 			continue
@@ -99,7 +99,7 @@ func (a *App) deadCreates() (dead []Leftover, unknownInv, unknownWt []string) {
 			unknownInv = append(unknownInv, id)
 		}
 	}
-	wids, _ := store.ReadDirNames(a.Store.IntegrationWorktreesDir())
+	wids, _ := store.ReadIDDirs(a.Store.IntegrationWorktreesDir())
 	for _, id := range wids {
 		if !a.Store.MissingWorktreeMeta(id) {
 			continue

@@ -18,7 +18,7 @@ const GCVerifyTree = "verify_tree"
 // (gc removes it; doctor does not call it a problem).
 func (a *App) verifyLeftovers(failed bool) []Leftover {
 	var out []Leftover
-	ids, _ := store.ReadDirNames(a.Store.VerifiesDir())
+	ids, _ := store.ReadIDDirs(a.Store.VerifiesDir())
 	for _, id := range ids {
 		why, kept := a.verifyDirState(id)
 		if why == "" || kept != failed {

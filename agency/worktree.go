@@ -295,10 +295,13 @@ func ShellCmd(getenv func(string) string, dir string) *subproc.Terminal {
 	return subproc.NewTerminal([]string{sh, "-l"}, dir, subproc.ScrubRepo(os.Environ()))
 }
 
-// CheckOnBranch refuses an integration tree that is not on its recorded
-// branch: landing would move whatever is checked out instead, and a new
+// CheckOnBranch refuses an integration tree that is gone or moved
+// (treeGoneErr), or not on its recorded branch: landing would move whatever is checked out instead, and a new
 // sandbox would start from the wrong commit.
 func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error {
+	if err := a.treeGoneErr(ctx, wt); err != nil {
+		return err
+	}
 	br, err := a.currentBranch(ctx, wt.TreePath)
 	if err != nil {
 		return gitErr(err)
@@ -306,11 +309,13 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 	if br == wt.Branch {
 		return nil
 	}
-	has := "a detached HEAD"
 	if br != "" {
-		has = "branch " + br
+		if ok, err := a.Repo.BranchExists(ctx, wt.Branch); err == nil && !ok {
+			return errs.WrongBranchRenamed(wt.Name, wt.TreePath, br, wt.Branch)
+		}
+		return errs.WrongBranch(wt.Name, wt.TreePath, "branch "+br, wt.Branch)
 	}
-	return errs.WrongBranch(wt.Name, wt.TreePath, has, wt.Branch)
+	return errs.WrongBranch(wt.Name, wt.TreePath, "a detached HEAD", wt.Branch)
 }
 
 // currentBranch is the tree's CurrentBranch, read from its HEAD file when
@@ -339,8 +344,16 @@ func (a *App) treeHead(ctx context.Context, tree string) (string, error) {
 // `agent start`.
 func (a *App) WorktreeHere() string {
 	top := a.Repo.Toplevel
-	if top == "" || !HasMarker(top) {
-		return "" // one file read: most commands run elsewhere
+	if top == "" {
+		return ""
+	}
+	if !HasMarker(top) {
+		// One file read: most commands run elsewhere. A linked tree without
+		// the marker may still be ours after a `git clean -x` (agent start
+		// writes it again): its record says.
+		if fi, err := os.Lstat(filepath.Join(top, ".git")); err != nil || fi.IsDir() {
+			return ""
+		}
 	}
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {

@@ -336,7 +336,7 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 			ids = append(ids, rec.InvocationID)
 		}
 	}
-	var recs []*store.InvocationRecord
+	var recs []discardJSON
 	var first error
 	for _, id := range ids {
 		res, err := a.Discard(env.Ctx, id)
@@ -350,7 +350,8 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 			}
 			continue
 		}
-		recs = append(recs, res.Invocation)
+		recs = append(recs, discardJSON{InvocationRecord: res.Invocation, KeptRef: res.Kept,
+			KeptSubmodules: res.KeptSubmodules, DirtySubmodules: res.DirtySubmodules})
 		if !c.JSON {
 			printLines(env.Stdout, res.Report())
 		}
@@ -367,6 +368,16 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 		}
 	}
 	return first
+}
+
+// discardJSON is one discard in --json: the record, and what the human
+// report says beside it: the refs that now hold commits only the sandbox
+// had, and the submodules whose uncommitted files went with the sandbox.
+type discardJSON struct {
+	*store.InvocationRecord
+	KeptRef         string   `json:"kept_ref,omitempty"`
+	KeptSubmodules  []string `json:"kept_submodule_refs,omitempty"`
+	DirtySubmodules []string `json:"dirty_submodules,omitempty"`
 }
 
 // RunCmd is `git agency run`: `worktree create --name N --open`, then
@@ -396,6 +407,11 @@ func (c *RunCmd) Run(env *Env) error {
 	}
 	if opts, err = start.withPrompt(env, a, opts); err != nil {
 		return err
+	}
+	if !c.NoOpen {
+		if _, err := a.Editor(c.Editor); err != nil {
+			return errs.NoEditorOr("--no-open")
+		}
 	}
 	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor, Full: c.Full}
 	wt, err := create.create(env, a)

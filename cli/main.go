@@ -193,7 +193,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 			// A flag's own check (--repo's directory) said what is wrong.
 			return printError(env, coded)
 		}
-		return printError(env, errs.Usage(err.Error(), helpPath(env.Prog, err)))
+		return printError(env, usageError(env.Prog, err))
 	}
 	tuneGC(env, kctx)
 	if err := kctx.Run(); err != nil {
@@ -278,6 +278,25 @@ func description(prog string) string {
 	}
 	return "Run many coding agents at once on one repository, each in its own sandbox worktree, " +
 		"and land their work on human-owned integration worktrees."
+}
+
+// usageError is the E_USAGE of a command line kong rejected. An id given
+// as the one argument of a command that takes it as -i and no argument
+// (checkpoint ls 7f3a, as the agent commands would take it) gets the
+// corrected command as its hint.
+func usageError(prog string, err error) *errs.Error {
+	help := helpPath(prog, err)
+	var pe *kong.ParseError
+	if arg, ok := strings.CutPrefix(err.Error(), "unexpected argument "); ok && errors.As(err, &pe) && pe.Context != nil {
+		if cmd := pe.Context.Selected(); cmd != nil && len(cmd.Positional) == 0 && !strings.HasPrefix(arg, "-") {
+			for _, f := range cmd.Flags {
+				if f.Name == "invocation" && f.Short == 'i' {
+					return errs.UsageInvocationFlag(err.Error(), help, arg)
+				}
+			}
+		}
+	}
+	return errs.Usage(err.Error(), help)
 }
 
 func helpPath(prog string, err error) string {

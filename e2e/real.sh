@@ -170,9 +170,26 @@ run_hang() { # RUNNER [RUNNER-ARGS...]
   git config --unset agency.runner."$r".timeout
 }
 
+run_fail() { # the model server answers HTTP 500: the run fails, one notification
+  echo "== claude: a model server that fails (HTTP 500)"
+  git config agency.notify.command "cat >> '$work/notify-fail.jsonl'"
+  ANTHROPIC_BASE_URL="http://127.0.0.1:$port/fail500" git agency agent start -w feat --runner claude \
+    --headless --prompt "Create hello.txt" >"$work/fail.out" 2>/dev/null </dev/null
+  local rc=$? inv i
+  inv=$(head -1 "$work/fail.out")
+  [ "$rc" = 1 ] && pass "agent start exits 1 (claude exited 1)" || fail "agent start exits 1 (got $rc)"
+  for i in $(seq 50); do grep -q '"event":"failed"' "$work/notify-fail.jsonl" 2>/dev/null && break; sleep 0.2; done
+  expect "notify: failed" grep -q '"event":"failed","invocation_id":"'"$inv"'"' "$work/notify-fail.jsonl"
+  # claude goes on for a moment after its failed result: no needs_input
+  # for a wait nobody can answer, only the end
+  expect "notify: no needs_input before it" sh -c "! grep -q '\"event\":\"needs_input\"' '$work/notify-fail.jsonl'"
+  git config --unset agency.notify.command
+}
+
 case ${AGENCY_E2E_ONLY:-claude} in claude)
   run_ok claude result tool_call "tool_call Write hello.txt"
   run_tty claude
+  run_fail
   (export ANTHROPIC_BASE_URL="http://127.0.0.1:$port/hang"; run_hang claude) | tee "$work/hang.out"
   fails=$((fails + $(grep -c '  FAIL' "$work/hang.out")));;
 esac

@@ -99,6 +99,13 @@ func NoEditor() *Error {
 		"no editor configured")
 }
 
+// NoEditorOr is NoEditor for a command that can go on without opening an
+// editor: the hint also names the flag that says so.
+func NoEditorOr(flag string) *Error {
+	return New(ENoEditor, "pass --editor, set one with 'git config agency.editor code' (or $VISUAL / $EDITOR), or add "+flag,
+		"no editor configured")
+}
+
 func EditorFailed(editor string, err error) *Error {
 	return Wrap(EEditorFailed, err, "check the editor command", "editor %q failed", editor)
 }
@@ -124,12 +131,57 @@ func WorktreeTreeGone(name, tree string) *Error {
 		"worktree %q: its directory %s is gone", name, tree)
 }
 
+// NoMarker: an integration tree has a .agency/ without its marker.
+func NoMarker(name, marker string) *Error {
+	return New(ENotIntegration, "recreate it with 'git agency worktree create'",
+		"worktree %q has no integration marker at %s", name, marker)
+}
+
+// MarkerRestored: an integration tree had lost its .agency/ (a `git clean
+// -x` removes it); agent start wrote the marker again (a warning).
+func MarkerRestored(name, tree string) *Error {
+	return New(ENotIntegration, "",
+		"worktree %q had lost its .agency/ (a 'git clean -x' removes it); its integration marker was written again in %s", name, tree)
+}
+
+// DataDirRelative: $AGENCY_DATA_DIR is not an absolute path.
+func DataDirRelative(dir string) *Error {
+	return New(EConfig, "set it to an absolute path, e.g. export AGENCY_DATA_DIR=\"$HOME/"+dir+"\"",
+		"AGENCY_DATA_DIR is a relative path (%s): it would name another data directory from every subdirectory", dir)
+}
+
+// DataDirMoved: the data directory was moved; its records and git's
+// registrations of its trees name the old place.
+func DataDirMoved(from, to string) *Error {
+	return New(ENotFound, "move it back: mv "+shellQuote(to)+" "+shellQuote(from)+", and point AGENCY_DATA_DIR (or agency.dataDir) at "+shellQuote(from)+" again if you changed it",
+		"the data directory was moved: its records name trees under %s, and it is now %s", from, to)
+}
+
+// WorktreeMoved: a worktree's tree was moved with `git worktree move`;
+// the record still names its old path.
+func WorktreeMoved(name, from, to string) *Error {
+	return New(ENotFound, "move it back: git worktree move "+shellQuote(to)+" "+shellQuote(from),
+		"worktree %q was moved to %s (its record names %s)", name, to, from)
+}
+
 func Git(args []string, exit int, stderr string) *Error {
 	msg := fmt.Sprintf("git %s failed (exit %d)", strings.Join(args, " "), exit)
 	if s := strings.TrimSpace(stderr); s != "" {
 		msg += ": " + s
 	}
-	return New(EGit, "", "%s", msg)
+	return New(EGit, refHookHint(stderr), "%s", msg)
+}
+
+// refHookHint is the hint for git's message when the repository's
+// reference-transaction hook refused a ref update ("" for any other
+// message): git-agency keeps its checkpoints and undo state under
+// refs/agency/, which such a hook must let through.
+func refHookHint(gitMsg string) string {
+	if !strings.Contains(gitMsg, "aborted by hook") {
+		return ""
+	}
+	return "the repository's reference-transaction hook refused a ref under refs/agency/ (its message is above): " +
+		"let the hook accept refs/agency/*, or run the command again without the repository's hooks: git -c core.hooksPath=/dev/null agency <the same arguments>"
 }
 
 func IO(op, path string, err error) *Error {
@@ -158,7 +210,7 @@ func CheckpointDenylisted(files []string) *Error {
 }
 
 func CheckpointFailed(inv string, err error) *Error {
-	return Wrap(ECheckpointFailed, err, "", "checkpoint of invocation %s failed", inv)
+	return Wrap(ECheckpointFailed, err, refHookHint(fmt.Sprint(err)), "checkpoint of invocation %s failed", inv)
 }
 
 func CheckpointNotFound(inv string, id string) *Error {
@@ -191,6 +243,12 @@ func StopGaveUp(inv, verb, wait string) *Error {
 // whose --help explains it.
 func Usage(msg, help string) *Error {
 	return New(EUsage, "see '"+help+" --help'", "%s", msg)
+}
+
+// UsageInvocationFlag is Usage for an argument where the command takes
+// the invocation as -i.
+func UsageInvocationFlag(msg, cmd, arg string) *Error {
+	return New(EUsage, "name the invocation with -i: "+cmd+" -i "+arg+" (see '"+cmd+" --help')", "%s", msg)
 }
 
 // Landing (agent diff/land/discard, git sandbox).
@@ -420,8 +478,15 @@ func SandboxHeadAstray(inv, where string) *Error {
 }
 
 func WrongBranch(name, tree, has, want string) *Error {
-	return New(EWrongBranch, "switch it back: git -C "+tree+" switch "+want,
+	return New(EWrongBranch, "switch it back: git -C "+shellQuote(tree)+" switch "+want,
 		"integration worktree %q has %s checked out, not its branch %s", name, has, want)
+}
+
+// WrongBranchRenamed is WrongBranch when the recorded branch is gone and
+// the tree has another: the user renamed it (`git branch -m`) there.
+func WrongBranchRenamed(name, tree, has, want string) *Error {
+	return New(EWrongBranch, "rename it back: git -C "+shellQuote(tree)+" branch -m "+has+" "+want,
+		"integration worktree %q has branch %s checked out, and its branch %s is gone (renamed?)", name, has, want)
 }
 
 func CheckpointApplyStaged(inv string, paths []string) *Error {
@@ -432,4 +497,13 @@ func CheckpointApplyStaged(inv string, paths []string) *Error {
 // NoSuchCommand: `help` was asked about words that name no command.
 func NoSuchCommand(prog, words string) *Error {
 	return New(EUsage, "'"+prog+" help' lists the commands", "no command %q in %s", words, prog)
+}
+
+// shellQuote is s as one shell word: as it is when it needs no quoting,
+// else in single quotes, so a hint with a path can be pasted.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

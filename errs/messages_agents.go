@@ -105,7 +105,15 @@ func NoResume(inv, runner string) *Error {
 
 func TooManyActive(n, max int) *Error {
 	return New(ETooManyActive, "wait for one to finish, stop one, queue this one with --queue (or git config agency.queue true), or raise git config agency.maxActive",
-		"%d agents are running in this repository (agency.maxActive = %d)", n, max)
+		"%s running in this repository (agency.maxActive = %d)", agentsAre(n), max)
+}
+
+// agentsAre is "1 agent is" or "N agents are".
+func agentsAre(n int) string {
+	if n == 1 {
+		return "1 agent is"
+	}
+	return fmt.Sprintf("%d agents are", n)
 }
 
 func NotQueued(inv, state string) *Error {

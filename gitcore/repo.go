@@ -24,18 +24,32 @@ type Repo struct {
 	Toplevel string
 	// tips keeps RefTips' last answer (tipsmemo.go); nil: not kept.
 	tips *tipsMemo
+	// fromFiles: found from its files (discoverFromFiles), so its
+	// configuration may be read from them too (configFiles).
+	fromFiles bool
 }
 
 // Discover finds the repository containing dir. It respects what git
 // exported to us (GIT_DIR and friends), refuses bare repositories and
 // reports a directory outside any repository as E_NOT_A_REPO.
+//
+// Every command starts here, so the usual case (a work tree) is read from
+// files (discoverFromFiles), and only what it leaves is asked of git.
 func Discover(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
 	if r == nil {
 		r = ExecRunner{}
 	}
-	// Every command starts here, so the usual case (a work tree) is one
-	// git process; a bare repository or the inside of a .git directory,
-	// where --show-toplevel fails, is told apart by the two calls below.
+	if repo, ok := discoverFromFiles(r, dir); ok {
+		return repo, nil
+	}
+	return discoverWithGit(ctx, r, dir)
+}
+
+// discoverWithGit is Discover asking git.
+func discoverWithGit(ctx context.Context, r CommandRunner, dir string) (*Repo, error) {
+	// The usual case (a work tree) is one git process; a bare repository
+	// or the inside of a .git directory, where --show-toplevel fails, is
+	// told apart by the two calls below.
 	if repo, ok := discoverWorkTree(ctx, r, dir); ok {
 		return reachable(repo)
 	}
@@ -97,6 +111,11 @@ func discoverWorkTree(ctx context.Context, r CommandRunner, dir string) (*Repo, 
 func newRepo(r CommandRunner, dir, gitDir, common string) *Repo {
 	repo := &Repo{runner: r, GitDir: gitDir, tips: &tipsMemo{}}
 	if !filepath.IsAbs(common) {
+		// Relative to dir as git sees it: its path with symlinks resolved
+		// (a lexical join would take "../.." through a symlink wrong).
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
 		common = filepath.Join(dir, common)
 	}
 	if resolved, err := filepath.EvalSymlinks(common); err == nil {
@@ -432,6 +451,11 @@ func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
 // every create and start), in order, keys lower case as git prints them.
 // Missing configuration is not an error.
 func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
+	if r.fromFiles {
+		if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
+			return agencyEntries(all), nil
+		}
+	}
 	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.|^rerere\.enabled$|^core\.sparsecheckout$`)
 	if err != nil {
 		if ExitCode(err) == 1 {
@@ -440,6 +464,19 @@ func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
 		return nil, err
 	}
 	return ParseConfigZ(out), nil
+}
+
+// agencyEntries are the entries of all Config returns: `git config
+// --get-regexp '^agency\.|^rerere\.enabled$|^core\.sparsecheckout$'`
+// matches the key as git names it (section and variable lower case).
+func agencyEntries(all []ConfigEntry) []ConfigEntry {
+	var out []ConfigEntry
+	for _, e := range all {
+		if strings.HasPrefix(e.Key, "agency.") || e.Key == "rerere.enabled" || e.Key == "core.sparsecheckout" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Version returns git's version string ("2.39.5").

@@ -38,23 +38,21 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 	if !ok || t.headCommit(gitDir) != head {
 		return false
 	}
-	idxPath := filepath.Join(gitDir, "index")
-	fi, err := os.Stat(idxPath)
-	if err != nil {
+	data, racy, release, ok := mapIndex(filepath.Join(gitDir, "index"))
+	if !ok {
 		return false
 	}
-	data, err := os.ReadFile(idxPath)
-	if err != nil {
-		return false
-	}
+	defer release() // the entries' ids are slices of data
 	idx, ok := parseIndexStat(data, oidLen)
 	if !ok || hex.EncodeToString(idx.cacheTree) != headTree {
 		return false
 	}
-	racy := uint32(fi.ModTime().Unix())
 	doubt, ok := t.statEntries(idx.entries, racy)
 	if !ok {
 		return false
+	}
+	if !idx.attributes {
+		doubt = t.settleAsIs(gitDir, oidLen, doubt)
 	}
 	return t.sameContent(ctx, doubt)
 }
@@ -68,6 +66,9 @@ const maxHashed = 64
 type indexStat struct {
 	entries   []statEntry
 	cacheTree []byte // nil when the root is invalid or absent
+	// attributes: the index has a .gitattributes file (in any directory,
+	// in the tree or not).
+	attributes bool
 }
 
 // statEntry is one index entry's path, id (raw, in the index file's
@@ -95,17 +96,9 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 		return out, false
 	}
 	end := len(data) - oidLen
-	off, prev := 12, []byte(nil)
-	for n := binary.BigEndian.Uint32(data[8:12]); n > 0; n-- {
-		e, next, name, keep, ok := indexEntryStat(data[:end], off, version, oidLen, prev)
-		if !ok {
-			return out, false
-		}
-		off, prev = next, name
-		if keep {
-			e.path = string(name)
-			out.entries = append(out.entries, e)
-		}
+	off, ok := out.readEntries(data[:end], version, oidLen)
+	if !ok {
+		return out, false
 	}
 	for off+8 <= end {
 		sig := string(data[off : off+4])
@@ -125,6 +118,27 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 		off = body + size
 	}
 	return out, off == end
+}
+
+// readEntries reads the entries of data (an index without its trailing
+// checksum) into out, and returns where they end.
+func (out *indexStat) readEntries(data []byte, version uint32, oidLen int) (int, bool) {
+	off, prev := 12, []byte(nil)
+	for n := binary.BigEndian.Uint32(data[8:12]); n > 0; n-- {
+		e, next, name, keep, ok := indexEntryStat(data, off, version, oidLen, prev)
+		if !ok {
+			return 0, false
+		}
+		off, prev = next, name
+		if bytes.HasSuffix(name, []byte(".gitattributes")) && (len(name) == 14 || name[len(name)-15] == '/') {
+			out.attributes = true
+		}
+		if keep {
+			e.path = string(name)
+			out.entries = append(out.entries, e)
+		}
+	}
+	return off, true
 }
 
 // indexEntryStat decodes the entry at off (prev: the path before it, for
@@ -248,27 +262,44 @@ func (t *Tree) statEntries(entries []statEntry, racy uint32) ([]statEntry, bool)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var mine []statEntry
-			dirs := leadingDirs{root: t.Path, real: map[string]bool{}}
-			for _, e := range part {
-				same, ok := statMatches(filepath.Join(t.Path, filepath.FromSlash(e.path)), e)
-				if !ok || !dirs.allReal(path.Dir(e.path)) {
-					mu.Lock()
-					bad = true
-					mu.Unlock()
-					return
-				}
-				if !same || e.mtime >= racy {
-					mine = append(mine, e)
-				}
-			}
+			mine, ok := t.statPart(part, racy)
 			mu.Lock()
+			bad = bad || !ok
 			doubt = append(doubt, mine...)
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	return doubt, !bad && len(doubt) <= maxHashed
+}
+
+// statPart is one worker's share of statEntries: the entries of part
+// whose content must be compared; ok false as for statEntries. Each
+// directory's files are lstat'ed in it (entryStatter), once its path is
+// known to be real directories (leadingDirs).
+func (t *Tree) statPart(part []statEntry, racy uint32) ([]statEntry, bool) {
+	var mine []statEntry
+	dirs := leadingDirs{root: t.Path, real: map[string]bool{}}
+	st := newEntryStatter(t.Path)
+	defer st.close()
+	for _, e := range part {
+		dir, name := path.Split(e.path)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
+		if !dirs.allReal(dir) {
+			return nil, false
+		}
+		same, ok := st.match(dir, name, e)
+		if !ok {
+			return nil, false
+		}
+		if !same || e.mtime >= racy {
+			mine = append(mine, e)
+		}
+	}
+	return mine, true
 }
 
 // leadingDirs checks the directories leading to entries as git's status

@@ -349,8 +349,12 @@ func TestCheckpointerRateLimit(t *testing.T) {
 	writeT(t, o.SandboxPath, "two.txt", "2\n")
 	waitCheckpoints(t, o, 2)
 	// created_at has second resolution; check the gap through the events.
+	// A checkpoint's event follows its record in checkpoints.json.
 	var evs []store.Event
-	for i := 0; i < 100 && len(evs) < 2; i++ {
+	for deadline := time.Now().Add(10 * time.Second); len(evs) < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("events: %+v, want two checkpoints", evs)
+		}
 		time.Sleep(10 * time.Millisecond)
 		evs, _ = o.Store.ReadEvents(testInv)
 	}

@@ -279,7 +279,7 @@ const screenEvery = time.Second
 func (w *headedWatch) tick(ctx context.Context) {
 	w.readHook(func() {
 		w.publish()
-		w.s.checkWaiting(w.sandbox)
+		w.s.checkWaiting(w.sandbox, true)
 	})
 	w.readPane()
 	if (w.format == stream.FormatClaude || w.format == stream.FormatCodex) &&
@@ -293,7 +293,7 @@ func (w *headedWatch) tick(ctx context.Context) {
 		w.dialog = ""
 	}
 	w.publish()
-	w.s.checkWaiting(w.sandbox)
+	w.s.checkWaiting(w.sandbox, true)
 }
 
 // screen is the pane's visible screen ("" if it cannot be read).

@@ -149,10 +149,15 @@ const waitingPoll = 500 * time.Millisecond
 // checkWaiting reads what readers derive the live status from
 // (runner_status.json, logs/status.json) and, when the invocation enters
 // needs input, records a needs_input event and notifies (once per entry).
-func (s *Supervisor) checkWaiting(sandbox string) {
+// With live false only runner_status.json counts: a headless stream says
+// "waiting" (a failed result, a final question, a refusal) only once its
+// one turn has ended, while the runner is on its way out, and the finished
+// or failed notification then says it; notifying needs_input too would
+// announce a wait that nobody can answer, a moment before the end.
+func (s *Supervisor) checkWaiting(sandbox string, live bool) {
 	in := stream.StatusInput{Lifecycle: stream.LifecycleRunning}
 	in.Runner, _ = stream.ReadRunnerStatus(sandbox)
-	if ls := ReadLiveStatus(s.Store, s.Invocation); ls != nil {
+	if ls := s.liveStatus(live); ls != nil {
 		in.Stream = ls.State
 	}
 	status, summary := stream.DeriveStatus(in)
@@ -167,7 +172,16 @@ func (s *Supervisor) checkWaiting(sandbox string) {
 	s.notify(NotifyNeedsInput, "needs input", summary)
 }
 
-// followWaiting calls checkWaiting until done is closed.
+// liveStatus is the live status file, when live.
+func (s *Supervisor) liveStatus(live bool) *LiveStatus {
+	if !live {
+		return nil
+	}
+	return ReadLiveStatus(s.Store, s.Invocation)
+}
+
+// followWaiting calls checkWaiting for a headless run (its stream's
+// state left out) until done is closed.
 func (s *Supervisor) followWaiting(sandbox string, done <-chan struct{}) {
 	t := time.NewTicker(waitingPoll)
 	defer t.Stop()
@@ -176,7 +190,7 @@ func (s *Supervisor) followWaiting(sandbox string, done <-chan struct{}) {
 		case <-done:
 			return
 		case <-t.C:
-			s.checkWaiting(sandbox)
+			s.checkWaiting(sandbox, false)
 		}
 	}
 }

@@ -378,11 +378,25 @@ func (s *Supervisor) finish(code int, reason string) error {
 
 // finishWith is finish for an exit code that may be unknown (nil: a headed
 // session that vanished).
+//
+// The exited event is appended before the run's end is written anywhere a
+// reader looks (the outcome file, then the record): once an invocation
+// reads as ended, its end event is there (land --all orders agents that
+// ended within one second by it).
 func (s *Supervisor) finishWith(code *int, reason string) error {
 	s.logMu.Lock()
 	s.recordLogFailureLocked()
 	incomplete := s.logFailure
 	s.logMu.Unlock()
+	if !s.exitNoted {
+		s.noteExit()
+	}
+	final := s.endReason(reason, s.stopAtExit)
+	data := map[string]any{"exit_code": nil, "exit_reason": final}
+	if code != nil {
+		data["exit_code"] = *code
+	}
+	s.event("exited", data)
 	// Never lost: see recordEnd.
 	err := s.recordEnd(func(r *store.InvocationRecord) error {
 		if incomplete != "" {
@@ -394,26 +408,18 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 		if s.exitNoted {
 			stop = s.stopAtExit
 		}
-		switch {
-		case s.timedOut.Load():
-			reason = store.ExitTimeout
-		case stop == store.ExitKilled:
-			reason = store.ExitKilled
-		case stop == store.ExitStopped:
-			// Even when the stop had to escalate to SIGKILL.
-			reason = store.ExitStopped
-		}
+		why := s.endReason(reason, stop)
 		r.Status = store.StatusFinished
 		// Killed or timed out, a run did not complete, whatever its exit
 		// code (claude exits 0 on SIGINT; a killed tmux session has
 		// none). A stop the user asked for ended it as asked: finished,
 		// exit_reason stopped, whatever its exit code (130 after C-c).
-		if reason == store.ExitTimeout || stop == store.ExitKilled ||
+		if why == store.ExitTimeout || stop == store.ExitKilled ||
 			(stop == "" && code != nil && *code != 0) {
 			r.Status = store.StatusFailed
 		}
 		r.ExitCode = code
-		r.ExitReason = store.Str(reason)
+		r.ExitReason = store.Str(why)
 		r.FinishedAt = store.Str(now())
 		if r.LandingStatus == nil {
 			r.LandingStatus = store.Str(store.LandingPending)
@@ -423,14 +429,24 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 		}
 		return nil
 	})
-	data := map[string]any{"exit_code": nil, "exit_reason": reason}
-	if code != nil {
-		data["exit_code"] = *code
-	}
-	s.event("exited", data)
-	s.logf("runner exited: code %v, reason %s", data["exit_code"], reason)
+	s.logf("runner exited: code %v, reason %s", data["exit_code"], final)
 	s.notifyEnd()
 	return err
+}
+
+// endReason is how a run ended: a timeout, or the user's stop or kill
+// request (stop), wins over what the exit looked like (reason).
+func (s *Supervisor) endReason(reason, stop string) string {
+	switch {
+	case s.timedOut.Load():
+		return store.ExitTimeout
+	case stop == store.ExitKilled:
+		return store.ExitKilled
+	case stop == store.ExitStopped:
+		// Even when the stop had to escalate to SIGKILL.
+		return store.ExitStopped
+	}
+	return reason
 }
 
 // notifyEnd runs the notify command for the final record (finished or

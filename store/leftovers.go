@@ -34,12 +34,12 @@ func IsAtomicTemp(name string) bool {
 func (s *Store) AtomicTemps() []TempFile {
 	dirs := []string{s.RepoDir()}
 	for _, parent := range []string{s.IntegrationWorktreesDir(), s.InvocationsDir(), s.SandboxesDir()} {
-		names, _ := ReadDirNames(parent)
+		names, _ := ReadIDDirs(parent)
 		for _, id := range names {
 			dirs = append(dirs, filepath.Join(parent, id))
 		}
 	}
-	sbs, _ := ReadDirNames(s.SandboxesDir())
+	sbs, _ := ReadIDDirs(s.SandboxesDir())
 	for _, id := range sbs {
 		dirs = append(dirs, s.SandboxLogsDir(id))
 	}

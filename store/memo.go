@@ -146,10 +146,10 @@ func (s *Store) invocationNames() ([]string, error) {
 	dir := s.InvocationsDir()
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return ReadDirNames(dir)
+		return ReadIDDirs(dir)
 	}
 	v, err := s.memo.load(dir, fi, func() (any, bool, error) {
-		names, err := ReadDirNames(dir)
+		names, err := ReadIDDirs(dir)
 		return names, err == nil, err
 	})
 	if err != nil {

@@ -32,7 +32,7 @@ type InvocationEntry struct {
 // ScanWorktrees reads integration_worktrees/*/meta.json. There is no index:
 // the directory is the truth. Unreadable records come back Broken.
 func (s *Store) ScanWorktrees() ([]WorktreeEntry, error) {
-	names, err := ReadDirNames(s.IntegrationWorktreesDir())
+	names, err := ReadIDDirs(s.IntegrationWorktreesDir())
 	if err != nil {
 		return nil, err
 	}
@@ -266,6 +266,22 @@ func ReadDirNames(dir string) ([]string, error) {
 		names = append(names, e.Name())
 	}
 	return names, nil
+}
+
+// ReadIDDirs is ReadDirNames of a directory of records or trees
+// (integration_worktrees/, invocations/, sandboxes/, verify/): only the
+// names that are ids. A directory named otherwise is not ours (a user's
+// backup copy, notes, a sync tool's conflict folder): every scan, and so
+// gc and doctor, leaves it alone.
+func ReadIDDirs(dir string) ([]string, error) {
+	names, err := ReadDirNames(dir)
+	out := names[:0]
+	for _, n := range names {
+		if ValidID(n) {
+			out = append(out, n)
+		}
+	}
+	return out, err
 }
 
 // DirSize returns the bytes used by regular files under dir (best effort).

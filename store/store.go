@@ -28,29 +28,14 @@ const SchemaVersion = "1.0"
 // subdirectory and worktree, and relative to the repository it would put
 // sandboxes inside the user's own working tree. It must be absolute or
 // start with ~/.
+//
+// A relative $AGENCY_DATA_DIR (not starting with ~/ either) is refused
+// for the same reason, and a relative $XDG_DATA_HOME is ignored, as the
+// XDG base directory rules say.
 func DataDir(getenv func(string) string, configured string) (string, error) {
-	dir := getenv("AGENCY_DATA_DIR")
-	if dir == "" && configured != "" {
-		if !filepath.IsAbs(configured) && !strings.HasPrefix(configured, "~/") {
-			return "", errs.Config("agency.dataDir", configured, "an absolute path, or one that starts with ~/")
-		}
-		dir = configured
-	}
-	if dir == "" {
-		if x := getenv("XDG_DATA_HOME"); x != "" {
-			dir = filepath.Join(x, "agency")
-		}
-	}
-	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", errs.New(errs.EConfig, "set AGENCY_DATA_DIR or 'git config agency.dataDir <dir>'", "cannot find a data directory: no HOME")
-			}
-			home = h
-		}
-		dir = filepath.Join(home, ".local", "share", "agency")
+	dir, err := chosenDataDir(getenv, configured)
+	if err != nil {
+		return "", err
 	}
 	if len(dir) > 1 && dir[0] == '~' && dir[1] == '/' {
 		if home := getenv("HOME"); home != "" {
@@ -63,6 +48,37 @@ func DataDir(getenv func(string) string, configured string) (string, error) {
 	}
 	return abs, nil
 }
+
+// chosenDataDir is the data directory as given (~/ not yet expanded): the
+// environment, the configuration, XDG_DATA_HOME, or the default under HOME.
+func chosenDataDir(getenv func(string) string, configured string) (string, error) {
+	if dir := getenv("AGENCY_DATA_DIR"); dir != "" {
+		if !homeOrAbs(dir) {
+			return "", errs.DataDirRelative(dir)
+		}
+		return dir, nil
+	}
+	if configured != "" {
+		if !homeOrAbs(configured) {
+			return "", errs.Config("agency.dataDir", configured, "an absolute path, or one that starts with ~/")
+		}
+		return configured, nil
+	}
+	if x := getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "agency"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", errs.New(errs.EConfig, "set AGENCY_DATA_DIR or 'git config agency.dataDir <dir>'", "cannot find a data directory: no HOME")
+		}
+		home = h
+	}
+	return filepath.Join(home, ".local", "share", "agency"), nil
+}
+
+func homeOrAbs(dir string) bool { return filepath.IsAbs(dir) || strings.HasPrefix(dir, "~/") }
 
 // RepoID is a stable id for a repository: a hash of its common git
 // directory (absolute, symlinks resolved).
@@ -111,9 +127,25 @@ func Open(dataDir, commonDir string) (*Store, error) {
 		if err := WriteJSONAtomic(s.RepoJSONPath(), rec); err != nil {
 			return nil, err
 		}
+		s.ignoreDataDir()
 	}
 	s.keepIdentity(commonDir)
 	return s, nil
+}
+
+// ignoreDataDir writes a .gitignore of "*" at the data directory's root
+// (once: when a repository's records are first made), so that a data
+// directory inside a git work tree (a project-local AGENCY_DATA_DIR, a
+// home directory under version control) is invisible to that tree's git:
+// `git add -A` there would otherwise take the sandboxes as embedded
+// repositories and commit the records and logs. A .gitignore outside a
+// tree's own directories is never read by it, so our trees are unchanged.
+// Best effort: git-agency works without it.
+func (s *Store) ignoreDataDir() {
+	p := filepath.Join(s.DataDir, ".gitignore")
+	if _, err := os.Lstat(p); os.IsNotExist(err) {
+		WriteFileAtomic(p, []byte("# git-agency's data directory: never part of a repository\n*\n"), 0o644)
+	}
 }
 
 // RepoRecord is repo.json: it traces a repo id back to its repository.

@@ -329,6 +329,9 @@ func TestDataDir(t *testing.T) {
 		{map[string]string{"XDG_DATA_HOME": "/x", "HOME": "/h"}, "", "/x/agency"},
 		{map[string]string{"HOME": "/h"}, "", "/h/.local/share/agency"},
 		{map[string]string{"HOME": "/h"}, "~/d", "/h/d"},
+		// A relative XDG_DATA_HOME is ignored (XDG base directory rules).
+		{map[string]string{"XDG_DATA_HOME": "x", "HOME": "/h"}, "", "/h/.local/share/agency"},
+		{map[string]string{"AGENCY_DATA_DIR": "~/a", "HOME": "/h"}, "", "/h/a"},
 	}
 	for _, c := range cases {
 		got, err := DataDir(env(c.env), c.conf)
@@ -340,6 +343,11 @@ func TestDataDir(t *testing.T) {
 	for _, conf := range []string{"data", "./data", "../data", "~data"} {
 		if got, err := DataDir(env(map[string]string{"HOME": "/h"}), conf); !errs.Is(err, errs.EConfig) {
 			t.Errorf("DataDir(%q) = %q, %v; want E_CONFIG", conf, got, err)
+		}
+	}
+	for _, rel := range []string{"data", "./data", "~data"} {
+		if got, err := DataDir(env(map[string]string{"AGENCY_DATA_DIR": rel, "HOME": "/h"}), ""); !errs.Is(err, errs.EConfig) {
+			t.Errorf("DataDir(AGENCY_DATA_DIR=%q) = %q, %v; want E_CONFIG", rel, got, err)
 		}
 	}
 	if got, err := DataDir(env(map[string]string{"AGENCY_DATA_DIR": "/a"}), "data"); err != nil || got != "/a" {
@@ -487,4 +495,23 @@ func TestLockedFunctionsNeedTheLock(t *testing.T) {
 		t.Fatalf("UpdateInvocation takes the lock itself: %v", err)
 	}
 	unlocked("after Unlock")
+}
+
+func TestValidID(t *testing.T) {
+	for s, want := range map[string]bool{
+		"20260201113000-a1b2":     true,
+		"20260201113000-0000":     true,
+		"20260201113000-A1B2":     false,
+		"20260201113000-a1b":      false,
+		"20260201113000_a1b2":     false,
+		"2026020111300x-a1b2":     false,
+		"20260201113000-a1g2":     false,
+		"20260201113000-a1b2.bak": false,
+		"notes":                   false,
+		"":                        false,
+	} {
+		if got := ValidID(s); got != want {
+			t.Errorf("ValidID(%q) = %v, want %v", s, got, want)
+		}
+	}
 }

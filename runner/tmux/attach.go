@@ -21,12 +21,18 @@ func (c *Client) AttachCmd(name string) (*subproc.Terminal, error) {
 // tmux: it keeps TMUX (and TMUX_PANE), which is how tmux finds the client to
 // switch. Only meaningful when the enclosing server is the default server;
 // AttachOrSwitchCmd checks that.
+//
+// The session's detach-on-destroy is set to off first: when the agent ends
+// and its session goes, the client moves on to the session used most
+// recently (the one it came from) instead of being detached, which would
+// throw the user out of tmux altogether.
 func (c *Client) SwitchClientCmd(name string) (*subproc.Terminal, error) {
 	env := c.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	return c.terminalCmd(name, env, "switch-client", "-t", SessionTarget(name))
+	return c.terminalCmd(name, env, "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
+		"switch-client", "-t", SessionTarget(name))
 }
 
 // AttachOrSwitchCmd returns SwitchClientCmd when this process runs inside a

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -474,7 +475,7 @@ func TestInsideTmuxStillUsesDefaultServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cmd.Args()[1:]; !reflect.DeepEqual(got, []string{"switch-client", "-t", "=agency-in"}) {
+	if got := cmd.Args()[1:]; !reflect.DeepEqual(got, []string{"set-option", "-t", "=agency-in:", "detach-on-destroy", "off", ";", "switch-client", "-t", "=agency-in"}) {
 		t.Fatalf("same server: %q", got)
 	}
 	// Not inside tmux: attach.
@@ -530,4 +531,75 @@ func TestStartGuardRefusesMissingDir(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cmd.Dir, "pwned")); err == nil {
 		t.Fatal("program ran outside its directory")
 	}
+}
+
+// A user inside tmux who switched to an agent's session (agent attach) is
+// taken back to a session of theirs when the agent's session ends, not
+// detached from tmux: a real client, attached through script(1) for a
+// terminal, follows the switch and then comes back.
+func TestSwitchedClientComesBackWhenSessionEnds(t *testing.T) {
+	c := newTestClient(t)
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script (util-linux) is not installed")
+	}
+	ctx := context.Background()
+	for _, name := range []string{"me", "agency-sw"} {
+		if _, err := c.NewSession(ctx, SessionOptions{Name: name, Dir: t.TempDir(), Argv: []string{"sleep", "1000"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := exec.Command(script, "-qfc", c.Path+" attach-session -t =me", "/dev/null")
+	client.Env = c.Env
+	in, err := client.StdinPipe() // open and silent: the client reads no keys
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = c.run(context.Background(), "kill-server")
+		in.Close()
+		_ = client.Wait()
+	})
+	clients := func() string {
+		res, err := c.run(ctx, "list-clients", "-F", "#{session_name}")
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(res.Stdout))
+	}
+	waitFor(t, "a client on me", func() (bool, error) { return clients() == "me", nil })
+	sock, err := c.SocketPath(ctx, "me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.run(ctx, "display-message", "-p", "-t", "=me:", "#{session_id}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// $TMUX as a pane of "me" has it: socket, server pid, session number.
+	tmuxEnv := fmt.Sprintf("TMUX=%s,1,%s", sock, strings.TrimPrefix(strings.TrimSpace(string(res.Stdout)), "$"))
+	inside := &Client{Path: c.Path, Env: append(append([]string{}, c.Env...), tmuxEnv)}
+	cmd, err := inside.AttachOrSwitchCmd(ctx, "agency-sw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.SetStdio(nil, io.Discard, &errb)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("switch: %v: %s", err, errb.String())
+	}
+	waitFor(t, "the client on agency-sw", func() (bool, error) { return clients() == "agency-sw", nil })
+	if err := c.KillSession(ctx, "agency-sw"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the client back on me", func() (bool, error) {
+		got := clients()
+		if got == "" {
+			return false, errors.New("the client was detached from tmux")
+		}
+		return got == "me", nil
+	})
 }

@@ -1,0 +1,163 @@
+package gitcore
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Reading the configuration from its files spares every command a `git
+// config` process. It gives git's answer only where git's rules are plain,
+// so anything unusual is left to git (ok false):
+//   - configuration from the command line or the environment
+//     (GIT_CONFIG_PARAMETERS, GIT_CONFIG_COUNT: `git -c k=v agency`);
+//   - an include (include.path, includeIf.*): its conditions are git's;
+//   - a system file whose place is not known: git looks at
+//     $(prefix)/etc/gitconfig, which is /etc/gitconfig only for the git
+//     installed under /usr (GIT_CONFIG_SYSTEM or GIT_CONFIG_NOSYSTEM say
+//     it otherwise);
+//   - a file that cannot be read, or that git would refuse to parse.
+
+// configFiles is the configuration of the repository whose git directory
+// is gitDir and common directory common: every entry of every file git
+// reads, in git's order (system, global, the repository's, the
+// worktree's when extensions.worktreeConfig is on).
+func configFiles(gitDir, common string) ([]ConfigEntry, bool) {
+	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
+		if _, set := os.LookupEnv(k); set {
+			return nil, false
+		}
+	}
+	files, ok := userConfigFiles()
+	if !ok {
+		return nil, false
+	}
+	var all []ConfigEntry
+	for _, f := range files {
+		entries, ok := readConfigFile(f)
+		if !ok {
+			return nil, false
+		}
+		all = append(all, entries...)
+	}
+	repo, ok := repoConfigFiles(gitDir, common)
+	if !ok {
+		return nil, false
+	}
+	all = append(all, repo...)
+	for _, e := range all {
+		if strings.HasPrefix(e.Key, "include.") || strings.HasPrefix(e.Key, "includeif.") {
+			return nil, false
+		}
+	}
+	return all, true
+}
+
+// repoConfigFiles is the repository's own configuration: its config file,
+// then its worktree's config.worktree when extensions.worktreeConfig is on.
+func repoConfigFiles(gitDir, common string) ([]ConfigEntry, bool) {
+	local, ok := readConfigFile(filepath.Join(common, "config"))
+	if !ok {
+		return nil, false
+	}
+	wc, set := NewConfig(local).Get("extensions.worktreeConfig")
+	if !set {
+		return local, true
+	}
+	// "" is also a variable without a value (true): ask git.
+	on, ok := configBool(wc)
+	if !ok || wc == "" {
+		return nil, false
+	}
+	if !on {
+		return local, true
+	}
+	wt, ok := readConfigFile(filepath.Join(gitDir, "config.worktree"))
+	return append(local, wt...), ok
+}
+
+// userConfigFiles are the system and global files git reads, in order.
+func userConfigFiles() ([]string, bool) {
+	var files []string
+	// GIT_CONFIG_NOSYSTEM wins over GIT_CONFIG_SYSTEM: it says whether a
+	// system file is read at all, the other only which.
+	no, ok := configBool(os.Getenv("GIT_CONFIG_NOSYSTEM"))
+	switch p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); {
+	case !ok:
+		return nil, false
+	case no:
+	case set && p == "":
+		return nil, false
+	case set:
+		files = append(files, p)
+	case !gitUnderUsr():
+		return nil, false
+	default:
+		files = append(files, "/etc/gitconfig")
+	}
+	if p, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set {
+		if p == "" {
+			return nil, false
+		}
+		return append(files, p), true
+	}
+	// An empty HOME is taken by git as the root ("/.gitconfig"): ask git.
+	home, set := os.LookupEnv("HOME")
+	if set && home == "" {
+		return nil, false
+	}
+	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	} else if home != "" {
+		files = append(files, filepath.Join(home, ".config", "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	return files, true
+}
+
+// gitUnderUsr reports whether the git found first on PATH (the one every
+// call runs) is the one installed under /usr, whose system file is
+// /etc/gitconfig.
+func gitUnderUsr() bool {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			return false // git would look in the current directory
+		}
+		p := filepath.Join(dir, "git")
+		fi, err := os.Stat(p)
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		return err == nil && (real == "/usr/bin/git" || real == "/usr/lib/git-core/git")
+	}
+	return false
+}
+
+// readConfigFile is parseConfigFile of the file at path; a file that does
+// not exist holds nothing.
+func readConfigFile(path string) ([]ConfigEntry, bool) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, true
+	}
+	if err != nil {
+		return nil, false
+	}
+	return parseConfigFile(b)
+}
+
+// configBool is git's boolean of a config value or environment variable
+// ("" is false here, as for GIT_CONFIG_NOSYSTEM unset); ok is false for
+// what git would reject or read as a number.
+func configBool(v string) (on, ok bool) {
+	switch strings.ToLower(v) {
+	case "true", "yes", "on", "1":
+		return true, true
+	case "false", "no", "off", "0", "":
+		return false, true
+	}
+	return false, false
+}
