@@ -145,9 +145,8 @@ func (a *App) checkWorktreeRecords(ctx context.Context, add addFinding) []store.
 			continue
 		}
 		if _, err := os.Stat(r.TreePath); err != nil {
-			if to := a.movedTo(ctx, r); to != "" {
-				e := errs.WorktreeMoved(r.Name, r.TreePath, to)
-				add("worktrees", LevelProblem, e.Hint, to, "%s", e.Msg)
+			if e := a.treeMoved(ctx, r); e != nil {
+				add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
 				continue
 			}
 			add("worktrees", LevelProblem, "'git agency worktree rm "+r.Name+"' archives the record and prunes git's registration", r.TreePath,

@@ -47,14 +47,23 @@ func Pending(r *store.InvocationRecord) bool {
 // nothing changed runs one `git for-each-ref` and nothing else. It never
 // takes the lock and never fails: an invocation it cannot judge has none.
 func (a *App) Forecasts(ctx context.Context, recs []*store.InvocationRecord) map[string]*Forecast {
-	out, _ := a.forecasts(ctx, recs)
-	return out
+	return a.forecasts(ctx, recs, false).out
 }
 
-// forecasts is Forecasts, and for the pending invocations land would not
-// take as they are, what to display instead of "ready to land" (see
-// landHold), cached with the forecast.
-func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord) (map[string]*Forecast, map[string]string) {
+// forecastRun is what forecasts found: each pending invocation's
+// forecast (out), for those land would not take as they are what to
+// display instead of "ready to land" (holds: see landHold, cached with the
+// forecast), and when asked, whether each integration worktree with a
+// pending invocation has uncommitted changes (dirty: IntegrationDirty).
+type forecastRun struct {
+	out   map[string]*Forecast
+	holds map[string]string
+	dirty map[string]bool
+}
+
+// forecasts is Forecasts with what else forecastRun holds; withDirty asks
+// for dirty, each worktree's checked beside its merges.
+func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord, withDirty bool) forecastRun {
 	byWT := map[string][]*store.InvocationRecord{}
 	for _, r := range recs {
 		if Pending(r) {
@@ -62,7 +71,7 @@ func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord) (ma
 		}
 	}
 	if len(byWT) == 0 {
-		return nil, nil
+		return forecastRun{}
 	}
 	wts := map[string]*store.WorktreeRecord{}
 	var refs []string
@@ -81,25 +90,56 @@ func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord) (ma
 	if !ok {
 		var err error
 		if tips, err = a.Repo.RefTips(ctx, refs...); err != nil {
-			return nil, nil
+			return forecastRun{}
 		}
 	}
-	out, holds := map[string]*Forecast{}, map[string]string{}
+	run := forecastRun{out: map[string]*Forecast{}, holds: map[string]string{}}
+	if withDirty {
+		run.dirty = map[string]bool{}
+	}
 	for id, wt := range wts {
 		head := tips["refs/heads/"+wt.Branch]
 		if head == "" {
 			continue
 		}
-		a.forecastWorktree(ctx, id, head, byWT[id], tips, out, holds)
+		a.forecastWorktree(ctx, id, wt, head, byWT[id], tips, run)
 	}
-	return out, holds
+	return run
 }
 
-// forecastWorktree fills out for one worktree's pending invocations. What
+// forecastWorktree fills run for one worktree's pending invocations. What
 // each would land is computed only when its sandbox changed (forecastWork);
 // when the integration branch moved, only the merges against the new tip
-// run again, one per commit, several at once.
-func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*store.InvocationRecord, tips map[string]string, out map[string]*Forecast, holds map[string]string) {
+// run again, one per commit, several at once. The worktree's dirty check,
+// when asked, runs beside them: it needs only the tip and its tree.
+func (a *App) forecastWorktree(ctx context.Context, wtID string, wt *store.WorktreeRecord, head string, list []*store.InvocationRecord, tips map[string]string, run forecastRun) {
+	cache, changed := a.forecastCache(ctx, wtID, head)
+	if run.dirty != nil {
+		dirty := a.startDirtyCheck(ctx, wt.TreePath, cache.Head, cache.HeadTree)
+		defer func() { run.dirty[wtID] = dirty() }()
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].InvocationID < list[j].InvocationID })
+	keep := map[string]bool{}
+	if a.refreshWork(ctx, cache, list, tips, keep) {
+		changed = true
+	}
+	live := liveWork(cache, list, keep, run)
+	if a.refreshAlone(ctx, cache, live) {
+		changed = true
+	}
+	for _, b := range live {
+		f, c := a.forecastOf(ctx, cache, b, live, keep)
+		changed = changed || c
+		run.out[b.InvocationID] = f
+	}
+	if pruneForecast(cache, keep) || changed {
+		a.Store.WriteForecast(wtID, cache)
+	}
+}
+
+// forecastCache is the worktree's forecast cache for the integration tip
+// head (moved to it, its tree looked up) and whether that changed it.
+func (a *App) forecastCache(ctx context.Context, wtID, head string) (*store.ForecastCache, bool) {
 	cache := a.Store.ReadForecast(wtID)
 	changed := false
 	if cache.Head != head {
@@ -109,11 +149,13 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 	if a.lookUpHeadTree(ctx, cache) {
 		changed = true
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].InvocationID < list[j].InvocationID })
-	keep := map[string]bool{}
-	if a.refreshWork(ctx, cache, list, tips, keep) {
-		changed = true
-	}
+	return cache, changed
+}
+
+// liveWork are the invocations of list (those keep names, with their work
+// in the cache) that have something to land; it records in run the hold
+// and the refusal each has.
+func liveWork(cache *store.ForecastCache, list []*store.InvocationRecord, keep map[string]bool, run forecastRun) []*store.InvocationRecord {
 	var live []*store.InvocationRecord
 	for _, r := range list {
 		w, ok := cache.Work[r.InvocationID]
@@ -121,26 +163,16 @@ func (a *App) forecastWorktree(ctx context.Context, wtID, head string, list []*s
 			continue
 		}
 		if w.Display != "" {
-			holds[r.InvocationID] = w.Display
+			run.holds[r.InvocationID] = w.Display
 		}
 		if w.Refused != "" {
-			out[r.InvocationID] = &Forecast{ConflictsWith: []string{}, ConflictFiles: []string{}, Refused: w.Refused}
+			run.out[r.InvocationID] = &Forecast{ConflictsWith: []string{}, ConflictFiles: []string{}, Refused: w.Refused}
 		}
 		if !w.Nothing {
 			live = append(live, r)
 		}
 	}
-	if a.refreshAlone(ctx, cache, live) {
-		changed = true
-	}
-	for _, b := range live {
-		f, c := a.forecastOf(ctx, cache, b, live, keep)
-		changed = changed || c
-		out[b.InvocationID] = f
-	}
-	if pruneForecast(cache, keep) || changed {
-		a.Store.WriteForecast(wtID, cache)
-	}
+	return live
 }
 
 // lookUpHeadTree fills the cache's HeadTree when it lacks it, and reports

@@ -148,10 +148,25 @@ func (a *App) IntegrationDirty(ctx context.Context, worktreeID string) bool {
 	if err != nil || wt.State != store.StatePresent {
 		return false
 	}
-	integ := a.Repo.Tree(wt.TreePath)
-	if c := a.Store.ReadForecast(worktreeID); integ.TrackedUnchanged(ctx, c.Head, c.HeadTree) {
+	c := a.Store.ReadForecast(worktreeID)
+	return integrationDirtyAt(ctx, a.Repo.Tree(wt.TreePath), c.Head, c.HeadTree)
+}
+
+// integrationDirtyAt is IntegrationDirty of the tree integ whose branch
+// is at head, whose tree is headTree.
+func integrationDirtyAt(ctx context.Context, integ *gitcore.Tree, head, headTree string) bool {
+	if integ.TrackedUnchanged(ctx, head, headTree) {
 		return false
 	}
 	dirty, err := integ.HasTrackedChanges(ctx)
 	return err == nil && dirty
+}
+
+// startDirtyCheck starts IntegrationDirty of the integration tree at
+// tree (its branch at head, whose tree is headTree) and returns the
+// function that waits for its answer.
+func (a *App) startDirtyCheck(ctx context.Context, tree, head, headTree string) func() bool {
+	done := make(chan bool, 1)
+	go func() { done <- integrationDirtyAt(ctx, a.Repo.Tree(tree), head, headTree) }()
+	return func() bool { return <-done }
 }

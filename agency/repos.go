@@ -113,8 +113,14 @@ func (e *RepoEntry) Worktrees(all bool) ([]store.WorktreeEntry, error) {
 // Invocations lists the repository's invocations as ListInvocations does;
 // those of a gone repository as recorded, each shown as DisplayRepoGone.
 func (e *RepoEntry) Invocations(ctx context.Context) ([]InvocationView, error) {
+	return e.ListInvocations(ctx, ListOptions{})
+}
+
+// ListInvocations is Invocations with opts (for a repository that is
+// there; a gone one's records are listed as they are).
+func (e *RepoEntry) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
 	if e.App != nil {
-		return e.App.ListInvocations(ctx, ListOptions{})
+		return e.App.ListInvocations(ctx, opts)
 	}
 	list, err := e.Store.ScanInvocations()
 	if err != nil {

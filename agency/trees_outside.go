@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -11,21 +12,56 @@ import (
 )
 
 // An integration tree's directory can go behind git-agency's back: removed
-// (rm -rf), or moved with `git worktree move`, which leaves the record
-// naming the old path. Commands that act on the tree refuse either with
+// (rm -rf), moved with `git worktree move`, or moved with the whole data
+// directory, which leaves the record naming the old path. Commands that act on the tree refuse either with
 // the cause and a way back, never with git's "chdir: no such file".
 
 // treeGoneErr is the refusal for wt when its directory is missing: moved
-// (git still has its branch checked out elsewhere) or gone. nil when the
+// (treeMoved) or gone. nil when the
 // directory is there.
 func (a *App) treeGoneErr(ctx context.Context, wt *store.WorktreeRecord) error {
 	if fi, err := os.Stat(wt.TreePath); err == nil && fi.IsDir() {
 		return nil
 	}
+	if e := a.treeMoved(ctx, wt); e != nil {
+		return e
+	}
+	return errs.WorktreeTreeGone(wt.Name, wt.TreePath)
+}
+
+// treeMoved says where wt's missing tree went: the whole data directory
+// was moved, or the tree alone (`git worktree move`). nil when neither.
+func (a *App) treeMoved(ctx context.Context, wt *store.WorktreeRecord) *errs.Error {
+	if from := a.dataDirMovedFrom(wt); from != "" {
+		return errs.DataDirMoved(from, a.Store.DataDir)
+	}
 	if to := a.movedTo(ctx, wt); to != "" {
 		return errs.WorktreeMoved(wt.Name, wt.TreePath, to)
 	}
-	return errs.WorktreeTreeGone(wt.Name, wt.TreePath)
+	return nil
+}
+
+// dataDirMovedFrom is the data directory wt's record was written under
+// when that is not this one and the tree is in this one at the same place
+// (the user moved the data directory, say to a bigger disk): the records
+// and git's registrations still name the old paths. "" otherwise.
+func (a *App) dataDirMovedFrom(wt *store.WorktreeRecord) string {
+	if wt.Adopted {
+		return ""
+	}
+	here := a.Store.IntegrationWorktreeTreePath(wt.WorktreeID)
+	rel, err := filepath.Rel(a.Store.DataDir, here)
+	if err != nil || !strings.HasSuffix(wt.TreePath, string(filepath.Separator)+rel) {
+		return ""
+	}
+	from := strings.TrimSuffix(wt.TreePath, string(filepath.Separator)+rel)
+	if from == a.Store.DataDir {
+		return ""
+	}
+	if fi, err := os.Stat(here); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return from
 }
 
 // movedTo is where git has wt's branch checked out when that is another

@@ -54,6 +54,11 @@ func (a *App) scan() ([]store.InvocationEntry, error) {
 // ListOptions filter ListInvocations.
 type ListOptions struct {
 	WorktreeID string // "" = all
+	// IntegrationDirty: a pending invocation of an integration worktree
+	// with uncommitted changes to tracked files (IntegrationDirty) has the
+	// forecast land gives it, refused E_DIRTY_WORKTREE; each tree is
+	// checked beside its forecast's merges.
+	IntegrationDirty bool
 }
 
 // ListInvocations scans and derives display status. It is a read: it
@@ -110,7 +115,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 		}
 		out = append(out, v)
 	}
-	a.withForecasts(ctx, out)
+	a.withForecasts(ctx, out, opts.IntegrationDirty)
 	return out, nil
 }
 
@@ -118,22 +123,35 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 // forecast is derived from the object ids it was computed from and cached
 // in forecast.json (written atomically, without the lock): a cache any
 // reader may write and anyone may delete, never a record.
-func (a *App) withForecasts(ctx context.Context, views []InvocationView) {
+func (a *App) withForecasts(ctx context.Context, views []InvocationView, withDirty bool) {
 	var recs []*store.InvocationRecord
 	for _, v := range views {
 		if v.Record != nil && v.Display != DisplayWorktreeRemoved {
 			recs = append(recs, v.Record)
 		}
 	}
-	fc, holds := a.forecasts(ctx, recs)
+	run := a.forecasts(ctx, recs, withDirty)
 	for i := range views {
-		if views[i].Record != nil {
-			views[i].Forecast = fc[views[i].Record.InvocationID]
-			if h := holds[views[i].Record.InvocationID]; h != "" && views[i].Display == stream.StatusReadyToLand {
-				views[i].Display = h
-			}
+		r := views[i].Record
+		if r == nil {
+			continue
+		}
+		views[i].Forecast = run.out[r.InvocationID]
+		if h := run.holds[r.InvocationID]; h != "" && views[i].Display == stream.StatusReadyToLand {
+			views[i].Display = h
+		}
+		if f := views[i].Forecast; f != nil && f.Refused == "" && run.dirty[r.IntegrationWorktreeID] {
+			views[i].Forecast = DirtyRefused(f)
 		}
 	}
+}
+
+// DirtyRefused is forecast f as land gives it while the integration tree
+// has uncommitted changes: refused E_DIRTY_WORKTREE, whatever the merge.
+func DirtyRefused(f *Forecast) *Forecast {
+	c := *f
+	c.LandsCleanly, c.Refused = false, string(errs.EDirtyWorktree)
+	return &c
 }
 
 // WorktreeForecasts is the forecast of every pending invocation of one

@@ -72,18 +72,17 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			if err != nil {
 				return err
 			}
-			views, err = g.App.ListInvocations(env.Ctx, agency.ListOptions{WorktreeID: e.ID})
+			views, err = g.App.ListInvocations(env.Ctx, agency.ListOptions{WorktreeID: e.ID, IntegrationDirty: true})
 			if err != nil {
 				return err
 			}
-		} else if views, err = g.Invocations(env.Ctx); err != nil {
+		} else if views, err = g.ListInvocations(env.Ctx, agency.ListOptions{IntegrationDirty: true}); err != nil {
 			return err
 		}
 		if !c.All {
 			views = recent(views, time.Now())
 		}
 		names := worktreeNames(g.Store)
-		dirtyIntegration(env, g.App, views)
 		if c.JSON {
 			for _, v := range views {
 				if v.Broken {
@@ -154,9 +153,7 @@ func dirtyIntegration(env *Env, a *agency.App, views []agency.InvocationView) {
 			dirty[wt] = d
 		}
 		if d && v.Forecast.Refused == "" {
-			f := *v.Forecast
-			f.LandsCleanly, f.Refused = false, string(errs.EDirtyWorktree)
-			v.Forecast = &f
+			v.Forecast = agency.DirtyRefused(v.Forecast)
 		}
 	}
 }

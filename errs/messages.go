@@ -150,6 +150,13 @@ func DataDirRelative(dir string) *Error {
 		"AGENCY_DATA_DIR is a relative path (%s): it would name another data directory from every subdirectory", dir)
 }
 
+// DataDirMoved: the data directory was moved; its records and git's
+// registrations of its trees name the old place.
+func DataDirMoved(from, to string) *Error {
+	return New(ENotFound, "move it back: mv "+shellQuote(to)+" "+shellQuote(from)+", and point AGENCY_DATA_DIR (or agency.dataDir) at "+shellQuote(from)+" again if you changed it",
+		"the data directory was moved: its records name trees under %s, and it is now %s", from, to)
+}
+
 // WorktreeMoved: a worktree's tree was moved with `git worktree move`;
 // the record still names its old path.
 func WorktreeMoved(name, from, to string) *Error {

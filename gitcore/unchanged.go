@@ -38,23 +38,21 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 	if !ok || t.headCommit(gitDir) != head {
 		return false
 	}
-	idxPath := filepath.Join(gitDir, "index")
-	fi, err := os.Stat(idxPath)
-	if err != nil {
+	data, racy, release, ok := mapIndex(filepath.Join(gitDir, "index"))
+	if !ok {
 		return false
 	}
-	data, err := os.ReadFile(idxPath)
-	if err != nil {
-		return false
-	}
+	defer release() // the entries' ids are slices of data
 	idx, ok := parseIndexStat(data, oidLen)
 	if !ok || hex.EncodeToString(idx.cacheTree) != headTree {
 		return false
 	}
-	racy := uint32(fi.ModTime().Unix())
 	doubt, ok := t.statEntries(idx.entries, racy)
 	if !ok {
 		return false
+	}
+	if !idx.attributes {
+		doubt = t.settleAsIs(gitDir, oidLen, doubt)
 	}
 	return t.sameContent(ctx, doubt)
 }
@@ -68,6 +66,9 @@ const maxHashed = 64
 type indexStat struct {
 	entries   []statEntry
 	cacheTree []byte // nil when the root is invalid or absent
+	// attributes: the index has a .gitattributes file (in any directory,
+	// in the tree or not).
+	attributes bool
 }
 
 // statEntry is one index entry's path, id (raw, in the index file's
@@ -95,17 +96,9 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 		return out, false
 	}
 	end := len(data) - oidLen
-	off, prev := 12, []byte(nil)
-	for n := binary.BigEndian.Uint32(data[8:12]); n > 0; n-- {
-		e, next, name, keep, ok := indexEntryStat(data[:end], off, version, oidLen, prev)
-		if !ok {
-			return out, false
-		}
-		off, prev = next, name
-		if keep {
-			e.path = string(name)
-			out.entries = append(out.entries, e)
-		}
+	off, ok := out.readEntries(data[:end], version, oidLen)
+	if !ok {
+		return out, false
 	}
 	for off+8 <= end {
 		sig := string(data[off : off+4])
@@ -125,6 +118,27 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 		off = body + size
 	}
 	return out, off == end
+}
+
+// readEntries reads the entries of data (an index without its trailing
+// checksum) into out, and returns where they end.
+func (out *indexStat) readEntries(data []byte, version uint32, oidLen int) (int, bool) {
+	off, prev := 12, []byte(nil)
+	for n := binary.BigEndian.Uint32(data[8:12]); n > 0; n-- {
+		e, next, name, keep, ok := indexEntryStat(data, off, version, oidLen, prev)
+		if !ok {
+			return 0, false
+		}
+		off, prev = next, name
+		if bytes.HasSuffix(name, []byte(".gitattributes")) && (len(name) == 14 || name[len(name)-15] == '/') {
+			out.attributes = true
+		}
+		if keep {
+			e.path = string(name)
+			out.entries = append(out.entries, e)
+		}
+	}
+	return off, true
 }
 
 // indexEntryStat decodes the entry at off (prev: the path before it, for
@@ -149,7 +163,7 @@ func indexEntryStat(data []byte, off int, version uint32, oidLen int, prev []byt
 		ext = binary.BigEndian.Uint16(data[off : off+2])
 		off += 2
 	}
-	name, next, ok = indexEntryPath(data, start, off, version, prev)
+	name, next, ok = indexEntryPath(data, start, off, version, prev, int(flags&0xfff))
 	if !ok {
 		return e, 0, nil, false, false
 	}
@@ -160,8 +174,10 @@ func indexEntryStat(data []byte, off int, version uint32, oidLen int, prev []byt
 // indexEntryPath decodes the path of the entry that began at start, whose
 // path (or version 4's prefix length) is at off, and where the next entry
 // begins. Versions 2 and 3 give a slice of data; version 4 builds the
-// path in prev's buffer.
-func indexEntryPath(data []byte, start, off int, version uint32, prev []byte) ([]byte, int, bool) {
+// path in prev's buffer. size is the path's length as the entry's flags
+// give it (0xfff: that long or longer); versions 2 and 3 take it, as git
+// does, when a NUL byte ends it there, sparing the search for the NUL.
+func indexEntryPath(data []byte, start, off int, version uint32, prev []byte, size int) ([]byte, int, bool) {
 	strip := 0
 	if version == 4 {
 		v, n := indexVarint(data[off:])
@@ -169,6 +185,8 @@ func indexEntryPath(data []byte, start, off int, version uint32, prev []byte) ([
 			return nil, 0, false
 		}
 		strip, off = int(v), off+n
+	} else if size < 0xfff && off+size < len(data) && data[off+size] == 0 {
+		return data[off : off+size], start + (off+size-start+8)&^7, true
 	}
 	nul := bytes.IndexByte(data[off:], 0)
 	if nul < 0 {
@@ -248,27 +266,44 @@ func (t *Tree) statEntries(entries []statEntry, racy uint32) ([]statEntry, bool)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var mine []statEntry
-			dirs := leadingDirs{root: t.Path, real: map[string]bool{}}
-			for _, e := range part {
-				same, ok := statMatches(filepath.Join(t.Path, filepath.FromSlash(e.path)), e)
-				if !ok || !dirs.allReal(path.Dir(e.path)) {
-					mu.Lock()
-					bad = true
-					mu.Unlock()
-					return
-				}
-				if !same || e.mtime >= racy {
-					mine = append(mine, e)
-				}
-			}
+			mine, ok := t.statPart(part, racy)
 			mu.Lock()
+			bad = bad || !ok
 			doubt = append(doubt, mine...)
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	return doubt, !bad && len(doubt) <= maxHashed
+}
+
+// statPart is one worker's share of statEntries: the entries of part
+// whose content must be compared; ok false as for statEntries. Each
+// directory's files are lstat'ed in it (entryStatter), once its path is
+// known to be real directories (leadingDirs).
+func (t *Tree) statPart(part []statEntry, racy uint32) ([]statEntry, bool) {
+	var mine []statEntry
+	dirs := leadingDirs{root: t.Path, real: map[string]bool{}}
+	st := newEntryStatter(t.Path)
+	defer st.close()
+	for _, e := range part {
+		dir, name := path.Split(e.path)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
+		if !dirs.allReal(dir) {
+			return nil, false
+		}
+		same, ok := st.match(dir, name, e)
+		if !ok {
+			return nil, false
+		}
+		if !same || e.mtime >= racy {
+			mine = append(mine, e)
+		}
+	}
+	return mine, true
 }
 
 // leadingDirs checks the directories leading to entries as git's status

@@ -191,3 +191,59 @@ func TestStatEntriesRacy(t *testing.T) {
 		t.Errorf("racy entry: doubt %v ok %v", doubt, ok)
 	}
 }
+
+// A racily clean file (written in the second its index was, as right
+// after a commit) whose bytes are its blob's is proven unchanged without
+// a git process; where a gitattributes file may apply (in the tree, or
+// the repository's info/attributes) git hashes it through its filters,
+// which here make it changed.
+func TestTrackedUnchangedRacyAsIs(t *testing.T) {
+	ctx := context.Background()
+	tree, dir, cmds := recordedRepo(t)
+	head, headTree := git(t, dir, "rev-parse", "HEAD"), git(t, dir, "rev-parse", "HEAD^{tree}")
+	index := filepath.Join(dir, ".git", "index")
+	racy := func() {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(dir, "d", "e", "deep.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(index, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		*cmds = nil
+	}
+	racy()
+	if !tree.TrackedUnchanged(ctx, head, headTree) {
+		t.Fatal("racily clean tree: not proven unchanged")
+	}
+	if len(*cmds) != 0 {
+		t.Fatalf("racily clean files hashed by git: %q", *cmds)
+	}
+
+	git(t, dir, "config", "filter.up.clean", "tr a-z A-Z")
+	git(t, dir, "config", "filter.up.smudge", "cat")
+	for _, attrs := range []string{filepath.Join(dir, "d", ".gitattributes"), filepath.Join(dir, ".git", "info", "attributes")} {
+		write(t, filepath.Dir(attrs), filepath.Base(attrs), "*.txt filter=up\n")
+		racy()
+		if tree.TrackedUnchanged(ctx, head, headTree) {
+			t.Errorf("%s: proven unchanged, but git's filter changes the files", attrs)
+		}
+		if dirty, err := tree.HasTrackedChanges(ctx); err != nil || !dirty {
+			t.Errorf("%s: git says dirty = %v, %v", attrs, dirty, err)
+		}
+		if err := os.Remove(attrs); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Other bytes of the same size: left to git, which finds them changed.
+	p := filepath.Join(dir, "d", "e", "deep.txt")
+	fi, _ := os.Stat(p)
+	write(t, dir, "d/e/deep.txt", "DEEP\n")
+	os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	racy()
+	if tree.TrackedUnchanged(ctx, head, headTree) {
+		t.Error("other bytes: proven unchanged")
+	}
+}

@@ -33,31 +33,9 @@ const SchemaVersion = "1.0"
 // for the same reason, and a relative $XDG_DATA_HOME is ignored, as the
 // XDG base directory rules say.
 func DataDir(getenv func(string) string, configured string) (string, error) {
-	dir := getenv("AGENCY_DATA_DIR")
-	if dir != "" && !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~/") {
-		return "", errs.DataDirRelative(dir)
-	}
-	if dir == "" && configured != "" {
-		if !filepath.IsAbs(configured) && !strings.HasPrefix(configured, "~/") {
-			return "", errs.Config("agency.dataDir", configured, "an absolute path, or one that starts with ~/")
-		}
-		dir = configured
-	}
-	if dir == "" {
-		if x := getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
-			dir = filepath.Join(x, "agency")
-		}
-	}
-	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", errs.New(errs.EConfig, "set AGENCY_DATA_DIR or 'git config agency.dataDir <dir>'", "cannot find a data directory: no HOME")
-			}
-			home = h
-		}
-		dir = filepath.Join(home, ".local", "share", "agency")
+	dir, err := chosenDataDir(getenv, configured)
+	if err != nil {
+		return "", err
 	}
 	if len(dir) > 1 && dir[0] == '~' && dir[1] == '/' {
 		if home := getenv("HOME"); home != "" {
@@ -70,6 +48,37 @@ func DataDir(getenv func(string) string, configured string) (string, error) {
 	}
 	return abs, nil
 }
+
+// chosenDataDir is the data directory as given (~/ not yet expanded): the
+// environment, the configuration, XDG_DATA_HOME, or the default under HOME.
+func chosenDataDir(getenv func(string) string, configured string) (string, error) {
+	if dir := getenv("AGENCY_DATA_DIR"); dir != "" {
+		if !homeOrAbs(dir) {
+			return "", errs.DataDirRelative(dir)
+		}
+		return dir, nil
+	}
+	if configured != "" {
+		if !homeOrAbs(configured) {
+			return "", errs.Config("agency.dataDir", configured, "an absolute path, or one that starts with ~/")
+		}
+		return configured, nil
+	}
+	if x := getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "agency"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", errs.New(errs.EConfig, "set AGENCY_DATA_DIR or 'git config agency.dataDir <dir>'", "cannot find a data directory: no HOME")
+		}
+		home = h
+	}
+	return filepath.Join(home, ".local", "share", "agency"), nil
+}
+
+func homeOrAbs(dir string) bool { return filepath.IsAbs(dir) || strings.HasPrefix(dir, "~/") }
 
 // RepoID is a stable id for a repository: a hash of its common git
 // directory (absolute, symlinks resolved).
