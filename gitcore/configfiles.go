@@ -78,6 +78,13 @@ func repoConfigFiles(gitDir, common string) ([]ConfigEntry, bool) {
 
 // userConfigFiles are the system and global files git reads, in order.
 func userConfigFiles() ([]string, bool) {
+	// A relative path is git's from the directory git runs in, which is
+	// not always this process's: ask git.
+	for _, k := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "HOME", "XDG_CONFIG_HOME"} {
+		if p := os.Getenv(k); p != "" && !filepath.IsAbs(p) {
+			return nil, false
+		}
+	}
 	var files []string
 	// GIT_CONFIG_NOSYSTEM wins over GIT_CONFIG_SYSTEM: it says whether a
 	// system file is read at all, the other only which.
