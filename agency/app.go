@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,6 +44,12 @@ type App struct {
 	// the command does not wait for it; otherwise the command deletes them
 	// itself. The front ends set it.
 	DetachRemovals bool
+	// mainTree remembers mainWorktree's answer once found: a start asks
+	// twice (includes, the supervisor's directory).
+	mainTree struct {
+		sync.Mutex
+		dir string
+	}
 	// notes are the landing notifications waiting for the repo lock to be
 	// released (flushNotify).
 	notes []pendingNote

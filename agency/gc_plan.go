@@ -180,12 +180,14 @@ func (p *gcPlanner) lockedWhy(tree string) string {
 		if regs, err := p.a.Repo.AdminWorktrees(); err == nil {
 			for _, w := range regs {
 				if w.Locked {
-					p.locked[filepath.Clean(w.Path)] = true
+					p.locked[realPath(w.Path)] = true
 				}
 			}
 		}
 	}
-	if !p.locked[filepath.Clean(tree)] {
+	// git registers a tree by its real path; ours may reach it through a
+	// symlink (a data directory under a HOME that is a link).
+	if !p.locked[realPath(tree)] {
 		return ""
 	}
 	return "locked with 'git worktree lock' ('git worktree unlock " + tree + "' first)"
@@ -412,4 +414,12 @@ func (a *App) landedWorkOnBranch(ctx context.Context, r *store.InvocationRecord,
 	}
 	ok, _ := a.branchWorkElsewhere(ctx, r, branchRef)
 	return ok
+}
+
+// realPath is p with symlinks resolved, p cleaned when that fails.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }

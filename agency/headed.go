@@ -136,6 +136,67 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	return rec, cmd, nil
 }
 
+// Switched is the tmux client that attaching to a headed invocation moves
+// when this process runs inside tmux already (switch-client), and the id
+// of the session it is on before; Client is "" when attaching opens a
+// client of its own.
+type Switched struct{ Client, From string }
+
+// SwitchedClient is the client (and its session) that attaching to rec
+// from here would switch. Attach then returns at once; WaitSwitchedAway
+// follows the switched client instead.
+func (a *App) SwitchedClient(ctx context.Context, rec *store.InvocationRecord) Switched {
+	client := TmuxClient()
+	if !client.Inside(ctx, sessionOf(rec)) {
+		return Switched{}
+	}
+	name, from, err := client.CurrentClient(ctx)
+	if err != nil {
+		return Switched{}
+	}
+	return Switched{Client: name, From: from}
+}
+
+// ReturnClient puts a switched client back on the session it came from
+// (tmux moved it to the most recently active one when the agent's session
+// ended, which may be another agent's). Best effort: that session may be
+// gone, the client detached.
+func (a *App) ReturnClient(ctx context.Context, sw Switched) {
+	if sw.Client == "" || sw.From == "" {
+		return
+	}
+	qctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	defer cancel()
+	_ = TmuxClient().SwitchClientTo(qctx, sw.Client, sw.From)
+}
+
+// switchedPoll is how often WaitSwitchedAway looks at the client.
+const switchedPoll = 200 * time.Millisecond
+
+// WaitSwitchedAway waits while the tmux client named client shows the
+// invocation's session: until the user switches elsewhere or detaches, or
+// the agent ends and its session goes (the client then returns to the
+// session it came from). As an attached client returning, after which
+// AfterAttach tells which it was.
+func (a *App) WaitSwitchedAway(ctx context.Context, rec *store.InvocationRecord, client string) {
+	t := time.NewTicker(switchedPoll)
+	defer t.Stop()
+	tc := TmuxClient()
+	for {
+		qctx, cancel := context.WithTimeout(ctx, tmuxWait)
+		on, err := tc.ClientOn(qctx, client, sessionOf(rec))
+		cancel()
+		if err != nil || !on {
+			return // tmux cannot tell (its server gone): as a client that returned
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // SessionAttachCmd is `tmux attach-session` to a headed invocation's
 // session on git-agency's tmux server; run inside another tmux client, it
 // nests a client there.

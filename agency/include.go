@@ -193,6 +193,15 @@ func IncludePaths(matched, ignored []string) []string {
 // itself: then it is the tree we run in when that is the main one, and
 // unknown otherwise.
 func (a *App) mainWorktree(ctx context.Context) string {
+	a.mainTree.Lock()
+	defer a.mainTree.Unlock()
+	if a.mainTree.dir == "" {
+		a.mainTree.dir = a.findMainWorktree(ctx)
+	}
+	return a.mainTree.dir
+}
+
+func (a *App) findMainWorktree(ctx context.Context) string {
 	wts, err := a.Repo.Worktrees(ctx)
 	if err != nil || len(wts) == 0 || wts[0].Bare {
 		return ""

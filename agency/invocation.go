@@ -143,10 +143,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err != nil {
 		return nil, err
 	}
-	isolation, err := a.isolation(ctx)
+	// Under agency.isolate auto, bubblewrap's probe runs beside the
+	// sandbox's checkout.
+	decideIsolation, err := a.isolationAhead(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer decideIsolation()
 
 	if err := a.fail(FPStartBeforeLock); err != nil {
 		return nil, err
@@ -195,6 +198,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, withCleanup(err, cleanup())
 	}
 	sandboxMade = true
+	isolation, err := decideIsolation()
+	if err != nil {
+		return nil, withCleanup(err, cleanup())
+	}
 	base := made.Base
 	tree := a.Store.SandboxTreePath(inv)
 	mode := store.ModeHeaded

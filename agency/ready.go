@@ -16,7 +16,7 @@ import (
 func (a *App) addTree(ctx context.Context, source, path, branch, start string, full bool) (bool, error) {
 	var src gitcore.Sparse
 	if !full {
-		sp, err := a.Repo.Tree(source).SparseCheckout(ctx)
+		sp, err := a.sparseOf(ctx, source)
 		if err != nil {
 			return false, gitErr(err)
 		}
@@ -26,7 +26,7 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 	// in; with --full or a non-sparse source those must go.
 	here := gitcore.Sparse{}
 	if full || source != a.Repo.Toplevel {
-		sp, err := a.Repo.Tree(a.Repo.Toplevel).SparseCheckout(ctx)
+		sp, err := a.sparseOf(ctx, a.Repo.Toplevel)
 		if err != nil {
 			return false, gitErr(err)
 		}
@@ -55,6 +55,18 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		}
 	}
 	return src.Enabled, a.checkoutStep(ctx, path, "", func() error { return t.CheckoutHead(ctx) })
+}
+
+// sparseOf is the tree's SparseCheckout. The tree we run in is not sparse
+// when the configuration read at start says core.sparseCheckout is off
+// (or unset): no git call then.
+func (a *App) sparseOf(ctx context.Context, tree string) (gitcore.Sparse, error) {
+	if tree == a.Repo.Toplevel {
+		if on, ok := a.Config.Bool("core.sparseCheckout", false); ok && !on {
+			return gitcore.Sparse{}, nil
+		}
+	}
+	return a.Repo.Tree(tree).SparseCheckout(ctx)
 }
 
 // worktreeAdd registers a new worktree at path from start, on a new branch

@@ -42,7 +42,7 @@ type SandboxResult struct {
 // .worktreeinclude lists (logged to logs/setup.log); a failing copy removes
 // everything made.
 func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, inv string, opts SandboxOptions) (*SandboxResult, error) {
-	base, err := a.Repo.Tree(wt.TreePath).Head(ctx)
+	base, err := a.treeHead(ctx, wt.TreePath)
 	if err != nil {
 		return nil, gitErr(err)
 	}

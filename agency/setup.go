@@ -73,11 +73,17 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 	var parts []SetupPart
 	var differs []string
 	t := a.Repo.Tree(tree)
-	head, err := t.Head(ctx)
+	head, err := a.treeHead(ctx, tree)
 	if err != nil {
 		return nil, gitErr(err)
 	}
 	src := setupFiles{ctx: ctx, dir: tree, rev: head, tree: t, differs: &differs}
+	if head != "" {
+		// Most commits hold neither file: one ls-tree says so for both.
+		if src.held, err = t.CommittedPaths(ctx, head, CursorSetupFile, CodexSetupFile); err != nil {
+			return nil, gitErr(err)
+		}
+	}
 	for _, read := range []func(setupFiles) (*SetupPart, error){readCursorSetup, readCodexSetup} {
 		p, err := read(src)
 		if err != nil {
@@ -184,6 +190,9 @@ type setupFiles struct {
 	rev     string
 	tree    *gitcore.Tree
 	differs *[]string
+	// held tells, of the setup files asked about at once, whether the
+	// commit holds each; one it does not hold is not looked up again.
+	held map[string]bool
 }
 
 // maxSetupLinks bounds how many symlinks one setup path may go through.
@@ -197,6 +206,10 @@ func (f setupFiles) read(file, rel string) ([]byte, error) {
 	}
 	name := rel
 	for range maxSetupLinks {
+		if held, asked := f.held[name]; asked && !held {
+			f.noteDiffers(rel, nil)
+			return nil, nil
+		}
 		data, link, ok, err := f.tree.CommittedFile(f.ctx, f.rev, name)
 		if err != nil {
 			return nil, gitErr(err)

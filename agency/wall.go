@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
@@ -22,7 +23,47 @@ func (a *App) isolation(ctx context.Context) (string, error) {
 	if ws.Mode == runner.IsolateOff {
 		return runner.IsolationNone, nil
 	}
-	check := runner.ProbeWall(ctx)
+	return a.isolationFrom(ws, runner.ProbeWall(ctx))
+}
+
+// isolationAhead is isolation started now and read later (the returned
+// function, which waits for it; call it on every path). Under
+// agency.isolate auto, where a machine without a working bubblewrap only
+// warns, bubblewrap's probe runs in the background, beside the making of
+// the sandbox; under bwrap it runs now, so that such a machine is refused
+// before anything is made.
+func (a *App) isolationAhead(ctx context.Context) (func() (string, error), error) {
+	ws, err := runner.WallSettingsFromConfig(a.Config)
+	if err != nil {
+		return nil, err
+	}
+	if ws.Mode != runner.IsolateAuto {
+		iso, err := a.isolation(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return func() (string, error) { return iso, nil }, nil
+	}
+	done := make(chan struct{})
+	var check runner.WallCheck
+	go func() {
+		defer close(done)
+		check = runner.ProbeWall(ctx)
+	}()
+	var (
+		once   sync.Once
+		iso    string
+		isoErr error
+	)
+	return func() (string, error) {
+		<-done
+		once.Do(func() { iso, isoErr = a.isolationFrom(ws, check) })
+		return iso, isoErr
+	}, nil
+}
+
+// isolationFrom is isolation's answer once bubblewrap was probed (check).
+func (a *App) isolationFrom(ws runner.WallSettings, check runner.WallCheck) (string, error) {
 	if check.OK() {
 		return runner.IsolateBwrap, nil
 	}

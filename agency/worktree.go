@@ -48,10 +48,9 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	if !store.ValidName(opts.Name) {
 		return nil, errs.InvalidName(opts.Name)
 	}
-	here := a.Repo.Tree(a.Repo.Toplevel)
 	parent := opts.Parent
 	if parent == "" {
-		b, err := here.CurrentBranch(ctx)
+		b, err := a.currentBranch(ctx, a.Repo.Toplevel)
 		if err != nil {
 			return nil, gitErr(err)
 		}
@@ -303,7 +302,7 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 	if err := a.treeGoneErr(ctx, wt); err != nil {
 		return err
 	}
-	br, err := a.Repo.Tree(wt.TreePath).CurrentBranch(ctx)
+	br, err := a.currentBranch(ctx, wt.TreePath)
 	if err != nil {
 		return gitErr(err)
 	}
@@ -317,6 +316,27 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 		return errs.WrongBranch(wt.Name, wt.TreePath, "branch "+br, wt.Branch)
 	}
 	return errs.WrongBranch(wt.Name, wt.TreePath, "a detached HEAD", wt.Branch)
+}
+
+// currentBranch is the tree's CurrentBranch, read from its HEAD file when
+// that tells (gitcore's BranchFromFiles), else asked of git: create and
+// start look at it on every run.
+func (a *App) currentBranch(ctx context.Context, tree string) (string, error) {
+	t := a.Repo.Tree(tree)
+	if b, ok := t.BranchFromFiles(); ok {
+		return b, nil
+	}
+	return t.CurrentBranch(ctx)
+}
+
+// treeHead is the tree's Head, read from files when they tell
+// (gitcore's HeadFromFiles), else asked of git.
+func (a *App) treeHead(ctx context.Context, tree string) (string, error) {
+	t := a.Repo.Tree(tree)
+	if h := t.HeadFromFiles(); h != "" {
+		return h, nil
+	}
+	return t.Head(ctx)
 }
 
 // WorktreeHere is the id of the present integration worktree this command

@@ -33,8 +33,7 @@ func (c *AgentAttachCmd) Run(env *Env) error {
 	// its outcome, as an attached start does (so `attach X && next` goes
 	// on only after a run that finished well); a client that could not
 	// attach because the run ended meanwhile says so.
-	aerr := runAttach(env, cmd)
-	end := a.AfterAttach(env.Ctx, rec.InvocationID)
+	end, aerr := attachFollow(env, a, rec, cmd)
 	switch {
 	case end == nil:
 		return aerr
@@ -57,18 +56,39 @@ func attachHeaded(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	if cur != nil && !agency.Active(cur) {
 		return agentExit(cur)
 	}
-	_, cmd, err := a.AttachCmd(env.Ctx, rec.InvocationID)
+	cur, cmd, err := a.AttachCmd(env.Ctx, rec.InvocationID)
 	if err != nil {
 		return err
 	}
 	// The client returns when the agent ended (its outcome is the exit
 	// status; so when it ended before the client could attach) or the user
 	// detached (0: the agent runs on).
-	aerr := runAttach(env, cmd)
-	if end := a.AfterAttach(env.Ctx, rec.InvocationID); end != nil {
+	if end, aerr := attachFollow(env, a, cur, cmd); end != nil {
 		return agentExit(end)
+	} else {
+		return aerr
 	}
-	return aerr
+}
+
+// attachFollow runs the attach command, returns when the user's terminal
+// has left the agent's session, and gives the agent's final record if it
+// ended (nil: it runs on) with the attach error. Inside tmux the command
+// switches the user's client and returns at once: then the wait is for
+// that client to leave the session (the user switched away or detached,
+// or the agent ended), so that a start or attach from inside tmux gives
+// the agent's outcome as one from a plain terminal does; when the agent
+// ended, the client is put back on the session it came from.
+func attachFollow(env *Env, a *agency.App, rec *store.InvocationRecord, cmd interface{ Run() error }) (*store.InvocationRecord, error) {
+	sw := a.SwitchedClient(env.Ctx, rec)
+	aerr := runAttach(env, cmd)
+	if aerr == nil && sw.Client != "" {
+		a.WaitSwitchedAway(env.Ctx, rec, sw.Client)
+	}
+	end := a.AfterAttach(env.Ctx, rec.InvocationID)
+	if end != nil && aerr == nil && sw.Client != "" {
+		a.ReturnClient(env.Ctx, sw)
+	}
+	return end, aerr
 }
 
 func runAttach(env *Env, cmd interface{ Run() error }) error {

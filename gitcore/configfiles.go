@@ -79,22 +79,21 @@ func repoConfigFiles(gitDir, common string) ([]ConfigEntry, bool) {
 // userConfigFiles are the system and global files git reads, in order.
 func userConfigFiles() ([]string, bool) {
 	var files []string
-	if p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); set {
-		if p == "" {
-			return nil, false
-		}
+	// GIT_CONFIG_NOSYSTEM wins over GIT_CONFIG_SYSTEM: it says whether a
+	// system file is read at all, the other only which.
+	no, ok := configBool(os.Getenv("GIT_CONFIG_NOSYSTEM"))
+	switch p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); {
+	case !ok:
+		return nil, false
+	case no:
+	case set && p == "":
+		return nil, false
+	case set:
 		files = append(files, p)
-	} else {
-		no, ok := configBool(os.Getenv("GIT_CONFIG_NOSYSTEM"))
-		if !ok {
-			return nil, false
-		}
-		if !no {
-			if !gitUnderUsr() {
-				return nil, false
-			}
-			files = append(files, "/etc/gitconfig")
-		}
+	case !gitUnderUsr():
+		return nil, false
+	default:
+		files = append(files, "/etc/gitconfig")
 	}
 	if p, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set {
 		if p == "" {
@@ -102,7 +101,11 @@ func userConfigFiles() ([]string, bool) {
 		}
 		return append(files, p), true
 	}
-	home := os.Getenv("HOME")
+	// An empty HOME is taken by git as the root ("/.gitconfig"): ask git.
+	home, set := os.LookupEnv("HOME")
+	if set && home == "" {
+		return nil, false
+	}
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
 		files = append(files, filepath.Join(xdg, "git", "config"))
 	} else if home != "" {

@@ -162,11 +162,11 @@ func (p *configParser) entry(section string, c byte) (ConfigEntry, bool) {
 
 // value reads a value up to its line's end (git's parse_value): quotes
 // kept out, escapes \n \t \b \\ \" and a backslash before the line's end
-// followed, spaces outside quotes kept one for one between words only,
-// a comment outside quotes ending it.
+// followed, spaces outside quotes kept one for one between words only
+// (other whitespace there: ok false), a comment outside quotes ending it.
 func (p *configParser) value() (string, bool) {
-	var v []byte
-	quote, comment, space := false, false, 0
+	var v, gap []byte
+	quote, comment := false, false
 	for {
 		c := p.next()
 		switch {
@@ -176,31 +176,55 @@ func (p *configParser) value() (string, bool) {
 			continue
 		case configSpace(c) && !quote:
 			if len(v) > 0 {
-				space++
+				gap = append(gap, c)
 			}
 			continue
 		case !quote && (c == ';' || c == '#'):
 			comment = true
 			continue
 		}
-		for ; space > 0; space-- {
-			v = append(v, ' ')
+		var ok bool
+		if v, ok = spaceBetween(v, gap); !ok {
+			return "", false
 		}
-		switch c {
-		case '\\':
-			e, keep, ok := p.escape()
-			if !ok {
-				return "", false
-			}
-			if keep {
-				v = append(v, e)
-			}
-		case '"':
-			quote = !quote
-		default:
-			v = append(v, c)
+		gap = gap[:0]
+		if v, ok = p.valueChar(v, c, &quote); !ok {
+			return "", false
 		}
 	}
+}
+
+// spaceBetween appends to v the whitespace gap found between two words
+// of a value. A tab (or lone CR) there is not followed (ok false): git
+// before 2.46 reads it as a space, later git keeps it; the git that runs
+// is asked.
+func spaceBetween(v, gap []byte) ([]byte, bool) {
+	for _, c := range gap {
+		if c != ' ' {
+			return nil, false
+		}
+	}
+	return append(v, gap...), true
+}
+
+// valueChar appends to v what the value's character c stands for: an
+// escape, a quote (toggles quote, nothing kept), itself.
+func (p *configParser) valueChar(v []byte, c byte, quote *bool) ([]byte, bool) {
+	switch c {
+	case '\\':
+		e, keep, ok := p.escape()
+		if !ok {
+			return nil, false
+		}
+		if keep {
+			v = append(v, e)
+		}
+	case '"':
+		*quote = !*quote
+	default:
+		v = append(v, c)
+	}
+	return v, true
 }
 
 // escape reads what follows a backslash in a value: the character it

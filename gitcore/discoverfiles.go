@@ -17,9 +17,10 @@ import (
 //     GIT_OBJECT_DIRECTORY, GIT_CEILING_DIRECTORIES,
 //     GIT_DISCOVERY_ACROSS_FILESYSTEM);
 //   - a walk that crosses a filesystem (git stops there), a directory
-//     that is a git directory itself (a bare repository, the inside of
-//     .git), a .git that is neither a directory nor a file, a gitfile or
-//     git directory git would reject;
+//     that may be a git directory itself (a bare repository, the inside
+//     of .git, a linked worktree's git directory: any holding HEAD), a
+//     .git that is neither a directory nor a file, a gitfile or git
+//     directory git would reject;
 //   - a repository, tree or gitfile owned by someone else (git's
 //     safe.directory check decides);
 //   - core.bare or core.worktree in the repository's configuration, a
@@ -57,7 +58,7 @@ func discoverFromFiles(r CommandRunner, dir string) (*Repo, bool) {
 		if found {
 			return repoFromFiles(r, d, gitDir, gitFile)
 		}
-		if isGitDir(d, d) || d == filepath.Dir(d) {
+		if holdsHead(d) || d == filepath.Dir(d) {
 			return nil, false
 		}
 	}
@@ -87,10 +88,7 @@ func dotGitAt(dir string) (gitDir, gitFile string, found, ok bool) {
 	if !ok || target == "" || strings.ContainsAny(target, "\n\x00") {
 		return "", "", false, false
 	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(dir, target)
-	}
-	real, err := filepath.EvalSymlinks(target)
+	real, err := filepath.EvalSymlinks(physicalJoin(dir, target))
 	if err != nil {
 		return "", "", false, false
 	}
@@ -116,14 +114,31 @@ func commonDirOf(gitDir string) (string, bool) {
 	if c == "" || strings.ContainsAny(c, "\n\x00") {
 		return "", false
 	}
-	if !filepath.IsAbs(c) {
-		c = filepath.Join(gitDir, c)
-	}
-	real, err := filepath.EvalSymlinks(c)
+	real, err := filepath.EvalSymlinks(physicalJoin(gitDir, c))
 	if err != nil {
 		return "", false
 	}
 	return filepath.Clean(real), true
+}
+
+// physicalJoin is p (a gitfile's or commondir's path) relative to dir
+// unless absolute, without the lexical cleaning of filepath.Join: git
+// takes a ".." after a symlink from where the link led (as
+// filepath.EvalSymlinks does), not by dropping the link's name.
+func physicalJoin(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return dir + string(filepath.Separator) + p
+}
+
+// holdsHead reports whether dir has an entry named HEAD: it may be a git
+// directory (git's is_git_directory also reads its commondir file, and
+// takes HEAD contents this reader does not), where git's discovery stops
+// and this one leaves the answer to git.
+func holdsHead(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	return err == nil
 }
 
 // isGitDir is git's is_git_directory for the git directory gitDir whose

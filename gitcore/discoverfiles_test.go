@@ -166,7 +166,7 @@ func TestConfigFromFilesAgreesWithGit(t *testing.T) {
 		"\theadlessArg=-c\n\tflag\n\tempty =\n\tesc = a\\tb\\\\c\\\"d\\n\n" +
 		"\tlong = one \\\n two\r\n[agency.Legacy]\n\tKey = v1\n[agency \"q\\\"uote\"] k = inline\n" +
 		"[rerere]\n\tenabled\n[rerere]\n\tautoUpdate = true\n[agency]\n\tmulti = 1\n\tmulti = 2\n" +
-		"\tmid =  a   b  \t c  \n"
+		"\tmid =  a   b   c  \t\n"
 	write(t, repo, ".git/config", readFile(t, filepath.Join(repo, ".git", "config"))+zoo)
 	write(t, home, ".gitconfig", "\ufeff[agency]\n\tmulti = 0\n\tglobal = yes\n")
 	write(t, home, ".config/git/config", "[agency]\n\txdg = 1\n")
@@ -269,6 +269,77 @@ func TestParseConfigFile(t *testing.T) {
 	got, ok := parseConfigFile([]byte("[a \"B\\\\c\"]x=1\n[A.B]Y = \"  q\"  r ;c\n[a]z\n"))
 	want := []ConfigEntry{{Key: "a.B\\c.x", Value: "1"}, {Key: "a.b.y", Value: "  q  r"}, {Key: "a.z"}}
 	if !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("parseConfigFile = %q, %v; want %q", got, ok, want)
+	}
+}
+
+// A gitfile naming its git directory through a symlink and "..": git
+// takes the ".." from where the link led, so the repository is the one
+// there, not the one a lexical join names (both exist here).
+func TestDiscoverFromFilesGitfileThroughSymlink(t *testing.T) {
+	discoverEnv(t)
+	base := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(base, "real", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, base, "init", "-q", "--separate-git-dir", filepath.Join(base, "real", "sep.git"), filepath.Join(base, "t1"))
+	gitIn(t, base, "init", "-q", "--separate-git-dir", filepath.Join(base, "sep.git"), filepath.Join(base, "t2"))
+	if err := os.Symlink(filepath.Join(base, "real", "deep"), filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, base, "tree/.git", "gitdir: ../link/../sep.git\n")
+	if r := sameAsGit(t, filepath.Join(base, "tree")); r.GitDir != filepath.Join(base, "real", "sep.git") {
+		t.Fatalf("GitDir %q", r.GitDir)
+	}
+}
+
+// A directory that is a linked worktree's git directory (its objects are
+// in the common directory its commondir names) is a git directory to git,
+// which stops there: discovery from files does not walk on up to a work
+// tree around it.
+func TestDiscoverFromFilesStopsAtWorktreeGitDir(t *testing.T) {
+	discoverEnv(t)
+	base := t.TempDir()
+	outer := newTestRepo(t, filepath.Join(base, "outer"))
+	other := newTestRepo(t, filepath.Join(base, "other"))
+	gitIn(t, other, "worktree", "add", "-q", filepath.Join(base, "owt"))
+	moved := filepath.Join(outer, "x")
+	if err := os.Rename(filepath.Join(other, ".git", "worktrees", "owt"), moved); err != nil {
+		t.Fatal(err)
+	}
+	write(t, outer, "x/commondir", filepath.Join(other, ".git")+"\n")
+	if r, ok := discoverFromFiles(ExecRunner{}, moved); ok {
+		t.Fatalf("discovered %+v from files inside a git directory, want git asked", r)
+	}
+}
+
+// What the files say differently from git, or from one git version to the
+// next, is asked of git: GIT_CONFIG_NOSYSTEM with GIT_CONFIG_SYSTEM (no
+// system file at all), an empty HOME, a tab between a value's words.
+func TestConfigFromFilesExactOrGit(t *testing.T) {
+	discoverEnv(t)
+	base := t.TempDir()
+	repo := newTestRepo(t, filepath.Join(base, "repo"))
+	write(t, base, "system", "[agency]\n\tsystem = s\n")
+	t.Setenv("GIT_CONFIG_SYSTEM", filepath.Join(base, "system"))
+	sameAsGit(t, repo)
+	if got, _ := NewConfig(mustConfig(t, sameAsGit(t, repo))).Get("agency.system"); got != "" {
+		t.Fatalf("agency.system = %q from a system file GIT_CONFIG_NOSYSTEM turns off", got)
+	}
+
+	r, _ := discoverFromFiles(ExecRunner{}, repo)
+	t.Setenv("HOME", "")
+	if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
+		t.Fatalf("empty HOME: read from files (%q), want git asked", all)
+	}
+
+	for _, v := range []string{"a\tb", "a \t b", "a\t\"b\"", "a \\\n\tb"} {
+		if got, ok := parseConfigFile([]byte("[s]\n\tk = " + v + "\n")); ok {
+			t.Errorf("value %q: parsed as %q, want git asked", v, got)
+		}
+	}
+	got, ok := parseConfigFile([]byte("[s]\n\tk = \ta  b\t \n\tl = \"a\tb\"\t# c\n"))
+	if want := []ConfigEntry{{Key: "s.k", Value: "a  b"}, {Key: "s.l", Value: "a\tb"}}; !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("parseConfigFile = %q, %v; want %q", got, ok, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -133,4 +134,67 @@ func hexOID(s string) string {
 		return ""
 	}
 	return s
+}
+
+// BranchFromFiles is CurrentBranch read from the tree's HEAD file, as git
+// reads it, without running git: the branch's short name, or "" for a
+// detached HEAD. ok is false when it cannot tell that way (ask
+// CurrentBranch): a git dir that is not our repository's, the reftable
+// backend, a HEAD that is neither a commit id nor a branch, or a short
+// name git would spell otherwise because a ref it looks at first has the
+// same name (`symbolic-ref --short` then says heads/<name>).
+func (t *Tree) BranchFromFiles() (branch string, ok bool) {
+	gitDir, found := worktreeGitDir(t.Path)
+	common := t.repo.CommonDir
+	if !found || common == "" || !t.repo.ownsGitDir(gitDir) {
+		return "", false
+	}
+	if _, err := os.Lstat(filepath.Join(common, "reftable")); !os.IsNotExist(err) {
+		return "", false
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", false
+	}
+	s := strings.TrimSpace(string(b))
+	ref, symbolic := strings.CutPrefix(s, "ref: ")
+	if !symbolic {
+		return "", hexOID(s) != ""
+	}
+	name, isBranch := strings.CutPrefix(ref, "refs/heads/")
+	if !isBranch || name == "" || strings.Contains(name, "..") {
+		return "", false
+	}
+	if refShadowed(gitDir, common, name) {
+		return "", false
+	}
+	return name, true
+}
+
+// refShadowed reports whether name, as a short ref name, also names a ref
+// git resolves before refs/heads/<name> (<name> itself in the git dirs,
+// refs/<name>, refs/tags/<name>), as a loose file or a packed-refs line,
+// or when packed-refs cannot be read.
+func refShadowed(gitDir, common, name string) bool {
+	shadows := []string{name, "refs/" + name, "refs/tags/" + name}
+	for _, r := range shadows {
+		for _, dir := range []string{gitDir, common} {
+			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(r))); !os.IsNotExist(err) {
+				return true
+			}
+		}
+	}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	if os.IsNotExist(err) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if _, ref, ok := strings.Cut(line, " "); ok && slices.Contains(shadows, ref) {
+			return true
+		}
+	}
+	return false
 }

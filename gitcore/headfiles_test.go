@@ -121,3 +121,48 @@ func TestRemoveRegistration(t *testing.T) {
 		t.Fatalf("registration kept: %v", err)
 	}
 }
+
+// BranchFromFiles says what `symbolic-ref --short HEAD` says, or that it
+// cannot tell: when a tag (loose or packed) or a ref under refs/ has the
+// branch's name, git spells the branch heads/<name>.
+func TestBranchFromFiles(t *testing.T) {
+	ctx := context.Background()
+	r, git := testRepo(t)
+	dir := r.Toplevel
+	same := func(what string, tree *Tree) {
+		t.Helper()
+		want, err := tree.CurrentBranch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := tree.BranchFromFiles(); !ok || got != want {
+			t.Errorf("%s: BranchFromFiles %q %v, CurrentBranch %q", what, got, ok, want)
+		}
+	}
+	unsure := func(what string, tree *Tree) {
+		t.Helper()
+		if got, ok := tree.BranchFromFiles(); ok {
+			want, _ := tree.CurrentBranch(ctx)
+			t.Errorf("%s: BranchFromFiles %q, want not ok (CurrentBranch %q)", what, got, want)
+		}
+	}
+	same("on main", r.Tree(dir))
+	git("checkout", "-q", "-b", "agency/x-1234")
+	same("nested branch name", r.Tree(dir))
+	git("tag", "agency/x-1234")
+	unsure("a loose tag of the same name", r.Tree(dir))
+	git("pack-refs", "--all")
+	unsure("a packed tag of the same name", r.Tree(dir))
+	git("tag", "-d", "agency/x-1234")
+	same("the tag deleted", r.Tree(dir))
+	git("update-ref", "refs/agency/x-1234", "HEAD")
+	unsure("refs/<name>", r.Tree(dir))
+	git("update-ref", "-d", "refs/agency/x-1234")
+	git("checkout", "-q", "--detach")
+	same("detached", r.Tree(dir))
+	wt := filepath.Join(t.TempDir(), "wt")
+	git("worktree", "add", "-q", "-b", "side", wt)
+	same("linked worktree", r.Tree(wt))
+	git("checkout", "-q", "--orphan", "unborn")
+	same("unborn branch", r.Tree(dir))
+}

@@ -211,3 +211,27 @@ func (t *Tree) CommittedFile(ctx context.Context, rev, rel string) (data []byte,
 	}
 	return data, f[0] == "120000", true, nil
 }
+
+// CommittedPaths tells for each of rels (slash-separated, from the top)
+// whether the commit rev holds it, of any type, in one `git ls-tree`: a
+// caller about to read several files that are usually missing asks once.
+func (t *Tree) CommittedPaths(ctx context.Context, rev string, rels ...string) (map[string]bool, error) {
+	args := []string{"ls-tree", "-z", rev, "--"}
+	for _, r := range rels {
+		args = append(args, ":(literal)"+r)
+	}
+	out, err := t.query(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]bool{}
+	for _, r := range rels {
+		held[r] = false
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if _, p, ok := bytes.Cut(rec, []byte("\t")); ok {
+			held[string(p)] = true
+		}
+	}
+	return held, nil
+}

@@ -445,16 +445,18 @@ func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
 	return refs, nil
 }
 
-// Config returns every agency.* configuration entry, and rerere.enabled
-// (a walled agent's commit needs what git makes for it), in order, keys
-// lower case as git prints them. Missing configuration is not an error.
+// Config returns every agency.* configuration entry, rerere.enabled (a
+// walled agent's commit needs what git makes for it) and
+// core.sparseCheckout (whether the tree we run in is sparse, asked by
+// every create and start), in order, keys lower case as git prints them.
+// Missing configuration is not an error.
 func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
 	if r.fromFiles {
 		if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
 			return agencyEntries(all), nil
 		}
 	}
-	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.|^rerere\.enabled$`)
+	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.|^rerere\.enabled$|^core\.sparsecheckout$`)
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return nil, nil
@@ -465,12 +467,12 @@ func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
 }
 
 // agencyEntries are the entries of all Config returns: `git config
-// --get-regexp '^agency\.|^rerere\.enabled$'` matches the key as git
-// names it (section and variable lower case).
+// --get-regexp '^agency\.|^rerere\.enabled$|^core\.sparsecheckout$'`
+// matches the key as git names it (section and variable lower case).
 func agencyEntries(all []ConfigEntry) []ConfigEntry {
 	var out []ConfigEntry
 	for _, e := range all {
-		if strings.HasPrefix(e.Key, "agency.") || e.Key == "rerere.enabled" {
+		if strings.HasPrefix(e.Key, "agency.") || e.Key == "rerere.enabled" || e.Key == "core.sparsecheckout" {
 			out = append(out, e)
 		}
 	}

@@ -2,6 +2,8 @@ package tmux
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,21 +19,69 @@ func (c *Client) AttachCmd(name string) (*subproc.Terminal, error) {
 	return c.terminalCmd(name, c.env(), "attach-session", "-t", SessionTarget(name))
 }
 
+// CurrentClient is the name of the tmux client this process runs under
+// (the one a SwitchClientCmd moves) and the id ($N) of the session it shows,
+// found as switch-client finds them: from $TMUX and $TMUX_PANE, kept for
+// this one call.
+func (c *Client) CurrentClient(ctx context.Context) (client, session string, err error) {
+	res, err := c.runEnv(ctx, c.insideEnv(), "display-message", "-p", "#{client_name}|#{session_id}")
+	if err != nil {
+		return "", "", err
+	}
+	client, session, _ = strings.Cut(strings.TrimSuffix(string(res.Stdout), "\n"), "|")
+	if client == "" {
+		return "", "", errors.New("tmux: no current client")
+	}
+	return client, session, nil
+}
+
+// SwitchClientTo moves the named client to the session of id sessionID
+// ($N, as CurrentClient gives it: the user's own sessions may have any
+// name).
+func (c *Client) SwitchClientTo(ctx context.Context, client, sessionID string) error {
+	if len(sessionID) < 2 || sessionID[0] != '$' || strings.Trim(sessionID[1:], "0123456789") != "" {
+		return fmt.Errorf("tmux: invalid session id %q", sessionID)
+	}
+	_, err := c.run(ctx, "switch-client", "-c", client, "-t", sessionID)
+	return err
+}
+
+// ClientOn reports whether the client named client is attached and shows
+// session name.
+func (c *Client) ClientOn(ctx context.Context, client, name string) (bool, error) {
+	// '|' between them: tmux prints a tab in a format as '_'; a client's
+	// name is its terminal's path.
+	res, err := c.run(ctx, "list-clients", "-F", "#{client_name}|#{session_name}")
+	if err != nil {
+		return false, err
+	}
+	for _, l := range strings.Split(string(res.Stdout), "\n") {
+		if cl, sess, ok := strings.Cut(l, "|"); ok && cl == client {
+			return sess == name, nil
+		}
+	}
+	return false, nil
+}
+
+// insideEnv is the base environment with TMUX and TMUX_PANE kept.
+func (c *Client) insideEnv() []string {
+	if c.Env == nil {
+		return os.Environ()
+	}
+	return c.Env
+}
+
 // SwitchClientCmd returns `tmux switch-client -t =name` for a caller inside
 // tmux: it keeps TMUX (and TMUX_PANE), which is how tmux finds the client to
 // switch. Only meaningful when the enclosing server is the default server;
 // AttachOrSwitchCmd checks that.
 //
 // The session's detach-on-destroy is set to off first: when the agent ends
-// and its session goes, the client moves on to the session used most
-// recently (the one it came from) instead of being detached, which would
-// throw the user out of tmux altogether.
+// and its session goes, tmux moves the client to another of its sessions
+// instead of detaching it, which would throw the user out of tmux
+// altogether (SwitchClientTo then puts it back where it came from).
 func (c *Client) SwitchClientCmd(name string) (*subproc.Terminal, error) {
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	return c.terminalCmd(name, env, "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
+	return c.terminalCmd(name, c.insideEnv(), "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
 		"switch-client", "-t", SessionTarget(name))
 }
 
@@ -43,6 +93,12 @@ func (c *Client) AttachOrSwitchCmd(ctx context.Context, name string) (*subproc.T
 		return c.SwitchClientCmd(name)
 	}
 	return c.AttachCmd(name)
+}
+
+// Inside reports whether this process runs inside a client of the server
+// that holds session name (attaching then switches that client).
+func (c *Client) Inside(ctx context.Context, name string) bool {
+	return c.insideServer(ctx, name)
 }
 
 // insideServer reports whether $TMUX (from the client's base environment)

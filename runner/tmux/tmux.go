@@ -196,6 +196,11 @@ func (c *Client) runner() CommandRunner {
 // run runs one tmux command line. args are escaped here; a literal ";"
 // element is passed through unescaped as tmux's command separator (use sep).
 func (c *Client) run(ctx context.Context, args ...string) (Result, error) {
+	return c.runEnv(ctx, c.env(), args...)
+}
+
+// runEnv is run with the given environment.
+func (c *Client) runEnv(ctx context.Context, env []string, args ...string) (Result, error) {
 	p, err := c.path()
 	if err != nil {
 		return Result{}, err
@@ -213,7 +218,7 @@ func (c *Client) run(ctx context.Context, args ...string) (Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.CallTimeout)
 		defer cancel()
 	}
-	return c.runner().Run(ctx, Cmd{Path: p, Args: esc, Env: c.env()})
+	return c.runner().Run(ctx, Cmd{Path: p, Args: esc, Env: env})
 }
 
 // sep separates tmux commands in one invocation. No caller argument can
