@@ -163,7 +163,7 @@ func indexEntryStat(data []byte, off int, version uint32, oidLen int, prev []byt
 		ext = binary.BigEndian.Uint16(data[off : off+2])
 		off += 2
 	}
-	name, next, ok = indexEntryPath(data, start, off, version, prev)
+	name, next, ok = indexEntryPath(data, start, off, version, prev, int(flags&0xfff))
 	if !ok {
 		return e, 0, nil, false, false
 	}
@@ -174,8 +174,10 @@ func indexEntryStat(data []byte, off int, version uint32, oidLen int, prev []byt
 // indexEntryPath decodes the path of the entry that began at start, whose
 // path (or version 4's prefix length) is at off, and where the next entry
 // begins. Versions 2 and 3 give a slice of data; version 4 builds the
-// path in prev's buffer.
-func indexEntryPath(data []byte, start, off int, version uint32, prev []byte) ([]byte, int, bool) {
+// path in prev's buffer. size is the path's length as the entry's flags
+// give it (0xfff: that long or longer); versions 2 and 3 take it, as git
+// does, when a NUL byte ends it there, sparing the search for the NUL.
+func indexEntryPath(data []byte, start, off int, version uint32, prev []byte, size int) ([]byte, int, bool) {
 	strip := 0
 	if version == 4 {
 		v, n := indexVarint(data[off:])
@@ -183,6 +185,8 @@ func indexEntryPath(data []byte, start, off int, version uint32, prev []byte) ([
 			return nil, 0, false
 		}
 		strip, off = int(v), off+n
+	} else if size < 0xfff && off+size < len(data) && data[off+size] == 0 {
+		return data[off : off+size], start + (off+size-start+8)&^7, true
 	}
 	nul := bytes.IndexByte(data[off:], 0)
 	if nul < 0 {
