@@ -113,7 +113,7 @@ func (a *App) createWorktreeLocked(ctx context.Context, opts CreateWorktreeOptio
 	if err := a.fail(FPCreateAfterMkdir); err != nil {
 		return nil, withCleanup(first(err), cleanup())
 	}
-	if ok, _ := a.Repo.BranchExists(ctx, branch); ok {
+	if a.branchExists(ctx, branch) {
 		return nil, withCleanup(first(errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch)), cleanup())
 	}
 	addCtx, release := check.stopOnFound(ctx)
@@ -327,6 +327,17 @@ func (a *App) currentBranch(ctx context.Context, tree string) (string, error) {
 		return b, nil
 	}
 	return t.CurrentBranch(ctx)
+}
+
+// branchExists tells whether the branch exists, from the ref files when
+// they tell (gitcore's BranchExistsFromFiles), else asked of git; an error
+// says no, and git's own refusal to make it then says why.
+func (a *App) branchExists(ctx context.Context, branch string) bool {
+	if exists, ok := a.Repo.BranchExistsFromFiles(branch); ok {
+		return exists
+	}
+	ok, _ := a.Repo.BranchExists(ctx, branch)
+	return ok
 }
 
 // treeHead is the tree's Head, read from files when they tell

@@ -198,3 +198,38 @@ func refShadowed(gitDir, common, name string) bool {
 	}
 	return false
 }
+
+// BranchExistsFromFiles is BranchExists read from files, without running
+// git: the branch's loose ref file, else its packed-refs line. ok is
+// false when it cannot tell that way (no common dir, the reftable
+// backend, a file it cannot read).
+func (r *Repo) BranchExistsFromFiles(name string) (exists, ok bool) {
+	common := r.CommonDir
+	if common == "" || name == "" || strings.Contains(name, "..") {
+		return false, false
+	}
+	if _, err := os.Lstat(filepath.Join(common, "reftable")); !os.IsNotExist(err) {
+		return false, false
+	}
+	ref := "refs/heads/" + name
+	fi, err := os.Lstat(filepath.Join(common, filepath.FromSlash(ref)))
+	switch {
+	case err == nil && fi.Mode().IsRegular():
+		return true, true
+	case err != nil && !os.IsNotExist(err):
+		return false, false
+	}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	if os.IsNotExist(err) {
+		return false, true
+	}
+	if err != nil {
+		return false, false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if _, n, found := strings.Cut(line, " "); found && n == ref {
+			return true, true
+		}
+	}
+	return false, true
+}

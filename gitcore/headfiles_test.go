@@ -166,3 +166,30 @@ func TestBranchFromFiles(t *testing.T) {
 	git("checkout", "-q", "--orphan", "unborn")
 	same("unborn branch", r.Tree(dir))
 }
+
+// BranchExistsFromFiles agrees with BranchExists for loose and packed
+// branches, and for a name that is only a directory of refs.
+func TestBranchExistsFromFiles(t *testing.T) {
+	ctx := context.Background()
+	r, git := testRepo(t)
+	check := func(what, name string) {
+		t.Helper()
+		want, err := r.BranchExists(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := r.BranchExistsFromFiles(name); !ok || got != want {
+			t.Errorf("%s: BranchExistsFromFiles(%q) %v %v, BranchExists %v", what, name, got, ok, want)
+		}
+	}
+	check("current branch", "main")
+	check("missing", "agency/x-1234")
+	git("branch", "agency/x-1234")
+	check("loose", "agency/x-1234")
+	check("a directory of refs", "agency")
+	git("pack-refs", "--all")
+	check("packed", "agency/x-1234")
+	check("missing, packed-refs there", "agency/y-1234")
+	git("branch", "-D", "agency/x-1234")
+	check("deleted from packed-refs", "agency/x-1234")
+}
