@@ -122,12 +122,14 @@ func Open(dataDir, commonDir string) (*Store, error) {
 		return nil, errs.IO("create", s.RepoDir(), err)
 	}
 	if _, err := os.Stat(s.RepoJSONPath()); os.IsNotExist(err) {
+		// The ignore file first: a kill between the two writes leaves no
+		// repo.json, so the next command makes both.
+		s.ignoreDataDir()
 		rec := RepoRecord{SchemaVersion: SchemaVersion, RepoID: s.RepoID, CommonDir: commonDir,
 			CreatedAt: time.Now().UTC().Format(time.RFC3339)}
 		if err := WriteJSONAtomic(s.RepoJSONPath(), rec); err != nil {
 			return nil, err
 		}
-		s.ignoreDataDir()
 	}
 	s.keepIdentity(commonDir)
 	return s, nil
