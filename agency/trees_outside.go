@@ -96,12 +96,47 @@ func (a *App) restoreMarker(wt *store.WorktreeRecord) error {
 	if HasMarker(wt.TreePath) {
 		return nil
 	}
-	if _, err := os.Lstat(filepath.Join(wt.TreePath, store.AgencyDir)); err == nil {
-		return errs.NoMarker(wt.Name, store.MarkerPath(wt.TreePath))
+	dir := filepath.Join(wt.TreePath, store.AgencyDir)
+	if _, err := os.Lstat(dir); err == nil {
+		temps, ours := markerLeftovers(dir)
+		if !ours {
+			return errs.NoMarker(wt.Name, store.MarkerPath(wt.TreePath), dir)
+		}
+		// A WriteMarker killed part way: finish it.
+		for _, t := range temps {
+			_ = os.Remove(t)
+		}
 	}
 	if err := WriteMarker(wt.TreePath); err != nil {
 		return err
 	}
 	a.warn("", errs.MarkerRestored(wt.Name, wt.TreePath))
 	return nil
+}
+
+// markerLeftovers says whether the .agency/ dir holds only what a killed
+// WriteMarker leaves: our "*" .gitignore and the temp files of its atomic
+// writes (at least one of them: an empty or foreign .agency/ is not ours to
+// fill). temps are those temp files.
+func markerLeftovers(dir string) (temps []string, ours bool) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) == 0 {
+		return nil, false
+	}
+	for _, e := range ents {
+		name := e.Name()
+		switch {
+		case !e.Type().IsRegular():
+			return nil, false
+		case name == ".gitignore":
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != agencyIgnore {
+				return nil, false
+			}
+		case strings.HasPrefix(name, "..gitignore.tmp-"), strings.HasPrefix(name, "."+store.MarkerFile+".tmp-"):
+			temps = append(temps, filepath.Join(dir, name))
+		default:
+			return nil, false
+		}
+	}
+	return temps, true
 }

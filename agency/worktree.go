@@ -201,8 +201,11 @@ func WriteAgencyIgnore(tree string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errs.IO("create", dir, err)
 	}
-	return store.WriteFileAtomic(filepath.Join(dir, ".gitignore"), []byte("*\n"), 0o644)
+	return store.WriteFileAtomic(filepath.Join(dir, ".gitignore"), []byte(agencyIgnore), 0o644)
 }
+
+// agencyIgnore is a tree's .agency/.gitignore: the directory ignores itself.
+const agencyIgnore = "*\n"
 
 // WorktreeList is `worktree ls`: present ones, or all (archived and broken).
 func (a *App) ListWorktrees(all bool) ([]store.WorktreeEntry, error) {

@@ -132,8 +132,8 @@ func WorktreeTreeGone(name, tree string) *Error {
 }
 
 // NoMarker: an integration tree has a .agency/ without its marker.
-func NoMarker(name, marker string) *Error {
-	return New(ENotIntegration, "recreate it with 'git agency worktree create'",
+func NoMarker(name, marker, dir string) *Error {
+	return New(ENotIntegration, "move that .agency/ aside (mv "+shellQuote(dir)+" "+shellQuote(dir+".bak")+"); then 'git agency agent start -w "+name+"' writes the marker again",
 		"worktree %q has no integration marker at %s", name, marker)
 }
 
