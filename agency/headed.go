@@ -170,8 +170,12 @@ func (a *App) ReturnClient(ctx context.Context, sw Switched) {
 	_ = TmuxClient().SwitchClientTo(qctx, sw.Client, sw.From)
 }
 
-// switchedPoll is how often WaitSwitchedAway looks at the client.
-const switchedPoll = 200 * time.Millisecond
+// switchedPoll is how often WaitSwitchedAway looks at the client, and
+// switchedTries how many tmux failures in a row end its wait.
+const (
+	switchedPoll  = 200 * time.Millisecond
+	switchedTries = 10
+)
 
 // WaitSwitchedAway waits while the tmux client named client shows the
 // invocation's session: until the user switches elsewhere or detaches, or
@@ -179,15 +183,26 @@ const switchedPoll = 200 * time.Millisecond
 // session it came from). As an attached client returning, after which
 // AfterAttach tells which it was.
 func (a *App) WaitSwitchedAway(ctx context.Context, rec *store.InvocationRecord, client string) {
-	t := time.NewTicker(switchedPoll)
+	waitClientAway(ctx, TmuxClient(), client, sessionOf(rec), switchedPoll)
+}
+
+// waitClientAway waits while client shows session (asking tc every poll).
+func waitClientAway(ctx context.Context, tc *tmux.Client, client, session string, poll time.Duration) {
+	t := time.NewTicker(poll)
 	defer t.Stop()
-	tc := TmuxClient()
-	for {
+	for failed := 0; ; {
 		qctx, cancel := context.WithTimeout(ctx, tmuxWait)
-		on, err := tc.ClientOn(qctx, client, sessionOf(rec))
+		on, err := tc.ClientOn(qctx, client, session)
 		cancel()
-		if err != nil || !on {
+		switch {
+		case err == nil && !on:
+			return
+		case err == nil:
+			failed = 0
+		case errors.Is(err, tmux.ErrNoServer) || failed >= switchedTries:
 			return // tmux cannot tell (its server gone): as a client that returned
+		default:
+			failed++ // a slow tmux on a loaded machine: ask again
 		}
 		select {
 		case <-ctx.Done():

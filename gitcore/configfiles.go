@@ -78,7 +78,23 @@ func repoConfigFiles(gitDir, common string) ([]ConfigEntry, bool) {
 
 // userConfigFiles are the system and global files git reads, in order.
 func userConfigFiles() ([]string, bool) {
-	var files []string
+	// A relative path is git's from the directory git runs in, which is
+	// not always this process's: ask git.
+	for _, k := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "HOME", "XDG_CONFIG_HOME"} {
+		if p := os.Getenv(k); p != "" && !filepath.IsAbs(p) {
+			return nil, false
+		}
+	}
+	files, ok := systemConfigFile()
+	if !ok {
+		return nil, false
+	}
+	global, ok := globalConfigFiles()
+	return append(files, global...), ok
+}
+
+// systemConfigFile is the system file git reads (none, or one).
+func systemConfigFile() ([]string, bool) {
 	// GIT_CONFIG_NOSYSTEM wins over GIT_CONFIG_SYSTEM: it says whether a
 	// system file is read at all, the other only which.
 	no, ok := configBool(os.Getenv("GIT_CONFIG_NOSYSTEM"))
@@ -86,26 +102,28 @@ func userConfigFiles() ([]string, bool) {
 	case !ok:
 		return nil, false
 	case no:
+		return nil, true
 	case set && p == "":
 		return nil, false
 	case set:
-		files = append(files, p)
+		return []string{p}, true
 	case !gitUnderUsr():
 		return nil, false
-	default:
-		files = append(files, "/etc/gitconfig")
 	}
+	return []string{"/etc/gitconfig"}, true
+}
+
+// globalConfigFiles are the global files git reads, in order.
+func globalConfigFiles() ([]string, bool) {
 	if p, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set {
-		if p == "" {
-			return nil, false
-		}
-		return append(files, p), true
+		return []string{p}, p != ""
 	}
 	// An empty HOME is taken by git as the root ("/.gitconfig"): ask git.
 	home, set := os.LookupEnv("HOME")
 	if set && home == "" {
 		return nil, false
 	}
+	var files []string
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
 		files = append(files, filepath.Join(xdg, "git", "config"))
 	} else if home != "" {

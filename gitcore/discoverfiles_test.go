@@ -315,7 +315,9 @@ func TestDiscoverFromFilesStopsAtWorktreeGitDir(t *testing.T) {
 
 // What the files say differently from git, or from one git version to the
 // next, is asked of git: GIT_CONFIG_NOSYSTEM with GIT_CONFIG_SYSTEM (no
-// system file at all), an empty HOME, a tab between a value's words.
+// system file at all), an empty HOME, a relative path in GIT_CONFIG_GLOBAL,
+// GIT_CONFIG_SYSTEM, HOME or XDG_CONFIG_HOME (git's is from the directory
+// it runs in), a tab between a value's words.
 func TestConfigFromFilesExactOrGit(t *testing.T) {
 	discoverEnv(t)
 	base := t.TempDir()
@@ -328,9 +330,14 @@ func TestConfigFromFilesExactOrGit(t *testing.T) {
 	}
 
 	r, _ := discoverFromFiles(ExecRunner{}, repo)
-	t.Setenv("HOME", "")
-	if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
-		t.Fatalf("empty HOME: read from files (%q), want git asked", all)
+	for k, v := range map[string]string{"HOME": "", "GIT_CONFIG_GLOBAL": "rel/gitconfig", "XDG_CONFIG_HOME": "rel",
+		"GIT_CONFIG_SYSTEM": "rel/system"} {
+		t.Run(k, func(t *testing.T) {
+			t.Setenv(k, v)
+			if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
+				t.Fatalf("%s=%q: read from files (%q), want git asked", k, v, all)
+			}
+		})
 	}
 
 	for _, v := range []string{"a\tb", "a \t b", "a\t\"b\"", "a \\\n\tb"} {

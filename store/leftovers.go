@@ -29,8 +29,10 @@ func IsAtomicTemp(name string) bool {
 // AtomicTemps lists WriteFileAtomic's temp files in the directories where
 // records are written: the repo directory (repo.json), every
 // integration_worktrees/<id>/, invocations/<id>/, sandboxes/<id>/ and
-// sandboxes/<id>/logs/. It never looks inside a tree: a user's file of the
-// same shape is not ours.
+// sandboxes/<id>/logs/, and the data directory's own .gitignore's
+// (ignoreDataDir) at its root, where nothing else is taken: the data
+// directory may be one the user keeps other files in. It never looks
+// inside a tree: a user's file of the same shape is not ours.
 func (s *Store) AtomicTemps() []TempFile {
 	dirs := []string{s.RepoDir()}
 	for _, parent := range []string{s.IntegrationWorktreesDir(), s.InvocationsDir(), s.SandboxesDir()} {
@@ -43,7 +45,10 @@ func (s *Store) AtomicTemps() []TempFile {
 	for _, id := range sbs {
 		dirs = append(dirs, s.SandboxLogsDir(id))
 	}
-	return FilesIn(dirs, IsAtomicTemp)
+	ignore := "." + dataDirIgnore + AtomicTempMarker
+	return append(FilesIn(dirs, IsAtomicTemp), FilesIn([]string{s.DataDir}, func(name string) bool {
+		return strings.HasPrefix(name, ignore)
+	})...)
 }
 
 // FilesIn lists the regular files directly in dirs whose name matches

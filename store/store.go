@@ -133,6 +133,9 @@ func Open(dataDir, commonDir string) (*Store, error) {
 	return s, nil
 }
 
+// dataDirIgnore is the name of the data directory's own ignore file.
+const dataDirIgnore = ".gitignore"
+
 // ignoreDataDir writes a .gitignore of "*" at the data directory's root
 // (once: when a repository's records are first made), so that a data
 // directory inside a git work tree (a project-local AGENCY_DATA_DIR, a
@@ -142,7 +145,7 @@ func Open(dataDir, commonDir string) (*Store, error) {
 // tree's own directories is never read by it, so our trees are unchanged.
 // Best effort: git-agency works without it.
 func (s *Store) ignoreDataDir() {
-	p := filepath.Join(s.DataDir, ".gitignore")
+	p := filepath.Join(s.DataDir, dataDirIgnore)
 	if _, err := os.Lstat(p); os.IsNotExist(err) {
 		WriteFileAtomic(p, []byte("# git-agency's data directory: never part of a repository\n*\n"), 0o644)
 	}

@@ -515,3 +515,27 @@ func TestValidID(t *testing.T) {
 		}
 	}
 }
+
+// A write of the data directory's own .gitignore cut short leaves a temp
+// file at the data directory's root: AtomicTemps lists it (doctor reports
+// it, gc removes it), and nothing else of that root.
+func TestAtomicTempsDataDirIgnore(t *testing.T) {
+	data := t.TempDir()
+	s, err := Open(data, filepath.Join(t.TempDir(), ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(data, "..gitignore.tmp-123-abc") // "." + name + ".tmp-" + writer
+	for _, p := range []string{tmp, filepath.Join(data, ".notes.tmp-1"), filepath.Join(data, "x.tmp-1")} {
+		if err := os.WriteFile(p, []byte("*\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, f := range s.AtomicTemps() {
+		got = append(got, f.Path)
+	}
+	if len(got) != 1 || got[0] != tmp {
+		t.Fatalf("AtomicTemps = %q, want [%q]", got, tmp)
+	}
+}
