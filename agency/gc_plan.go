@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -180,14 +179,14 @@ func (p *gcPlanner) lockedWhy(tree string) string {
 		if regs, err := p.a.Repo.AdminWorktrees(); err == nil {
 			for _, w := range regs {
 				if w.Locked {
-					p.locked[realPath(w.Path)] = true
+					p.locked[canonical(w.Path)] = true
 				}
 			}
 		}
 	}
 	// git registers a tree by its real path; ours may reach it through a
 	// symlink (a data directory under a HOME that is a link).
-	if !p.locked[realPath(tree)] {
+	if !p.locked[canonical(tree)] {
 		return ""
 	}
 	return "locked with 'git worktree lock' ('git worktree unlock " + tree + "' first)"
@@ -414,12 +413,4 @@ func (a *App) landedWorkOnBranch(ctx context.Context, r *store.InvocationRecord,
 	}
 	ok, _ := a.branchWorkElsewhere(ctx, r, branchRef)
 	return ok
-}
-
-// realPath is p with symlinks resolved, p cleaned when that fails.
-func realPath(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
-	}
-	return filepath.Clean(p)
 }
