@@ -60,15 +60,8 @@ func (r *indexReader) entryLink(buf []byte, version uint32) (link, ok bool) {
 		}
 	}
 	if version == 4 {
-		for {
-			c, err := r.r.ReadByte()
-			if err != nil {
-				return false, false
-			}
-			r.off++
-			if c&0x80 == 0 {
-				break
-			}
+		if !r.pastVarint() {
+			return false, false
 		}
 		return link, r.pastNUL()
 	}

@@ -95,6 +95,21 @@ func (r *indexReader) pastNUL() bool {
 	}
 }
 
+// pastVarint reads past a varint (a version 4 entry's count of bytes
+// dropped from the previous path).
+func (r *indexReader) pastVarint() bool {
+	for {
+		c, err := r.r.ReadByte()
+		if err != nil {
+			return false
+		}
+		r.off++
+		if c&0x80 == 0 {
+			return true
+		}
+	}
+}
+
 // entryPlain reads one entry (buf: room for its fixed part and flags)
 // and tells whether it is plain and whether it is a gitlink.
 func (r *indexReader) entryPlain(buf []byte, version uint32) (bool, bool) {
@@ -114,15 +129,8 @@ func (r *indexReader) entryPlain(buf []byte, version uint32) (bool, bool) {
 	if version == 4 {
 		// A varint (bytes dropped from the previous path), then the rest
 		// of the path, NUL-terminated; no padding.
-		for {
-			c, err := r.r.ReadByte()
-			if err != nil {
-				return false, false
-			}
-			r.off++
-			if c&0x80 == 0 {
-				break
-			}
+		if !r.pastVarint() {
+			return false, false
 		}
 		return r.pastNUL(), link
 	}
