@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/git-agency/git-agency/cli"
+	"github.com/git-agency/git-agency/internal/testenv"
 	"github.com/git-agency/git-agency/internal/watchmain"
 )
 
@@ -36,11 +37,12 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// removeBinDir removes the helper directory once every test has run.
+// removeBinDir runs the tests hermetically (testenv.Main) and removes the
+// helper directory once every test has run.
 type removeBinDir struct{ m *testing.M }
 
 func (r removeBinDir) Run() int {
-	code := r.m.Run()
+	code := testenv.Main(r.m)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
@@ -148,7 +150,13 @@ func setupEnv(env *testscript.Env) error {
 	dataDir := filepath.Join(env.WorkDir, "data")
 	env.Defer(func() { cleanupScript(env, dataDir) })
 	env.Setenv("HOME", home)
+	// testscript starts every script from an empty environment (no
+	// GIT_CONFIG_GLOBAL or XDG_* of the developer's): HOME's .gitconfig
+	// above is the global file, and the XDG directories are the script's.
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	env.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+	env.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env.Setenv("LC_ALL", "C")
 	env.Setenv("TZ", "UTC")
@@ -433,8 +441,18 @@ func cmdChmodRO(ts *testscript.TestScript, neg bool, args []string) {
 
 // scriptCondition adds [file:PATH] (PATH exists) to testscript's built-in
 // conditions, and [root] (running as root: permissions do not bind), so a script can skip, with a reason, when a system file it
-// needs (git's bash completion, say) is missing.
+// needs (git's bash completion, say) is missing (as [need-file:PATH], a
+// file CI installs: then it fails). [need:PROG] is PROG on
+// PATH, for the tools CI installs (testenv.Tools): false when missing, so
+// that the script skips, but under CI=true a missing PROG fails the script.
 func scriptCondition(cond string) (bool, error) {
+	if prog, ok := strings.CutPrefix(cond, "need:"); ok {
+		p, err := testenv.Look(prog)
+		return p != "", err
+	}
+	if path, ok := strings.CutPrefix(cond, "need-file:"); ok {
+		return testenv.HaveFile(path)
+	}
 	if path, ok := strings.CutPrefix(cond, "file:"); ok {
 		_, err := os.Stat(path)
 		return err == nil, nil

@@ -16,7 +16,7 @@ import (
 // and benchmarks build (they are not git-agency).
 var execAllowed = []string{
 	"gitcore", "runner", "runner/tmux", "internal/subproc",
-	"internal/fakeagent", "internal/demoagent", "internal/testrepo", "bench/",
+	"internal/fakeagent", "internal/demoagent", "internal/testrepo", "internal/testenv", "bench/",
 }
 
 // noPrint are the packages that never print (only cli and watch do).
