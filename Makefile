@@ -1,7 +1,11 @@
 # git-agency — build, install, test.
 GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/git-agency/git-agency/cli.Version=$(VERSION)
+# The man pages' date: SOURCE_DATE_EPOCH when set (reproducible-builds.org),
+# else the commit's date; never the time of the build, so that two builds
+# of one commit are byte-identical.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+LDFLAGS := -X github.com/git-agency/git-agency/cli.Version=$(VERSION) -X github.com/git-agency/git-agency/cli.BuildDate=$(SOURCE_DATE_EPOCH)
 GOBIN   ?= $(shell $(GO) env GOBIN)
 ifeq ($(GOBIN),)
 GOBIN   := $(shell $(GO) env GOPATH)/bin
