@@ -3,6 +3,7 @@ package gitagency_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -225,7 +226,7 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	got := 0
 	if err != nil {
 		var ee *exec.ExitError
-		if !errorsAs(err, &ee) {
+		if !errors.As(err, &ee) {
 			ts.Fatalf("%s: %v", args[1], err)
 		}
 		got = ee.ExitCode()
@@ -233,14 +234,6 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("%s exited %d, want %s%d", args[1], got, map[bool]string{true: "not ", false: ""}[neg], want)
 	}
-}
-
-func errorsAs(err error, target **exec.ExitError) bool {
-	e, ok := err.(*exec.ExitError)
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 // jsonfield FILE|stdout PATH VALUE: the JSON value at a dotted path

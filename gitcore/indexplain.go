@@ -3,6 +3,7 @@ package gitcore
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"io"
 	"os"
 )
@@ -89,7 +90,7 @@ func (r *indexReader) pastNUL() bool {
 	for {
 		b, err := r.r.ReadSlice(0)
 		r.off += int64(len(b))
-		if err != bufio.ErrBufferFull {
+		if !errors.Is(err, bufio.ErrBufferFull) {
 			return err == nil
 		}
 	}
