@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-agency/git-agency/gitcore/internal/configfile"
 )
 
 // Finding the repository from its files spares every command its `git
@@ -186,7 +188,7 @@ func repoFromFiles(r CommandRunner, top, gitDir, gitFile string) (*Repo, bool) {
 			return nil, false
 		}
 	}
-	if entries, ok := repoConfigFiles(gitDir, common); !ok || !plainRepoConfig(entries) {
+	if entries, ok := configfile.RepoFiles(gitDir, common); !ok || !plainRepoConfig(entries) {
 		return nil, false
 	}
 	return &Repo{runner: r, GitDir: gitDir, CommonDir: common, Toplevel: top, tips: &tipsMemo{}, fromFiles: true}, true
@@ -201,7 +203,7 @@ func plainRepoConfig(entries []ConfigEntry) bool {
 		case e.Key == "core.worktree":
 			return false
 		case e.Key == "core.bare":
-			if bare, ok := configBool(e.Value); !ok || bare || e.Value == "" {
+			if bare, ok := configfile.Bool(e.Value); !ok || bare || e.Value == "" {
 				return false
 			}
 		case e.Key == "core.repositoryformatversion":

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore/internal/configfile"
 )
 
 // Repo is a non-bare repository discovered from a directory inside its main
@@ -452,7 +453,7 @@ func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
 // Missing configuration is not an error.
 func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
 	if r.fromFiles {
-		if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
+		if all, ok := configfile.Files(r.GitDir, r.CommonDir); ok {
 			return agencyEntries(all), nil
 		}
 	}
