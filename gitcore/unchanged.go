@@ -44,19 +44,24 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 		return false
 	}
 	defer f.Close() // the entries' ids are slices of its data
-	racy := uint32(f.MtimeSec)
 	idx, ok := parseIndexStat(f.Data, oidLen)
 	if !ok || hex.EncodeToString(idx.cacheTree) != headTree {
 		return false
 	}
-	doubt, ok := t.statEntries(idx.entries, racy)
+	doubt, ok := t.statEntries(idx.entries, racyRuleFor(gitDir, f))
 	if !ok {
 		return false
 	}
+	if len(doubt) == 0 {
+		return true
+	}
+	proof := beginRacyProof(gitDir, f.Stamp)
 	if !idx.attributes {
 		doubt = t.settleAsIs(gitDir, oidLen, doubt)
 	}
-	return t.sameContent(ctx, doubt)
+	same := t.sameContent(ctx, doubt)
+	proof.end(same)
+	return same
 }
 
 // maxHashed bounds how many files TrackedUnchanged hashes; past it a
@@ -158,10 +163,10 @@ func cacheTreeRoot(b []byte, oidLen int) []byte {
 }
 
 // statEntries lstats every entry, several at once, and returns those whose
-// content must be compared (stat data differs, or racily clean: modified
-// in the second the index was written or later); ok is false when a file
+// content must be compared (stat data differs, or racily clean: racyRule);
+// ok is false when a file
 // is missing or its type or executable bit differs from the entry's.
-func (t *Tree) statEntries(entries []statEntry, racy uint32) ([]statEntry, bool) {
+func (t *Tree) statEntries(entries []statEntry, racy racyRule) ([]statEntry, bool) {
 	const workers = 8
 	var (
 		mu    sync.Mutex
@@ -190,7 +195,7 @@ func (t *Tree) statEntries(entries []statEntry, racy uint32) ([]statEntry, bool)
 // whose content must be compared; ok false as for statEntries. Each
 // directory's files are lstat'ed in it (entryStatter), once its path is
 // known to be real directories (leadingDirs).
-func (t *Tree) statPart(part []statEntry, racy uint32) ([]statEntry, bool) {
+func (t *Tree) statPart(part []statEntry, racy racyRule) ([]statEntry, bool) {
 	var mine []statEntry
 	dirs := leadingDirs{root: t.Path, real: map[string]bool{}}
 	st := newEntryStatter(t.Path)
@@ -208,7 +213,7 @@ func (t *Tree) statPart(part []statEntry, racy uint32) ([]statEntry, bool) {
 		if !ok {
 			return nil, false
 		}
-		if !same || e.mtime >= racy {
+		if !same || racy.racy(&e) {
 			mine = append(mine, e)
 		}
 	}

@@ -6,7 +6,10 @@ package index
 type File struct {
 	Data                []byte
 	MtimeSec, MtimeNsec int64
-	mapped              bool
+	// Stamp names this version of the file: its size, times and inode
+	// (another file renamed over it, or a write, changes it).
+	Stamp  string
+	mapped bool
 }
 
 // Close releases the file's memory; the entries' Path and OID (slices of

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -24,7 +25,21 @@ func Map(path string) (*File, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &File{Data: data, MtimeSec: st.Mtim.Sec, MtimeNsec: st.Mtim.Nsec, mapped: true}, true
+	return &File{Data: data, MtimeSec: st.Mtim.Sec, MtimeNsec: st.Mtim.Nsec, Stamp: stampOf(&st), mapped: true}, true
+}
+
+// StampOf is the Stamp of the index file at path as it is now, "" when it
+// cannot be read.
+func StampOf(path string) string {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return ""
+	}
+	return stampOf(&st)
+}
+
+func stampOf(st *unix.Stat_t) string {
+	return fmt.Sprintf("%d %d %d %d.%09d %d.%09d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
 }
 
 func (f *File) unmap() { unix.Munmap(f.Data) }
