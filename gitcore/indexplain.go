@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/git-agency/git-agency/gitcore/internal/index"
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // indexPlain reports whether the index file at p holds only entries that
@@ -27,7 +28,7 @@ func indexPlain(p string, oidLen int) (plain, gitlinks bool) {
 // proven to hold none; any doubt (a split index, another version, a HEAD
 // it cannot read from files) says it may.
 func (t *Tree) MayHoldGitlinks() bool {
-	gitDir, ok := worktreeGitDir(t.Path)
+	gitDir, ok := repofiles.WorktreeGitDir(t.Path)
 	if !ok {
 		return true
 	}

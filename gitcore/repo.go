@@ -11,6 +11,7 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore/internal/configfile"
 	"github.com/git-agency/git-agency/gitcore/internal/index"
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // Repo is a non-bare repository discovered from a directory inside its main
@@ -260,7 +261,7 @@ func (t *Tree) status(ctx context.Context, untracked string) ([]StatusEntry, err
 // another status.
 func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
 	var proof *racyProof
-	if gitDir, ok := worktreeGitDir(t.Path); ok {
+	if gitDir, ok := repofiles.WorktreeGitDir(t.Path); ok {
 		proof = beginRacyProof(gitDir, index.StampOf(filepath.Join(gitDir, "index")))
 	}
 	dirty, err := t.hasTrackedChanges(ctx)

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/git-agency/git-agency/gitcore/internal/index"
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // TrackedUnchanged reports whether the tree is proven to hold no staged and
@@ -35,7 +36,7 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 	if head == "" || (oidLen != 20 && oidLen != 32) {
 		return false
 	}
-	gitDir, ok := worktreeGitDir(t.Path)
+	gitDir, ok := repofiles.WorktreeGitDir(t.Path)
 	if !ok || t.headCommit(gitDir) != head {
 		return false
 	}

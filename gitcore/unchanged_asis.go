@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/git-agency/git-agency/gitcore/internal/configfile"
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // The files TrackedUnchanged doubts (racily clean: written in the second
@@ -62,7 +63,7 @@ func (t *Tree) attributesMayApply(gitDir string) bool {
 	if _, set := os.LookupEnv("GIT_ATTR_SOURCE"); set {
 		return true
 	}
-	common, ok := commonDirOf(gitDir)
+	common, ok := repofiles.CommonDirOf(gitDir)
 	if !ok {
 		return true
 	}
