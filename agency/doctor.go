@@ -289,6 +289,8 @@ func (a *App) checkLeftovers(add func(check, level, hint, path, format string, a
 			what = "verify tree of " + l.Invocation
 		case GCRetiredTree:
 			what = "retired tree"
+		case GCQueuedEnv:
+			what = "kept environment of " + l.Invocation
 		}
 		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
 	}
