@@ -58,6 +58,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkOrphanSandboxes(add, records)
 	a.checkGoneSandboxBranches(ctx, add, records)
 	a.checkVanishedTrees(add)
+	a.checkCopiedEnvs(add, wts, records)
 	a.checkTmuxSessions(ctx, add, records)
 	left := a.leftovers()
 	a.checkOrphanBranches(ctx, add, records, left)

@@ -88,10 +88,16 @@ func (c *WorktreeCreateCmd) create(env *Env, a *agency.App) (*store.WorktreeReco
 }
 
 // warnNotIgnored names the .worktreeinclude paths a new tree did not get
-// because it would not ignore them.
+// because it would not ignore them, and the copied environments that point
+// outside it.
 func warnNotIgnored(env *Env, inc *store.IncludeStats) {
 	if inc != nil && len(inc.Skipped) > 0 {
 		fmt.Fprintf(env.Stderr, "warning: %s: %s\n", agency.NotIgnoredNote, strings.Join(inc.Skipped, " "))
+	}
+	if inc != nil {
+		for _, o := range inc.Outside {
+			fmt.Fprintf(env.Stderr, "warning: %s\n", o)
+		}
 	}
 }
 
