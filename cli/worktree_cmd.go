@@ -332,9 +332,22 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 		fmt.Fprintf(env.Stdout, "stopped and discarded agent %s\n", id)
 	}
 	for _, id := range res.Kept {
-		fmt.Fprintf(env.Stdout, "kept the sandbox of %s (finished, not landed): inspect it or 'git agency agent discard %s'\n", id, id)
+		fmt.Fprintf(env.Stdout, "kept the sandbox of %s (%s, not landed): inspect it or 'git agency agent discard %s'\n", id, keptState(a, id), id)
 	}
 	return nil
+}
+
+// keptState is how a kept sandbox's run ended, as `worktree rm` says it:
+// "finished", "failed" or "failed: its setup failed".
+func keptState(a *agency.App, id string) string {
+	rec, err := a.Store.ReadInvocation(id)
+	if err != nil || rec.Status != store.StatusFailed {
+		return "finished"
+	}
+	if store.Deref(rec.ExitReason) == store.ExitSetupFailed {
+		return "failed: its setup failed"
+	}
+	return "failed"
 }
 
 // includeSources names where include patterns came from: ".worktreeinclude
