@@ -265,6 +265,9 @@ func (a *App) landStack(ctx context.Context, stack []*candidate) (out []LandOutc
 				return err
 			}
 			err = a.commitLandLocked(ctx, rec, c.wt, c.res)
+			if err == errHeadMoved {
+				return err
+			}
 			out, n = append(out, outcomeOf(c.rec.InvocationID, c.res, err)), n+1
 			if err != nil {
 				return nil
@@ -296,13 +299,11 @@ func (a *App) stackMoved(ctx context.Context, c *candidate, rec *store.Invocatio
 	if err := landable(rec); err != nil {
 		return false, err
 	}
-	head, err := a.Repo.Tree(c.wt.TreePath).Head(ctx)
-	if err != nil {
-		return false, gitErr(err)
-	}
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return false, SandboxBranchMissingErr(rec)
 	}
-	return head != c.res.TargetHead || tip != c.tip, nil
+	// The integration branch itself is judged by the gate
+	// (commitLandLocked), by its ref, not by what HEAD points at.
+	return tip != c.tip, nil
 }

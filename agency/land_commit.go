@@ -51,6 +51,9 @@ func (a *App) landConflict(res *LandResult) error {
 // res.TargetHead by compare-and-swap, then finishes the land.
 func (a *App) commitLandLocked(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, res *LandResult) error {
 	inv := rec.InvocationID
+	if err := a.gateLocked(ctx, wt, inv, res.TargetHead, res.ResultHead, false); err != nil {
+		return err
+	}
 	// What `undo` needs to recreate the sandbox: its branch, and when it
 	// holds uncommitted work (only with --apply), that work saved as a
 	// checkpoint before the tree goes.
@@ -75,7 +78,7 @@ func (a *App) commitLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	if err := a.fail(FPLandBeforeUpdate); err != nil {
 		return err
 	}
-	if err := a.Repo.Tree(wt.TreePath).FastForward(ctx, res.TargetHead, res.ResultHead, landReflog(inv)); err != nil {
+	if err := a.Repo.Tree(wt.TreePath).FastForwardBranch(ctx, wt.Branch, res.TargetHead, res.ResultHead, landReflog(inv)); err != nil {
 		return a.fastForwardFailedLocked(ctx, rec, wt, res.TargetHead, err)
 	}
 	if err := a.fail(FPLandAfterUpdate); err != nil {

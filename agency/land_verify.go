@@ -208,7 +208,8 @@ func (a *App) recordVerifyLocked(ctx context.Context, c *candidate, out runner.V
 }
 
 // landVerifiedLocked lands c's verified candidate, or reports moved when
-// it is no longer what a land would make.
+// it is no longer what a land would make: the sandbox branch moved, or
+// the gate (gateLocked) found the integration branch moved.
 func (a *App) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.InvocationRecord) (*LandResult, bool, error) {
 	if err := landable(rec); err != nil {
 		return nil, false, err
@@ -216,31 +217,20 @@ func (a *App) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.I
 	if rec.Land != nil && rec.Land.State == LandInProgress {
 		return nil, true, nil // another land began meanwhile: plan again
 	}
-	integ := a.Repo.Tree(c.wt.TreePath)
-	head, err := integ.Head(ctx)
-	if err != nil {
-		return nil, false, gitErr(err)
-	}
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return nil, false, SandboxBranchMissingErr(rec)
 	}
-	if head != c.res.TargetHead || tip != c.tip {
-		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead, "head": head})
+	if tip != c.tip {
+		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead, "sandbox_tip": tip})
 		return nil, true, nil
 	}
-	if err := a.CheckOnBranch(ctx, c.wt); err != nil {
-		return nil, false, err
+	err = a.commitLandLocked(ctx, rec, c.wt, c.res)
+	if err == errHeadMoved {
+		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead})
+		return nil, true, nil
 	}
-	if dirty, err := integ.HasTrackedChanges(ctx); err != nil {
-		return nil, false, gitErr(err)
-	} else if dirty {
-		return nil, false, errs.LandDirtyIntegration(c.wt.Name, c.wt.TreePath)
-	}
-	if err := a.checkInTheWay(ctx, c.res, c.wt, false); err != nil {
-		return nil, false, err
-	}
-	if err := a.commitLandLocked(ctx, rec, c.wt, c.res); err != nil {
+	if err != nil {
 		return nil, false, err
 	}
 	return c.res, false, nil
