@@ -112,6 +112,11 @@ type LandResult struct {
 	// VerifyLog is its log.
 	Verify    string `json:"verify,omitempty"`
 	VerifyLog string `json:"verify_log,omitempty"`
+	// VerifyReusedFrom: the land ran no check, reusing the pass of this
+	// candidate, of tree VerifyTreeID, verified at VerifiedAt.
+	VerifyReusedFrom string `json:"verify_reused_from,omitempty"`
+	VerifyTreeID     string `json:"verify_tree,omitempty"`
+	VerifiedAt       string `json:"verified_at,omitempty"`
 }
 
 // landPlan computes a land in the object database: preconditions, the

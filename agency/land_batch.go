@@ -279,15 +279,19 @@ func (a *App) landStack(ctx context.Context, stack []*candidate) (out []LandOutc
 }
 
 // markVerifiedLocked records that c passed the check as part of the
-// verified stack top.
+// verified stack top (verified_as_part_of): its own candidate was not
+// checked, so the record holds no key a later land could reuse, and a
+// member that then fails to land is checked again alone.
 func (a *App) markVerifiedLocked(rec *store.InvocationRecord, c *candidate, verified string) (*store.InvocationRecord, error) {
 	c.res.Verify, c.res.VerifyLog = store.VerifyPassed, rec.VerifyLog
 	if rec.VerifyCommit == verified && rec.VerifyStatus == store.VerifyPassed {
-		return rec, nil
+		return rec, nil // the top: checked itself
 	}
 	return a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
-		r.VerifyStatus, r.VerifyCommit, r.VerifyOnto, r.VerifyTree = store.VerifyPassed, verified, c.res.TargetHead, c.treeID
+		r.VerifyStatus, r.VerifyCommit, r.VerifyOnto, r.VerifyTree = store.VerifyPassed, c.res.ResultHead, c.res.TargetHead, c.treeID
+		r.VerifiedAsPartOf, r.VerifyKey, r.VerifyReusedFrom = verified, "", ""
 		r.VerifyCommand, r.VerifyError, r.VerifyPID, r.VerifyPIDStartTime = c.command, "", nil, nil
+		r.VerifyExitCode, r.VerifyDurationMS, r.VerifyLog = nil, 0, ""
 		return nil
 	})
 }

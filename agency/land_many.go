@@ -13,8 +13,11 @@ import (
 const (
 	OutcomeLanded       = "landed"
 	OutcomeVerifyFailed = "verify failed"
-	OutcomeConflict     = "conflict"
-	OutcomeRefused      = "refused"
+	// The check was stopped, or could not run: nothing said of the work.
+	OutcomeVerifyCancelled = "verify cancelled"
+	OutcomeVerifyError     = "verify error"
+	OutcomeConflict        = "conflict"
+	OutcomeRefused         = "refused"
 )
 
 // LandOutcome is one invocation's line of `agent land X Y Z`.
@@ -43,6 +46,10 @@ func outcomeOf(inv string, res *LandResult, err error) LandOutcome {
 	switch o.err.Code {
 	case errs.EVerifyFailed:
 		o.Outcome = OutcomeVerifyFailed
+	case errs.EVerifyCancelled:
+		o.Outcome = OutcomeVerifyCancelled
+	case errs.EVerifyError:
+		o.Outcome = OutcomeVerifyError
 	case errs.ELandConflict:
 		o.Outcome = OutcomeConflict
 	default:

@@ -2,9 +2,13 @@ package agency
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -136,6 +140,19 @@ func (a *App) removeVerifyTree(ctx context.Context, inv string) error {
 		return err
 	}
 	return a.pruneOurs(ctx)
+}
+
+// verifyKey is what a pass of a candidate is reused by: its tree, the
+// integration tip it was built on, the check, the setup (agency.setup; a
+// project's setup files are in the tree) and the include patterns. A
+// change to any of them makes the next land run the check again.
+func (a *App) verifyKey(wt *store.WorktreeRecord, include IncludeSpec, treeID, onto, command string) string {
+	setup, _ := a.Config.Get(SetupConfigKey)
+	h := sha256.New()
+	for _, part := range []string{treeID, onto, command, setup, strings.Join(include.Patterns, "\n")} {
+		fmt.Fprintf(h, "%d:%s\n", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
 // verifySetup is what runs in a verify tree before the check, as in a new

@@ -11,6 +11,20 @@ func VerifyFailed(inv, why, log, tree string) *Error {
 	return New(EVerifyFailed, hint, "verify of %s failed: %s; nothing was landed", inv, why).With("log: " + log)
 }
 
+// VerifyCancelled: the check of inv's candidate was stopped (Ctrl-C, the
+// timeout) before it said anything of the work.
+func VerifyCancelled(inv, why, log string) *Error {
+	return New(EVerifyCancelled, "land again; if the check needs longer, raise agency.verify.timeout",
+		"verify of %s was cancelled: %s; nothing was landed", inv, why).With("log: " + log)
+}
+
+// VerifyBroken: the check of inv's candidate could not run (not found,
+// not executable, no wall): the check is at fault, not the work.
+func VerifyBroken(inv, why, command, log string) *Error {
+	return New(EVerifyError, "the check itself is broken, not the work: fix agency.verify (now '"+command+"'; 'git config agency.verify'), then land again",
+		"verify of %s could not run: %s; nothing was landed", inv, why).With("log: " + log)
+}
+
 func VerifyRunning(inv string, pid int) *Error {
 	return New(EVerifyRunning, "wait for it to end ('git agency agent show "+inv+"')",
 		"invocation %s is being verified by another land (pid %d)", inv, pid)
