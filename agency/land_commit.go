@@ -28,14 +28,20 @@ func (a *App) landBeginLocked(ctx context.Context, inv string) (rec *store.Invoc
 	if store.Deref(rec.LandingStatus) != store.LandingLanded {
 		return rec, nil, note, nil
 	}
-	res := &LandResult{InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID, Clean: true, Note: note}
+	return rec, a.landDoneResult(rec, note), note, nil
+}
+
+// landDoneResult is the result of rec's land, found complete and
+// finished by a recovery.
+func (a *App) landDoneResult(rec *store.InvocationRecord, note string) *LandResult {
+	res := &LandResult{InvocationID: rec.InvocationID, WorktreeID: rec.IntegrationWorktreeID, Clean: true, Note: note}
 	if p := rec.Land; p != nil {
 		res.TargetHead, res.ResultHead, res.Commits, res.Applied = p.TargetHead, p.ResultHead, p.Commits, p.Applied
 	}
 	if wt, err := a.WorktreeByID(rec.IntegrationWorktreeID); err == nil {
 		res.WorktreeName, res.Branch = wt.Name, wt.Branch
 	}
-	return rec, res, note, nil
+	return res
 }
 
 // landConflict records and returns a planned land's conflict.

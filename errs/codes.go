@@ -68,6 +68,7 @@ var Meaning = map[Code]string{
 	EAgencyDir:         "the repository tracks files under .agency/ (or a worktree to adopt has a .agency/ of its own), the directory git-agency keeps in each of its trees; nothing was made",
 	ENoMainWorktree:    "the repository's main worktree cannot be found (a bare repository used through GIT_DIR)",
 	EVerifyFailed:      "the check (agency.verify) failed on the candidate; nothing was landed",
+	ELandInterrupted:   "land --check found a land that was interrupted; a read does not finish it",
 	EVerifyCancelled:   "the check was stopped before it said anything of the work (Ctrl-C, agency.verify.timeout); nothing was landed",
 	EVerifyError:       "the check could not run (its command not found or not executable, no wall); it says nothing of the work; nothing was landed",
 	EVerifyRunning:     "a land is verifying that invocation already",

@@ -91,6 +91,8 @@ const (
 	EVerifyFailed Code = "E_VERIFY_FAILED"
 	// The check was stopped (Ctrl-C, timeout), or could not run.
 	EVerifyCancelled Code = "E_VERIFY_CANCELLED"
+	// land --check found an interrupted land (it does not finish it).
+	ELandInterrupted Code = "E_LAND_INTERRUPTED"
 	EVerifyError     Code = "E_VERIFY_ERROR"
 	EVerifyRunning   Code = "E_VERIFY_RUNNING"
 	EHeadMoving      Code = "E_HEAD_MOVING"

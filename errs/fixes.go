@@ -71,6 +71,7 @@ var Fix = map[Code]string{
 	EBranchAgency:      "rename the branch named agency (git branch -m agency <new-name>): git cannot have it and branches agency/… at once",
 	EAgencyDir:         "move the .agency/ elsewhere (git mv .agency <new-name>, then commit; mv for files git does not track): git-agency writes its own files there",
 	ENoMainWorktree:    "clone the repository (or add a worktree to it) and run git agency in a tree of its own",
+	ELandInterrupted:   "run the land itself ('git agency agent land <id>'): it finishes the interrupted land, or says what state the tree is in",
 	EVerifyCancelled:   "land again; raise agency.verify.timeout if the check needs longer",
 	EVerifyError:       "fix the check itself ('git config agency.verify'), then land again",
 	EVerifyFailed:      "read the log ('git agency agent logs --verify <id>'), fix the work in the sandbox ('git agency agent send <id>') and land again; --no-verify lands without the check",

@@ -81,3 +81,10 @@ func LandNoIDs() *Error {
 func NothingReadyToLand() *Error {
 	return New(ENothingToLand, "'git agency agent ls' shows what there is", "no finished invocation waits to land")
 }
+
+// LandCheckInterrupted: land --check (a read) found a land of inv that was
+// interrupted; it does not finish it.
+func LandCheckInterrupted(inv string) *Error {
+	return New(ELandInterrupted, "'git agency agent land "+inv+"' finishes it, or reports what state the tree is in",
+		"a land of %s was interrupted; --check only reads, and does not finish it", inv)
+}
