@@ -31,7 +31,9 @@ func (a *App) notifyLand(_ context.Context, rec *store.InvocationRecord, event, 
 		n.Worktree = wt.Name
 	}
 	cp := *rec
+	a.notesMu.Lock()
 	a.notes = append(a.notes, pendingNote{n: n, rec: &cp})
+	a.notesMu.Unlock()
 }
 
 // pendingNote is a notification waiting for the lock to be released.
@@ -43,8 +45,10 @@ type pendingNote struct {
 // flushNotify runs agency.notify.command for each queued notification,
 // each bounded by agency.notify.timeout; a failure is an event.
 func (a *App) flushNotify(ctx context.Context) {
+	a.notesMu.Lock()
 	notes := a.notes
 	a.notes = nil
+	a.notesMu.Unlock()
 	command, ok := a.Config.Get("agency.notify.command")
 	if !ok || command == "" {
 		return
