@@ -201,7 +201,7 @@ func (a *App) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree 
 	}
 	r := *rec
 	r.SandboxPath, r.SandboxBranch = tree, ""
-	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, runner.SelfExe())
+	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, agencyExe())
 	if err != nil {
 		return nil, err
 	}
@@ -261,4 +261,15 @@ func (a *App) VerifyLogText(rec *store.InvocationRecord, max int64) string {
 	}
 	b, _ := io.ReadAll(f)
 	return string(b)
+}
+
+// agencyExe is the program walled work runs as (its wall-exec): the
+// git-agency installed with whatever program the user ran (git-agency,
+// git-sandbox, git-agency-watch), never a second program asked to act as
+// the first; the running one only when there is no git-agency at all.
+func agencyExe() string {
+	if p := runner.AgencyExe(); p != "" {
+		return p
+	}
+	return runner.SelfExe()
 }
