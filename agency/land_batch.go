@@ -59,9 +59,9 @@ func (a *App) landBatched(ctx context.Context, ids []string, opts LandOptions) [
 		if culprit >= 0 {
 			c := stack[culprit]
 			a.notifyLand(ctx, c.rec, NotifyVerifyFailed, "verify failed", c.rec.VerifyError)
-			out = append(out, outcomeOf(c.rec.InvocationID, c.res, errs.VerifyFailed(c.rec.InvocationID, c.rec.VerifyError, c.rec.VerifyLog, c.tree)))
 			a.flushNotify(ctx)
-			a.sendBackIfAsked(ctx, c.rec.InvocationID, opts)
+			red := errs.VerifyFailed(c.rec.InvocationID, c.rec.VerifyError, c.rec.VerifyLog, c.tree)
+			out = append(out, outcomeOf(c.rec.InvocationID, c.res, sentBack(red, c.rec.InvocationID, a.sendBackIfAsked(ctx, c.rec.InvocationID, opts))))
 			queue = append(idsOf(stack[culprit+1:]), rest...)
 		}
 	}

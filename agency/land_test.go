@@ -510,7 +510,7 @@ func TestReadyToLandSameSecond(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := f.a.ReadyToLand(f.ctx, "feat")
+	got, err := f.a.ReadyToLand(f.ctx, "feat", false)
 	if err != nil {
 		t.Fatal(err)
 	}

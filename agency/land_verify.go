@@ -69,7 +69,7 @@ func (a *App) landVerified(ctx context.Context, inv string, opts LandOptions, co
 		out := a.runVerifyCandidate(ctx, c, timeout)
 		res, moved, err := a.endVerify(ctx, c, out)
 		if err != nil && errs.As(err).Code == errs.EVerifyFailed {
-			a.sendBackIfAsked(ctx, c.rec.InvocationID, opts)
+			err = sentBack(err, c.rec.InvocationID, a.sendBackIfAsked(ctx, c.rec.InvocationID, opts))
 		}
 		if !moved {
 			return res, err

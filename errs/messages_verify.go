@@ -25,6 +25,16 @@ func VerifyBroken(inv, why, command, log string) *Error {
 		"verify of %s could not run: %s; nothing was landed", inv, why).With("log: " + log)
 }
 
+// VerifyFailedSentBack is a red verify (red, VerifyFailed) of inv whose
+// log went back to its agent as round round: it says so, and its hint is
+// to wait for that turn, not to send it.
+func VerifyFailedSentBack(red *Error, inv string, round int) *Error {
+	e := New(EVerifyFailed, "nothing to do: when the agent's turn ends, its work is verified and landed again ('git agency agent show "+inv+"')",
+		"%s; sent back to the agent (round %d)", red.Msg, round)
+	e.Detail = red.Detail
+	return e
+}
+
 func VerifyRunning(inv string, pid int) *Error {
 	return New(EVerifyRunning, "wait for it to end ('git agency agent show "+inv+"')",
 		"invocation %s is being verified by another land (pid %d)", inv, pid)
