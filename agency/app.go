@@ -53,6 +53,8 @@ type App struct {
 	// notes are the landing notifications waiting for the repo lock to be
 	// released (flushNotify).
 	notes []pendingNote
+	// notesMu guards notes: watch lands from its own goroutines.
+	notesMu sync.Mutex
 }
 
 // Open discovers the repository containing dir, reads agency.* config and

@@ -31,7 +31,9 @@ func (a *App) notifyLand(_ context.Context, rec *store.InvocationRecord, event, 
 		n.Worktree = wt.Name
 	}
 	cp := *rec
+	a.notesMu.Lock()
 	a.notes = append(a.notes, pendingNote{n: n, rec: &cp})
+	a.notesMu.Unlock()
 }
 
 // pendingNote is a notification waiting for the lock to be released.
@@ -43,8 +45,10 @@ type pendingNote struct {
 // flushNotify runs agency.notify.command for each queued notification,
 // each bounded by agency.notify.timeout; a failure is an event.
 func (a *App) flushNotify(ctx context.Context) {
+	a.notesMu.Lock()
 	notes := a.notes
 	a.notes = nil
+	a.notesMu.Unlock()
 	command, ok := a.Config.Get("agency.notify.command")
 	if !ok || command == "" {
 		return
@@ -63,14 +67,14 @@ func (a *App) flushNotify(ctx context.Context) {
 // sendBackIfAsked gives a red verify of inv to its agent as a follow-up
 // prompt (agent send) when --send-back or agency.verify.sendBack asks,
 // at most agency.verify.maxRounds times. The agent's next finish is
-// verified again (AfterRun).
-func (a *App) sendBackIfAsked(ctx context.Context, inv string, opts LandOptions) {
+// verified again (AfterRun). round is the round sent (0: not sent).
+func (a *App) sendBackIfAsked(ctx context.Context, inv string, opts LandOptions) (round int) {
 	if on, _ := a.Config.Bool(VerifySendBackKey, false); !on && !opts.SendBack {
-		return
+		return 0
 	}
 	rec, err := a.Store.ReadInvocation(inv)
 	if err != nil || rec.VerifyRounds >= a.verifyMaxRounds() {
-		return
+		return 0
 	}
 	prompt := a.sendBackPrompt(rec)
 	if _, err := a.Store.UpdateInvocation(a.LockTimeout, inv, func(r *store.InvocationRecord) error {
@@ -79,7 +83,7 @@ func (a *App) sendBackIfAsked(ctx context.Context, inv string, opts LandOptions)
 		return nil
 	}); err != nil {
 		a.warn(inv, err)
-		return
+		return 0
 	}
 	if _, err := a.Send(ctx, SendOptions{Invocation: inv, Prompt: prompt, PromptSource: "verify"}); err != nil {
 		a.warn(inv, err)
@@ -89,9 +93,19 @@ func (a *App) sendBackIfAsked(ctx context.Context, inv string, opts LandOptions)
 		}); err != nil {
 			a.warn(inv, err)
 		}
-		return
+		return 0
 	}
 	a.event(inv, "verify_sent_back", map[string]any{"round": rec.VerifyRounds + 1})
+	return rec.VerifyRounds + 1
+}
+
+// sentBack is a red verify's error once its work went back to the agent
+// (round > 0): it says so, and no longer hints to send it.
+func sentBack(err error, inv string, round int) error {
+	if round == 0 {
+		return err
+	}
+	return errs.VerifyFailedSentBack(errs.As(err), inv, round)
 }
 
 // sendBackPrompt is the follow-up prompt of a red verify: the command, how

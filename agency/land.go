@@ -81,6 +81,9 @@ type LandResult struct {
 	// the new HEAD ("" when the land conflicts).
 	TargetHead string `json:"target_head"`
 	ResultHead string `json:"result_head,omitempty"`
+	// ResultTree is the tree of ResultHead: what --check predicts (its
+	// result_head is left out: a prediction writes its own commits).
+	ResultTree string `json:"result_tree,omitempty"`
 	// Commits are the sandbox commits landed; Written the new commits on the
 	// integration branch; Skipped the commits already present there.
 	Commits []string `json:"commits"`
@@ -112,6 +115,11 @@ type LandResult struct {
 	// VerifyLog is its log.
 	Verify    string `json:"verify,omitempty"`
 	VerifyLog string `json:"verify_log,omitempty"`
+	// VerifyReusedFrom: the land ran no check, reusing the pass of this
+	// candidate, of tree VerifyTreeID, verified at VerifiedAt.
+	VerifyReusedFrom string `json:"verify_reused_from,omitempty"`
+	VerifyTreeID     string `json:"verify_tree,omitempty"`
+	VerifiedAt       string `json:"verified_at,omitempty"`
 }
 
 // landPlan computes a land in the object database: preconditions, the
@@ -367,29 +375,6 @@ func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, ti
 	return w, nil
 }
 
-// CheckLand is `land --check`: whether the land would apply cleanly onto the
-// current integration HEAD, and which files would conflict. It writes no
-// tree, index, ref or record (only unreferenced objects).
-func (a *App) CheckLand(ctx context.Context, opts LandOptions) (*LandResult, error) {
-	rec, err := a.ResolveInvocation(opts.Query)
-	if err != nil {
-		return nil, err
-	}
-	rec = a.Reconcile(ctx, rec)
-	res, _, err := a.landPlan(ctx, rec, opts, true)
-	if err != nil {
-		return nil, err
-	}
-	if f := a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]; f != nil {
-		for _, p := range f.ConflictsWith {
-			if p != ConflictsIntegration {
-				res.ConflictsWith = append(res.ConflictsWith, p)
-			}
-		}
-	}
-	return res, nil
-}
-
 // Land is `agent land`: under the repo lock, replay the sandbox's commits
 // (and with Apply its uncommitted work, untracked files included) onto the
 // integration tree's current HEAD, then fast-forward the integration tree
@@ -402,7 +387,12 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 		return nil, err
 	}
 	// Repair a record whose supervisor died before judging it running.
+	interrupted := found.Land != nil && found.Land.State == LandInProgress
 	found = a.Reconcile(ctx, found)
+	if interrupted && store.Deref(found.LandingStatus) == store.LandingLanded {
+		// The repair finished the interrupted land this one retries.
+		return a.landDoneResult(found, found.Land.Note), nil
+	}
 	// Notifications run once the lock is released (deferred first, so
 	// run last).
 	defer a.flushNotify(ctx)

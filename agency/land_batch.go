@@ -60,9 +60,9 @@ func (a *App) landBatched(ctx context.Context, ids []string, opts LandOptions) [
 		if culprit >= 0 {
 			c := stack[culprit]
 			a.notifyLand(ctx, c.rec, NotifyVerifyFailed, "verify failed", c.rec.VerifyError)
-			out = append(out, outcomeOf(c.rec.InvocationID, c.res, errs.VerifyFailed(c.rec.InvocationID, c.rec.VerifyError, c.rec.VerifyLog, c.tree)))
 			a.flushNotify(ctx)
-			a.sendBackIfAsked(ctx, c.rec.InvocationID, opts)
+			red := errs.VerifyFailed(c.rec.InvocationID, c.rec.VerifyError, c.rec.VerifyLog, c.tree)
+			out = append(out, outcomeOf(c.rec.InvocationID, c.res, sentBack(red, c.rec.InvocationID, a.sendBackIfAsked(ctx, c.rec.InvocationID, opts))))
 			queue = append(idsOf(stack[culprit+1:]), rest...)
 		}
 	}
@@ -266,6 +266,9 @@ func (a *App) landStack(ctx context.Context, stack []*candidate) (out []LandOutc
 				return err
 			}
 			err = a.commitLandLocked(ctx, rec, c.wt, c.res)
+			if err == errHeadMoved {
+				return err
+			}
 			out, n = append(out, outcomeOf(c.rec.InvocationID, c.res, err)), n+1
 			if err != nil {
 				return nil
@@ -277,15 +280,19 @@ func (a *App) landStack(ctx context.Context, stack []*candidate) (out []LandOutc
 }
 
 // markVerifiedLocked records that c passed the check as part of the
-// verified stack top.
+// verified stack top (verified_as_part_of): its own candidate was not
+// checked, so the record holds no key a later land could reuse, and a
+// member that then fails to land is checked again alone.
 func (a *App) markVerifiedLocked(rec *store.InvocationRecord, c *candidate, verified string) (*store.InvocationRecord, error) {
 	c.res.Verify, c.res.VerifyLog = store.VerifyPassed, rec.VerifyLog
 	if rec.VerifyCommit == verified && rec.VerifyStatus == store.VerifyPassed {
-		return rec, nil
+		return rec, nil // the top: checked itself
 	}
 	return a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
-		r.VerifyStatus, r.VerifyCommit, r.VerifyOnto, r.VerifyTree = store.VerifyPassed, verified, c.res.TargetHead, c.treeID
+		r.VerifyStatus, r.VerifyCommit, r.VerifyOnto, r.VerifyTree = store.VerifyPassed, c.res.ResultHead, c.res.TargetHead, c.treeID
+		r.VerifiedAsPartOf, r.VerifyKey, r.VerifyReusedFrom = verified, "", ""
 		r.VerifyCommand, r.VerifyError, r.VerifyPID, r.VerifyPIDStartTime = c.command, "", nil, nil
+		r.VerifyExitCode, r.VerifyDurationMS, r.VerifyLog = nil, 0, ""
 		return nil
 	})
 }
@@ -297,13 +304,11 @@ func (a *App) stackMoved(ctx context.Context, c *candidate, rec *store.Invocatio
 	if err := landable(rec); err != nil {
 		return false, err
 	}
-	head, err := a.Repo.Tree(c.wt.TreePath).Head(ctx)
-	if err != nil {
-		return false, gitErr(err)
-	}
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return false, SandboxBranchMissingErr(rec)
 	}
-	return head != c.res.TargetHead || tip != c.tip, nil
+	// The integration branch itself is judged by the gate
+	// (commitLandLocked), by its ref, not by what HEAD points at.
+	return tip != c.tip, nil
 }

@@ -28,14 +28,20 @@ func (a *App) landBeginLocked(ctx context.Context, inv string) (rec *store.Invoc
 	if store.Deref(rec.LandingStatus) != store.LandingLanded {
 		return rec, nil, note, nil
 	}
-	res := &LandResult{InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID, Clean: true, Note: note}
+	return rec, a.landDoneResult(rec, note), note, nil
+}
+
+// landDoneResult is the result of rec's land, found complete and
+// finished by a recovery.
+func (a *App) landDoneResult(rec *store.InvocationRecord, note string) *LandResult {
+	res := &LandResult{InvocationID: rec.InvocationID, WorktreeID: rec.IntegrationWorktreeID, Clean: true, Note: note}
 	if p := rec.Land; p != nil {
 		res.TargetHead, res.ResultHead, res.Commits, res.Applied = p.TargetHead, p.ResultHead, p.Commits, p.Applied
 	}
 	if wt, err := a.WorktreeByID(rec.IntegrationWorktreeID); err == nil {
 		res.WorktreeName, res.Branch = wt.Name, wt.Branch
 	}
-	return rec, res, note, nil
+	return res
 }
 
 // landConflict records and returns a planned land's conflict.
@@ -51,6 +57,9 @@ func (a *App) landConflict(res *LandResult) error {
 // res.TargetHead by compare-and-swap, then finishes the land.
 func (a *App) commitLandLocked(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, res *LandResult) error {
 	inv := rec.InvocationID
+	if err := a.gateLocked(ctx, wt, inv, res.TargetHead, res.ResultHead, false); err != nil {
+		return err
+	}
 	// What `undo` needs to recreate the sandbox: its branch, and when it
 	// holds uncommitted work (only with --apply), that work saved as a
 	// checkpoint before the tree goes.
@@ -75,7 +84,7 @@ func (a *App) commitLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	if err := a.fail(FPLandBeforeUpdate); err != nil {
 		return err
 	}
-	if err := a.Repo.Tree(wt.TreePath).FastForward(ctx, res.TargetHead, res.ResultHead, landReflog(inv)); err != nil {
+	if err := a.Repo.Tree(wt.TreePath).FastForwardBranch(ctx, wt.Branch, res.TargetHead, res.ResultHead, landReflog(inv)); err != nil {
 		return a.fastForwardFailedLocked(ctx, rec, wt, res.TargetHead, err)
 	}
 	if err := a.fail(FPLandAfterUpdate); err != nil {

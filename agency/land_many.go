@@ -13,8 +13,11 @@ import (
 const (
 	OutcomeLanded       = "landed"
 	OutcomeVerifyFailed = "verify failed"
-	OutcomeConflict     = "conflict"
-	OutcomeRefused      = "refused"
+	// The check was stopped, or could not run: nothing said of the work.
+	OutcomeVerifyCancelled = "verify cancelled"
+	OutcomeVerifyError     = "verify error"
+	OutcomeConflict        = "conflict"
+	OutcomeRefused         = "refused"
 )
 
 // LandOutcome is one invocation's line of `agent land X Y Z`.
@@ -32,6 +35,10 @@ type LandOutcome struct {
 // Err is why it did not land (nil when it landed).
 func (o LandOutcome) Err() *errs.Error { return o.err }
 
+// OutcomeOf is outcomeOf for the command line: one land's line, the
+// same shape as each of several.
+func OutcomeOf(inv string, res *LandResult, err error) LandOutcome { return outcomeOf(inv, res, err) }
+
 // outcomeOf classifies a land's result.
 func outcomeOf(inv string, res *LandResult, err error) LandOutcome {
 	o := LandOutcome{InvocationID: inv, Outcome: OutcomeLanded, Result: res}
@@ -43,6 +50,10 @@ func outcomeOf(inv string, res *LandResult, err error) LandOutcome {
 	switch o.err.Code {
 	case errs.EVerifyFailed:
 		o.Outcome = OutcomeVerifyFailed
+	case errs.EVerifyCancelled:
+		o.Outcome = OutcomeVerifyCancelled
+	case errs.EVerifyError:
+		o.Outcome = OutcomeVerifyError
 	case errs.ELandConflict:
 		o.Outcome = OutcomeConflict
 	default:
@@ -77,9 +88,12 @@ func (a *App) LandMany(ctx context.Context, ids []string, opts LandOptions) []La
 }
 
 // ReadyToLand are the ids of the invocations `land --all` lands: every
-// pending invocation that finished (of the worktree named, or of every
-// worktree when it is ""), oldest finished first.
-func (a *App) ReadyToLand(ctx context.Context, worktree string) ([]string, error) {
+// pending invocation that finished with something to land (of the
+// worktree named, or of every worktree when it is ""), oldest finished
+// first. One with nothing to land, its sandbox gone with no commits,
+// commits off its branch, or (without apply) only uncommitted work is
+// left out: land would only refuse it.
+func (a *App) ReadyToLand(ctx context.Context, worktree string, apply bool) ([]string, error) {
 	wtID := ""
 	if worktree != "" {
 		e, err := a.ResolveWorktree(worktree, false)
@@ -99,7 +113,7 @@ func (a *App) ReadyToLand(ctx context.Context, worktree string) ([]string, error
 			continue
 		}
 		r = a.Reconcile(ctx, r)
-		if Pending(r) && r.Status == store.StatusFinished {
+		if Pending(r) && r.Status == store.StatusFinished && a.hasSomethingToLand(ctx, r, apply) {
 			ready = append(ready, r)
 		}
 	}
@@ -109,6 +123,17 @@ func (a *App) ReadyToLand(ctx context.Context, worktree string) ([]string, error
 		ids = append(ids, r.InvocationID)
 	}
 	return ids, nil
+}
+
+// hasSomethingToLand: a land of r (with apply or not) would take work
+// rather than refuse for want of it (landHold).
+func (a *App) hasSomethingToLand(ctx context.Context, r *store.InvocationRecord, apply bool) bool {
+	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+r.SandboxBranch)
+	if err != nil {
+		return false
+	}
+	hold := a.landHold(ctx, r, tip)
+	return hold == "" || (apply && hold == DisplayNeedsApply)
 }
 
 // sortByEnd orders invocations oldest finished first. finished_at has whole

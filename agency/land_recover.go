@@ -42,7 +42,8 @@ func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord
 		return rec, err
 	}
 	integ := a.Repo.Tree(wt.TreePath)
-	head, err := integ.Head(ctx)
+	// The branch's tip, not HEAD's: the tree may have been switched.
+	head, err := a.Repo.RevParse(ctx, "refs/heads/"+wt.Branch)
 	if err != nil {
 		return rec, gitErr(err)
 	}
@@ -69,9 +70,9 @@ func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord
 		return interrupted("interrupted; the integration branch has since moved and does not hold this land; nothing of it was applied; land again")
 	}
 	if p.ResultHead != "" {
-		if ok, _ := integ.IndexMatches(ctx, p.ResultHead); ok {
+		if a.gateLocked(ctx, wt, rec.InvocationID, p.TargetHead, p.ResultHead, true) == nil {
 			// Files and index were updated, the branch was not: finish it.
-			if err := integ.MoveHead(ctx, p.TargetHead, p.ResultHead, landReflog(rec.InvocationID)); err == nil {
+			if err := a.Repo.MoveBranch(ctx, wt.Branch, p.TargetHead, p.ResultHead, landReflog(rec.InvocationID)); err == nil {
 				return a.finishLandLocked(ctx, rec, "an interrupted land was found half-done and finished")
 			}
 		}

@@ -495,7 +495,7 @@ func TestLandStaleRefLock(t *testing.T) {
 func TestReadyToLandSameSecond(t *testing.T) {
 	f := newLandFixture(t)
 	for _, id := range []string{inv1, inv2} {
-		f.sandbox(id, "true")
+		f.sandbox(id, "echo "+id+" > "+id+".txt && git add -A && git commit -qm "+id)
 		rec := f.read(id)
 		rec.FinishedAt = store.Str("2026-01-01T00:00:05Z")
 		if err := f.a.Store.WriteInvocation(rec); err != nil {
@@ -510,7 +510,7 @@ func TestReadyToLandSameSecond(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := f.a.ReadyToLand(f.ctx, "feat")
+	got, err := f.a.ReadyToLand(f.ctx, "feat", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,9 @@ type candidate struct {
 	// culprit of a red stack.
 	inBatch bool
 	command string
-	began   time.Time
+	// key is the reuse key of a pass of this candidate (verifyKey).
+	key   string
+	began time.Time
 	// done: nothing to verify (a land found complete, or a candidate
 	// whose tree passed already and was landed); res and err are final.
 	done bool
@@ -67,7 +69,7 @@ func (a *App) landVerified(ctx context.Context, inv string, opts LandOptions, co
 		out := a.runVerifyCandidate(ctx, c, timeout)
 		res, moved, err := a.endVerify(ctx, c, out)
 		if err != nil && errs.As(err).Code == errs.EVerifyFailed {
-			a.sendBackIfAsked(ctx, c.rec.InvocationID, opts)
+			err = sentBack(err, c.rec.InvocationID, a.sendBackIfAsked(ctx, c.rec.InvocationID, opts))
 		}
 		if !moved {
 			return res, err
@@ -118,14 +120,36 @@ func (a *App) startVerify(ctx context.Context, inv string, opts LandOptions, com
 	if err != nil {
 		return nil, gitErr(err)
 	}
-	if rec.VerifyStatus == store.VerifyPassed && rec.VerifyTree == treeID && rec.VerifyCommand == command {
-		// The same files passed the same check: land them.
-		res.Verify, res.VerifyLog = store.VerifyPassed, rec.VerifyLog
-		c.done = true
-		return c, a.commitLandLocked(ctx, rec, wt, res)
+	include, err := a.sandboxIncludes(ctx, wt)
+	if err != nil {
+		return nil, err
 	}
-	c.treeID = treeID
+	c.treeID, c.key = treeID, a.verifyKey(wt, include, treeID, res.TargetHead, command)
+	if rec.VerifyStatus == store.VerifyPassed && rec.VerifyKey == c.key {
+		// The same files passed the same check, set up the same way, on
+		// the same tip: land them, and say so.
+		c.done = true
+		return c, a.landReusedLocked(ctx, rec, c)
+	}
 	return c, a.beginVerifyLocked(ctx, c)
+}
+
+// landReusedLocked lands c on the pass rec records for the same key, and
+// records that the pass was reused (verify_reused_from: the candidate
+// that passed).
+func (a *App) landReusedLocked(ctx context.Context, rec *store.InvocationRecord, c *candidate) error {
+	res := c.res
+	res.Verify, res.VerifyLog = store.VerifyPassed, rec.VerifyLog
+	res.VerifyReusedFrom, res.VerifiedAt, res.VerifyTreeID = rec.VerifyCommit, rec.VerifyStartedAt, c.treeID
+	rec, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
+		r.VerifyReusedFrom = r.VerifyCommit
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	a.event(rec.InvocationID, "verify_reused", map[string]any{"candidate": rec.VerifyCommit, "key": c.key})
+	return a.commitLandLocked(ctx, rec, c.wt, res)
 }
 
 // beginVerifyLocked makes c's verify tree at its candidate and records the
@@ -177,14 +201,15 @@ func (a *App) endVerify(ctx context.Context, c *candidate, out runner.VerifyOutc
 // tree, is notified and is E_VERIFY_FAILED; a passed one's tree goes.
 func (a *App) recordVerifyLocked(ctx context.Context, c *candidate, out runner.VerifyOutcome) (*store.InvocationRecord, error) {
 	inv := c.rec.InvocationID
-	status := store.VerifyFailed
-	if out.Passed {
-		status = store.VerifyPassed
-	}
+	status := outcomeStatus(out)
 	rec, err := a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
 		r.VerifyStatus, r.VerifyExitCode, r.VerifyError = status, out.ExitCode, out.Error
-		r.VerifyDurationMS = out.Duration.Milliseconds()
+		r.VerifyDurationMS = durationMS(out.Duration)
 		r.VerifyPID, r.VerifyPIDStartTime = nil, nil
+		r.VerifyReusedFrom, r.VerifiedAsPartOf, r.VerifyKey = "", "", ""
+		if out.Passed {
+			r.VerifyKey = c.key
+		}
 		return nil
 	})
 	if err != nil {
@@ -192,13 +217,23 @@ func (a *App) recordVerifyLocked(ctx context.Context, c *candidate, out runner.V
 	}
 	c.res.Verify, c.res.VerifyLog = status, rec.VerifyLog
 	data := map[string]any{"candidate": c.res.ResultHead, "exit_code": out.ExitCode, "duration_ms": rec.VerifyDurationMS}
-	if !out.Passed {
+	switch status {
+	case store.VerifyPassed:
+	case store.VerifyFailed:
 		data["error"] = out.Error
 		a.event(inv, "verify_failed", data)
 		if !c.inBatch {
 			a.notifyLand(ctx, rec, NotifyVerifyFailed, "verify failed", out.Error)
 		}
 		return rec, errs.VerifyFailed(inv, out.Error, rec.VerifyLog, c.tree)
+	case store.VerifyCancelled:
+		data["error"] = out.Error
+		a.event(inv, "verify_cancelled", data)
+		return rec, errs.VerifyCancelled(inv, out.Error, rec.VerifyLog)
+	default:
+		data["error"] = out.Error
+		a.event(inv, "verify_error", data)
+		return rec, errs.VerifyBroken(inv, out.Error, c.command, rec.VerifyLog)
 	}
 	a.event(inv, "verify_passed", data)
 	if err := a.removeVerifyTree(ctx, inv); err != nil {
@@ -207,8 +242,30 @@ func (a *App) recordVerifyLocked(ctx context.Context, c *candidate, out runner.V
 	return rec, nil
 }
 
+// outcomeStatus is the record's verify_status of a verify that ended
+// (error when the runner could not say: a failpoint, no wall).
+func outcomeStatus(out runner.VerifyOutcome) string {
+	switch {
+	case out.Passed:
+		return store.VerifyPassed
+	case out.Status == "":
+		return store.VerifyErrored
+	}
+	return out.Status
+}
+
+// durationMS is d in whole milliseconds, at least 1 for a verify that
+// took any time (the record leaves out 0).
+func durationMS(d time.Duration) int64 {
+	if ms := d.Milliseconds(); ms > 0 || d <= 0 {
+		return ms
+	}
+	return 1
+}
+
 // landVerifiedLocked lands c's verified candidate, or reports moved when
-// it is no longer what a land would make.
+// it is no longer what a land would make: the sandbox branch moved, or
+// the gate (gateLocked) found the integration branch moved.
 func (a *App) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.InvocationRecord) (*LandResult, bool, error) {
 	if err := landable(rec); err != nil {
 		return nil, false, err
@@ -216,31 +273,20 @@ func (a *App) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.I
 	if rec.Land != nil && rec.Land.State == LandInProgress {
 		return nil, true, nil // another land began meanwhile: plan again
 	}
-	integ := a.Repo.Tree(c.wt.TreePath)
-	head, err := integ.Head(ctx)
-	if err != nil {
-		return nil, false, gitErr(err)
-	}
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return nil, false, SandboxBranchMissingErr(rec)
 	}
-	if head != c.res.TargetHead || tip != c.tip {
-		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead, "head": head})
+	if tip != c.tip {
+		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead, "sandbox_tip": tip})
 		return nil, true, nil
 	}
-	if err := a.CheckOnBranch(ctx, c.wt); err != nil {
-		return nil, false, err
+	err = a.commitLandLocked(ctx, rec, c.wt, c.res)
+	if err == errHeadMoved {
+		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead})
+		return nil, true, nil
 	}
-	if dirty, err := integ.HasTrackedChanges(ctx); err != nil {
-		return nil, false, gitErr(err)
-	} else if dirty {
-		return nil, false, errs.LandDirtyIntegration(c.wt.Name, c.wt.TreePath)
-	}
-	if err := a.checkInTheWay(ctx, c.res, c.wt, false); err != nil {
-		return nil, false, err
-	}
-	if err := a.commitLandLocked(ctx, rec, c.wt, c.res); err != nil {
+	if err != nil {
 		return nil, false, err
 	}
 	return c.res, false, nil

@@ -2,9 +2,13 @@ package agency
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -139,6 +143,19 @@ func (a *App) removeVerifyTree(ctx context.Context, inv string) error {
 	return a.pruneOurs(ctx)
 }
 
+// verifyKey is what a pass of a candidate is reused by: its tree, the
+// integration tip it was built on, the check, the setup (agency.setup; a
+// project's setup files are in the tree) and the include patterns. A
+// change to any of them makes the next land run the check again.
+func (a *App) verifyKey(wt *store.WorktreeRecord, include IncludeSpec, treeID, onto, command string) string {
+	setup, _ := a.Config.Get(SetupConfigKey)
+	h := sha256.New()
+	for _, part := range []string{treeID, onto, command, setup, strings.Join(include.Patterns, "\n")} {
+		fmt.Fprintf(h, "%d:%s\n", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24]
+}
+
 // verifySetup is what runs in a verify tree before the check, as in a new
 // sandbox: agency.setup, or the project's setup when its content was
 // approved ("" for none).
@@ -186,7 +203,7 @@ func (a *App) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree 
 	}
 	r := *rec
 	r.SandboxPath, r.SandboxBranch = tree, ""
-	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, runner.SelfExe())
+	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, agencyExe())
 	if err != nil {
 		return nil, err
 	}
@@ -248,4 +265,15 @@ func (a *App) VerifyLogText(rec *store.InvocationRecord, max int64) string {
 	}
 	b, _ := io.ReadAll(f)
 	return string(b)
+}
+
+// agencyExe is the program walled work runs as (its wall-exec): the
+// git-agency installed with whatever program the user ran (git-agency,
+// git-sandbox, git-agency-watch), never a second program asked to act as
+// the first; the running one only when there is no git-agency at all.
+func agencyExe() string {
+	if p := runner.AgencyExe(); p != "" {
+		return p
+	}
+	return runner.SelfExe()
 }

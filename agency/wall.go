@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 	"github.com/git-agency/git-agency/wall"
 )
@@ -108,7 +107,7 @@ func (a *App) checkRefsLogged(branch, tip string) error {
 // Wall is the wall of invocation rec, nil when it runs unwalled. Any
 // command run for the invocation (a verify) runs as w.Command(argv).
 func (a *App) Wall(rec *store.InvocationRecord) (*wall.Wall, error) {
-	return wall.OfRecord(a.Store, a.Repo.CommonDir, a.Config, rec, runner.SelfExe())
+	return wall.OfRecord(a.Store, a.Repo.CommonDir, a.Config, rec, agencyExe())
 }
 
 // tryWall starts rec's wall once around /bin/true, so a wall that cannot

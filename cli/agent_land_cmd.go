@@ -189,11 +189,19 @@ func (c *AgentLandCmd) Run(env *Env) error {
 		return c.landMany(env, a, ids, opts)
 	}
 	res, err := a.Land(env.Ctx, opts)
-	if err != nil {
+	if c.JSON {
+		// One land or several: the same array of outcomes.
+		inv := ids[0]
+		if res != nil {
+			inv = res.InvocationID
+		}
+		if perr := printJSON(env.Stdout, []agency.LandOutcome{agency.OutcomeOf(inv, res, err)}); perr != nil {
+			return perr
+		}
 		return err
 	}
-	if c.JSON {
-		return printJSON(env.Stdout, res)
+	if err != nil {
+		return err
 	}
 	printLines(env.Stdout, res.Report())
 	return nil
@@ -212,7 +220,7 @@ func (c *AgentLandCmd) ids(env *Env, a *agency.App) ([]string, error) {
 	case c.Batch < 0:
 		return nil, errs.LandBatchNegative()
 	case c.All:
-		ids, err := a.ReadyToLand(env.Ctx, c.Worktree)
+		ids, err := a.ReadyToLand(env.Ctx, c.Worktree, c.Apply)
 		if err == nil && len(ids) == 0 {
 			err = errs.NothingReadyToLand()
 		}

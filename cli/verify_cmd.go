@@ -34,6 +34,10 @@ func verifyMark(r *store.InvocationRecord) string {
 		return " verifying"
 	case store.VerifyFailed:
 		return " verify:failed"
+	case store.VerifyCancelled:
+		return " verify:cancelled"
+	case store.VerifyErrored:
+		return " verify:error"
 	case store.VerifyPassed:
 		if store.Deref(r.LandingStatus) == store.LandingPending {
 			return " verify:passed"
@@ -66,6 +70,12 @@ func printVerify(p func(k, v string), r *store.InvocationRecord) {
 	}
 	if r.VerifyDurationMS > 0 {
 		p("verify_duration", (time.Duration(r.VerifyDurationMS) * time.Millisecond).String())
+	}
+	if r.VerifyReusedFrom != "" {
+		p("verify_reused_from", r.VerifyReusedFrom)
+	}
+	if r.VerifiedAsPartOf != "" {
+		p("verified_as_part_of", r.VerifiedAsPartOf)
 	}
 	p("verify_log", r.VerifyLog)
 	if r.VerifyRounds > 0 {

@@ -88,10 +88,15 @@ const (
 	EAgencyDir      Code = "E_AGENCY_DIR"
 	ENoMainWorktree Code = "E_NO_MAIN_WORKTREE"
 	// Verified landing (agency.verify).
-	EVerifyFailed  Code = "E_VERIFY_FAILED"
-	EVerifyRunning Code = "E_VERIFY_RUNNING"
-	EHeadMoving    Code = "E_HEAD_MOVING"
-	ELandSome      Code = "E_LAND_SOME"
+	EVerifyFailed Code = "E_VERIFY_FAILED"
+	// The check was stopped (Ctrl-C, timeout), or could not run.
+	EVerifyCancelled Code = "E_VERIFY_CANCELLED"
+	// land --check found an interrupted land (it does not finish it).
+	ELandInterrupted Code = "E_LAND_INTERRUPTED"
+	EVerifyError     Code = "E_VERIFY_ERROR"
+	EVerifyRunning   Code = "E_VERIFY_RUNNING"
+	EHeadMoving      Code = "E_HEAD_MOVING"
+	ELandSome        Code = "E_LAND_SOME"
 	// The wall (agency.isolate).
 	EWallUnavailable Code = "E_WALL_UNAVAILABLE"
 	EWallFailed      Code = "E_WALL_FAILED"

@@ -11,6 +11,30 @@ func VerifyFailed(inv, why, log, tree string) *Error {
 	return New(EVerifyFailed, hint, "verify of %s failed: %s; nothing was landed", inv, why).With("log: " + log)
 }
 
+// VerifyCancelled: the check of inv's candidate was stopped (Ctrl-C, the
+// timeout) before it said anything of the work.
+func VerifyCancelled(inv, why, log string) *Error {
+	return New(EVerifyCancelled, "land again; if the check needs longer, raise agency.verify.timeout",
+		"verify of %s was cancelled: %s; nothing was landed", inv, why).With("log: " + log)
+}
+
+// VerifyBroken: the check of inv's candidate could not run (not found,
+// not executable, no wall): the check is at fault, not the work.
+func VerifyBroken(inv, why, command, log string) *Error {
+	return New(EVerifyError, "the check itself is broken, not the work: fix agency.verify (now '"+command+"'; 'git config agency.verify'), then land again",
+		"verify of %s could not run: %s; nothing was landed", inv, why).With("log: " + log)
+}
+
+// VerifyFailedSentBack is a red verify (red, VerifyFailed) of inv whose
+// log went back to its agent as round round: it says so, and its hint is
+// to wait for that turn, not to send it.
+func VerifyFailedSentBack(red *Error, inv string, round int) *Error {
+	e := New(EVerifyFailed, "nothing to do: when the agent's turn ends, its work is verified and landed again ('git agency agent show "+inv+"')",
+		"%s; sent back to the agent (round %d)", red.Msg, round)
+	e.Detail = red.Detail
+	return e
+}
+
 func VerifyRunning(inv string, pid int) *Error {
 	return New(EVerifyRunning, "wait for it to end ('git agency agent show "+inv+"')",
 		"invocation %s is being verified by another land (pid %d)", inv, pid)
@@ -66,4 +90,11 @@ func LandNoIDs() *Error {
 
 func NothingReadyToLand() *Error {
 	return New(ENothingToLand, "'git agency agent ls' shows what there is", "no finished invocation waits to land")
+}
+
+// LandCheckInterrupted: land --check (a read) found a land of inv that was
+// interrupted; it does not finish it.
+func LandCheckInterrupted(inv string) *Error {
+	return New(ELandInterrupted, "'git agency agent land "+inv+"' finishes it, or reports what state the tree is in",
+		"a land of %s was interrupted; --check only reads, and does not finish it", inv)
 }

@@ -280,6 +280,34 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 	return nil
 }
 
+// FastForwardBranch is FastForward of the tree's branch named branch:
+// the same files step, then a compare-and-swap of refs/heads/<branch>
+// (never whatever HEAD points at): when the tree was switched to another
+// branch meanwhile, the named branch still moves only from `from`, and the
+// caller (the land's gate) has refused a tree off its branch before.
+func (t *Tree) FastForwardBranch(ctx context.Context, branch, from, to, reflog string) error {
+	if err := t.SwitchFiles(ctx, from, to); err != nil {
+		return err
+	}
+	if err := t.repo.MoveBranch(ctx, branch, from, to, reflog); err != nil {
+		if tip, terr := t.repo.RevParse(ctx, "refs/heads/"+branch); terr == nil && tip == from {
+			if _, rerr := t.run(ctx, "read-tree", "-m", "-u", to, from); rerr != nil {
+				return fmt.Errorf("%w; putting the files back to %s also failed: %v", err, from, rerr)
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+// MoveBranch points refs/heads/<branch> at `to` if it still points at
+// `from` (a compare-and-swap update-ref), with reflog as the reflog
+// message (git writes HEAD's reflog too when HEAD is that branch).
+func (r *Repo) MoveBranch(ctx context.Context, branch, from, to, reflog string) error {
+	_, err := r.run(ctx, "update-ref", "-m", reflog, "refs/heads/"+branch, to, from)
+	return err
+}
+
 // SwitchFiles updates the tree's index and files from `from`'s tree to
 // `to`'s, leaving HEAD alone (FastForward's first half; undo moves HEAD
 // first): `read-tree -m -u from to`. Paths in the way (local changes,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/internal/subproc"
+	"github.com/git-agency/git-agency/store"
 )
 
 // VerifyLogLimit bounds a verify log: its first half and its last half are
@@ -39,6 +40,10 @@ type VerifySpec struct {
 // any) and the check exited 0 in time.
 type VerifyOutcome struct {
 	Passed bool
+	// Status is store's passed, failed (the check said no), cancelled
+	// (Ctrl-C, the timeout) or error (it could not run: not found, not
+	// executable, no wall, no log).
+	Status string
 	// ExitCode is the failing step's exit status (nil when it had none:
 	// timed out, could not start).
 	ExitCode *int
@@ -51,16 +56,17 @@ type VerifyOutcome struct {
 // runs in its own process group, stdin /dev/null, output to the bounded
 // log; a step past the timeout, or a cancelled ctx, has its whole group
 // killed.
-func RunVerify(ctx context.Context, spec VerifySpec) VerifyOutcome {
+func RunVerify(ctx context.Context, spec VerifySpec) (out VerifyOutcome) {
 	began := time.Now()
-	out := VerifyOutcome{}
+	// Named result: the duration is set on what is returned.
+	defer func() { out.Duration = time.Since(began) }()
 	f, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
-		out.Error = "could not write the verify log: " + err.Error()
+		out.Status, out.Error = store.VerifyErrored, "could not write the verify log: "+err.Error()
 		return out
 	}
 	log := newBoundedLog(f, VerifyLogLimit)
-	defer func() { log.Close(); out.Duration = time.Since(began) }()
+	defer log.Close()
 	if spec.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, spec.Timeout)
@@ -73,29 +79,45 @@ func RunVerify(ctx context.Context, spec VerifySpec) VerifyOutcome {
 		}
 		fmt.Fprintf(log, "$ %s\n", st.script)
 		code, err := runVerifyStep(ctx, spec, st.script, log)
-		switch {
-		case ctx.Err() == context.DeadlineExceeded:
-			out.Error = fmt.Sprintf("%s timed out after %s", st.what, spec.Timeout)
-		case ctx.Err() != nil:
-			out.Error = st.what + " was cancelled"
-		case err != nil:
-			out.Error = fmt.Sprintf("%s could not start: %v", st.what, err)
-		case code == 127:
-			out.ExitCode = &code
-			out.Error = st.what + " command not found (exit 127)"
-		case code != 0:
-			out.ExitCode = &code
-			out.Error = fmt.Sprintf("%s failed (exit %d)", st.what, code)
-		}
+		out = stepOutcome(ctx, spec, st.what, code, err)
 		if out.Error != "" {
 			fmt.Fprintf(log, "\n[%s]\n", out.Error)
 			return out
 		}
 	}
 	zero := 0
-	out.Passed, out.ExitCode = true, &zero
+	out.Passed, out.Status, out.ExitCode = true, store.VerifyPassed, &zero
 	return out
 }
+
+// stepOutcome judges how one step ended: "" Error when it passed.
+func stepOutcome(ctx context.Context, spec VerifySpec, what string, code int, err error) VerifyOutcome {
+	out := VerifyOutcome{Status: store.VerifyFailed}
+	if code >= 0 && err == nil {
+		out.ExitCode = &code
+	}
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		out.Status, out.ExitCode = store.VerifyCancelled, nil
+		out.Error = fmt.Sprintf("%s timed out after %s", what, spec.Timeout)
+	case ctx.Err() != nil || code == 130 || code == codeInterrupted:
+		out.Status, out.ExitCode = store.VerifyCancelled, nil
+		out.Error = what + " was cancelled"
+	case err != nil:
+		out.Status, out.Error = store.VerifyErrored, fmt.Sprintf("%s could not start: %v", what, err)
+	case code == 126:
+		out.Status, out.Error = store.VerifyErrored, what+" command not executable (exit 126)"
+	case code == 127:
+		out.Status, out.Error = store.VerifyErrored, what+" command not found (exit 127)"
+	case code != 0:
+		out.Error = fmt.Sprintf("%s failed (exit %d)", what, code)
+	}
+	return out
+}
+
+// codeInterrupted is runVerifyStep's code for a step ended by SIGINT or
+// SIGTERM (a Ctrl-C that reached it).
+const codeInterrupted = -2
 
 // runVerifyStep runs one script; err is a start failure, code its exit
 // status (-1 when it has none).
@@ -136,6 +158,10 @@ func runVerifyStep(ctx context.Context, spec VerifySpec, script string, log io.W
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return -1, err
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() &&
+		(ws.Signal() == syscall.SIGINT || ws.Signal() == syscall.SIGTERM) {
+		return codeInterrupted, nil
 	}
 	return cmd.ProcessState.ExitCode(), nil
 }

@@ -8,13 +8,20 @@ const (
 	VerifyRunning = "running"
 	VerifyPassed  = "passed"
 	VerifyFailed  = "failed"
+	// VerifyCancelled: the check was stopped before it could say (Ctrl-C,
+	// agency.verify.timeout); VerifyErrored: it could not run (the command
+	// was not found or not executable, the wall or its log could not be
+	// made). Neither says anything of the work.
+	VerifyCancelled = "cancelled"
+	VerifyErrored   = "error"
 )
 
 // VerifyState is what the invocation's latest verify did: the check
 // (agency.verify) run on the candidate a land of it would produce, in a
 // throwaway verify tree. It is part of the invocation record.
 type VerifyState struct {
-	// VerifyStatus is none (""), running, passed or failed.
+	// VerifyStatus is none (""), running, passed, failed, cancelled or
+	// error.
 	VerifyStatus string `json:"verify_status,omitempty"`
 	// VerifyLog is the path of the latest verify's log.
 	VerifyLog string `json:"verify_log,omitempty"`
@@ -23,6 +30,15 @@ type VerifyState struct {
 	VerifyCommit string `json:"verify_commit,omitempty"`
 	VerifyOnto   string `json:"verify_onto,omitempty"`
 	VerifyTree   string `json:"verify_tree,omitempty"`
+	// VerifyKey is what a pass is reused by: the candidate's tree, the
+	// integration tip it was built on, the check, the setup and the
+	// include patterns (agency's verifyKey). VerifyReusedFrom: the land
+	// reused a pass of this candidate instead of running the check.
+	VerifyKey        string `json:"verify_key,omitempty"`
+	VerifyReusedFrom string `json:"verify_reused_from,omitempty"`
+	// VerifiedAsPartOf: a member of a batch passed as part of this
+	// candidate, the top of its stack; its own candidate was not checked.
+	VerifiedAsPartOf string `json:"verified_as_part_of,omitempty"`
 	// VerifyCommand is the command that ran; VerifyExitCode its exit
 	// status (nil when it did not run to an end); VerifyError why it
 	// failed without a plain exit status (timed out, could not start).

@@ -181,6 +181,8 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 		row.Summary = strings.TrimSpace(row.Summary + " " + r.SemanticSummary)
 	}
 	row.Usage = usageText(r)
+	row.Apply = row.Display == StatusReadyApply
+	row.Display = verifyDisplay(row.Display, r)
 	if f := v.Forecast; f != nil {
 		for _, p := range f.ConflictsWith {
 			if p != agency.ConflictsIntegration {
@@ -192,6 +194,26 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 		row.LandRefused = f.Refused
 	}
 	return row
+}
+
+// verifyDisplay is a ready row's display when its latest check did not
+// pass: failed, running, cancelled or could not run (not ready, each its
+// own status).
+func verifyDisplay(display string, r *store.InvocationRecord) string {
+	if display != StatusReady && display != StatusReadyApply {
+		return display
+	}
+	switch agency.VerifyStatusOf(r) {
+	case store.VerifyFailed:
+		return StatusVerifyFailed
+	case store.VerifyRunning:
+		return StatusVerifying
+	case store.VerifyCancelled:
+		return StatusVerifyCancelled
+	case store.VerifyErrored:
+		return StatusVerifyError
+	}
+	return display
 }
 
 func parseTime(s string) time.Time {

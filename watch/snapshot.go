@@ -23,11 +23,17 @@ const (
 	// StatusReadyApply: ready to land, its work uncommitted in the sandbox
 	// (only a land with --apply takes it: A, or L on such a row).
 	StatusReadyApply = "ready to land (--apply)"
-	StatusStopped    = "stopped"
-	StatusLanded     = "landed"
-	StatusDiscarded  = "discarded"
-	StatusFailed     = "failed"
-	StatusBroken     = "broken"
+	// The latest check of a pending invocation's candidate (agency.verify)
+	// failed, is running, was cancelled or could not run: not ready.
+	StatusVerifyFailed    = "verify failed"
+	StatusVerifying       = "verifying"
+	StatusVerifyCancelled = "verify cancelled"
+	StatusVerifyError     = "verify error"
+	StatusStopped         = "stopped"
+	StatusLanded          = "landed"
+	StatusDiscarded       = "discarded"
+	StatusFailed          = "failed"
+	StatusBroken          = "broken"
 	// StatusWorktreeRemoved: ended, never landed, and its worktree was
 	// removed: it can only be inspected or discarded (neither active nor
 	// ready).
@@ -75,6 +81,9 @@ type InvocationRow struct {
 	FinishedAt time.Time
 	// Display is the derived display status (Status* constants).
 	Display string
+	// Apply: its work is uncommitted, so only a land with --apply takes it
+	// (its Display may be a verify status instead of StatusReadyApply).
+	Apply bool
 	// Summary is a one-line note (semantic summary, exit reason, error).
 	Summary     string
 	SandboxPath string

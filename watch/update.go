@@ -321,7 +321,7 @@ func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Mode
 	case "land", "apply":
 		// A row whose work is uncommitted lands only with --apply: L
 		// asks for that, with what it would take.
-		if verb == "apply" || inv.Display == StatusReadyApply {
+		if verb == "apply" || inv.Display == StatusReadyApply || inv.Apply {
 			return m.applyStat(wt, *inv)
 		}
 		m.confirm = &confirmation{verb: verb, inv: *inv, prompt: confirmPrompt(verb, wt, inv)}
@@ -356,6 +356,11 @@ func confirmPrompt(verb string, wt *WorktreeRow, inv *InvocationRow) string {
 func (m Model) runAction(verb string, inv InvocationRow) (Model, tea.Cmd) {
 	if m.actions == nil {
 		m.setStatus(verb+": not available", true)
+		return m, nil
+	}
+	if m.busy != "" {
+		// One action at a time: two lands at once would race.
+		m.setStatus(verb+": wait, "+m.busy+" is still running", true)
 		return m, nil
 	}
 	acts, ctx := m.actions, m.ctx

@@ -84,6 +84,8 @@ type fakeActions struct {
 	mu      sync.Mutex
 	calls   []string
 	landErr error
+	// landHold, when set, holds Land until it is closed.
+	landHold chan struct{}
 }
 
 func (f *fakeActions) rec(s string) { f.mu.Lock(); f.calls = append(f.calls, s); f.mu.Unlock() }
@@ -118,6 +120,9 @@ func (f *fakeActions) VerifyLog(_ context.Context, inv InvocationRow) (string, e
 }
 func (f *fakeActions) Land(_ context.Context, inv InvocationRow) (string, error) {
 	f.rec("land " + inv.ShortID)
+	if f.landHold != nil {
+		<-f.landHold
+	}
 	if f.landErr != nil {
 		return "", f.landErr
 	}

@@ -1,0 +1,43 @@
+package agency
+
+import (
+	"context"
+
+	"github.com/git-agency/git-agency/errs"
+)
+
+// CheckLand is `land --check`: whether the land would apply cleanly onto the
+// current integration HEAD, and which files would conflict. It writes no
+// tree, index, ref or record (only unreferenced objects).
+func (a *App) CheckLand(ctx context.Context, opts LandOptions) (*LandResult, error) {
+	rec, err := a.ResolveInvocation(opts.Query)
+	if err != nil {
+		return nil, err
+	}
+	// A read: the record as reads show it (a dead supervisor's outcome in
+	// memory only); no reconcile, no queue drain, no land recovery.
+	rec = a.View(ctx, rec)
+	if rec.Land != nil && rec.Land.State == LandInProgress {
+		return nil, errs.LandCheckInterrupted(rec.InvocationID)
+	}
+	res, _, err := a.landPlan(ctx, rec, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	// The prediction's commits are git-agency's, not the land's: only
+	// the tree it would make is the same.
+	if res.Clean {
+		if res.ResultTree, err = a.Repo.TreeOf(ctx, res.ResultHead); err != nil {
+			return nil, gitErr(err)
+		}
+		res.ResultHead = ""
+	}
+	if f := a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]; f != nil {
+		for _, p := range f.ConflictsWith {
+			if p != ConflictsIntegration {
+				res.ConflictsWith = append(res.ConflictsWith, p)
+			}
+		}
+	}
+	return res, nil
+}
