@@ -266,7 +266,7 @@ func (a *App) landStack(ctx context.Context, stack []*candidate) (out []LandOutc
 				return err
 			}
 			err = a.commitLandLocked(ctx, rec, c.wt, c.res)
-			if err == errHeadMoved {
+			if errors.Is(err, errHeadMoved) {
 				return err
 			}
 			out, n = append(out, outcomeOf(c.rec.InvocationID, c.res, err)), n+1
