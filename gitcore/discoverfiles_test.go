@@ -30,6 +30,10 @@ func discoverEnv(t *testing.T) string {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	// The global files are HOME's here: a GIT_CONFIG_GLOBAL (testenv.Main
+	// sets one, and so may the developer) would replace them.
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	os.Unsetenv("GIT_CONFIG_GLOBAL")
 	return home
 }
 

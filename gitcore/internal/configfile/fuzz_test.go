@@ -2,6 +2,7 @@ package configfile
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,7 +76,8 @@ func gitList(t *testing.T, home, file string) ([]Entry, bool) {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		if _, exit := err.(*exec.ExitError); !exit {
+		var exitErr *exec.ExitError
+		if !errors.As(err, &exitErr) {
 			t.Fatal(err)
 		}
 		return nil, false

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -145,7 +146,8 @@ func lsFiles(t *testing.T, repo, file string) (string, bool) {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		if _, exit := err.(*exec.ExitError); !exit {
+		var exitErr *exec.ExitError
+		if !errors.As(err, &exitErr) {
 			t.Fatal(err)
 		}
 		return "", false
