@@ -358,3 +358,23 @@ func (r *Repo) refsWithTreesFromFiles(prefix string) ([]Ref, bool) {
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
 	return refs, true
 }
+
+// refsFromFiles is ForEachRef from the ref files (repofiles.Refs). git
+// leaves out a ref whose object is missing; here each object must be a
+// loose object file (a packed one is not looked for: ok false, ask git).
+func (r *Repo) refsFromFiles(prefix string) ([]Ref, bool) {
+	ids, ok := repofiles.Refs(r.CommonDir, prefix)
+	if !ok {
+		return nil, false
+	}
+	refs := make([]Ref, 0, len(ids))
+	for name, id := range ids {
+		fi, err := os.Stat(filepath.Join(r.CommonDir, "objects", id[:2], id[2:]))
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, false
+		}
+		refs = append(refs, Ref{Name: name, Object: id})
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
+	return refs, true
+}

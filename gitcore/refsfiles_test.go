@@ -8,7 +8,7 @@ import (
 )
 
 // A checkpoint lists its invocation's snapshot refs with their trees on
-// every take: RefsWithTrees reads them from the ref files and the loose
+// every take: RefsWithTrees (and ForEachRef) read them from the ref files and the loose
 // commits, with no `git for-each-ref`, and gives what git gives, loose,
 // packed or both; a packed commit (not a loose file) is asked of git.
 func TestRefsWithTreesFromFiles(t *testing.T) {
@@ -39,6 +39,9 @@ func TestRefsWithTreesFromFiles(t *testing.T) {
 		if want := fromGit(); err != nil || len(want) != 3 || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: RefsWithTrees = %v, %v; git %v", name, got, err, want)
 		}
+		if plain, err := repo.ForEachRef(ctx, prefix); err != nil || len(plain) != 3 || plain[2].Object != got[2].Object {
+			t.Fatalf("%s: ForEachRef = %v, %v", name, plain, err)
+		}
 		if len(*cmds) != 0 {
 			t.Fatalf("%s: ran git: %q", name, *cmds)
 		}
@@ -60,5 +63,8 @@ func TestRefsWithTreesFromFiles(t *testing.T) {
 	}
 	if len(*cmds) != 1 || !strings.Contains((*cmds)[0], "for-each-ref") {
 		t.Fatalf("packed commits: git calls %q, want one for-each-ref", *cmds)
+	}
+	if plain, err := repo.ForEachRef(ctx, prefix); err != nil || len(plain) != 3 || len(*cmds) != 2 {
+		t.Fatalf("packed commits: ForEachRef = %v, %v; git calls %q", plain, err, *cmds)
 	}
 }

@@ -446,8 +446,12 @@ type Ref struct {
 	Tree string
 }
 
-// ForEachRef lists refs under prefix.
+// ForEachRef lists refs under prefix, in name order: from the ref files
+// when each names a loose object (refsFromFiles), else by asking git.
 func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
+	if refs, ok := r.refsFromFiles(prefix); ok {
+		return refs, nil
+	}
 	out, err := r.query(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)", "--", prefix)
 	if err != nil {
 		return nil, err
