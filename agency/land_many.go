@@ -99,7 +99,7 @@ func (a *App) ReadyToLand(ctx context.Context, worktree string) ([]string, error
 			continue
 		}
 		r = a.Reconcile(ctx, r)
-		if Pending(r) && r.Status == store.StatusFinished {
+		if r.Pending() && r.Status == store.StatusFinished {
 			ready = append(ready, r)
 		}
 	}
