@@ -61,6 +61,7 @@ const (
 	GCInvocationDir = "invocation_dir" // invocations/<id>/ without meta.json
 	GCWorktreeDir   = "worktree_dir"   // integration_worktrees/<id>/ without meta.json
 	GCUndoRef       = "undo_ref"       // refs/agency/undo/<seq>: what undo of a worktree rm --force needs
+	GCQueuedEnv     = "queued_env"     // invocations/<id>/queued-env of an invocation no longer queued
 )
 
 // GCItem is one thing gc removes, or keeps and says why.
@@ -354,6 +355,8 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		return a.pruneOurs(ctx)
 	case GCTempFile, GCInvocationDir:
 		return a.removeLeftover(it)
+	case GCQueuedEnv:
+		return a.removeQueuedEnvLeftover(it)
 	case GCVerifyTree:
 		return a.gcVerifyTree(ctx, it)
 	case GCRetiredTree:

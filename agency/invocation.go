@@ -3,6 +3,7 @@ package agency
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -266,6 +267,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.tryWall(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+	if queued {
+		// The supervisor that dequeues it runs with this environment, not
+		// its own (QueuedEnvFile).
+		if err := a.Store.WriteQueuedEnv(inv, os.Environ()); err != nil {
+			return nil, withCleanup(err, cleanup())
+		}
+	}
 	if opts.Prompt != "" {
 		if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(inv), "prompt.md"), []byte(opts.Prompt), 0o600); err != nil {
 			return nil, withCleanup(err, cleanup())
@@ -332,7 +340,11 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	if err != nil {
 		return err
 	}
-	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID))
+	env, err := a.supervisorEnv(rec)
+	if err != nil {
+		return err
+	}
+	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID), env)
 	if err != nil {
 		return err
 	}
