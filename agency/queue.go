@@ -285,7 +285,7 @@ func (a *App) queuedEnvStale(inv string) bool {
 	if err != nil {
 		return false
 	}
-	return !Queued(rec) && rec.Status != store.StatusStarting
+	return !rec.Queued() && rec.Status != store.StatusStarting
 }
 
 // removeQueuedEnvLeftover is gc of a GCQueuedEnv item, checked again.
