@@ -157,7 +157,7 @@ func (a *App) AfterRun(ctx context.Context, inv string) error {
 		return err
 	}
 	auto, _ := a.Config.Bool(AutoLandKey, false)
-	if !(auto || rec.VerifySendBack) || !Pending(rec) || rec.Status != store.StatusFinished {
+	if !(auto || rec.VerifySendBack) || !rec.Pending() || rec.Status != store.StatusFinished {
 		return nil
 	}
 	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, "refs/heads/"+rec.SandboxBranch)

@@ -137,7 +137,7 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 		rec = cur
 	}
 	rec = a.reconcileLocked(ctx, rec)
-	if Active(rec) {
+	if rec.Active() {
 		return nil, errs.CheckpointApplyRunning(rec.InvocationID)
 	}
 	if err := a.sandboxPresent(rec); err != nil {

@@ -28,7 +28,7 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 		return nil, errs.AlreadyLanded(rec.InvocationID)
 	}
 	out := &DiscardResult{}
-	if Active(rec) {
+	if rec.Active() {
 		out.Stopped = true
 		if rec, err = a.StopAndWait(ctx, rec, StopGrace); err != nil {
 			return nil, err
@@ -131,7 +131,7 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if store.Deref(rec.LandingStatus) == store.LandingLanded {
 		return nil, errs.AlreadyLanded(inv)
 	}
-	if Active(a.reconcileLocked(ctx, rec)) {
+	if a.reconcileLocked(ctx, rec).Active() {
 		// It did not stop (a setup script, an agent ignoring signals):
 		// never remove a tree something still runs in.
 		return nil, errs.InvocationRunning(inv, "discard")

@@ -36,7 +36,7 @@ func (a *App) DiskBytes(r *store.InvocationRecord) int64 {
 		if json.Unmarshal(data, &c) == nil {
 			at, err := time.Parse(time.RFC3339Nano, c.ComputedAt)
 			fresh := err == nil && a.Now().Sub(at) < DiskUseTTL
-			if ended := store.Deref(r.FinishedAt); !Active(r) && ended != "" && err == nil {
+			if ended := store.Deref(r.FinishedAt); !r.Active() && ended != "" && err == nil {
 				// finished_at has whole seconds: a size measured within
 				// the second the run ended may predate its last writes.
 				if fin, perr := time.Parse(time.RFC3339, ended); perr == nil && !at.Before(fin.Truncate(time.Second).Add(time.Second)) {

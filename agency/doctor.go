@@ -182,11 +182,11 @@ func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]sto
 		}
 		r := a.View(ctx, e.Record)
 		records[e.ID] = r
-		if Active(e.Record) && !Active(r) {
+		if e.Record.Active() && !r.Active() {
 			add("records", LevelWarn, "'git agency gc --yes' records it (and starts queued agents a free slot allows)", e.Dir,
 				"invocation %s: its supervisor is gone and its outcome (%s) is not recorded yet", e.ID, r.Status)
 		}
-		if Active(r) {
+		if r.Active() {
 			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err != nil {
 				add("sandboxes", LevelProblem, "stop it with 'git agency agent kill "+r.InvocationID+"'", a.Store.SandboxTreePath(r.InvocationID),
 					"invocation %s is running but its sandbox is gone", r.InvocationID)
@@ -234,7 +234,7 @@ func (a *App) checkTmuxSessions(ctx context.Context, add addFinding, records map
 	for _, s := range tmuxSessions(ctx) {
 		id := strings.TrimPrefix(s, "agency-")
 		r, ok := records[id]
-		if ok && r != nil && Active(r) {
+		if ok && r != nil && r.Active() {
 			continue
 		}
 		if !ok && !store.ValidID(id) {
@@ -331,7 +331,7 @@ func (a *App) checkJSONL(add func(check, level, hint, path, format string, args 
 	for _, e := range invs {
 		report(a.Store.EventsPath(e.ID), "events.jsonl of "+e.ID, true)
 		// A running agent's logs may end in a line being written.
-		done := e.Record == nil || !Active(e.Record)
+		done := e.Record == nil || !e.Record.Active()
 		logs := a.Store.SandboxLogsDir(e.ID)
 		report(filepath.Join(logs, "hook.jsonl"), "logs/hook.jsonl of "+e.ID, done)
 		report(filepath.Join(logs, StreamLog), "logs/"+StreamLog+" of "+e.ID, done)

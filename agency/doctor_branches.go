@@ -15,7 +15,7 @@ import (
 func (a *App) checkGoneSandboxBranches(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
 	var pending []*store.InvocationRecord
 	for _, r := range records {
-		if r != nil && !Active(r) && r.SandboxBranch != "" && r.LandingStatus != nil && *r.LandingStatus == store.LandingPending {
+		if r != nil && !r.Active() && r.SandboxBranch != "" && r.LandingStatus != nil && *r.LandingStatus == store.LandingPending {
 			pending = append(pending, r)
 		}
 	}

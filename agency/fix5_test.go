@@ -35,7 +35,7 @@ func TestLaunchQueuedReportsFailedRecordWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !Queued(cur) {
+	if !cur.Queued() {
 		t.Errorf("status = %q, want queued (tried again)", cur.Status)
 	}
 }

@@ -95,7 +95,7 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 			return nil, err
 		}
 		rec = a.View(ctx, rec)
-		if !Active(rec) && n == 0 {
+		if !rec.Active() && n == 0 {
 			pollAll()
 			a.writeEndNotes(o.Stderr, rec)
 			return rec, nil

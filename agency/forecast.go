@@ -33,13 +33,6 @@ type Forecast struct {
 	Refused string `json:"land_refused,omitempty"`
 }
 
-// Pending reports whether an invocation waits to be landed or discarded:
-// ended, landing pending, no land in flight.
-func Pending(r *store.InvocationRecord) bool {
-	return r != nil && !Active(r) && r.Status != store.StatusQueued &&
-		store.Deref(r.LandingStatus) == store.LandingPending && (r.Land == nil || r.Land.State != LandInProgress)
-}
-
 // Forecasts returns the forecast of every pending invocation among recs,
 // by id. Each worktree's results are cached (forecast.json) by the
 // integration tip, the sandbox tips and a fingerprint of each sandbox's
@@ -66,7 +59,7 @@ type forecastRun struct {
 func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord, withDirty bool) forecastRun {
 	byWT := map[string][]*store.InvocationRecord{}
 	for _, r := range recs {
-		if Pending(r) {
+		if r.Pending() {
 			byWT[r.IntegrationWorktreeID] = append(byWT[r.IntegrationWorktreeID], r)
 		}
 	}

@@ -320,7 +320,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if err != nil {
 			return errs.StoreCorrupt(a.Store.InvocationMetaPath(it.Invocation), err)
 		}
-		if Active(r) || Queued(r) {
+		if r.Active() || r.Queued() {
 			return errs.New(errs.EInvocationRunning, "", "invocation %s started running again", it.Invocation)
 		}
 		tree := a.Store.SandboxTreePath(it.Invocation)

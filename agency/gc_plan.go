@@ -151,7 +151,7 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 		p.treeGoes[id] = true
 		return GCItem{}, false
 	}
-	if Active(r) || Queued(r) {
+	if r.Active() || r.Queued() {
 		return GCItem{}, false // a queued sandbox waits for its agent
 	}
 	it := GCItem{Kind: GCSandboxTree, Invocation: id, Target: tree, tree: tree, forced: p.opts.Force}
@@ -220,7 +220,7 @@ func (p *gcPlanner) planTmuxSessions() {
 	for _, s := range tmuxSessions(p.ctx) {
 		id := strings.TrimPrefix(s, "agency-")
 		r, ok := p.records[id]
-		if ok && Active(r) {
+		if ok && r.Active() {
 			continue
 		}
 		if !ok && (p.broken[id] || !p.a.sessionIsOurs(p.ctx, s)) {
@@ -284,7 +284,7 @@ func (p *gcPlanner) planOldRefs() {
 	cutoff := p.a.Now().Add(-p.opts.OlderThan)
 	for _, e := range p.invs {
 		r := p.records[e.ID]
-		if r == nil || Active(r) {
+		if r == nil || r.Active() {
 			continue
 		}
 		landing := store.Deref(r.LandingStatus)

@@ -122,7 +122,7 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 			return nil, nil, errs.NoSessionAfter(rec.InvocationID, AttachWait.String())
 		}
 	}
-	if !Active(rec) {
+	if !rec.Active() {
 		return nil, nil, errs.New(errs.ENotRunning, "its last screen is in 'git agency agent logs "+rec.InvocationID+"'",
 			"invocation %s has ended (status %s)", rec.InvocationID, rec.Status)
 	}
@@ -245,7 +245,7 @@ func (a *App) AfterAttach(ctx context.Context, inv string) *store.InvocationReco
 		if err != nil {
 			return nil
 		}
-		if r = a.View(ctx, r); !Active(r) {
+		if r = a.View(ctx, r); !r.Active() {
 			return r
 		}
 		if a.paneLive(ctx, r) || ctx.Err() != nil {

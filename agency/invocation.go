@@ -406,20 +406,15 @@ func (a *App) countActive(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, e := range list {
-		if e.Record == nil || !Active(e.Record) {
+		if e.Record == nil || !e.Record.Active() {
 			continue
 		}
 		r := a.reconcileLocked(ctx, e.Record)
-		if Active(r) {
+		if r.Active() {
 			n++
 		}
 	}
 	return n, nil
-}
-
-// Active reports whether an invocation is starting or running.
-func Active(r *store.InvocationRecord) bool {
-	return r.Status == store.StatusStarting || r.Status == store.StatusRunning
 }
 
 // newestOutput is the newest of t (the logs' newest modification time),

@@ -15,7 +15,7 @@ import (
 
 // Land progress states (store.LandProgress.State).
 const (
-	LandInProgress  = "in_progress"
+	LandInProgress  = store.LandInProgress
 	LandDone        = "done"
 	LandInterrupted = "interrupted"
 )
@@ -181,7 +181,7 @@ func landable(rec *store.InvocationRecord) error {
 	case store.LandingDiscarded:
 		return errs.NothingToLandDiscarded(inv)
 	}
-	if Active(rec) {
+	if rec.Active() {
 		return errs.InvocationRunning(inv, "land")
 	}
 	return nil

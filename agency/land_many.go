@@ -113,7 +113,7 @@ func (a *App) ReadyToLand(ctx context.Context, worktree string, apply bool) ([]s
 			continue
 		}
 		r = a.Reconcile(ctx, r)
-		if Pending(r) && r.Status == store.StatusFinished && a.hasSomethingToLand(ctx, r, apply) {
+		if r.Pending() && r.Status == store.StatusFinished && a.hasSomethingToLand(ctx, r, apply) {
 			ready = append(ready, r)
 		}
 	}

@@ -49,7 +49,7 @@ func (a *App) hasStream(rec *store.InvocationRecord) bool {
 	if _, err := os.Stat(filepath.Join(a.Store.SandboxLogsDir(rec.InvocationID), StreamLog)); err == nil {
 		return true
 	}
-	if rec.Mode != store.ModeHeadless || !Active(rec) {
+	if rec.Mode != store.ModeHeadless || !rec.Active() {
 		return false
 	}
 	spec, err := runner.Lookup(a.Config, rec.Runner)
@@ -160,7 +160,7 @@ func (a *App) LogText(ctx context.Context, rec *store.InvocationRecord, max int6
 // it runs, else the screen captured when it ended, else the tail of the
 // pane's raw log.
 func (a *App) screenText(ctx context.Context, rec *store.InvocationRecord, max int64) []byte {
-	if Active(rec) {
+	if rec.Active() {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		if out, err := TmuxClient().CapturePane(ctx, paneOf(rec)); err == nil {

@@ -58,17 +58,11 @@ func (a *App) queueConfig(flag bool) (bool, error) {
 	return q, nil
 }
 
-// Queued reports whether an invocation waits in the queue (a discarded one
-// has left it).
-func Queued(r *store.InvocationRecord) bool {
-	return r != nil && r.Status == store.StatusQueued && store.Deref(r.LandingStatus) == ""
-}
-
 // queuedRecords are the queued invocations, oldest first.
 func queuedRecords(list []store.InvocationEntry) []*store.InvocationRecord {
 	var q []*store.InvocationRecord
 	for _, e := range list {
-		if Queued(e.Record) {
+		if e.Record.Queued() {
 			q = append(q, e.Record)
 		}
 	}
@@ -169,7 +163,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 	if err != nil {
 		return err
 	}
-	if !Queued(rec) {
+	if !rec.Queued() {
 		return errs.NotQueued(rec.InvocationID, rec.Status)
 	}
 	why := a.unstartable(rec)
@@ -222,7 +216,7 @@ func (a *App) StartQueuedNow(ctx context.Context, query string) (*store.Invocati
 	if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
 		rec = cur
 	}
-	if !Queued(rec) {
+	if !rec.Queued() {
 		state := rec.Status
 		if l := store.Deref(rec.LandingStatus); l != "" && l != store.LandingPending {
 			state = l
@@ -291,7 +285,7 @@ func (a *App) queuedEnvStale(inv string) bool {
 	if err != nil {
 		return false
 	}
-	return !Queued(rec) && rec.Status != store.StatusStarting
+	return !rec.Queued() && rec.Status != store.StatusStarting
 }
 
 // removeQueuedEnvLeftover is gc of a GCQueuedEnv item, checked again.

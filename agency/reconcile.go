@@ -39,7 +39,7 @@ func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.I
 	}
 	defer unlock()
 	out := a.reconcileLocked(ctx, r)
-	if !Active(out) {
+	if !out.Active() {
 		a.drainQueueLocked(ctx)
 	}
 	return out
@@ -59,7 +59,7 @@ func (a *App) View(ctx context.Context, r *store.InvocationRecord) *store.Invoca
 }
 
 func (a *App) needsReconcile(r *store.InvocationRecord) bool {
-	if !Active(r) {
+	if !r.Active() {
 		return false
 	}
 	if runner.AlivePtr(r.SupervisorPID, r.SupervisorStartTime) {

@@ -76,7 +76,7 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	if rec.Status == store.StatusQueued {
 		return nil, errs.SendQueued(inv)
 	}
-	if Active(rec) {
+	if rec.Active() {
 		if rec.Mode != store.ModeHeaded {
 			return nil, errs.SendBusy(inv)
 		}

@@ -27,7 +27,7 @@ func (a *App) StopInvocation(ctx context.Context, query string, kill bool, wait 
 
 // Stop is StopInvocation for a resolved record.
 func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, wait time.Duration) (*store.InvocationRecord, error) {
-	if !Active(rec) {
+	if !rec.Active() {
 		return nil, errs.New(errs.ENotRunning, "see 'git agency agent show "+rec.InvocationID+"'",
 			"invocation %s is not running (status %s)", rec.InvocationID, rec.Status)
 	}
@@ -70,7 +70,7 @@ func (a *App) signalRunner(rec *store.InvocationRecord, kill bool) error {
 			}
 			return nil
 		}
-		if time.Now().After(deadline) || !Active(rec) {
+		if time.Now().After(deadline) || !rec.Active() {
 			return nil
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -90,7 +90,7 @@ func (a *App) WaitDone(ctx context.Context, inv string, wait time.Duration) *sto
 		r, err := a.Store.ReadInvocation(inv)
 		if err == nil {
 			rec = a.Reconcile(ctx, r)
-			if !Active(rec) {
+			if !rec.Active() {
 				return rec
 			}
 		}
@@ -104,21 +104,21 @@ func (a *App) WaitDone(ctx context.Context, inv string, wait time.Duration) *sto
 // StopAndWait stops a running invocation, gives it grace, then kills it and
 // waits for the record to be final (for discard and worktree rm --force).
 func (a *App) StopAndWait(ctx context.Context, rec *store.InvocationRecord, grace time.Duration) (*store.InvocationRecord, error) {
-	if !Active(rec) {
+	if !rec.Active() {
 		return rec, nil
 	}
 	r, err := a.Stop(ctx, rec, false, grace)
 	if err != nil && !errs.Is(err, errs.ENotRunning) {
 		return nil, err
 	}
-	if r != nil && !Active(r) {
+	if r != nil && !r.Active() {
 		return r, nil
 	}
 	cur, err := a.Store.ReadInvocation(rec.InvocationID)
 	if err != nil {
 		return nil, err
 	}
-	if !Active(cur) {
+	if !cur.Active() {
 		return cur, nil
 	}
 	r, err = a.Stop(ctx, cur, true, 10*time.Second)

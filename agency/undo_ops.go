@@ -25,7 +25,7 @@ func (u *undoRun) land(ctx context.Context) error {
 	if s := store.Deref(rec.LandingStatus); s != store.LandingLanded && !(u.resume() && s == store.LandingPending) {
 		return errs.UndoStatusChanged(rec.InvocationID, store.LandingLanded, s)
 	}
-	if Active(rec) {
+	if rec.Active() {
 		return errs.InvocationRunning(rec.InvocationID, "undo the land of")
 	}
 	wt, err := a.WorktreeByID(e.WorktreeID)
@@ -183,7 +183,7 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 		return err
 	}
 	rec = a.reconcileLocked(ctx, rec)
-	if Active(rec) {
+	if rec.Active() {
 		return errs.CheckpointApplyRunning(rec.InvocationID)
 	}
 	if err := a.sandboxPresent(rec); err != nil {

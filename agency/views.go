@@ -178,7 +178,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 		return nil, err
 	}
 	rec = a.View(ctx, rec)
-	if Queued(rec) {
+	if rec.Queued() {
 		list, err := a.scan()
 		if err != nil {
 			return nil, err
@@ -196,7 +196,7 @@ func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
 	v.CheckpointsError = a.checkpointsError(rec)
-	if Pending(rec) && v.Display != DisplayWorktreeRemoved {
+	if rec.Pending() && v.Display != DisplayWorktreeRemoved {
 		v.Forecast = a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]
 	}
 	return v, nil
@@ -212,7 +212,7 @@ const DisplayQueued = "queued"
 const DisplayWorktreeRemoved = "worktree removed"
 
 func worktreeRemoved(v *InvocationView, archived bool) {
-	if !archived || v.Record == nil || Active(v.Record) {
+	if !archived || v.Record == nil || v.Record.Active() {
 		return
 	}
 	if l := store.Deref(v.Record.LandingStatus); l == "" || l == store.LandingPending {
@@ -289,7 +289,7 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
-	if Queued(v.Record) {
+	if v.Record.Queued() {
 		v.Display = DisplayQueued
 		return
 	}

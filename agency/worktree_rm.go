@@ -128,10 +128,10 @@ func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) ([]strin
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
 	for _, e := range list {
-		if e.Record == nil || e.Record.IntegrationWorktreeID != wtID || !Active(e.Record) {
+		if e.Record == nil || e.Record.IntegrationWorktreeID != wtID || !e.Record.Active() {
 			continue
 		}
-		if r := a.reconcileLocked(ctx, e.Record); Active(r) {
+		if r := a.reconcileLocked(ctx, e.Record); r.Active() {
 			out = append(out, r.InvocationID)
 		}
 	}
@@ -195,7 +195,7 @@ func (a *App) beforeWorktreeRemoveInvocations(ctx context.Context, wt *store.Wor
 		if e.Record == nil || e.Record.IntegrationWorktreeID != wt.WorktreeID {
 			continue
 		}
-		if rec := a.Reconcile(ctx, e.Record); Active(rec) {
+		if rec := a.Reconcile(ctx, e.Record); rec.Active() {
 			running = append(running, rec)
 			ids = append(ids, rec.InvocationID)
 		}

@@ -378,7 +378,7 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 	if err != nil {
 		return err
 	}
-	if agency.Active(rec) {
+	if rec.Active() {
 		return errs.StopGaveUp(rec.InvocationID, map[bool]string{false: "stop", true: "kill"}[kill], wait.String())
 	}
 	fmt.Fprintf(env.Stdout, "%s: %s (%s)\n", rec.InvocationID, rec.Status, store.Deref(rec.ExitReason))

@@ -53,7 +53,7 @@ func attachHeaded(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 	}
 	// The supervisor creates the session; wait until it is running.
 	cur := a.WaitRunning(env.Ctx, rec.InvocationID)
-	if cur != nil && !agency.Active(cur) {
+	if cur != nil && !cur.Active() {
 		return agentExit(cur)
 	}
 	cur, cmd, err := a.AttachCmd(env.Ctx, rec.InvocationID)

@@ -421,7 +421,7 @@ func completeInvocations(a *agency.App, pending bool) []string {
 	list, _ := a.Store.ScanInvocations()
 	var out []string
 	for i := len(list) - 1; i >= 0; i-- {
-		if !pending || agency.Pending(list[i].Record) {
+		if !pending || list[i].Record.Pending() {
 			out = append(out, list[i].ID)
 		}
 	}

@@ -84,7 +84,7 @@ func Finished(r *InvocationRecord) bool {
 	if r == nil || (r.Status != StatusFinished && r.Status != StatusFailed) {
 		return false
 	}
-	if r.Land != nil && r.Land.State == "in_progress" {
+	if r.Land != nil && r.Land.State == LandInProgress {
 		return false
 	}
 	l := Deref(r.LandingStatus)

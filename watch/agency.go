@@ -273,7 +273,7 @@ func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*subproc
 	if rec.Mode != store.ModeHeaded {
 		return nil, errs.NotHeaded(inv.ShortID)
 	}
-	if !agency.Active(rec) {
+	if !rec.Active() {
 		return nil, errs.SessionGone(inv.ShortID, rec.Status)
 	}
 	if store.Deref(rec.TmuxSession) == "" {
@@ -477,7 +477,7 @@ func (x *AgencyActions) stop(ctx context.Context, inv InvocationRow, kill bool) 
 	if kill {
 		verb, done = "kill", "killed"
 	}
-	if rec != nil && agency.Active(rec) {
+	if rec != nil && rec.Active() {
 		return fmt.Sprintf("%s requested for %s; it is still %s", verb, inv.ShortID, rec.Status), nil
 	}
 	return done + " " + inv.ShortID, nil
