@@ -345,7 +345,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			return err
 		}
 		if fi, err := os.Lstat(tree); err == nil && fi.IsDir() { // (a link goes with its directory, never followed)
-			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
+			_ = a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next, and says when it cannot
 		}
 		if err := store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(it.Invocation)); err != nil {
 			return err
@@ -370,7 +370,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			return nil
 		}
 		if fi, err := os.Lstat(tree); err == nil && fi.IsDir() { // (a link goes with its directory, never followed)
-			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
+			_ = a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next, and says when it cannot
 		}
 		if err := a.undoKilledAdopt(it.Target); err != nil {
 			return err

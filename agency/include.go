@@ -350,7 +350,8 @@ func (c *copier) finish() error {
 		if err := os.Chmod(d.path, d.mode.Perm()|d.mode&(fs.ModeSetgid|fs.ModeSticky)); err != nil {
 			return errs.CopyFailed(d.path, err)
 		}
-		os.Chtimes(d.path, d.mt, d.mt)
+		// A directory's time is cosmetic (git never reads it): best effort.
+		_ = os.Chtimes(d.path, d.mt, d.mt)
 	}
 	return nil
 }

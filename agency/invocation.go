@@ -152,7 +152,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err != nil {
 		return nil, err
 	}
-	defer decideIsolation()
+	// On an early return, wait for the probe to end; its answer (and its
+	// error) is read where the record is made.
+	defer func() { _, _ = decideIsolation() }()
 
 	if err := a.fail(FPStartBeforeLock); err != nil {
 		return nil, err
@@ -193,8 +195,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return errors.Join(sandbox, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
 	}
 	if err := a.fail(FPStartAfterMkdir); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
 	if err != nil {
@@ -249,8 +250,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, withCleanup(err, cleanup())
 	}
 	if rec.Command, err = a.withHooks(spec, opts.Headless, inv, rec.Command); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))

@@ -126,7 +126,8 @@ func (a *App) drainQueueLocked(ctx context.Context) []string {
 		if a.unstartable(r) != "" {
 			// Out of the queue, failed with the reason: it must not hold a
 			// place until a slot frees.
-			a.launchQueuedLocked(ctx, r)
+			// Its error is the reason, recorded in its record and events.
+			_ = a.launchQueuedLocked(ctx, r)
 			changed = append(changed, r.InvocationID)
 			continue
 		}
