@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
@@ -109,6 +110,12 @@ type ApplyResult struct {
 	// had nothing uncommitted and no checkpoint yet.
 	Undo      int
 	UndoTaken bool
+	// Head is the sandbox's HEAD, which the rollback does not move, and
+	// LaterCommits how many commits it has past the checkpoint's HEAD
+	// (Applied.HeadSHA): their changes are undone in the files, so they
+	// show as uncommitted changes.
+	Head         string
+	LaterCommits int
 }
 
 // ApplyCheckpoint is `checkpoint apply`: it rolls an invocation's sandbox
@@ -167,6 +174,12 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	head, err := a.Repo.Tree(o.SandboxPath).Head(ctx)
 	if err != nil {
 		return nil, gitErr(err)
+	}
+	res.Head = head
+	if applied.HeadSHA != "" && head != applied.HeadSHA {
+		if log, err := a.Repo.LogOneline(ctx, applied.HeadSHA, head, false); err == nil {
+			res.LaterCommits = strings.Count(string(log), "\n")
+		}
 	}
 	restore := &store.Restore{Branch: rec.SandboxBranch, Head: head, Checkpoint: res.Undo}
 	if res.Undo > 0 {

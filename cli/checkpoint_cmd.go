@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -81,6 +82,10 @@ type applyJSON struct {
 	// nothing to save).
 	UndoCheckpoint int  `json:"undo_checkpoint"`
 	UndoTaken      bool `json:"undo_taken"`
+	// Head is the sandbox's HEAD, which a rollback leaves where it is;
+	// LaterCommits its commits past the checkpoint's HEAD.
+	Head         string `json:"head"`
+	LaterCommits int    `json:"later_commits"`
 }
 
 func (c *CheckpointApplyCmd) Run(env *Env) error {
@@ -94,7 +99,8 @@ func (c *CheckpointApplyCmd) Run(env *Env) error {
 	}
 	inv := res.Invocation.InvocationID
 	if c.JSON {
-		return printJSON(env.Stdout, applyJSON{InvocationID: inv, Applied: res.Applied, UndoCheckpoint: res.Undo, UndoTaken: res.UndoTaken})
+		return printJSON(env.Stdout, applyJSON{InvocationID: inv, Applied: res.Applied, UndoCheckpoint: res.Undo, UndoTaken: res.UndoTaken,
+			Head: res.Head, LaterCommits: res.LaterCommits})
 	}
 	switch {
 	case res.UndoTaken:
@@ -103,6 +109,9 @@ func (c *CheckpointApplyCmd) Run(env *Env) error {
 		fmt.Fprintf(env.Stdout, "the state before the rollback is checkpoint %d (unchanged since)\n", res.Undo)
 	}
 	fmt.Fprintf(env.Stdout, "restored checkpoint %d into %s\n", res.Applied.ID, res.Invocation.SandboxPath)
+	if res.LaterCommits > 0 {
+		fmt.Fprintln(env.Stdout, errs.RollbackLaterCommits(res.LaterCommits, short(res.Head), short(res.Applied.HeadSHA), res.Invocation.SandboxPath))
+	}
 	if res.Undo > 0 {
 		fmt.Fprintf(env.Stdout, "undo with: git agency checkpoint apply --invocation %s %d\n", inv, res.Undo)
 	}

@@ -14,3 +14,15 @@ func CopiedVenv(dir, origin string) string {
 func LinkedNodeModules(dir, target string) string {
 	return dir + ": a package in it links outside this tree (" + target + "): code here would run that copy; do not copy node_modules with .worktreeinclude, install in agency.setup, e.g. git config agency.setup 'npm ci' (docs/ready-sandboxes.md)"
 }
+
+// SetupWallReadOnly: a walled setup failed writing path, which the wall
+// keeps read-only (outside the sandbox); dir is what to make writable.
+func SetupWallReadOnly(path, dir string) string {
+	return "the wall keeps " + path + " read-only (it is outside the sandbox): write inside the sandbox instead, or let walled setups and agents write there: git config --add agency.isolate.writable " + dir + " (docs/wall.md)"
+}
+
+// SetupWallHidden: a walled setup failed on path, which exists on the host
+// and not inside the wall (a private /tmp, agency.isolate.hide).
+func SetupWallHidden(path string) string {
+	return "the wall does not show " + path + " (it is outside the sandbox; inside the wall /tmp is private and agency.isolate.hide paths are empty): keep what the setup needs inside the sandbox (copy it with .worktreeinclude), or, if agency.isolate.hide names it, remove it from there (docs/wall.md)"
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
@@ -184,6 +185,10 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	s.update(func(r *store.InvocationRecord) error { r.SetupStatus = "running"; return nil })
 	s.event("setup_started", map[string]any{"command": script})
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	var logStart int64
+	if fi, serr := os.Stat(logPath); serr == nil {
+		logStart = fi.Size()
+	}
 	code := -1
 	stopped := ""
 	argv, werr := s.walled(rec, []string{"/bin/sh", "-c", script})
@@ -261,6 +266,10 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	msg := fmt.Sprintf("setup failed (exit %d): see %s; the sandbox is kept for inspection", code, logPath)
 	if stopped != "" {
 		msg = "stopped during setup; see " + logPath
+	} else if rec.Isolation == wall.IsolateBwrap {
+		if hint := wallSetupHint(logPath, logStart, rec.SandboxPath); hint != "" {
+			msg += "; " + hint
+		}
 	}
 	s.logf("%s: %v", msg, err)
 	s.event("setup_failed", map[string]any{"exit_code": code, "log": logPath})
