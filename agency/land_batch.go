@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -40,7 +41,7 @@ func (a *App) landBatched(ctx context.Context, ids []string, opts LandOptions) [
 			landed, n, err = a.landStack(ctx, stack[:green])
 			out = append(out, landed...)
 		}
-		if err == errHeadMoved {
+		if errors.Is(err, errHeadMoved) {
 			if moves++; moves > verifyRebuilds {
 				return append(out, refuseAll(append(idsOf(stack[n:]), rest...), errs.HeadMoving(stack[0].rec.InvocationID, stack[0].wt.Branch, moves))...)
 			}
@@ -269,7 +270,7 @@ func (a *App) landStack(ctx context.Context, stack []*candidate) (out []LandOutc
 				return err
 			}
 			err = a.commitLandLocked(ctx, rec, c.wt, c.res)
-			if err == errHeadMoved {
+			if errors.Is(err, errHeadMoved) {
 				return err
 			}
 			out, n = append(out, outcomeOf(c.rec.InvocationID, c.res, err)), n+1

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
@@ -313,7 +314,7 @@ func (a *App) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.I
 		return nil, true, nil
 	}
 	err = a.commitLandLocked(ctx, rec, c.wt, c.res)
-	if err == errHeadMoved {
+	if errors.Is(err, errHeadMoved) {
 		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead})
 		return nil, true, nil
 	}
