@@ -213,7 +213,10 @@ func (a *App) verifyStack(ctx context.Context, stack []*candidate, timeout time.
 // it): its verify tree and record are made under the lock, the check runs
 // without it.
 func (a *App) verifyStacked(ctx context.Context, c *candidate, timeout time.Duration) (bool, error) {
-	if err := a.lockedDo(ctx, func(ctx context.Context) error { return a.beginVerifyLocked(ctx, c) }); err != nil {
+	if err := a.lockedDo(ctx, func(context.Context) error { return a.claimVerifyLocked(c) }); err != nil {
+		return false, err
+	}
+	if err := a.makeClaimedTree(ctx, c); err != nil {
 		return false, err
 	}
 	out := a.runVerifyCandidate(ctx, c, timeout)
@@ -224,6 +227,7 @@ func (a *App) verifyStacked(ctx context.Context, c *candidate, timeout time.Dura
 		}
 		return err
 	})
+	a.removePassedTree(ctx, c, out)
 	if err != nil && errs.As(err).Code != errs.EVerifyFailed {
 		return false, err
 	}

@@ -67,6 +67,9 @@ func (a *App) landVerified(ctx context.Context, inv string, opts LandOptions, co
 			}
 			return nil, err
 		}
+		if err := a.makeClaimedTree(ctx, c); err != nil {
+			return nil, err
+		}
 		out := a.runVerifyCandidate(ctx, c, timeout)
 		res, moved, err := a.endVerify(ctx, c, out)
 		if err != nil && errs.As(err).Code == errs.EVerifyFailed {
@@ -132,7 +135,7 @@ func (a *App) startVerify(ctx context.Context, inv string, opts LandOptions, com
 		c.done = true
 		return c, a.landReusedLocked(ctx, rec, c)
 	}
-	return c, a.beginVerifyLocked(ctx, c)
+	return c, a.claimVerifyLocked(c)
 }
 
 // landReusedLocked lands c on the pass rec records for the same key, and
@@ -153,14 +156,12 @@ func (a *App) landReusedLocked(ctx context.Context, rec *store.InvocationRecord,
 	return a.commitLandLocked(ctx, rec, c.wt, res)
 }
 
-// beginVerifyLocked makes c's verify tree at its candidate and records the
-// verify running (by this process). On failure nothing of it is left.
-func (a *App) beginVerifyLocked(ctx context.Context, c *candidate) error {
+// claimVerifyLocked records c's verify running (by this process), which
+// keeps other lands of it off (E_VERIFY_RUNNING) while its tree is made
+// and checked with no lock held.
+func (a *App) claimVerifyLocked(c *candidate) error {
 	inv, res := c.rec.InvocationID, c.res
 	var err error
-	if c.tree, err = a.makeVerifyTree(ctx, c.wt, inv, res.ResultHead); err != nil {
-		return err
-	}
 	pid := os.Getpid()
 	c.began = a.Now()
 	c.rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
@@ -172,10 +173,29 @@ func (a *App) beginVerifyLocked(ctx context.Context, c *candidate) error {
 		return nil
 	})
 	if err != nil {
-		return withCleanup(err, a.removeVerifyTree(ctx, inv))
+		return err
 	}
 	a.event(inv, "verify_started", map[string]any{"command": c.command, "candidate": res.ResultHead, "onto": res.TargetHead})
 	return nil
+}
+
+// makeClaimedTree makes the verify tree of c, claimed under the lock,
+// with no lock held: a worktree add and the include copy would block
+// every other command meanwhile. When it fails, the claim is taken back.
+func (a *App) makeClaimedTree(ctx context.Context, c *candidate) error {
+	var err error
+	if c.tree, err = a.makeVerifyTree(ctx, c.wt, c.rec.InvocationID, c.res.ResultHead); err == nil {
+		return nil
+	}
+	inv := c.rec.InvocationID
+	uerr := a.lockedDo(ctx, func(context.Context) error {
+		_, e := a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
+			r.VerifyStatus, r.VerifyPID, r.VerifyPIDStartTime = "", nil, nil
+			return nil
+		})
+		return e
+	})
+	return withCleanup(err, uerr)
 }
 
 // endVerify records how c's verify ended, under the repo lock. A failed
@@ -186,16 +206,30 @@ func (a *App) endVerify(ctx context.Context, c *candidate, out runner.VerifyOutc
 	if err := a.fail(FPVerifyPassed); err != nil && out.Passed {
 		return nil, false, err
 	}
-	ctx, unlock, err := a.lockWork(ctx)
-	if err != nil {
-		return nil, false, err
+	var res *LandResult
+	var moved bool
+	err := a.lockedDo(ctx, func(ctx context.Context) error {
+		rec, err := a.recordVerifyLocked(ctx, c, out)
+		if err != nil {
+			res = c.res
+			return err
+		}
+		res, moved, err = a.landVerifiedLocked(ctx, c, rec)
+		return err
+	})
+	a.removePassedTree(ctx, c, out)
+	return res, moved, err
+}
+
+// removePassedTree removes a passed verify's tree, with no lock held (a
+// failed one's is kept for inspection).
+func (a *App) removePassedTree(ctx context.Context, c *candidate, out runner.VerifyOutcome) {
+	if !out.Passed {
+		return
 	}
-	defer unlock()
-	rec, err := a.recordVerifyLocked(ctx, c, out)
-	if err != nil {
-		return c.res, false, err
+	if err := a.removeVerifyTree(ctx, c.rec.InvocationID); err != nil {
+		a.warn(c.rec.InvocationID, err)
 	}
-	return a.landVerifiedLocked(ctx, c, rec)
 }
 
 // recordVerifyLocked records how c's verify ended: a failed one keeps its
@@ -237,9 +271,6 @@ func (a *App) recordVerifyLocked(ctx context.Context, c *candidate, out runner.V
 		return rec, errs.VerifyBroken(inv, out.Error, c.command, rec.VerifyLog)
 	}
 	a.event(inv, "verify_passed", data)
-	if err := a.removeVerifyTree(ctx, inv); err != nil {
-		a.warn(inv, err)
-	}
 	return rec, nil
 }
 

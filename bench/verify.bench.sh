@@ -34,3 +34,35 @@ echo "8 candidates, 1 red, check ${CHECK}s + its verify tree ($(git ls-files | w
 echo "serial  (land A … H):        $(ms $((t1 - t0))) ms, $n_serial checks, $(landed serial) landed"
 echo "batched (land --batch 8):    $(ms $((t2 - t1))) ms, $n_batched checks, $(landed batched) landed"
 echo "ratio batched / serial: $(ratio $((t2 - t1)) $((t1 - t0)))"
+
+# A land that reuses a pass (the same candidate, tip, check, setup and
+# include patterns: land, undo, land again) against a land without verify
+# (--no-verify, after the same undo): the reuse key costs next to nothing.
+# Best of 3 each.
+one_agent() {
+	git agency worktree create --name "$1" >/dev/null
+	local id
+	id=$(git agency agent start -w "$1" --runner sh --headless --detached --prompt "echo $1 > $1.txt; git add -A; git commit -qm $1")
+	wait_status finished "$id"
+	echo "$id"
+}
+reuse_id=$(one_agent reuse)
+plain_id=$(one_agent plain)
+git agency agent land "$reuse_id" >/dev/null
+git agency agent land --no-verify "$plain_id" >/dev/null
+best_reuse=0 best_plain=0
+for _ in 1 2 3; do
+	git agency undo >/dev/null # the plain land
+	git agency undo >/dev/null # the reused one
+	a=$(now_ns)
+	git agency agent land "$reuse_id" >/dev/null
+	b=$(now_ns)
+	git agency agent land --no-verify "$plain_id" >/dev/null
+	c=$(now_ns)
+	if [ "$best_reuse" = 0 ] || [ $((b - a)) -lt "$best_reuse" ]; then best_reuse=$((b - a)); fi
+	if [ "$best_plain" = 0 ] || [ $((c - b)) -lt "$best_plain" ]; then best_plain=$((c - b)); fi
+done
+reused=$(cat "$AGENCY_DATA_DIR"/repos/*/invocations/"$reuse_id"/events.jsonl | grep -c '"verify_reused"')
+echo "land reusing a pass:         $(ms "$best_reuse") ms ($reused reuses, best of 3)"
+echo "land without verify:         $(ms "$best_plain") ms (best of 3)"
+echo "ratio reuse / no verify: $(ratio "$best_reuse" "$best_plain") (target <= 1.1)"
