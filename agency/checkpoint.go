@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -35,6 +36,8 @@ func (a *App) checkpointOptions(rec *store.InvocationRecord, reason string) runn
 		MaxFileSize:      maxSize,
 		Reason:           reason,
 		Warn:             func(err error) { a.warn(rec.InvocationID, err) },
+		Shadow:           runner.ShadowDir(a.Store, rec.InvocationID),
+		Branch:           strings.TrimPrefix(rec.SandboxBranch, "refs/heads/"),
 	}
 }
 

@@ -183,7 +183,7 @@ func (a *App) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree 
 	}
 	r := *rec
 	r.SandboxPath, r.SandboxBranch = tree, ""
-	w, err := runner.WallFor(a.Store, a.Repo.CommonDir, ws, &r)
+	w, err := runner.PrepareWall(ctx, a.Store, a.Repo, ws, &r)
 	if err != nil {
 		return nil, err
 	}

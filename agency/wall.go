@@ -115,7 +115,7 @@ func (a *App) checkRefsLogged(branch, tip string) error {
 
 // Wall is the wall of invocation rec, nil when it runs unwalled. Any
 // command run for the invocation (a verify) runs as w.Command(argv).
-func (a *App) Wall(rec *store.InvocationRecord) (*runner.Wall, error) {
+func (a *App) Wall(ctx context.Context, rec *store.InvocationRecord) (*runner.Wall, error) {
 	if rec.Isolation != runner.IsolateBwrap {
 		return nil, nil
 	}
@@ -123,7 +123,7 @@ func (a *App) Wall(rec *store.InvocationRecord) (*runner.Wall, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runner.WallFor(a.Store, a.Repo.CommonDir, ws, rec)
+	return runner.PrepareWall(ctx, a.Store, a.Repo, ws, rec)
 }
 
 // tryWall starts rec's wall once around /bin/true, so a wall that cannot
@@ -137,7 +137,7 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 		return err
 	}
 	a.makeGitDirs()
-	w, err := a.Wall(rec)
+	w, err := a.Wall(ctx, rec)
 	if err != nil {
 		return err
 	}

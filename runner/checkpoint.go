@@ -159,6 +159,12 @@ type CheckpointOptions struct {
 	// checkpoint that looks at every file.
 	Kept    *gitcore.KeptIndex
 	Changed []string
+
+	// Shadow and Branch: a walled sandbox's own git directory and its
+	// branch (without refs/heads/); what its agent's git wrote there is
+	// imported (ImportShadow) before the snapshot is taken. A shadow that
+	// does not exist imports nothing.
+	Shadow, Branch string
 }
 
 // TakeCheckpoint snapshots the sandbox into refs/agency/snapshots/<inv>/<n>
@@ -233,6 +239,11 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 		return nil, nil, err
 	}
 	defer lock.Unlock()
+	if o.Shadow != "" {
+		if _, err := ImportShadow(ctx, o.Repo, o.Shadow, o.Branch); err != nil {
+			return nil, nil, err
+		}
+	}
 
 	// The snapshot refs are read while the snapshot is taken (both are
 	// mostly process start-up); only this lock's holder creates them.

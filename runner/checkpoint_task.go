@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 
 	"github.com/git-agency/git-agency/store"
 )
@@ -35,6 +36,8 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		Warn:             func(err error) { s.logf("%v", err) },
 		LeaveOut:         leaveOut,
 		MaxFileSize:      maxSize,
+		Shadow:           ShadowDir(s.Store, s.Invocation),
+		Branch:           strings.TrimPrefix(rec.SandboxBranch, "refs/heads/"),
 	}
 	return &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
 }

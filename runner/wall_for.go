@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -99,6 +100,22 @@ func WallFor(st *store.Store, commonDir string, ws WallSettings, rec *store.Invo
 		Bwrap:      bwrap, Self: SelfExe(),
 	}
 	w.Visible = visibleRoots(st, commonDir, home, rec)
+	return w, nil
+}
+
+// PrepareWall is WallFor with the sandbox's own git directory made, or
+// refreshed after what its agent left there was imported (PrepareShadow):
+// the wall of a walled command about to start.
+func PrepareWall(ctx context.Context, st *store.Store, repo *gitcore.Repo, ws WallSettings, rec *store.InvocationRecord) (*Wall, error) {
+	w, err := WallFor(st, repo.CommonDir, ws, rec)
+	if err != nil {
+		return nil, err
+	}
+	shadow := ShadowDir(st, rec.InvocationID)
+	if err := PrepareShadow(ctx, repo, shadow, w.GitDir, w.Branch); err != nil {
+		return nil, err
+	}
+	w.Shadow = shadow
 	return w, nil
 }
 
@@ -213,7 +230,7 @@ func (s *Supervisor) wallOf(rec *store.InvocationRecord) (*Wall, error) {
 	if err != nil {
 		return nil, err
 	}
-	return WallFor(s.Store, s.Repo.CommonDir, ws, rec)
+	return PrepareWall(context.Background(), s.Store, s.Repo, ws, rec)
 }
 
 // readyWait bounds how long a walled headless agent may take to start.
