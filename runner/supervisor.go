@@ -303,6 +303,9 @@ type BackgroundTask interface {
 
 func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord) (stop func()) {
 	tasks := []BackgroundTask{newCheckpointTask(s, rec)}
+	if rec.Isolation == IsolateBwrap {
+		tasks = append(tasks, newImportTask(s, rec))
+	}
 	tctx, cancel := context.WithCancel(ctx)
 	for _, t := range tasks {
 		t.Start(tctx)
