@@ -100,7 +100,7 @@ func (a *App) makeVerifyTree(ctx context.Context, wt *store.WorktreeRecord, inv,
 	}
 	if len(include.Patterns) > 0 {
 		logPath := filepath.Join(dir, "include.log")
-		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		log, err := store.OpenLog(logPath, os.O_TRUNC)
 		if err != nil {
 			return fail(errs.IO("create", logPath, err))
 		}

@@ -183,7 +183,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	logPath := filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "setup.log")
 	s.update(func(r *store.InvocationRecord) error { r.SetupStatus = "running"; return nil })
 	s.event("setup_started", map[string]any{"command": script})
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := store.OpenLog(logPath, os.O_APPEND)
 	code := -1
 	stopped := ""
 	argv, werr := s.walled(rec, []string{"/bin/sh", "-c", script})

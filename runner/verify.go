@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/internal/subproc"
+	"github.com/git-agency/git-agency/store"
 )
 
 // VerifyLogLimit bounds a verify log: its first half and its last half are
@@ -54,7 +55,7 @@ type VerifyOutcome struct {
 func RunVerify(ctx context.Context, spec VerifySpec) VerifyOutcome {
 	began := time.Now()
 	out := VerifyOutcome{}
-	f, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	f, err := store.OpenLog(spec.LogPath, os.O_TRUNC)
 	if err != nil {
 		out.Error = "could not write the verify log: " + err.Error()
 		return out
