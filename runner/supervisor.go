@@ -16,6 +16,7 @@ import (
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
@@ -303,7 +304,7 @@ type BackgroundTask interface {
 
 func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord) (stop func()) {
 	tasks := []BackgroundTask{newCheckpointTask(s, rec)}
-	if rec.Isolation == IsolateBwrap {
+	if rec.Isolation == wall.IsolateBwrap {
 		tasks = append(tasks, newImportTask(s, rec))
 	}
 	tctx, cancel := context.WithCancel(ctx)

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // importInterval is how often a walled agent's supervisor looks for new
 // commits in its shadow git directory.
 const importInterval = time.Second
 
-// importTask imports a walled agent's commits (ImportShadow) soon after
+// importTask imports a walled agent's commits (wall.ImportShadow) soon after
 // it makes them, not only at the next checkpoint: until then the
 // sandbox's index and HEAD reflog, which the repository's own `git gc`
 // reads, name objects only the shadow has. It looks at two stamps a
@@ -30,9 +31,9 @@ type importTask struct {
 
 func newImportTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTask {
 	branch := strings.TrimPrefix(rec.SandboxBranch, "refs/heads/")
-	shadow := ShadowDir(s.Store, s.Invocation)
+	shadow := wall.ShadowDir(s.Store, s.Invocation)
 	t := &importTask{s: s, shadow: shadow, branch: branch, done: make(chan struct{})}
-	if gitDir, err := SandboxGitDir(rec.SandboxPath, s.Repo.CommonDir); err == nil {
+	if gitDir, err := wall.SandboxGitDir(rec.SandboxPath, s.Repo.CommonDir); err == nil {
 		t.stamps = append(t.stamps, filepath.Join(gitDir, "index"))
 	}
 	t.stamps = append(t.stamps, filepath.Join(shadow, "packed-refs"),
@@ -56,7 +57,7 @@ func (t *importTask) Start(ctx context.Context) {
 			if now == last {
 				continue
 			}
-			if _, err := ImportShadow(ctx, t.s.Repo, t.shadow, t.branch); err != nil {
+			if _, err := wall.ImportShadow(ctx, t.s.Repo, t.shadow, t.branch); err != nil {
 				t.s.logf("import from the wall: %v", err)
 				continue
 			}
