@@ -121,3 +121,12 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 	}
 	return false
 }
+
+// FsckConnectivity runs `git fsck --connectivity-only`: whether every
+// object the refs, reflogs and indexes reach is there. It returns what
+// fsck said when it failed.
+func (r *Repo) FsckConnectivity(ctx context.Context) (string, error) {
+	res, err := r.runner.Run(ctx, Cmd{Dir: r.Toplevel, Pin: pinned, Env: CleanEnv(os.Environ(), "GIT_OPTIONAL_LOCKS=0"),
+		Args: []string{"--git-dir=" + r.GitDir, "fsck", "--connectivity-only", "--no-dangling", "--no-progress"}})
+	return strings.TrimSpace(string(res.Stderr) + string(res.Stdout)), err
+}
