@@ -42,7 +42,9 @@ func (a *App) checkEscapes(ctx context.Context, add addFinding, records map[stri
 			"the object store borrows from: %s", strings.Join(strings.Fields(string(b)), ", "))
 	}
 	for _, r := range records {
-		a.checkSandboxEscapes(add, r)
+		if r != nil {
+			a.checkSandboxEscapes(add, r)
+		}
 	}
 	fctx, cancel := context.WithTimeout(ctx, fsckBudget)
 	defer cancel()

@@ -16,7 +16,7 @@ import "path/filepath"
 func (w *Wall) shadowGrants(add func(p, from string, a Access, why string)) {
 	common, s := realPath(w.CommonDir), w.Shadow
 	in := func(rel string) string { return filepath.Join(common, rel) }
-	add(common, s, Writable, "the sandbox's own git directory: its objects, refs and reflogs")
+	add(common, s, Writable, "the sandbox's own git directory")
 	add(in("objects"), filepath.Join(s, "objects"), Writable, "the sandbox's own object store")
 	add(in("objects/info"), filepath.Join(s, "objects", "info"), Writable, "the sandbox's own object store")
 	add(in("objects/info/alternates"), filepath.Join(s, "objects", "info", "alternates"), ReadOnly, "the sandbox's alternate: the repository's object store")
