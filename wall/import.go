@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
 )
 
 // ImportReflog is the reflog message of a sandbox branch moved to the
@@ -49,7 +50,7 @@ func ImportShadow(ctx context.Context, repo *gitcore.Repo, shadow, branch string
 		return false, err
 	}
 	tip, ok := shadowTip(root, branch)
-	if !ok {
+	if !ok || tip == lastImported(shadow) {
 		return false, nil
 	}
 	ref := "refs/heads/" + branch
@@ -63,7 +64,23 @@ func ImportShadow(ctx context.Context, repo *gitcore.Repo, shadow, branch string
 	if err := repo.MoveRef(ctx, ref, tip, old, ImportReflog); err != nil {
 		return false, err
 	}
-	return true, nil
+	return true, noteImported(shadow, tip)
+}
+
+// importedPath is the file beside a shadow (outside it, so out of the
+// agent's reach) that holds the shadow tip last brought in, or set from
+// the repository's branch: a tip the agent has not moved since is not
+// brought in again, so that a reset made outside (a checkpoint applied)
+// stands.
+func importedPath(shadow string) string { return shadow + "-imported" }
+
+func lastImported(shadow string) string {
+	b, _ := os.ReadFile(importedPath(shadow))
+	return strings.TrimSpace(string(b))
+}
+
+func noteImported(shadow, tip string) error {
+	return store.WriteFileAtomic(importedPath(shadow), []byte(tip+"\n"), 0o644)
 }
 
 // shadowObjects are the ids of the objects in the shadow's own store: its

@@ -73,7 +73,14 @@ func PrepareShadow(ctx context.Context, repo *gitcore.Repo, shadow, gitDir, bran
 		os.RemoveAll(tmp)
 		return errs.IO("create", shadow, err)
 	}
-	return nil
+	if branch == "" {
+		return nil
+	}
+	tip, err := repo.RevParse(ctx, "refs/heads/"+branch)
+	if err != nil {
+		return err
+	}
+	return noteImported(shadow, tip)
 }
 
 // refreshShadow is PrepareShadow for a shadow that exists.
@@ -97,7 +104,10 @@ func refreshShadow(ctx context.Context, repo *gitcore.Repo, shadow, wtName, bran
 	if err != nil {
 		return err
 	}
-	return writeShadowRef(shadow, branch, tip)
+	if err := writeShadowRef(shadow, branch, tip); err != nil {
+		return err
+	}
+	return noteImported(shadow, tip)
 }
 
 // makeShadow lays out a new shadow git directory at dir.
