@@ -26,7 +26,7 @@ const fsckBudget = 20 * time.Second
 // refs reach that are missing.
 func (a *App) checkEscapes(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
 	common := a.Repo.CommonDir
-	filepath.WalkDir(filepath.Join(common, "refs"), func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(filepath.Join(common, "refs"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
 			if fi, err := d.Info(); err == nil && time.Since(fi.ModTime()) > staleLockAge {
 				add("escapes", LevelProblem, "remove it if no git command is running: rm "+p, p, "stale ref lock: it blocks every update of that ref")
