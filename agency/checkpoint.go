@@ -9,6 +9,7 @@ import (
 	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // checkpointOptions are the options of a checkpoint of rec's sandbox.
@@ -21,6 +22,7 @@ func (a *App) checkpointOptions(rec *store.InvocationRecord, reason string) chec
 	// stands in for it.
 	o, _ := checkpoint.FromConfig(a.Repo, a.Store, a.Config, rec.InvocationID, path, rec.IncludeUntracked, reason)
 	o.Warn = func(err error) { a.warn(rec.InvocationID, err) }
+	o.Shadow, o.Branch = wall.ShadowDir(a.Store, rec.InvocationID), strings.TrimPrefix(rec.SandboxBranch, "refs/heads/")
 	return o
 }
 

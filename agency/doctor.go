@@ -65,6 +65,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkLeftovers(add, left)
 	a.checkRecordFiles(add, invs)
 	a.checkUndo(add)
+	a.checkEscapes(ctx, add, records)
 	// The repository's own checks say they ran and found nothing, whatever
 	// the environment's checks above found (a missing runner program).
 	problems := 0

@@ -130,7 +130,7 @@ func (a *App) includeIntoSandboxWith(ctx context.Context, wt *store.WorktreeReco
 		return nil, nil
 	}
 	logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	log, err := store.OpenLog(logPath, os.O_APPEND)
 	if err != nil {
 		return nil, errs.IO("create", logPath, err)
 	}

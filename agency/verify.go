@@ -105,7 +105,7 @@ func (a *App) makeVerifyTree(ctx context.Context, wt *store.WorktreeRecord, inv,
 	}
 	if len(include.Patterns) > 0 {
 		logPath := filepath.Join(dir, "include.log")
-		log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		log, err := store.OpenLog(logPath, os.O_TRUNC)
 		if err != nil {
 			return fail(errs.IO("create", logPath, err))
 		}
@@ -204,6 +204,9 @@ func (a *App) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree 
 	r := *rec
 	r.SandboxPath, r.SandboxBranch = tree, ""
 	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, agencyExe())
+	if err == nil {
+		err = wall.Prepare(ctx, a.Store, a.Repo, w, rec.InvocationID)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -144,6 +144,7 @@ func (a *App) withForecasts(ctx context.Context, views []InvocationView, withDir
 			views[i].Forecast = DirtyRefused(f)
 		}
 	}
+	a.refMovedRefusals(views)
 }
 
 // DirtyRefused is forecast f as land gives it while the integration tree

@@ -106,8 +106,12 @@ func (a *App) checkRefsLogged(branch, tip string) error {
 
 // Wall is the wall of invocation rec, nil when it runs unwalled. Any
 // command run for the invocation (a verify) runs as w.Command(argv).
-func (a *App) Wall(rec *store.InvocationRecord) (*wall.Wall, error) {
-	return wall.OfRecord(a.Store, a.Repo.CommonDir, a.Config, rec, agencyExe())
+func (a *App) Wall(ctx context.Context, rec *store.InvocationRecord) (*wall.Wall, error) {
+	w, err := wall.OfRecord(a.Store, a.Repo.CommonDir, a.Config, rec, agencyExe())
+	if err != nil {
+		return nil, err
+	}
+	return w, wall.Prepare(ctx, a.Store, a.Repo, w, rec.InvocationID)
 }
 
 // tryWall starts rec's wall once around /bin/true, so a wall that cannot
@@ -121,7 +125,7 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 		return err
 	}
 	a.makeGitDirs()
-	w, err := a.Wall(rec)
+	w, err := a.Wall(ctx, rec)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // LockTimeout bounds the wait for a sandbox's checkpoint lock.
@@ -159,6 +160,12 @@ type Options struct {
 	// checkpoint that looks at every file.
 	Kept    *gitcore.KeptIndex
 	Changed []string
+
+	// Shadow and Branch: a walled sandbox's own git directory and its
+	// branch (without refs/heads/); what its agent's git wrote there is
+	// imported (ImportShadow) before the snapshot is taken. A shadow that
+	// does not exist imports nothing.
+	Shadow, Branch string
 }
 
 // Take snapshots the sandbox into refs/agency/snapshots/<inv>/<n>
@@ -233,6 +240,11 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 		return nil, nil, err
 	}
 	defer lock.Unlock()
+	if o.Shadow != "" {
+		if _, err := wall.ImportShadow(ctx, o.Repo, o.Shadow, o.Branch); err != nil {
+			return nil, nil, err
+		}
+	}
 
 	// The snapshot refs are read while the snapshot is taken (both are
 	// mostly process start-up); only this lock's holder creates them.

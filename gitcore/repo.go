@@ -172,6 +172,13 @@ func (r *Repo) exec(ctx context.Context, dir string, extra []string, stdin []byt
 // (commit-tree -S when commit.gpgsign asks), their hooks.
 var pinned = []string{"log.showSignature=false", "submodule.recurse=false"}
 
+// treePinned is pinned for the calls run in a tree (Tree), plus
+// core.fsmonitor=false: a sandbox's agent can have set a fsmonitor
+// program for its worktree (config.worktree, under
+// extensions.worktreeConfig), which git would run as the user, outside
+// any wall, on every status. The wall keeps that file read-only too.
+var treePinned = append(append([]string(nil), pinned...), "core.fsmonitor=false")
+
 // Tree returns a handle for git commands run inside the worktree at path (an
 // integration or sandbox tree).
 func (r *Repo) Tree(path string) *Tree { return &Tree{repo: r, Path: path} }
@@ -184,7 +191,7 @@ type Tree struct {
 }
 
 func (t *Tree) exec(ctx context.Context, extra []string, stdin []byte, args ...string) ([]byte, error) {
-	c := Cmd{Dir: t.Path, Args: args, Pin: pinned, Env: CleanEnv(os.Environ(), extra...)}
+	c := Cmd{Dir: t.Path, Args: args, Pin: treePinned, Env: CleanEnv(os.Environ(), extra...)}
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}

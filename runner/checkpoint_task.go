@@ -2,9 +2,11 @@ package runner
 
 import (
 	"context"
+	"strings"
 
 	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // The supervisor runs a checkpointer beside every runner, headless or
@@ -26,6 +28,7 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		s.logf("checkpoint: %v; leaving out untracked files over %d bytes", err, checkpoint.DefaultMaxFileSize)
 	}
 	o.Warn = func(err error) { s.logf("%v", err) }
+	o.Shadow, o.Branch = wall.ShadowDir(s.Store, s.Invocation), strings.TrimPrefix(rec.SandboxBranch, "refs/heads/")
 	return &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
 }
 

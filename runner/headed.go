@@ -72,8 +72,10 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 		return s.failEarly("cannot create logs: "+err.Error(), store.ExitUnknown)
 	}
 	logPath := filepath.Join(logs, PaneLog)
-	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+	if f, err := store.OpenLog(logPath, os.O_APPEND); err == nil {
 		f.Close()
+	} else {
+		return s.failEarly("cannot open "+PaneLog+": "+err.Error(), store.ExitUnknown)
 	}
 	paneStart, hookStart := s.followUpStart(rec, logPath)
 	began := time.Now()

@@ -83,7 +83,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		return s.failEarly("cannot create logs: "+err.Error(), store.ExitUnknown)
 	}
 	open := func(name string) (*os.File, error) {
-		return os.OpenFile(filepath.Join(logs, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		return store.OpenLog(filepath.Join(logs, name), os.O_APPEND)
 	}
 	rawF, err := open("raw.jsonl")
 	if err != nil {

@@ -184,7 +184,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	logPath := filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "setup.log")
 	s.update(func(r *store.InvocationRecord) error { r.SetupStatus = "running"; return nil })
 	s.event("setup_started", map[string]any{"command": script})
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := store.OpenLog(logPath, os.O_APPEND)
 	var logStart int64
 	if fi, serr := os.Stat(logPath); serr == nil {
 		logStart = fi.Size()
@@ -312,6 +312,9 @@ type BackgroundTask interface {
 
 func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord) (stop func()) {
 	tasks := []BackgroundTask{newCheckpointTask(s, rec)}
+	if rec.Isolation == wall.IsolateBwrap {
+		tasks = append(tasks, newImportTask(s, rec))
+	}
 	tctx, cancel := context.WithCancel(ctx)
 	for _, t := range tasks {
 		t.Start(tctx)

@@ -60,7 +60,7 @@ func RunVerify(ctx context.Context, spec VerifySpec) (out VerifyOutcome) {
 	began := time.Now()
 	// Named result: the duration is set on what is returned.
 	defer func() { out.Duration = time.Since(began) }()
-	f, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	f, err := store.OpenLog(spec.LogPath, os.O_TRUNC)
 	if err != nil {
 		out.Status, out.Error = store.VerifyErrored, "could not write the verify log: "+err.Error()
 		return out

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -20,7 +21,11 @@ func (s *Supervisor) walled(rec *store.InvocationRecord, argv []string) ([]strin
 
 // wallOf is the invocation's wall, nil when it runs unwalled.
 func (s *Supervisor) wallOf(rec *store.InvocationRecord) (*wall.Wall, error) {
-	return wall.OfRecord(s.Store, s.Repo.CommonDir, s.Config, rec, SelfExe())
+	w, err := wall.OfRecord(s.Store, s.Repo.CommonDir, s.Config, rec, SelfExe())
+	if err != nil {
+		return nil, err
+	}
+	return w, wall.Prepare(context.Background(), s.Store, s.Repo, w, rec.InvocationID)
 }
 
 // readyWait bounds how long a walled headless agent may take to start.

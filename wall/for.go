@@ -1,6 +1,7 @@
 package wall
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -100,6 +101,22 @@ func For(st *store.Store, commonDir string, ws Settings, rec *store.InvocationRe
 	}
 	w.Visible = visibleRoots(st, commonDir, home, self, rec)
 	return w, nil
+}
+
+// Prepare readies w, the wall of invocation inv about to go up, for its
+// agent's git: the sandbox's own git directory is made, or refreshed
+// after what its agent left there was imported (PrepareShadow), and w
+// mounts it (Shadow). A nil w (unwalled) needs nothing.
+func Prepare(ctx context.Context, st *store.Store, repo *gitcore.Repo, w *Wall, inv string) error {
+	if w == nil {
+		return nil
+	}
+	shadow := ShadowDir(st, inv)
+	if err := PrepareShadow(ctx, repo, shadow, w.GitDir, w.Branch); err != nil {
+		return err
+	}
+	w.Shadow = shadow
+	return nil
 }
 
 // SandboxGitDir is the git directory a sandbox's .git file names; it must

@@ -28,6 +28,8 @@ type Grant struct {
 	Path   string `json:"path"`
 	Access Access `json:"access"`
 	Why    string `json:"why"`
+	// From, when set, is what is mounted at Path (else Path itself).
+	From string `json:"from,omitempty"`
 }
 
 // Wall is what every process of a walled invocation may touch. The host's
@@ -40,6 +42,9 @@ type Wall struct {
 	// (<common>/worktrees/<id>); CommonDir the repository's common git
 	// directory; Branch the sandbox's branch (without refs/heads/).
 	Sandbox, GitDir, CommonDir, Branch string
+	// Shadow, when set, is the sandbox's own git directory (ShadowDir),
+	// mounted over CommonDir: see shadowGrants.
+	Shadow string
 	// Logs is the invocation's own logs directory (the claude hooks
 	// append to it from inside).
 	Logs string
@@ -87,7 +92,15 @@ func (w *Wall) Grants() []Grant {
 	for _, p := range w.Visible {
 		add(p, ReadOnly, "visible")
 	}
-	w.gitGrants(add)
+	if w.Shadow != "" {
+		w.shadowGrants(func(p, from string, a Access, why string) {
+			if _, err := os.Lstat(from); err == nil {
+				out = append(out, Grant{Path: p, Access: a, Why: why, From: from})
+			}
+		})
+	} else {
+		w.gitGrants(add)
+	}
 	add(w.Sandbox, Writable, "sandbox tree")
 	add(filepath.Join(w.Sandbox, ".git"), ReadOnly, "the sandbox's link to its git directory")
 	add(w.Logs, Writable, "the invocation's logs")
@@ -153,8 +166,8 @@ func orderGrants(in []Grant) []Grant {
 	var out []Grant
 	seen := map[Grant]bool{}
 	for _, g := range in {
-		key := Grant{Path: g.Path, Access: g.Access}
-		if seen[key] || g.Access == ReadOnly && !needsMount(g.Path, out) {
+		key := Grant{Path: g.Path, Access: g.Access, From: g.From}
+		if seen[key] || g.Access == ReadOnly && g.From == "" && !needsMount(g.Path, out) {
 			continue
 		}
 		seen[key] = true
@@ -230,6 +243,12 @@ func (w *Wall) Args() []string {
 }
 
 func mountArgs(g Grant) []string {
+	if g.From != "" {
+		if g.Access == Writable {
+			return []string{"--bind", g.From, g.Path}
+		}
+		return []string{"--ro-bind", g.From, g.Path}
+	}
 	switch g.Access {
 	case Writable:
 		return []string{"--bind", g.Path, g.Path}

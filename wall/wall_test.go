@@ -131,6 +131,9 @@ func TestWallDocNamesEveryGrant(t *testing.T) {
 	w.AgentState = []string{t.TempDir()}
 	w.Extra = []string{t.TempDir()}
 	w.Hide = []string{t.TempDir()}
+	w.Shadow = t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(w.Shadow, "objects", "info"), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.Shadow, "objects", "info", "alternates"), []byte(shadowAlternate), 0o644))
 	whys := map[string]bool{}
 	for _, g := range w.Grants() {
 		whys[g.Why] = true
@@ -142,5 +145,31 @@ func TestWallDocNamesEveryGrant(t *testing.T) {
 		if !strings.Contains(doc, "| "+g.Why+" |") {
 			t.Errorf("docs/wall.md does not name grant rule %q (%s)", g.Why, g.Path)
 		}
+	}
+}
+
+// A wall with a shadow git directory mounts it over the common git
+// directory, the repository's store read-only inside it as its alternate,
+// and the repository's config read-only; no ref of the repository is
+// writable.
+func TestWallShadowMounts(t *testing.T) {
+	w := wallFixture(t)
+	w.Shadow = t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(w.Shadow, "objects", "info"), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.Shadow, "objects", "info", "alternates"), []byte(shadowAlternate), 0o644))
+	args := strings.Join(w.Args(), " ")
+	common := realPath(w.CommonDir)
+	for _, want := range []string{
+		"--bind " + w.Shadow + " " + common,
+		"--ro-bind " + filepath.Join(common, "objects") + " " + filepath.Join(common, shadowBase),
+		"--ro-bind " + filepath.Join(w.Shadow, "objects", "info", "alternates") + " " + filepath.Join(common, "objects", "info", "alternates"),
+		"--ro-bind " + filepath.Join(common, "config") + " " + filepath.Join(common, "config"),
+	} {
+		if !strings.Contains(args, want) {
+			t.Errorf("no %q in %s", want, args)
+		}
+	}
+	if strings.Contains(args, "--bind "+filepath.Join(common, "refs")) || strings.Contains(args, "--bind "+filepath.Join(common, "objects")+" ") {
+		t.Errorf("the repository's refs or objects are writable: %s", args)
 	}
 }
