@@ -10,6 +10,7 @@ import (
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // StartOptions are the inputs of `agent start`.
@@ -214,7 +215,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	sessionID := runner.NewSessionID()
 	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
 	// Inside the wall a built-in works alone (runner.Spec.Walled).
-	spec = spec.Walled(isolation == runner.IsolateBwrap, opts.Headless, opts.RunnerArgs)
+	spec = spec.Walled(isolation == wall.IsolateBwrap, opts.Headless, opts.RunnerArgs)
 	if len(startArgs) == 0 {
 		sessionID = ""
 	}

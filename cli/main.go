@@ -24,6 +24,7 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // Version is set at build time with -ldflags "-X …/cli.Version=…" (make
@@ -90,8 +91,8 @@ func MainAgency(args []string) int {
 	if len(args) > 0 && args[0] == runner.HookEventCmd {
 		return hookEvent(args[1:], os.Stdin)
 	}
-	if len(args) > 0 && args[0] == runner.WallExecCmd {
-		return runner.WallExec(args[1:], os.Stderr)
+	if len(args) > 0 && args[0] == wall.ExecCmd {
+		return wall.Exec(args[1:], os.Stderr)
 	}
 	if len(args) > 0 && args[0] == runner.RemoveRetiredCmd {
 		return runner.RemoveRetired(args[1:])
