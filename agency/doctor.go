@@ -104,6 +104,7 @@ func (a *App) checkRunners(ctx context.Context, add addFinding) {
 	if v, ok := a.Config.Get("agency.defaultRunner"); ok && v != "" {
 		def = v
 	}
+	inWall := a.runnerWall(ctx)
 	for _, name := range runner.Names(a.Config) {
 		spec, err := runner.Lookup(a.Config, name)
 		if err != nil {
@@ -114,7 +115,7 @@ func (a *App) checkRunners(ctx context.Context, add addFinding) {
 		_, configured := a.Config.Get("agency.runner." + name + ".command")
 		switch {
 		case err == nil:
-			add("runner", LevelOK, "", p, "runner %s: %s", name, runnerVersion(ctx, spec, p))
+			a.checkRunnerRuns(ctx, add, inWall, name, spec, p)
 		case configured:
 			add("runner", LevelProblem, "point git config agency.runner."+name+".command at an installed program", "", "runner %s: program %q not found", name, spec.Program)
 		case name == def:
