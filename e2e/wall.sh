@@ -156,6 +156,31 @@ state_hook_case() {
   [ -e "$saved" ] && mv "$saved" "$settings"
 }
 
+# codex_tmp_case: codex installed with npm under /tmp (an npm prefix, as
+# `npm install -g --prefix /tmp/p @openai/codex` lays it out, its platform
+# binary in a sibling package) runs walled, and doctor runs its --version
+# inside the wall.
+codex_tmp_case() {
+  echo "== codex: installed under /tmp (an npm prefix), inside the wall"
+  local prefix=$work/prefix mods=$clis/..
+  mkdir -p "$prefix/bin" "$prefix/lib/node_modules/@openai"
+  # hard links: the same files, at a path under /tmp (never written)
+  cp -al "$mods/@openai/codex" "$mods/@openai/codex-linux-x64" "$prefix/lib/node_modules/@openai/" 2>/dev/null ||
+    cp -a "$mods/@openai/codex" "$mods/@openai/codex-linux-x64" "$prefix/lib/node_modules/@openai/"
+  ln -sf ../lib/node_modules/@openai/codex/bin/codex.js "$prefix/bin/codex"
+  git config agency.runner.codex.command "$prefix/bin/codex"
+  git agency doctor >"$work/doctor-tmp.out" 2>&1
+  expect "doctor runs its --version inside the wall" grep -Eq 'runner codex: codex-cli .* \(inside the wall\)' "$work/doctor-tmp.out"
+  local inv
+  inv=$(git agency agent start -w feat --runner codex --headless -d --prompt "Create hello.txt" </dev/null) ||
+    { fail "agent start"; git config --unset agency.runner.codex.command; return; }
+  wait_done "$inv" 120 || fail "did not end"
+  git config --unset agency.runner.codex.command
+  expect "status finished" field "$work/show.json" status '"finished"'
+  expect "isolation bwrap" field "$work/show.json" isolation '"bwrap"'
+  expect "the agent wrote hello.txt in its sandbox" grep -qx "hello from mock" "$(jval "$work/show.json" record.sandbox_path)/hello.txt"
+}
+
 case ${AGENCY_E2E_ONLY:-claude} in claude)
   walled_commit claude
   escape_case
@@ -163,7 +188,8 @@ case ${AGENCY_E2E_ONLY:-claude} in claude)
   state_hook_case;;
 esac
 case ${AGENCY_E2E_ONLY:-codex} in codex)
-  walled_commit codex;;
+  walled_commit codex
+  codex_tmp_case;;
 esac
 case ${AGENCY_E2E_ONLY:-headed} in codex|headed)
   (headed_codex_approval) | tee "$work/xwall.out"
