@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -111,7 +112,7 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 	if _, err := runner.NotifyTimeoutFromConfig(a.Config); err != nil {
 		return runner.Spec{}, err
 	}
-	if _, _, err := runner.LeaveOutFromConfig(a.Config); err != nil {
+	if _, _, err := checkpoint.LeaveOutFromConfig(a.Config); err != nil {
 		return runner.Spec{}, err
 	}
 	if !opts.Headless {

@@ -24,7 +24,7 @@ var (
 )
 
 // noPrint are the packages that never print (only cli and watch do).
-var noPrint = []string{"agency", "store", "gitcore", "runner", "runner/tmux", "runner/stream", "wall", "errs"}
+var noPrint = []string{"agency", "store", "gitcore", "runner", "runner/tmux", "runner/stream", "wall", "checkpoint", "errs"}
 
 type goFile struct {
 	dir  string // module-relative, slash-separated
