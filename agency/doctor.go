@@ -398,15 +398,6 @@ func tmuxVersion(ctx context.Context) string {
 	return v
 }
 
-// runnerVersion is the first line of the runner's `--version` (which runner
-// runs, bounded in time), or "<program> (version unknown)".
-func runnerVersion(ctx context.Context, spec runner.Spec, path string) string {
-	if v := spec.Version(ctx, path); v != "" {
-		return v
-	}
-	return filepath.Base(path) + " (version unknown)"
-}
-
 // versionLess compares dotted versions numerically ("2.39.5" < "2.40").
 func versionLess(v, min string) bool {
 	pv, pm := strings.Split(v, "."), strings.Split(min, ".")

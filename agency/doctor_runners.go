@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/wall"
@@ -30,7 +31,10 @@ func (a *App) runnerWall(ctx context.Context) func(program string) *wall.Wall {
 func (a *App) checkRunnerRuns(ctx context.Context, add addFinding, inWall func(string) *wall.Wall, name string, spec runner.Spec, p string) {
 	outside := spec.Version(ctx, p)
 	if outside == "" || inWall == nil {
-		add("runner", LevelOK, "", p, "runner %s: %s", name, runnerVersion(ctx, spec, p))
+		if outside == "" {
+			outside = filepath.Base(p) + " (version unknown)"
+		}
+		add("runner", LevelOK, "", p, "runner %s: %s", name, outside)
 		return
 	}
 	inside := ""

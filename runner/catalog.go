@@ -286,8 +286,9 @@ func (s Spec) Find() (string, error) {
 	return p, nil
 }
 
-// versionWait bounds `<program> --version`.
-const versionWait = 3 * time.Second
+// versionWait bounds `<program> --version` (a node CLI on a loaded
+// machine, inside a wall, takes seconds).
+const versionWait = 10 * time.Second
 
 // Version runs `<program> --version` at path (what Find returned) as runner
 // runs every child (scrubbed environment, traced, stdin from /dev/null),
