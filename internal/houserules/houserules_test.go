@@ -20,7 +20,7 @@ var execAllowed = append(append([]string(nil), execDoors...), execHelpers...)
 // helper programs.
 var (
 	execDoors   = []string{"gitcore", "runner", "runner/tmux", "wall", "internal/subproc"}
-	execHelpers = []string{"internal/fakeagent", "internal/demoagent", "internal/testrepo", "bench/"}
+	execHelpers = []string{"internal/fakeagent", "internal/demoagent", "internal/testrepo", "internal/testenv", "bench/"}
 )
 
 // noPrint are the packages that never print (only cli and watch do).
