@@ -114,6 +114,8 @@ func ScriptParams(t *testing.T, dir string) testscript.Params {
 			"stdout2env": cmdStdout2env,
 			"chmodro":    cmdChmodRO,
 			"httpserve":  cmdHTTPServe,
+			"treehash":   cmdTreeHash,
+			"unixserve":  cmdUnixServe,
 		},
 	}
 }

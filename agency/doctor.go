@@ -106,6 +106,7 @@ func (a *App) checkRunners(ctx context.Context, add addFinding) {
 	if v, ok := a.Config.Get("agency.defaultRunner"); ok && v != "" {
 		def = v
 	}
+	inWall := a.runnerWall(ctx)
 	for _, name := range runner.Names(a.Config) {
 		spec, err := runner.Lookup(a.Config, name)
 		if err != nil {
@@ -116,7 +117,7 @@ func (a *App) checkRunners(ctx context.Context, add addFinding) {
 		_, configured := a.Config.Get("agency.runner." + name + ".command")
 		switch {
 		case err == nil:
-			add("runner", LevelOK, "", p, "runner %s: %s", name, runnerVersion(ctx, spec, p))
+			a.checkRunnerRuns(ctx, add, inWall, name, spec, p)
 		case configured:
 			add("runner", LevelProblem, "point git config agency.runner."+name+".command at an installed program", "", "runner %s: program %q not found", name, spec.Program)
 		case name == def:
@@ -399,15 +400,6 @@ func tmuxVersion(ctx context.Context) string {
 		return "tmux (version unknown)"
 	}
 	return v
-}
-
-// runnerVersion is the first line of the runner's `--version` (which runner
-// runs, bounded in time), or "<program> (version unknown)".
-func runnerVersion(ctx context.Context, spec runner.Spec, path string) string {
-	if v := spec.Version(ctx, path); v != "" {
-		return v
-	}
-	return filepath.Base(path) + " (version unknown)"
 }
 
 // versionLess compares dotted versions numerically ("2.39.5" < "2.40").

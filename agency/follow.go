@@ -71,10 +71,14 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 	logs := a.Store.SandboxLogsDir(inv)
 	out := &pipeWriter{w: o.Stdout}
 	name, w := a.logSource(rec, o.Kind, out)
+	errW := o.Stderr
+	if o.Kind != LogRaw {
+		errW = TermEscapeWriter(errW)
+	}
 	tails := []*tailer{
-		{path: filepath.Join(logs, SetupLog), w: o.Stderr, off: o.From[SetupLog]},
+		{path: filepath.Join(logs, SetupLog), w: errW, off: o.From[SetupLog]},
 		{path: filepath.Join(logs, name), w: w, off: o.From[name]},
-		{path: filepath.Join(logs, StderrLog), w: o.Stderr, off: o.From[StderrLog]},
+		{path: filepath.Join(logs, StderrLog), w: errW, off: o.From[StderrLog]},
 	}
 	pollAll := func() int {
 		n := 0

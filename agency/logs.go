@@ -71,15 +71,20 @@ func rawLog(rec *store.InvocationRecord) string {
 // logSource is the file kind reads and the writer that turns it into what
 // is shown on w. A headed run's pane.log, followed as readable output, is
 // drawn without the sequences a terminal would answer or keep (termFilter);
-// LogRaw gives its bytes as they are.
+// anything else but LogRaw escaped (TermEscape); LogRaw gives its bytes as
+// they are.
 func (a *App) logSource(rec *store.InvocationRecord, kind LogKind, w io.Writer) (string, io.Writer) {
+	// Agent text is shown with its control characters escaped
+	// (TermEscape), except as LogRaw.
 	switch {
 	case kind == LogStderr:
-		return StderrLog, w
+		return StderrLog, TermEscapeWriter(w)
 	case kind == LogReadable && a.hasStream(rec):
-		return StreamLog, &lineRenderer{w: w}
+		return StreamLog, &lineRenderer{w: TermEscapeWriter(w)}
 	case kind == LogReadable && rec.Mode == store.ModeHeaded:
 		return runner.PaneLog, &termFilter{w: w}
+	case kind == LogReadable:
+		return rawLog(rec), TermEscapeWriter(w)
 	}
 	return rawLog(rec), w
 }
@@ -113,7 +118,7 @@ func (a *App) CopyLogs(rec *store.InvocationRecord, kind LogKind, stdout, stderr
 	name, w := a.logSource(rec, kind, cw)
 	(&tailer{path: filepath.Join(dir, name), w: w}).poll()
 	if kind != LogStderr && cw.n == 0 {
-		(&tailer{path: filepath.Join(dir, StderrLog), w: stderr}).poll()
+		(&tailer{path: filepath.Join(dir, StderrLog), w: TermEscapeWriter(stderr)}).poll()
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // startGrace is how long a starting invocation without a recorded
@@ -115,7 +117,7 @@ func (a *App) reconciled(ctx context.Context, cur *store.InvocationRecord, clean
 		out.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
 	}
 	if out.Error == "" {
-		out.Error = "the supervisor is gone; the outcome was reconstructed"
+		out.Error = errs.SupervisorGone(cur.Isolation == wall.IsolateBwrap && cur.Mode != store.ModeHeaded)
 	}
 	return &out, true
 }

@@ -254,7 +254,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 
 func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *agency.App) {
 	r := v.Record
-	p := func(k, val string) { fmt.Fprintf(w, "%-24s %s\n", k+":", val) }
+	p := func(k, val string) { fmt.Fprintf(w, "%-24s %s\n", k+":", agency.TermEscape(val)) }
 	pi := func(k string, n *int) {
 		if n == nil {
 			p(k, "-")

@@ -93,7 +93,13 @@ type table struct {
 
 func newTable(env *Env, header ...string) *table { return &table{env: env, header: header} }
 
-func (t *table) add(cols ...string) { t.rows = append(t.rows, cols) }
+// add adds a row; agent text in it is shown escaped (agency.TermEscape).
+func (t *table) add(cols ...string) {
+	for i := range cols {
+		cols[i] = agency.TermEscape(cols[i])
+	}
+	t.rows = append(t.rows, cols)
+}
 
 func (t *table) flush() {
 	if !t.env.StdoutTTY {

@@ -100,8 +100,16 @@ JSON
   expect "notify: one needs_input per entry (trust, permission, turn end)" \
     test "$(grep -c '"event":"needs_input","invocation_id":"'"$inv"'"' "$work/notify.jsonl")" = 3
 
-  # Trusted once (in a sandbox, claude records the repository): the next
-  # sandbox asks no trust question and goes straight to its permission prompt.
+  # The trust answered in a walled claude stays in its own copy of the
+  # claude state (the user's is never written by an agent). Trusted once in
+  # the user's own claude (as `claude` run in the checkout records it), the
+  # repository's next sandbox asks no trust question and goes straight to
+  # its permission prompt: each invocation's copy starts from the user's.
+  expect "the sandbox's trust is not in the user's claude state" \
+    sh -c "! grep -q hasTrustDialogAccepted '$CLAUDE_CONFIG_DIR/.claude.json'"
+  node -e 'const fs=require("fs"),[f,r]=process.argv.slice(1),j=JSON.parse(fs.readFileSync(f,"utf8"));
+    j.projects=j.projects||{}; j.projects[r]={...(j.projects[r]||{}),hasTrustDialogAccepted:true};
+    fs.writeFileSync(f,JSON.stringify(j))' "$CLAUDE_CONFIG_DIR/.claude.json" "$repo"
   inv=$(git agency agent start -w feat --runner claude -d --prompt "Create hello.txt" </dev/null) ||
     { fail "second headed agent start"; return; }
   pane="=agency-$inv:"

@@ -151,12 +151,20 @@ headed_codex_send_case() { # a headed codex: pasted follow-ups, /quit; killed, t
   export TMUX_TMPDIR="$work/tmux-xsend"
   unset TMUX TMUX_PANE
   mkdir -p "$TMUX_TMPDIR"
-  # The folder trust and the TUI's features: e2e/headed.sh's headed_codex
-  # answered them for this repository, its sandboxes follow.
+  # The TUI's features, in the user's config. The folder trust and the
+  # model notice e2e/headed.sh's headed_codex answered stay in that
+  # invocation's own copy of the codex state: this one may ask them again.
   grep -q '^\[features\]' "$CODEX_HOME/config.toml" ||
     printf '\n[features]\nplugins = false\nremote_plugin = false\napps = false\n' >>"$CODEX_HOME/config.toml"
-  local inv
+  local inv i
   inv=$(git agency agent start -w feat --runner codex -d --prompt "Create hello.txt" </dev/null) || { fail "agent start"; tmux kill-server 2>/dev/null; return; }
+  pane="=agency-$inv:"
+  for i in 1 2 3; do
+    wait_show semantic_summary '"codex asks.*"' 5 || break
+    if screen | grep -q 'Use existing model'; then tmux send-keys -t "$pane" Down; sleep 0.3; fi
+    tmux send-keys -t "$pane" Enter
+    sleep 1
+  done
   if pane_has "$inv" 'Done: wrote the file' 60; then pass "turn 1 done at its prompt"; else fail "turn 1 done at its prompt"; tmux capture-pane -p -t "agency-$inv" | tail -20 | sed 's/^/    /'; fi
   expect "send pastes a follow-up" git agency agent send "$inv" -d --prompt "@@RECALL@@ what was my first prompt?"
   if pane_has "$inv" 'RECALL: first prompt was <<Create hello.txt>>; 2 user prompts' 30; then pass "the pasted prompt was submitted and answered"; else fail "the pasted prompt was submitted and answered"; tmux capture-pane -p -t "agency-$inv" | tail -8 | sed 's/^/    /'; fi

@@ -121,13 +121,75 @@ headed_codex_approval() {
   done
 }
 
+# state_hook_case: a claude's Bash tool writes a SessionStart hook into the
+# user's claude settings (by their path) and into its own. Walled, the
+# user's settings stay as they were, and the user's next `claude -p`,
+# outside any wall, runs no hook; the hook is in the agent's own copy.
+# Unwalled, the same prompt changes the user's settings and the user's
+# next claude runs the agent's command.
+state_hook_case() {
+  echo "== claude: a Bash tool writes a SessionStart hook into the user's settings"
+  local settings=$CLAUDE_CONFIG_DIR/settings.json saved=$work/settings.saved
+  [ -e "$settings" ] && cp "$settings" "$saved"
+  local before; before=$(cat "$settings" 2>/dev/null; echo .)
+  local hook='{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch '"$work"'/pwned"}]}]}}'
+  local cmd="printf '%s' '$hook' > '$settings'; printf '%s' '$hook' > \"\$CLAUDE_CONFIG_DIR/settings.json\"; true"
+  local inv
+  inv=$(git agency agent start -w feat --runner claude --headless -d --prompt "@@SHELL@@ $cmd" </dev/null) ||
+    { fail "agent start"; return; }
+  wait_done "$inv" 120 || { fail "did not end"; return; }
+  expect "the user's settings are unchanged" test "$(cat "$settings" 2>/dev/null; echo .)" = "$before"
+  expect "the agent's own copy has its hook" grep -q SessionStart \
+    "$(dirname "$(jval "$work/show.json" record.sandbox_path)")/agent-state/claude/settings.json"
+  claude -p "hi" </dev/null >/dev/null 2>&1
+  expect "the user's next claude -p ran no hook" test ! -e "$work/pwned"
+  git config agency.isolate off
+  # unwalled as root, claude bypasses its prompts only with IS_SANDBOX=1
+  inv=$(IS_SANDBOX=1 git agency agent start -w feat --runner claude --headless -d \
+    --runner-arg=--permission-mode --runner-arg=bypassPermissions --prompt "@@SHELL@@ $cmd" </dev/null)
+  git config agency.isolate bwrap
+  [ -n "$inv" ] && wait_done "$inv" 120
+  expect "unwalled, the hook lands in the user's settings" grep -q SessionStart "$settings"
+  claude -p "hi" </dev/null >/dev/null 2>&1
+  expect "unwalled, the user's next claude -p runs the agent's hook" test -e "$work/pwned"
+  rm -f "$work/pwned" "$settings"
+  [ -e "$saved" ] && mv "$saved" "$settings"
+}
+
+# codex_tmp_case: codex installed with npm under /tmp (an npm prefix, as
+# `npm install -g --prefix /tmp/p @openai/codex` lays it out, its platform
+# binary in a sibling package) runs walled, and doctor runs its --version
+# inside the wall.
+codex_tmp_case() {
+  echo "== codex: installed under /tmp (an npm prefix), inside the wall"
+  local prefix=$work/prefix mods=$clis/..
+  mkdir -p "$prefix/bin" "$prefix/lib/node_modules/@openai"
+  # hard links: the same files, at a path under /tmp (never written)
+  cp -al "$mods/@openai/codex" "$mods/@openai/codex-linux-x64" "$prefix/lib/node_modules/@openai/" 2>/dev/null ||
+    cp -a "$mods/@openai/codex" "$mods/@openai/codex-linux-x64" "$prefix/lib/node_modules/@openai/"
+  ln -sf ../lib/node_modules/@openai/codex/bin/codex.js "$prefix/bin/codex"
+  git config agency.runner.codex.command "$prefix/bin/codex"
+  git agency doctor >"$work/doctor-tmp.out" 2>&1
+  expect "doctor runs its --version inside the wall" grep -Eq 'runner codex: codex-cli .* \(inside the wall\)' "$work/doctor-tmp.out"
+  local inv
+  inv=$(git agency agent start -w feat --runner codex --headless -d --prompt "Create hello.txt" </dev/null) ||
+    { fail "agent start"; git config --unset agency.runner.codex.command; return; }
+  wait_done "$inv" 120 || fail "did not end"
+  git config --unset agency.runner.codex.command
+  expect "status finished" field "$work/show.json" status '"finished"'
+  expect "isolation bwrap" field "$work/show.json" isolation '"bwrap"'
+  expect "the agent wrote hello.txt in its sandbox" grep -qx "hello from mock" "$(jval "$work/show.json" record.sandbox_path)/hello.txt"
+}
+
 case ${AGENCY_E2E_ONLY:-claude} in claude)
   walled_commit claude
   escape_case
-  attended_case;;
+  attended_case
+  state_hook_case;;
 esac
 case ${AGENCY_E2E_ONLY:-codex} in codex)
-  walled_commit codex;;
+  walled_commit codex
+  codex_tmp_case;;
 esac
 case ${AGENCY_E2E_ONLY:-headed} in codex|headed)
   (headed_codex_approval) | tee "$work/xwall.out"

@@ -69,3 +69,14 @@ func oneLine(s string) string {
 	}
 	return strings.TrimPrefix(s, "bwrap: ")
 }
+
+// SupervisorGone is what a record says of a run whose supervisor died
+// before recording its end. A walled headless agent ends with its
+// supervisor (the wall dies with it): said, so that the record tells why
+// the agent stopped mid-task.
+func SupervisorGone(walledHeadless bool) string {
+	if walledHeadless {
+		return "the supervisor is gone, and its walled agent ended with it (a walled agent never outlives its supervisor: see docs/wall.md); the outcome was reconstructed"
+	}
+	return "the supervisor is gone; the outcome was reconstructed"
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/internal/subproc"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // Spec is one runner: its program and arguments per mode.
@@ -295,17 +296,29 @@ func (s Spec) Find() (string, error) {
 	return p, nil
 }
 
-// versionWait bounds `<program> --version`.
-const versionWait = 3 * time.Second
+// versionWait bounds `<program> --version` (a node CLI on a loaded
+// machine, inside a wall, takes seconds).
+const versionWait = 10 * time.Second
 
 // Version runs `<program> --version` at path (what Find returned) as runner
 // runs every child (scrubbed environment, traced, stdin from /dev/null),
 // bounded in time, and returns the first line of its output, or "" when
 // the program fails, says nothing or does not answer in time.
 func (s Spec) Version(ctx context.Context, path string) string {
+	return versionOf(ctx, []string{path, "--version"})
+}
+
+// VersionInside is Version with the program run inside the wall w.
+func (s Spec) VersionInside(ctx context.Context, path string, w *wall.Wall) string {
+	return versionOf(ctx, w.Command([]string{path, "--version"}))
+}
+
+// versionOf is the first line argv prints (bounded in time), "" when it
+// fails.
+func versionOf(ctx context.Context, argv []string) string {
 	ctx, cancel := context.WithTimeout(ctx, versionWait)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = subproc.Scrub(os.Environ(), nil)
 	// A program that leaves a child holding stdout must not hold us.
 	cmd.WaitDelay = time.Second

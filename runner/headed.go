@@ -227,7 +227,7 @@ func CaptureScreen(ctx context.Context, client *tmux.Client, target, path string
 // headedSession is the tmux session a headed invocation runs in: its
 // command walled when the record says so (see Supervisor.walled).
 func (s *Supervisor) headedSession(rec *store.InvocationRecord, name, logPath string) (tmux.SessionOptions, error) {
-	argv, err := s.walled(rec, rec.Command)
+	argv, err := s.walledInPane(rec, rec.Command)
 	return tmux.SessionOptions{
 		Name: name, Dir: rec.SandboxPath, Argv: argv, Env: tmuxEnv(rec),
 		Width: rec.WindowWidth, Height: rec.WindowHeight, LogPath: logPath,

@@ -14,6 +14,7 @@ import (
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // A headed agent's true state comes from what it says itself, newest first:
@@ -257,6 +258,11 @@ func newHeadedWatch(s *Supervisor, client *tmux.Client, pane string, rec *store.
 		panePath: filepath.Join(logs, PaneLog), sandbox: rec.SandboxPath, began: began, turnFrom: began}
 	if w.format == stream.FormatCodex {
 		w.codexHome = codexHome(AgentEnv(rec))
+		if rec.Isolation == wall.IsolateBwrap {
+			// Walled, codex keeps its sessions in the invocation's own
+			// state (CODEX_HOME inside the wall).
+			w.codexHome = wall.CodexDir(wall.StateDir(s.Store, rec.InvocationID))
+		}
 	}
 	return w
 }

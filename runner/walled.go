@@ -19,6 +19,19 @@ func (s *Supervisor) walled(rec *store.InvocationRecord, argv []string) ([]strin
 	return w.Command(argv), nil
 }
 
+// walledInPane is walled for a headed agent: it keeps its pane as its
+// controlling terminal (a session of its own would lose the resizes its
+// screen follows). Its pane runs nothing but the agent, so what it could
+// push into the pane's input (TIOCSTI) only it reads.
+func (s *Supervisor) walledInPane(rec *store.InvocationRecord, argv []string) ([]string, error) {
+	w, err := s.wallOf(rec)
+	if w == nil || err != nil {
+		return argv, err
+	}
+	w.NoTerminal = false
+	return w.Command(argv), nil
+}
+
 // wallOf is the invocation's wall, nil when it runs unwalled.
 func (s *Supervisor) wallOf(rec *store.InvocationRecord) (*wall.Wall, error) {
 	w, err := wall.OfRecord(s.Store, s.Repo.CommonDir, s.Config, rec, SelfExe())

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/git-agency/git-agency/internal/subproc"
+	"golang.org/x/sys/unix"
 )
 
 // ExecCmd is the hidden subcommand that runs first inside the wall:
@@ -23,15 +24,73 @@ const ExecCmd = "wall-exec"
 // agent's signals are back to their defaults.
 const readyFDFlag = "--ready-fd"
 
-// Exec gives SIGINT, SIGTERM and SIGHUP their default actions back
-// and replaces itself with args (after a leading "--"). It returns only
-// when that fails: 127 when the program is not found, 126 otherwise.
-func Exec(args []string, stderr io.Writer) int {
-	ready := -1
-	if len(args) > 1 && args[0] == readyFDFlag {
-		ready, _ = strconv.Atoi(args[1])
-		args = args[2:]
+// maxProcsFlag sets the agent's process limit (RLIMIT_NPROC); noTTYFlag
+// gives up the controlling terminal.
+const (
+	maxProcsFlag = "--max-procs"
+	noTTYFlag    = "--no-tty"
+)
+
+// execOptions are Exec's flags, before the agent's argv.
+type execOptions struct {
+	ready, maxProcs int
+	noTTY           bool
+}
+
+// parseExecFlags reads Exec's flags off args and returns the rest.
+func parseExecFlags(args []string) (execOptions, []string) {
+	o := execOptions{ready: -1}
+	for len(args) > 0 {
+		switch {
+		case args[0] == noTTYFlag:
+			o.noTTY, args = true, args[1:]
+		case len(args) > 1 && args[0] == readyFDFlag:
+			o.ready, _ = strconv.Atoi(args[1])
+			args = args[2:]
+		case len(args) > 1 && args[0] == maxProcsFlag:
+			o.maxProcs, _ = strconv.Atoi(args[1])
+			args = args[2:]
+		default:
+			return o, args
+		}
 	}
+	return o, args
+}
+
+// confine applies the options that hold for the agent and everything it
+// starts: no controlling terminal (TIOCSTI then fails on any terminal
+// descriptor it inherited, and /dev/tty cannot be opened; bubblewrap's
+// --new-session would do the same but move the agent out of the process
+// group a stop signals), and the process limit (counted per user in the
+// wall's own user namespace, so the agent's processes only; the kernel
+// exempts root's, uid 0 outside: see docs/wall.md).
+func (o execOptions) confine() error {
+	if o.noTTY {
+		if f, err := os.OpenFile("/dev/tty", os.O_RDWR|syscall.O_NOCTTY, 0); err == nil {
+			unix.IoctlSetInt(int(f.Fd()), unix.TIOCNOTTY, 0)
+			f.Close()
+		}
+	}
+	if o.maxProcs > 0 {
+		lim := &unix.Rlimit{Cur: uint64(o.maxProcs), Max: uint64(o.maxProcs)}
+		if err := unix.Setrlimit(unix.RLIMIT_NPROC, lim); err != nil {
+			return fmt.Errorf("process limit: %v", err)
+		}
+	}
+	return nil
+}
+
+// Exec gives SIGINT, SIGTERM and SIGHUP their default actions back,
+// confines itself (see confine), and replaces itself with args (after a
+// leading "--"). It returns only when that fails: 127 when the program
+// is not found, 126 otherwise.
+func Exec(args []string, stderr io.Writer) int {
+	o, args := parseExecFlags(args)
+	if err := o.confine(); err != nil {
+		fmt.Fprintf(stderr, "wall-exec: %v\n", err)
+		return 126
+	}
+	ready := o.ready
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/git-agency/git-agency/errs"
@@ -30,6 +31,11 @@ type Settings struct {
 	NoNetwork bool
 	// Writable and Hide: agency.isolate.writable and agency.isolate.hide.
 	Writable, Hide []string
+	// Readable: agency.isolate.readable (read-only paths shown inside,
+	// even in /tmp); Sockets: agency.isolate.sockets (sockets reachable
+	// under network none); MaxProcs: agency.isolate.maxProcs.
+	Readable, Sockets []string
+	MaxProcs          int
 }
 
 // SettingsFromConfig reads agency.isolate, agency.isolate.network,
@@ -57,7 +63,23 @@ func SettingsFromConfig(cfg *gitcore.Config) (Settings, error) {
 	}
 	ws.Writable = expandHome(cfg.GetAll("agency.isolate.writable"))
 	ws.Hide = expandHome(cfg.GetAll("agency.isolate.hide"))
-	return ws, nil
+	return ws, hygieneSettings(cfg, &ws)
+}
+
+// hygieneSettings reads agency.isolate.readable, agency.isolate.sockets
+// and agency.isolate.maxProcs into ws.
+func hygieneSettings(cfg *gitcore.Config, ws *Settings) error {
+	ws.Readable = expandHome(cfg.GetAll("agency.isolate.readable"))
+	ws.Sockets = expandHome(cfg.GetAll("agency.isolate.sockets"))
+	if v, ok := cfg.Get("agency.isolate.maxProcs"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 {
+			return errs.New(errs.EConfig, "set it to a number of processes, or 0 for no limit: git config agency.isolate.maxProcs 512",
+				"agency.isolate.maxProcs is %q: want a number", v)
+		}
+		ws.MaxProcs = n
+	}
+	return nil
 }
 
 func expandHome(paths []string) []string {
@@ -90,16 +112,21 @@ func For(st *store.Store, commonDir string, ws Settings, rec *store.InvocationRe
 	home, _ := os.UserHomeDir()
 	w := &Wall{
 		Sandbox: rec.SandboxPath, GitDir: gitDir, CommonDir: commonDir,
-		Branch:     strings.TrimPrefix(rec.SandboxBranch, "refs/heads/"),
-		Logs:       st.SandboxLogsDir(rec.InvocationID),
-		Caches:     buildCaches(home),
-		AgentState: agentState(home),
-		Extra:      ws.Writable,
-		Hide:       append(append([]string(nil), ws.Hide...), tmuxSocketDir()),
-		NoNetwork:  ws.NoNetwork,
-		Bwrap:      bwrap, Self: self,
+		Branch:    strings.TrimPrefix(rec.SandboxBranch, "refs/heads/"),
+		Logs:      st.SandboxLogsDir(rec.InvocationID),
+		Extra:     ws.Writable,
+		Hide:      append(append([]string(nil), ws.Hide...), tmuxSocketDir()),
+		NoNetwork: ws.NoNetwork,
+		Bwrap:     bwrap, Self: self,
+		Sockets:    SocketsAllowed(ws.Sockets, os.Getenv),
+		NoTerminal: true,
+		MaxProcs:   ws.MaxProcs,
+	}
+	if err := w.ownStateAndCaches(st, rec, home); err != nil {
+		return nil, errs.WallFailed(err.Error())
 	}
 	w.Visible = visibleRoots(st, commonDir, home, self, rec)
+	w.Visible = append(append(w.Visible, ws.Readable...), w.Sockets...)
 	return w, nil
 }
 
@@ -116,6 +143,28 @@ func Prepare(ctx context.Context, st *store.Store, repo *gitcore.Repo, w *Wall, 
 		return err
 	}
 	w.Shadow = shadow
+	return nil
+}
+
+// ownStateAndCaches gives the wall the invocation's own agent state
+// (seeded from the user's the first time, while its sandbox exists) and
+// the agents' shared build cache, both writable and named by the
+// environment; the user's own stay read-only.
+func (w *Wall) ownStateAndCaches(st *store.Store, rec *store.InvocationRecord, home string) error {
+	env, err := PrepareCaches(st.DataDir, home, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("cannot make the agent cache: %v", err)
+	}
+	w.Caches, w.Env = []string{CacheDir(st.DataDir)}, env
+	state := StateDir(st, rec.InvocationID)
+	if _, err := os.Stat(st.SandboxDir(rec.InvocationID)); err != nil {
+		return nil
+	}
+	if err := SeedState(state, home, os.Getenv); err != nil {
+		return fmt.Errorf("cannot copy the agent state: %v", err)
+	}
+	w.AgentState = []string{state}
+	w.Env = append(stateEnv(state), w.Env...)
 	return nil
 }
 
@@ -159,9 +208,7 @@ func visibleRoots(st *store.Store, commonDir, home, self string, rec *store.Invo
 		roots = append(roots, filepath.Dir(commonDir))
 	}
 	if len(rec.Command) > 0 {
-		if p, err := exec.LookPath(rec.Command[0]); err == nil {
-			roots = append(roots, filepath.Dir(realPath(p)))
-		}
+		roots = append(roots, RunnerRoots(rec.Command[0])...)
 	}
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
 		if filepath.IsAbs(d) {
@@ -169,36 +216,6 @@ func visibleRoots(st *store.Store, commonDir, home, self string, rec *store.Invo
 		}
 	}
 	return roots
-}
-
-// buildCaches are the user's build caches: a second sandbox's build
-// reuses the first one's work. XDG's cache directory (~/.cache, Go's
-// default GOCACHE) is made if missing.
-func buildCaches(home string) []string {
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		cache = filepath.Join(home, ".cache")
-	}
-	os.MkdirAll(cache, 0o700)
-	out := []string{cache, os.Getenv("GOCACHE"), os.Getenv("GOMODCACHE")}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		gopath = filepath.Join(home, "go")
-	}
-	for _, p := range filepath.SplitList(gopath) {
-		out = append(out, filepath.Join(p, "pkg", "mod"))
-	}
-	for _, p := range []string{".npm", ".yarn", ".pnpm-store", ".bun/install/cache", ".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches"} {
-		out = append(out, filepath.Join(home, p))
-	}
-	return out
-}
-
-// agentState is the agent CLIs' own state: sessions, resume and hooks
-// keep working inside the wall.
-func agentState(home string) []string {
-	out := []string{filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json"), filepath.Join(home, ".codex")}
-	return append(out, os.Getenv("CLAUDE_CONFIG_DIR"), os.Getenv("CODEX_HOME"))
 }
 
 // tmuxSocketDir is the directory of the user's tmux server sockets: an

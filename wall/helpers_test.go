@@ -1,6 +1,7 @@
 package wall
 
 import (
+	"net"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,4 +17,14 @@ func gitT(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// listenUnix listens on a unix socket at path.
+func listenUnix(t *testing.T, path string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
 }

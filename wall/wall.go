@@ -65,6 +65,20 @@ type Wall struct {
 	// ReadyFD, when not 0, is a descriptor the agent's process inherits
 	// and writes one byte to just before the agent starts.
 	ReadyFD int
+	// Env is set inside the wall (NAME=value): the agent's own state
+	// (CLAUDE_CONFIG_DIR, CODEX_HOME) and the agent cache.
+	Env []string
+	// Sockets are the unix sockets the user allows under NoNetwork
+	// (agency.isolate.sockets); every other one outside the sandbox is
+	// covered (see sockets.go).
+	Sockets []string
+	// NoTerminal takes the agent's controlling terminal away (no TIOCSTI
+	// into the terminal it was started from, see Exec); a headed agent
+	// keeps its pane.
+	NoTerminal bool
+	// MaxProcs, when not 0, is the agent's process limit
+	// (agency.isolate.maxProcs, RLIMIT_NPROC inside the wall).
+	MaxProcs int
 }
 
 // wallUID is the user and group id a root user's agent has inside the
@@ -236,10 +250,27 @@ func (w *Wall) Args() []string {
 	for _, d := range privateDirs {
 		args = append(args, "--tmpfs", d)
 	}
-	for _, g := range w.Grants() {
+	grants := w.Grants()
+	for _, g := range grants {
 		args = append(args, mountArgs(g)...)
 	}
+	args = append(args, w.hygieneArgs(grants)...)
 	return append(args, "--chdir", realPath(w.Sandbox))
+}
+
+// hygieneArgs are the wall's arguments past its grants: the sockets it
+// covers, and its environment.
+func (w *Wall) hygieneArgs(grants []Grant) []string {
+	var args []string
+	for _, s := range w.socketMasks(grants) {
+		args = append(args, "--ro-bind", os.DevNull, s)
+	}
+	for _, kv := range w.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			args = append(args, "--setenv", k, v)
+		}
+	}
+	return args
 }
 
 func mountArgs(g Grant) []string {
@@ -277,6 +308,12 @@ func (w *Wall) Command(argv []string) []string {
 	out = append(out, "--", w.Self, ExecCmd)
 	if w.ReadyFD > 2 {
 		out = append(out, readyFDFlag, strconv.Itoa(w.ReadyFD))
+	}
+	if w.MaxProcs > 0 {
+		out = append(out, maxProcsFlag, strconv.Itoa(w.MaxProcs))
+	}
+	if w.NoTerminal {
+		out = append(out, noTTYFlag)
 	}
 	out = append(out, "--")
 	return append(out, argv...)

@@ -178,7 +178,7 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 		}
 	}
 	if r.SemanticSummary != "" {
-		row.Summary = strings.TrimSpace(row.Summary + " " + r.SemanticSummary)
+		row.Summary = strings.TrimSpace(row.Summary + " " + agency.TermEscape(r.SemanticSummary))
 	}
 	row.Usage = usageText(r)
 	row.Apply = row.Display == StatusReadyApply
@@ -356,7 +356,7 @@ func (x *AgencyActions) Logs(ctx context.Context, inv InvocationRow) (string, er
 		return "", err
 	}
 	a, _ := x.app(inv.RepoID)
-	text := ansi.Strip(strings.ReplaceAll(a.LogText(ctx, rec, logTail), "\r", ""))
+	text := logText(rec, a.LogText(ctx, rec, logTail))
 	if strings.TrimSpace(text) == "" {
 		return "(no output yet)", nil
 	}
@@ -374,7 +374,7 @@ func (x *AgencyActions) VerifyLog(ctx context.Context, inv InvocationRow) (strin
 		return "", err
 	}
 	a, _ := x.app(inv.RepoID)
-	text := ansi.Strip(strings.ReplaceAll(a.VerifyLogText(rec, logTail), "\r", ""))
+	text := agency.TermEscape(strings.ReplaceAll(a.VerifyLogText(rec, logTail), "\r", ""))
 	if strings.TrimSpace(text) == "" {
 		return "(never verified: set agency.verify and land it)", nil
 	}
@@ -494,4 +494,15 @@ func usageText(r *store.InvocationRecord) string {
 		parts = append(parts, fmt.Sprintf("$%.4f", *r.Usage.CostUSD))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// logText is an invocation's log as watch shows it: a headed run's screen
+// without its drawing, anything else with the agent's control characters
+// escaped (agency.TermEscape), so that none reaches the terminal.
+func logText(rec *store.InvocationRecord, text string) string {
+	text = strings.ReplaceAll(text, "\r", "")
+	if rec.Mode == store.ModeHeaded {
+		text = ansi.Strip(text)
+	}
+	return agency.TermEscape(text)
 }
