@@ -17,7 +17,11 @@ import (
 var execAllowed = []string{
 	"gitcore", "runner", "runner/tmux", "internal/subproc",
 	"internal/fakeagent", "internal/demoagent", "internal/testrepo", "bench/",
+	"internal/sshdtest",
 }
+
+// sshHome is the one package that runs ssh (and may import os/exec for it).
+const sshHome = "host"
 
 // noPrint are the packages that never print (only cli and watch do).
 var noPrint = []string{"agency", "store", "gitcore", "runner", "runner/tmux", "runner/stream", "errs"}
@@ -127,7 +131,7 @@ func TestNoPackageFuncVars(t *testing.T) {
 // trace, and the terminal programs cli and watch hand the terminal to).
 func TestSubprocessPaths(t *testing.T) {
 	for _, g := range moduleFiles(t) {
-		if g.test || allowed(g.dir, execAllowed) {
+		if g.test || allowed(g.dir, execAllowed) || g.dir == sshHome {
 			continue
 		}
 		for _, im := range g.f.Imports {
@@ -181,7 +185,7 @@ func TestOnlyFrontEndsPrint(t *testing.T) {
 // CommandContext or LookPath of "git" or "tmux" (or a path ending in it)
 // anywhere else.
 func TestGitAndTmuxHaveOneHome(t *testing.T) {
-	home := map[string]string{"git": "gitcore", "tmux": "runner/tmux"}
+	home := map[string]string{"git": "gitcore", "tmux": "runner/tmux", "ssh": sshHome}
 	for _, g := range moduleFiles(t) {
 		if g.test || allowed(g.dir, execAllowed[4:]) {
 			continue
