@@ -59,7 +59,7 @@ func (a *App) View(ctx context.Context, r *store.InvocationRecord) *store.Invoca
 }
 
 func (a *App) needsReconcile(r *store.InvocationRecord) bool {
-	if !Active(r) {
+	if !Active(r) || r.Host != "" {
 		return false
 	}
 	if runner.AlivePtr(r.SupervisorPID, r.SupervisorStartTime) {

@@ -45,5 +45,11 @@ var configKeys = []configKey{
 	{"agency.isolate", "auto: wall every agent in bubblewrap where it works (else warn and run unwalled); bwrap: refuse to start without the wall; off: no wall", "auto"},
 	{"agency.isolate.network", "shared: walled agents use the network; none: cut it", "shared"},
 	{"agency.isolate.writable", "more paths a walled agent may write (multi-valued; ~/ is HOME)", ""},
+	{"agency.host.<name>.ssh", "a host for agents: an ssh destination (user@machine) or a ~/.ssh/config alias; never beginning with '-'", ""},
+	{"agency.host.<name>.maxActive", "how many agents may run at once on that host: auto or a number", "auto: the smaller of its cores and its free memory / 2 GiB"},
+	{"agency.host.<name>.lostAfter", "how long a host may stay unreachable before its running agents read host lost (Go duration)", "24h"},
+	{"agency.host.default", "the host agent start uses without --host", "none (this machine)"},
+	{"agency.host.sshConfig", "an ssh config file passed to every ssh call as -F (else ssh reads ~/.ssh/config)", ""},
+	{"agency.worktree.<name>.host", "the host agent start on that worktree uses without --host (wins over agency.host.default)", ""},
 	{"agency.isolate.hide", "paths a walled agent cannot see, e.g. ~/.ssh, ~/.aws (multi-valued; ~/ is HOME)", ""},
 }
