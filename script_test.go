@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/git-agency/git-agency/cli"
+	"github.com/git-agency/git-agency/internal/entry"
 	"github.com/git-agency/git-agency/internal/watchmain"
 )
 
@@ -28,7 +29,7 @@ var hostGoCache string
 
 func TestMain(m *testing.M) {
 	testscript.Main(removeBinDir{m}, map[string]func(){
-		"git-agency":  func() { os.Exit(cli.MainAgency(os.Args[1:])) },
+		"git-agency":  func() { os.Exit(entry.Main(os.Args[1:], cli.MainAgency)) },
 		"git-sandbox": func() { os.Exit(cli.MainSandbox(os.Args[1:])) },
 		"git-agency-watch": func() {
 			os.Exit(watchmain.Main(os.Args[1:]))

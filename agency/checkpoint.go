@@ -2,40 +2,25 @@ package agency
 
 import (
 	"context"
-	"errors"
 	"os"
 	"strconv"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/gitcore"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
 // checkpointOptions are the options of a checkpoint of rec's sandbox.
-func (a *App) checkpointOptions(rec *store.InvocationRecord, reason string) runner.CheckpointOptions {
+func (a *App) checkpointOptions(rec *store.InvocationRecord, reason string) checkpoint.Options {
 	path := rec.SandboxPath
 	if path == "" {
 		path = a.Store.SandboxTreePath(rec.InvocationID)
 	}
 	// A bad size was refused at start (PrepareStart); here the default
 	// stands in for it.
-	leaveOut, maxSize, err := runner.LeaveOutFromConfig(a.Config)
-	if err != nil {
-		maxSize = runner.DefaultMaxFileSize
-	}
-	return runner.CheckpointOptions{
-		Repo:             a.Repo,
-		Store:            a.Store,
-		Invocation:       rec.InvocationID,
-		SandboxPath:      path,
-		IncludeUntracked: rec.IncludeUntracked,
-		Denylist:         runner.DenylistFromConfig(a.Config),
-		LeaveOut:         leaveOut,
-		MaxFileSize:      maxSize,
-		Reason:           reason,
-		Warn:             func(err error) { a.warn(rec.InvocationID, err) },
-	}
+	o, _ := checkpoint.FromConfig(a.Repo, a.Store, a.Config, rec.InvocationID, path, rec.IncludeUntracked, reason)
+	o.Warn = func(err error) { a.warn(rec.InvocationID, err) }
+	return o
 }
 
 // ListCheckpoints is `checkpoint ls`: an invocation's checkpoints, oldest
@@ -45,7 +30,7 @@ func (a *App) ListCheckpoints(ctx context.Context, query string) (*store.Invocat
 	if err != nil {
 		return nil, nil, err
 	}
-	list, err := runner.ListCheckpoints(ctx, a.Repo, a.Store, rec.InvocationID)
+	list, err := checkpoint.List(ctx, a.Repo, a.Store, rec.InvocationID)
 	if err != nil {
 		return nil, nil, gitErr(err)
 	}
@@ -96,7 +81,7 @@ func (a *App) CreateCheckpoint(ctx context.Context, query string) (*store.Invoca
 	if err := a.sandboxPresent(rec); err != nil {
 		return rec, nil, 0, err
 	}
-	cp, err := runner.TakeCheckpoint(ctx, a.checkpointOptions(rec, store.CheckpointManual))
+	cp, err := checkpoint.Take(ctx, a.checkpointOptions(rec, store.CheckpointManual))
 	if err != nil || cp != nil {
 		return rec, cp, 0, err
 	}
@@ -106,17 +91,8 @@ func (a *App) CreateCheckpoint(ctx context.Context, query string) (*store.Invoca
 
 // latestCheckpoint is the highest checkpoint number whose ref exists.
 func (a *App) latestCheckpoint(ctx context.Context, inv string) (int, error) {
-	refs, err := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(inv))
-	if err != nil {
-		return 0, gitErr(err)
-	}
-	max := 0
-	for _, r := range refs {
-		if n, ok := store.SnapshotRefNumber(inv, r.Name); ok && n > max {
-			max = n
-		}
-	}
-	return max, nil
+	n, err := checkpoint.Latest(ctx, a.Repo, inv)
+	return n, gitErr(err)
 }
 
 // FPApplyAfterLog fails a checkpoint apply once it logged itself, before
@@ -167,62 +143,24 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	if err := a.sandboxPresent(rec); err != nil {
 		return nil, err
 	}
-	ref := store.SnapshotRef(rec.InvocationID, n)
-	commit, err := a.Repo.RevParse(ctx, ref)
+	applied, err := checkpoint.Find(ctx, a.Repo, a.Store, rec.InvocationID, n, id)
 	if err != nil {
-		if f, ferr := a.Store.ReadCheckpoints(rec.InvocationID); ferr == nil {
-			for _, c := range f.Checkpoints {
-				if c.ID == n {
-					return nil, errs.CheckpointGone(rec.InvocationID, id)
-				}
-			}
-		}
-		return nil, errs.CheckpointNotFound(rec.InvocationID, id)
+		return nil, err
 	}
-	res := &ApplyResult{Invocation: rec, Applied: store.Checkpoint{ID: n, SnapshotRef: ref, SnapshotCommit: commit}}
-	if list, err := runner.ListCheckpoints(ctx, a.Repo, a.Store, rec.InvocationID); err == nil {
-		for _, c := range list {
-			if c.ID == n {
-				res.Applied = c
-				res.Applied.SnapshotCommit = commit
-			}
-		}
-	}
+	ref, commit := applied.SnapshotRef, applied.SnapshotCommit
+	res := &ApplyResult{Invocation: rec, Applied: applied}
 
-	// The undo checkpoint saves the files, not the index: staged content
-	// that differs from its file would be lost for good.
 	st, err := a.Repo.Tree(rec.SandboxPath).Status(ctx)
 	if err != nil {
 		return nil, gitErr(err)
 	}
-	var both []string
-	for _, e := range st {
-		if (e.Kind == gitcore.StatusChanged || e.Kind == gitcore.StatusRenamed) && len(e.XY) == 2 && e.XY[0] != '.' && e.XY[1] != '.' {
-			both = append(both, e.Path)
-		}
-	}
-	if len(both) > 0 {
+	if both := checkpoint.StagedAndChanged(st); len(both) > 0 {
 		return nil, errs.CheckpointApplyStaged(rec.InvocationID, both)
 	}
 	o := a.checkpointOptions(rec, store.CheckpointBeforeApply)
-	// Untracked files checkpoints leave out are in no checkpoint, the undo
-	// one included: the rollback keeps them where they are.
-	keep := runner.LeftOutPatterns(o, st)
-	// Untracked files are part of what the rollback replaces: with tracked-
-	// only checkpoints they would be lost, so save them too.
-	o.IncludeUntracked = true
-	undo, err := runner.TakeCheckpoint(ctx, o)
-	if err != nil {
-		var e *errs.Error
-		if errors.As(err, &e) && e.Code == errs.EDenylisted {
-			return nil, errs.CheckpointApplyDenylisted(e.Detail)
-		}
-		return nil, err
-	}
-	if undo != nil {
-		res.Undo, res.UndoTaken = undo.ID, true
-	} else if res.Undo, err = a.latestCheckpoint(ctx, rec.InvocationID); err != nil {
-		return nil, err
+	var keep []string
+	if res.Undo, res.UndoTaken, keep, err = checkpoint.BeforeApply(ctx, o, st); err != nil {
+		return nil, gitErr(err)
 	}
 
 	// Log it before the files change: `undo` goes back to res.Undo.
@@ -245,7 +183,7 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 		return nil, err
 	}
 
-	cl, err := a.Store.LockCheckpoints(rec.InvocationID, runner.CheckpointLockTimeout)
+	cl, err := a.Store.LockCheckpoints(rec.InvocationID, checkpoint.LockTimeout)
 	if err != nil {
 		return nil, err
 	}

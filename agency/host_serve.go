@@ -16,6 +16,7 @@ import (
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // This file is the host side: what `git-agency host-serve …` does when
@@ -52,7 +53,7 @@ func ServeHello(ctx context.Context, version, repoID string) (*HostHello, error)
 	h.Git, _ = gitcore.Version(ctx, nil)
 	_, terr := tmux.Available()
 	h.Tmux = terr == nil
-	w := runner.ProbeWall(ctx)
+	w := wall.Probe(ctx)
 	h.Bwrap, h.Wall = w.Bwrap != "", w.Cause
 	for _, name := range []string{"claude", "codex"} {
 		if spec, err := runner.Lookup(nil, name); err == nil {

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // StartOptions are the inputs of `agent start`.
@@ -113,7 +115,7 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 	if _, err := runner.NotifyTimeoutFromConfig(a.Config); err != nil {
 		return runner.Spec{}, err
 	}
-	if _, _, err := runner.LeaveOutFromConfig(a.Config); err != nil {
+	if _, _, err := checkpoint.LeaveOutFromConfig(a.Config); err != nil {
 		return runner.Spec{}, err
 	}
 	if !opts.Headless {
@@ -217,7 +219,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	sessionID := runner.NewSessionID()
 	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
 	// Inside the wall a built-in works alone (runner.Spec.Walled).
-	spec = spec.Walled(isolation == runner.IsolateBwrap, opts.Headless, opts.RunnerArgs)
+	spec = spec.Walled(isolation == wall.IsolateBwrap, opts.Headless, opts.RunnerArgs)
 	if len(startArgs) == 0 {
 		sessionID = ""
 	}

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -35,16 +35,16 @@ const FPDiscardAfterLog = "discard:after-log"
 // untracked files included, denylist applied (checked before staging),
 // .agency/ and exclude left out. The same snapshot as checkpoints take.
 func (a *App) snapshotSandbox(ctx context.Context, tree string, exclude []string) (*gitcore.Snapshot, error) {
-	snap, err := runner.SnapshotTree(ctx, a.Repo, tree, true, runner.DenylistFromConfig(a.Config), exclude...)
+	snap, err := checkpoint.SnapshotTree(ctx, a.Repo, tree, true, checkpoint.DenylistFromConfig(a.Config), exclude...)
 	return snap, gitErr(err)
 }
 
 // previewSandbox is snapshotSandbox for the forecast: it also leaves out the
-// untracked files checkpoints leave out (runner.PreviewTree).
+// untracked files checkpoints leave out (checkpoint.PreviewTree).
 func (a *App) previewSandbox(ctx context.Context, rec *store.InvocationRecord, tree string) (*gitcore.Snapshot, error) {
 	o := a.checkpointOptions(rec, "")
 	o.SandboxPath = tree
-	snap, err := runner.PreviewTree(ctx, o)
+	snap, err := checkpoint.PreviewTree(ctx, o)
 	return snap, gitErr(err)
 }
 

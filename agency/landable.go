@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/gitcore"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/store"
 )
@@ -115,7 +115,7 @@ func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip str
 	if err != nil {
 		return ""
 	}
-	deny := runner.FullDenylist(runner.DenylistFromConfig(a.Config))
+	deny := checkpoint.FullDenylist(checkpoint.DenylistFromConfig(a.Config))
 	for _, e := range st {
 		if e.Kind == gitcore.StatusIgnored {
 			continue

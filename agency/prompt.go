@@ -10,6 +10,7 @@ import (
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // MaxPromptBytes bounds a headless prompt: it is one argument of the
@@ -90,7 +91,7 @@ func checkPrompt(spec runner.Spec, opts StartOptions, paths runner.Paths) error 
 // runnerPaths are what runner arguments name for the sandbox at tree (no
 // git directory when its .git does not name one of this repository's).
 func (a *App) runnerPaths(tree string) runner.Paths {
-	gitDir, _ := runner.SandboxGitDir(tree, a.Repo.CommonDir)
+	gitDir, _ := wall.SandboxGitDir(tree, a.Repo.CommonDir)
 	return runner.Paths{Sandbox: tree, GitDir: gitDir, CommonDir: a.Repo.CommonDir}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // SendOptions are the inputs of `agent send`.
@@ -113,7 +114,7 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 		}
 	}
 	// A follow-up works alone inside the wall as the first turn did.
-	spec = spec.Walled(rec.Isolation == runner.IsolateBwrap, rec.Mode == store.ModeHeadless, rec.RunnerArgs)
+	spec = spec.Walled(rec.Isolation == wall.IsolateBwrap, rec.Mode == store.ModeHeadless, rec.RunnerArgs)
 	return &sendPlan{rec: rec, spec: spec}, nil
 }
 

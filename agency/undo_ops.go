@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -231,7 +231,7 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 	if err := u.begin(); err != nil {
 		return err
 	}
-	cl, err := a.Store.LockCheckpoints(rec.InvocationID, runner.CheckpointLockTimeout)
+	cl, err := a.Store.LockCheckpoints(rec.InvocationID, checkpoint.LockTimeout)
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 	if err != nil {
 		return gitErr(err)
 	}
-	if err := a.resetFiles(ctx, tree, r.Commit, runner.LeftOutPatterns(a.checkpointOptions(rec, ""), st)); err != nil {
+	if err := a.resetFiles(ctx, tree, r.Commit, checkpoint.LeftOutPatterns(a.checkpointOptions(rec, ""), st)); err != nil {
 		return err
 	}
 	if err := a.fail(FPUndoAfterTree); err != nil {

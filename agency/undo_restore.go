@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -189,12 +189,12 @@ func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reas
 	o := a.checkpointOptions(rec, reason)
 	o.SandboxPath = tree
 	o.IncludeUntracked = true
-	cp, err := runner.TakeCheckpoint(ctx, o)
+	cp, err := checkpoint.Take(ctx, o)
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code == errs.EDenylisted {
 		r.NotKept = e.Detail
 		o.Exclude = e.Detail
-		cp, err = runner.TakeCheckpoint(ctx, o)
+		cp, err = checkpoint.Take(ctx, o)
 	}
 	if err != nil {
 		return nil, err

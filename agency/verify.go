@@ -10,6 +10,7 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // Settings of verified landing.
@@ -174,16 +175,16 @@ func (a *App) runVerify(ctx context.Context, rec *store.InvocationRecord, tree, 
 // agency.isolate walls agents in; nil (as it is) otherwise.
 func (a *App) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree string) (func(argv []string, dir string) ([]string, error), error) {
 	iso, err := a.isolation(ctx)
-	if err != nil || iso != runner.IsolateBwrap {
+	if err != nil || iso != wall.IsolateBwrap {
 		return nil, err
 	}
-	ws, err := runner.WallSettingsFromConfig(a.Config)
+	ws, err := wall.SettingsFromConfig(a.Config)
 	if err != nil {
 		return nil, err
 	}
 	r := *rec
 	r.SandboxPath, r.SandboxBranch = tree, ""
-	w, err := runner.WallFor(a.Store, a.Repo.CommonDir, ws, &r)
+	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, runner.SelfExe())
 	if err != nil {
 		return nil, err
 	}

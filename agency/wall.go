@@ -9,21 +9,22 @@ import (
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
+	"github.com/git-agency/git-agency/wall"
 )
 
-// isolation decides what walls a new invocation in (agency.isolate):
-// "bwrap", or "none" for off and for auto where bubblewrap cannot make a
-// wall (said once as a warning). Under bwrap, a machine without a working
-// bubblewrap refuses the start before anything is made.
+// isolation decides what walls a new invocation in (agency.isolate,
+// wall.Decide): "bwrap", or "none" for off and for auto where bubblewrap
+// cannot make a wall (said once as a warning). Under bwrap, a machine
+// without a working bubblewrap refuses the start before anything is made.
 func (a *App) isolation(ctx context.Context) (string, error) {
-	ws, err := runner.WallSettingsFromConfig(a.Config)
+	ws, err := wall.SettingsFromConfig(a.Config)
 	if err != nil {
 		return "", err
 	}
-	if ws.Mode == runner.IsolateOff {
-		return runner.IsolationNone, nil
+	if ws.Mode == wall.IsolateOff {
+		return wall.IsolationNone, nil
 	}
-	return a.isolationFrom(ws, runner.ProbeWall(ctx))
+	return a.isolationFrom(ws, wall.Probe(ctx))
 }
 
 // isolationAhead is isolation started now and read later (the returned
@@ -33,68 +34,59 @@ func (a *App) isolation(ctx context.Context) (string, error) {
 // the sandbox; under bwrap it runs now, so that such a machine is refused
 // before anything is made.
 func (a *App) isolationAhead(ctx context.Context) (func() (string, error), error) {
-	ws, err := runner.WallSettingsFromConfig(a.Config)
+	ws, err := wall.SettingsFromConfig(a.Config)
 	if err != nil {
 		return nil, err
 	}
-	if ws.Mode != runner.IsolateAuto {
+	if ws.Mode != wall.IsolateAuto {
 		iso, err := a.isolation(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return func() (string, error) { return iso, nil }, nil
 	}
-	done := make(chan struct{})
-	var check runner.WallCheck
-	go func() {
-		defer close(done)
-		check = runner.ProbeWall(ctx)
-	}()
+	probe := wall.ProbeAhead(ctx)
 	var (
 		once   sync.Once
 		iso    string
 		isoErr error
 	)
 	return func() (string, error) {
-		<-done
+		check := probe()
 		once.Do(func() { iso, isoErr = a.isolationFrom(ws, check) })
 		return iso, isoErr
 	}, nil
 }
 
-// isolationFrom is isolation's answer once bubblewrap was probed (check).
-func (a *App) isolationFrom(ws runner.WallSettings, check runner.WallCheck) (string, error) {
-	if check.OK() {
-		return runner.IsolateBwrap, nil
+// isolationFrom is isolation's answer once bubblewrap was probed (check),
+// its warning given to App.Warn.
+func (a *App) isolationFrom(ws wall.Settings, check wall.Check) (string, error) {
+	iso, warning, err := wall.Decide(ws, check)
+	if warning != nil && a.Warn != nil {
+		a.Warn(warning)
 	}
-	if ws.Mode == runner.IsolateBwrap {
-		return "", errs.WallUnavailable(check.Cause, check.Detail)
-	}
-	if a.Warn != nil {
-		a.Warn(errs.WallUnwalled(check.Cause, check.Detail))
-	}
-	return runner.IsolationNone, nil
+	return iso, err
 }
 
 // checkWall: bubblewrap can wall the agents in (agency.isolate). Under
 // auto a machine where it cannot is a warning (agents run unwalled),
 // under bwrap a problem (no agent can start).
 func (a *App) checkWall(ctx context.Context, add addFinding) {
-	ws, err := runner.WallSettingsFromConfig(a.Config)
+	ws, err := wall.SettingsFromConfig(a.Config)
 	if err != nil {
 		e := errs.As(err)
 		add("config", LevelProblem, e.Hint, "", "%s (agent start fails with E_CONFIG)", e.Msg)
 		return
 	}
-	if ws.Mode == runner.IsolateOff {
+	if ws.Mode == wall.IsolateOff {
 		add("wall", LevelWarn, "git config agency.isolate auto walls them where bubblewrap works", "", "agency.isolate is off: agents run unwalled and can change anything you can")
 		return
 	}
-	check := runner.ProbeWall(ctx)
+	check := wall.Probe(ctx)
 	switch {
 	case check.OK():
 		add("wall", LevelOK, "", check.Bwrap, "bubblewrap walls every agent in (agency.isolate %s)", ws.Mode)
-	case ws.Mode == runner.IsolateBwrap:
+	case ws.Mode == wall.IsolateBwrap:
 		add("wall", LevelProblem, errs.WallFix(check.Cause), check.Bwrap, "%s: agency.isolate is bwrap, so no agent can start", errs.WallWhy(check.Cause, check.Detail))
 	default:
 		add("wall", LevelWarn, errs.WallFix(check.Cause), check.Bwrap, "%s: agents run unwalled (agency.isolate auto)", errs.WallWhy(check.Cause, check.Detail))
@@ -115,22 +107,15 @@ func (a *App) checkRefsLogged(branch, tip string) error {
 
 // Wall is the wall of invocation rec, nil when it runs unwalled. Any
 // command run for the invocation (a verify) runs as w.Command(argv).
-func (a *App) Wall(rec *store.InvocationRecord) (*runner.Wall, error) {
-	if rec.Isolation != runner.IsolateBwrap {
-		return nil, nil
-	}
-	ws, err := runner.WallSettingsFromConfig(a.Config)
-	if err != nil {
-		return nil, err
-	}
-	return runner.WallFor(a.Store, a.Repo.CommonDir, ws, rec)
+func (a *App) Wall(rec *store.InvocationRecord) (*wall.Wall, error) {
+	return wall.OfRecord(a.Store, a.Repo.CommonDir, a.Config, rec, runner.SelfExe())
 }
 
 // tryWall starts rec's wall once around /bin/true, so a wall that cannot
 // start fails the start (which then removes what it made) with
 // bubblewrap's own reason.
 func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
-	if rec.Isolation != runner.IsolateBwrap {
+	if rec.Isolation != wall.IsolateBwrap {
 		return nil
 	}
 	if err := a.fail(FPStartWall); err != nil {
@@ -141,7 +126,7 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 	if err != nil {
 		return err
 	}
-	return runner.TryWall(ctx, w)
+	return wall.Try(ctx, w)
 }
 
 // makeGitDirs makes rr-cache in the common git directory when

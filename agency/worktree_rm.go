@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -254,11 +254,11 @@ func (a *App) logWorktreeRemoveLocked(ctx context.Context, rec *store.WorktreeRe
 	}
 	op := store.Operation{Seq: store.NextSeq(lines), Op: store.OpWorktreeRemove, WorktreeID: rec.WorktreeID,
 		WorktreeName: rec.Name, Branch: rec.Branch, TreePath: rec.TreePath, Stopped: stopped}
-	deny := runner.DenylistFromConfig(a.Config)
-	snap, err := runner.SnapshotTree(ctx, a.Repo, rec.TreePath, true, deny)
+	deny := checkpoint.DenylistFromConfig(a.Config)
+	snap, err := checkpoint.SnapshotTree(ctx, a.Repo, rec.TreePath, true, deny)
 	if err == nil && len(snap.Denied) > 0 {
 		denied := snap.Denied
-		snap, err = runner.SnapshotTree(ctx, a.Repo, rec.TreePath, true, deny, denied...)
+		snap, err = checkpoint.SnapshotTree(ctx, a.Repo, rec.TreePath, true, deny, denied...)
 		if snap != nil {
 			snap.Denied = denied
 		}

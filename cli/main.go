@@ -23,7 +23,6 @@ import (
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
-	"github.com/git-agency/git-agency/runner"
 )
 
 // Version is set at build time with -ldflags "-X …/cli.Version=…" (make
@@ -85,17 +84,10 @@ func (e *Env) Color() bool {
 	return e.StdoutTTY && !e.JSON && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 }
 
-// MainAgency runs `git agency` with args (without the program name).
+// MainAgency runs `git agency` with args (without the program name). The
+// hidden entry points (hook-event, wall-exec, remove-retired) are not
+// here: the program registers them first (internal/entry.Main).
 func MainAgency(args []string) int {
-	if len(args) > 0 && args[0] == runner.HookEventCmd {
-		return hookEvent(args[1:], os.Stdin)
-	}
-	if len(args) > 0 && args[0] == runner.WallExecCmd {
-		return runner.WallExec(args[1:], os.Stderr)
-	}
-	if len(args) > 0 && args[0] == runner.RemoveRetiredCmd {
-		return runner.RemoveRetired(args[1:])
-	}
 	return Main("git agency", &AgencyCLI{}, args)
 }
 

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -20,22 +21,11 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		s.logf("checkpoint: %v; using the defaults", err)
 		timing = DefaultCheckpointTiming
 	}
-	leaveOut, maxSize, err := LeaveOutFromConfig(s.Config)
+	o, err := checkpoint.FromConfig(s.Repo, s.Store, s.Config, s.Invocation, rec.SandboxPath, rec.IncludeUntracked, "")
 	if err != nil {
-		s.logf("checkpoint: %v; leaving out untracked files over %d bytes", err, DefaultMaxFileSize)
-		maxSize = DefaultMaxFileSize
+		s.logf("checkpoint: %v; leaving out untracked files over %d bytes", err, checkpoint.DefaultMaxFileSize)
 	}
-	o := CheckpointOptions{
-		Repo:             s.Repo,
-		Store:            s.Store,
-		Invocation:       s.Invocation,
-		SandboxPath:      rec.SandboxPath,
-		IncludeUntracked: rec.IncludeUntracked,
-		Denylist:         DenylistFromConfig(s.Config),
-		Warn:             func(err error) { s.logf("%v", err) },
-		LeaveOut:         leaveOut,
-		MaxFileSize:      maxSize,
-	}
+	o.Warn = func(err error) { s.logf("%v", err) }
 	return &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -44,7 +45,7 @@ func writeT(t *testing.T, dir, name, content string) {
 
 // sandbox makes a repository with one commit, a store, an invocation
 // directory and a sandbox worktree on agency/sandbox-<inv> with .agency/.
-func sandbox(t *testing.T) CheckpointOptions {
+func sandbox(t *testing.T) checkpoint.Options {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("HOME", dir)
@@ -73,10 +74,10 @@ func sandbox(t *testing.T) CheckpointOptions {
 	tree := st.SandboxTreePath(testInv)
 	gitT(t, repoDir, "worktree", "add", "-q", "-b", store.SandboxBranch(testInv), tree, "HEAD")
 	writeT(t, tree, ".agency/.gitignore", "*\n")
-	return CheckpointOptions{Repo: repo, Store: st, Invocation: testInv, SandboxPath: tree, IncludeUntracked: true}
+	return checkpoint.Options{Repo: repo, Store: st, Invocation: testInv, SandboxPath: tree, IncludeUntracked: true}
 }
 
-func treeHas(t *testing.T, o CheckpointOptions, commit, path string) bool {
+func treeHas(t *testing.T, o checkpoint.Options, commit, path string) bool {
 	out := gitT(t, o.SandboxPath, "ls-tree", "-r", "--name-only", commit)
 	for _, l := range strings.Split(out, "\n") {
 		if l == path {
@@ -84,103 +85,6 @@ func treeHas(t *testing.T, o CheckpointOptions, commit, path string) bool {
 		}
 	}
 	return false
-}
-
-func TestTakeCheckpoint(t *testing.T) {
-	o := sandbox(t)
-	ctx := context.Background()
-	o.Reason = store.CheckpointManual
-	// Clean tree, no checkpoint yet: nothing to save.
-	if cp, err := TakeCheckpoint(ctx, o); cp != nil || err != nil {
-		t.Fatalf("clean tree: %+v %v", cp, err)
-	}
-	writeT(t, o.SandboxPath, "a.txt", "changed\n")
-	writeT(t, o.SandboxPath, "new/untracked.txt", "u\n")
-	writeT(t, o.SandboxPath, ".agency/state/x", "private\n")
-	gitT(t, o.SandboxPath, "status", "--porcelain") // refresh the index once
-	index := gitT(t, o.SandboxPath, "ls-files", "-s", "--debug")
-	head := gitT(t, o.SandboxPath, "rev-parse", "HEAD")
-
-	cp, err := TakeCheckpoint(ctx, o)
-	if err != nil || cp == nil {
-		t.Fatalf("checkpoint: %+v %v", cp, err)
-	}
-	if cp.ID != 1 || cp.HeadSHA != head || !cp.IncludesUntracked || cp.Reason != "manual" || cp.Diffstat != "+2 -1 in 2 files" {
-		t.Errorf("record %+v", cp)
-	}
-	if got := gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotRef); got != cp.SnapshotCommit {
-		t.Errorf("ref %s = %s, record says %s", cp.SnapshotRef, got, cp.SnapshotCommit)
-	}
-	if gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotCommit+"^") != head {
-		t.Error("snapshot parent is not HEAD")
-	}
-	if !treeHas(t, o, cp.SnapshotCommit, "new/untracked.txt") || treeHas(t, o, cp.SnapshotCommit, ".agency/state/x") ||
-		treeHas(t, o, cp.SnapshotCommit, ".agency/.gitignore") {
-		t.Error("snapshot content wrong")
-	}
-	if gitT(t, o.SandboxPath, "ls-files", "-s", "--debug") != index || gitT(t, o.SandboxPath, "rev-parse", "HEAD") != head {
-		t.Error("checkpoint touched the sandbox's index or HEAD")
-	}
-	// Unchanged: skipped.
-	if cp, err := TakeCheckpoint(ctx, o); cp != nil || err != nil {
-		t.Fatalf("unchanged tree: %+v %v", cp, err)
-	}
-	// A supervisor killed between update-ref and the json write left ref 2.
-	gitT(t, o.SandboxPath, "update-ref", store.SnapshotRef(testInv, 2), cp.SnapshotCommit)
-	writeT(t, o.SandboxPath, "b.txt", "b\n")
-	cp3, err := TakeCheckpoint(ctx, o)
-	if err != nil || cp3 == nil || cp3.ID != 3 {
-		t.Fatalf("after an unrecorded ref: %+v %v", cp3, err)
-	}
-	list, err := ListCheckpoints(ctx, o.Repo, o.Store, testInv)
-	if err != nil || len(list) != 3 || list[1].ID != 2 || list[1].Reason != "unrecorded" || list[1].HeadSHA != head {
-		t.Fatalf("list %+v %v", list, err)
-	}
-	file, _ := o.Store.ReadCheckpoints(testInv)
-	if len(file.Checkpoints) != 2 {
-		t.Errorf("checkpoints.json %+v", file)
-	}
-	evs, _ := o.Store.ReadEvents(testInv)
-	if len(evs) != 2 || evs[0].Event != EventCheckpoint {
-		t.Errorf("events %+v", evs)
-	}
-	if err := DeleteSnapshotRefs(ctx, o.Repo, testInv); err != nil {
-		t.Fatal(err)
-	}
-	if refs, _ := o.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(testInv)); len(refs) != 0 {
-		t.Errorf("refs left: %v", refs)
-	}
-}
-
-func TestTakeCheckpointDenylist(t *testing.T) {
-	o := sandbox(t)
-	ctx := context.Background()
-	o.Denylist = []string{"*.secret"}
-	writeT(t, o.SandboxPath, "a.txt", "changed\n")
-	writeT(t, o.SandboxPath, ".env", "TOKEN=very-secret-token\n")
-	writeT(t, o.SandboxPath, "x/y.secret", "custom-secret\n")
-	_, err := TakeCheckpoint(ctx, o)
-	if !errs.Is(err, errs.EDenylisted) {
-		t.Fatalf("want E_DENYLISTED, got %v", err)
-	}
-	evs, _ := o.Store.ReadEvents(testInv)
-	if len(evs) != 1 || evs[0].Event != EventCheckpointFailed || evs[0].Data["reason"] != "denylisted_file" ||
-		fmt.Sprint(evs[0].Data["files"]) != "[.env x/y.secret]" {
-		t.Errorf("events %+v", evs)
-	}
-	objs := gitT(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch")
-	if strings.Contains(objs, "very-secret-token") || strings.Contains(objs, "custom-secret") || strings.Contains(objs, "changed") {
-		t.Error("a denylisted checkpoint wrote objects")
-	}
-	// Tracked-only snapshots do not look at untracked files.
-	o.IncludeUntracked = false
-	cp, err := TakeCheckpoint(ctx, o)
-	if err != nil || cp == nil || cp.IncludesUntracked || treeHas(t, o, cp.SnapshotCommit, ".env") {
-		t.Fatalf("tracked-only: %+v %v", cp, err)
-	}
-	if strings.Contains(gitT(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch"), "very-secret-token") {
-		t.Error("secret in the object store")
-	}
 }
 
 func TestCheckpointTimingFromConfig(t *testing.T) {
@@ -212,7 +116,7 @@ func (l *logBuf) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
-func waitCheckpoints(t *testing.T, o CheckpointOptions, n int) []store.Checkpoint {
+func waitCheckpoints(t *testing.T, o checkpoint.Options, n int) []store.Checkpoint {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -397,23 +301,6 @@ func TestCheckpointerDenylistReportedOnce(t *testing.T) {
 	evs, _ := o.Store.ReadEvents(testInv)
 	if len(evs) != 2 {
 		t.Errorf("events %+v", evs)
-	}
-}
-
-func TestLeaveOutFromConfig(t *testing.T) {
-	for v, want := range map[string]int64{"": DefaultMaxFileSize, "0": 0, "1024": 1024, "2k": 2048, "50m": 50 << 20, "1G": 1 << 30} {
-		cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.maxfilesize", Value: v},
-			{Key: "agency.checkpoint.exclude", Value: "*.bin"}, {Key: "agency.checkpoint.exclude", Value: "out/"}})
-		pats, size, err := LeaveOutFromConfig(cfg)
-		if err != nil || size != want || len(pats) != 2 {
-			t.Errorf("%q: %v %d %v, want %d", v, pats, size, err, want)
-		}
-	}
-	for _, v := range []string{"lots", "-1", "1t", "5mb"} {
-		cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.maxFileSize", Value: v}})
-		if _, _, err := LeaveOutFromConfig(cfg); err == nil {
-			t.Errorf("%q accepted", v)
-		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -65,7 +66,7 @@ func CheckpointTimingFromConfig(cfg *gitcore.Config) (CheckpointTiming, error) {
 // dirty check catches what events missed. Failures are logged and recorded
 // as events, never fatal.
 type Checkpointer struct {
-	o    CheckpointOptions
+	o    checkpoint.Options
 	t    CheckpointTiming
 	logf func(format string, args ...any)
 
@@ -94,7 +95,7 @@ type Checkpointer struct {
 
 // NewCheckpointer returns a checkpointer for one sandbox. logf receives
 // warnings and progress (the supervisor's log); it may be nil.
-func NewCheckpointer(o CheckpointOptions, t CheckpointTiming, logf func(format string, args ...any)) *Checkpointer {
+func NewCheckpointer(o checkpoint.Options, t CheckpointTiming, logf func(format string, args ...any)) *Checkpointer {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -265,7 +266,7 @@ func (c *Checkpointer) attempt(ctx context.Context, reason string) {
 		sort.Strings(o.Changed)
 	}
 	c.changed, c.changedLost = nil, false
-	cp, err := takeCheckpoint(cctx, o, c.reportDenied)
+	cp, err := checkpoint.TakeReporting(cctx, o, c.reportDenied)
 	if err != nil {
 		// The kept index may lack what was staged: look at everything next.
 		c.changedLost = true

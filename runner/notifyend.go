@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/store"
@@ -61,7 +62,7 @@ func (s *Supervisor) sandboxWork(rec *store.InvocationRecord) (commits, dirty, o
 	if err != nil {
 		return commits, false, false
 	}
-	deny := FullDenylist(DenylistFromConfig(s.Config))
+	deny := checkpoint.FullDenylist(checkpoint.DenylistFromConfig(s.Config))
 	for _, e := range st {
 		switch {
 		case e.Kind == gitcore.StatusIgnored:

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/gitcore"
-	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -104,8 +104,8 @@ func run(nfiles, perDir, runs int, keep bool) error {
 	}
 	target := filepath.Join(tree, "pkg000", "mod0000", "f00000.go")
 	rel := "pkg000/mod0000/f00000.go"
-	manual := runner.CheckpointOptions{Repo: repo, Store: st, Invocation: inv, SandboxPath: tree,
-		IncludeUntracked: true, Reason: store.CheckpointManual, MaxFileSize: runner.DefaultMaxFileSize}
+	manual := checkpoint.Options{Repo: repo, Store: st, Invocation: inv, SandboxPath: tree,
+		IncludeUntracked: true, Reason: store.CheckpointManual, MaxFileSize: checkpoint.DefaultMaxFileSize}
 	// The supervisor's automatic checkpoint: the kept index of the last
 	// one, and the path its file events reported.
 	var kept gitcore.KeptIndex
@@ -118,9 +118,9 @@ func run(nfiles, perDir, runs int, keep bool) error {
 		edit := func(what string) error {
 			return os.WriteFile(target, []byte(fmt.Sprintf("package mod\n\n// %s %d\n", what, i)), 0o644)
 		}
-		take := func(o runner.CheckpointOptions) (time.Duration, error) {
+		take := func(o checkpoint.Options) (time.Duration, error) {
 			t0 := time.Now()
-			cp, err := runner.TakeCheckpoint(ctx, o)
+			cp, err := checkpoint.Take(ctx, o)
 			if err == nil && cp == nil {
 				err = fmt.Errorf("run %d: %s checkpoint skipped", i, o.Reason)
 			}

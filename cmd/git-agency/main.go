@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/git-agency/git-agency/cli"
+	"github.com/git-agency/git-agency/internal/entry"
 )
 
-func main() { os.Exit(cli.MainAgency(os.Args[1:])) }
+func main() { os.Exit(entry.Main(os.Args[1:], cli.MainAgency)) }

@@ -14,17 +14,20 @@ import (
 // execAllowed are the directories (module-relative) whose non-test code may
 // import os/exec: the subprocess paths, and the helper programs the tests
 // and benchmarks build (they are not git-agency).
-var execAllowed = []string{
-	"gitcore", "runner", "runner/tmux", "internal/subproc",
-	"internal/fakeagent", "internal/demoagent", "internal/testrepo", "bench/",
-	"internal/sshdtest",
-}
+var execAllowed = append(append([]string(nil), execDoors...), execHelpers...)
+
+// execDoors are the subprocess paths of git-agency itself; execHelpers the
+// helper programs.
+var (
+	execDoors   = []string{"gitcore", "runner", "runner/tmux", "wall", "internal/subproc"}
+	execHelpers = []string{"internal/fakeagent", "internal/demoagent", "internal/testrepo", "bench/", "internal/sshdtest"}
+)
 
 // sshHome is the one package that runs ssh (and may import os/exec for it).
 const sshHome = "host"
 
 // noPrint are the packages that never print (only cli and watch do).
-var noPrint = []string{"agency", "store", "gitcore", "runner", "runner/tmux", "runner/stream", "errs"}
+var noPrint = []string{"agency", "store", "gitcore", "runner", "runner/tmux", "runner/stream", "wall", "checkpoint", "errs"}
 
 type goFile struct {
 	dir  string // module-relative, slash-separated
@@ -127,7 +130,7 @@ func TestNoPackageFuncVars(t *testing.T) {
 }
 
 // Subprocesses start only in gitcore (git), runner/tmux (tmux), runner
-// (agents, hooks, notify) and internal/subproc (the shared environment and
+// (agents, hooks, notify), wall (bubblewrap's probe) and internal/subproc (the shared environment and
 // trace, and the terminal programs cli and watch hand the terminal to).
 func TestSubprocessPaths(t *testing.T) {
 	for _, g := range moduleFiles(t) {
@@ -136,12 +139,12 @@ func TestSubprocessPaths(t *testing.T) {
 		}
 		for _, im := range g.f.Imports {
 			if p, _ := strconv.Unquote(im.Path.Value); p == "os/exec" {
-				t.Errorf("%s: imports os/exec outside gitcore, runner, runner/tmux and internal/subproc", g.pos(im))
+				t.Errorf("%s: imports os/exec outside gitcore, runner, runner/tmux, wall and internal/subproc", g.pos(im))
 			}
 		}
 	}
 	for _, g := range moduleFiles(t) {
-		if g.dir == "internal/subproc" || allowed(g.dir, execAllowed[4:]) {
+		if g.dir == "internal/subproc" || allowed(g.dir, execHelpers) {
 			continue
 		}
 		ast.Inspect(g.f, func(n ast.Node) bool {
@@ -187,7 +190,7 @@ func TestOnlyFrontEndsPrint(t *testing.T) {
 func TestGitAndTmuxHaveOneHome(t *testing.T) {
 	home := map[string]string{"git": "gitcore", "tmux": "runner/tmux", "ssh": sshHome}
 	for _, g := range moduleFiles(t) {
-		if g.test || allowed(g.dir, execAllowed[4:]) {
+		if g.test || allowed(g.dir, execHelpers) {
 			continue
 		}
 		ast.Inspect(g.f, func(n ast.Node) bool {

@@ -1,4 +1,4 @@
-package runner
+package wall
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -22,8 +21,8 @@ const (
 	IsolationNone = "none"
 )
 
-// WallSettings are the agency.isolate settings.
-type WallSettings struct {
+// Settings are the agency.isolate settings.
+type Settings struct {
 	// Mode is auto, bwrap or off.
 	Mode string
 	// NoNetwork: agency.isolate.network none.
@@ -32,10 +31,10 @@ type WallSettings struct {
 	Writable, Hide []string
 }
 
-// WallSettingsFromConfig reads agency.isolate, agency.isolate.network,
+// SettingsFromConfig reads agency.isolate, agency.isolate.network,
 // agency.isolate.writable and agency.isolate.hide.
-func WallSettingsFromConfig(cfg *gitcore.Config) (WallSettings, error) {
-	ws := WallSettings{Mode: IsolateAuto}
+func SettingsFromConfig(cfg *gitcore.Config) (Settings, error) {
+	ws := Settings{Mode: IsolateAuto}
 	if v, ok := cfg.Get("agency.isolate"); ok {
 		ws.Mode = strings.ToLower(strings.TrimSpace(v))
 	}
@@ -74,10 +73,11 @@ func expandHome(paths []string) []string {
 	return out
 }
 
-// WallFor is the wall of invocation rec of the repository whose common
-// git directory is commonDir. It reads a few files (the sandbox's .git
+// For is the wall of invocation rec of the repository whose common
+// git directory is commonDir, with self (the running git-agency) started
+// inside it before the agent (ExecCmd). It reads a few files (the sandbox's .git
 // link, the sandbox branch's ref directory) and runs nothing.
-func WallFor(st *store.Store, commonDir string, ws WallSettings, rec *store.InvocationRecord) (*Wall, error) {
+func For(st *store.Store, commonDir string, ws Settings, rec *store.InvocationRecord, self string) (*Wall, error) {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return nil, errs.WallFailed(errs.WallWhy(errs.WallMissing, ""))
@@ -96,9 +96,9 @@ func WallFor(st *store.Store, commonDir string, ws WallSettings, rec *store.Invo
 		Extra:      ws.Writable,
 		Hide:       append(append([]string(nil), ws.Hide...), tmuxSocketDir()),
 		NoNetwork:  ws.NoNetwork,
-		Bwrap:      bwrap, Self: SelfExe(),
+		Bwrap:      bwrap, Self: self,
 	}
-	w.Visible = visibleRoots(st, commonDir, home, rec)
+	w.Visible = visibleRoots(st, commonDir, home, self, rec)
 	return w, nil
 }
 
@@ -128,8 +128,8 @@ func SandboxGitDir(sandbox, commonDir string) (string, error) {
 // they lie in /tmp: the repository, the data directory, HOME, the user's
 // git and XDG configuration (git needs its identity), this program, the
 // runner's program and every directory on PATH.
-func visibleRoots(st *store.Store, commonDir, home string, rec *store.InvocationRecord) []string {
-	roots := []string{commonDir, st.DataDir, home, filepath.Dir(SelfExe())}
+func visibleRoots(st *store.Store, commonDir, home, self string, rec *store.InvocationRecord) []string {
+	roots := []string{commonDir, st.DataDir, home, filepath.Dir(self)}
 	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		roots = append(roots, os.Getenv(v))
 	}
@@ -192,57 +192,4 @@ func tmuxSocketDir() string {
 		dir = "/tmp"
 	}
 	return filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()))
-}
-
-// walled is argv as the invocation runs it: inside its wall when the
-// record says it is walled, else unchanged.
-func (s *Supervisor) walled(rec *store.InvocationRecord, argv []string) ([]string, error) {
-	w, err := s.wallOf(rec)
-	if w == nil || err != nil {
-		return argv, err
-	}
-	return w.Command(argv), nil
-}
-
-// wallOf is the invocation's wall, nil when it runs unwalled.
-func (s *Supervisor) wallOf(rec *store.InvocationRecord) (*Wall, error) {
-	if rec.Isolation != IsolateBwrap {
-		return nil, nil
-	}
-	ws, err := WallSettingsFromConfig(s.Config)
-	if err != nil {
-		return nil, err
-	}
-	return WallFor(s.Store, s.Repo.CommonDir, ws, rec)
-}
-
-// readyWait bounds how long a walled headless agent may take to start.
-const readyWait = 30 * time.Second
-
-// headlessArgv is the headless runner's argv; walled, with a pipe the
-// agent's process writes a byte to once its signals are its own (see
-// WallExec): the caller gives cmd the returned write end as its first
-// extra file, and waits with awaitReady.
-func (s *Supervisor) headlessArgv(rec *store.InvocationRecord) (argv []string, ready, readyW *os.File, err error) {
-	w, err := s.wallOf(rec)
-	if w == nil || err != nil {
-		return rec.Command, nil, nil, err
-	}
-	ready, readyW, err = os.Pipe()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	w.ReadyFD = 3
-	return w.Command(rec.Command), ready, readyW, nil
-}
-
-// awaitReady waits for the walled agent's byte (or the end of the wall,
-// or readyWait), then closes the pipe.
-func awaitReady(ready *os.File) {
-	if ready == nil {
-		return
-	}
-	ready.SetReadDeadline(time.Now().Add(readyWait))
-	ready.Read(make([]byte, 1))
-	ready.Close()
 }

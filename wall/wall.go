@@ -1,4 +1,4 @@
-package runner
+package wall
 
 import (
 	"os"
@@ -55,7 +55,7 @@ type Wall struct {
 	// NoNetwork cuts the network (agency.isolate.network none).
 	NoNetwork bool
 	// Bwrap is the bubblewrap program; Self the program started inside
-	// the wall before the agent (WallExecCmd).
+	// the wall before the agent (ExecCmd).
 	Bwrap, Self string
 	// ReadyFD, when not 0, is a descriptor the agent's process inherits
 	// and writes one byte to just before the agent starts.
@@ -244,18 +244,18 @@ func mountArgs(g Grant) []string {
 
 // wallShell ignores the signals a stop sends to the runner's process
 // group in bubblewrap itself, which would otherwise die of them and take
-// the agent with it before it could end on its own; WallExecCmd gives the
+// the agent with it before it could end on its own; ExecCmd gives the
 // agent the default actions back.
 const wallShell = `trap '' INT TERM HUP; exec "$@"`
 
 // Command is argv run inside the wall: bubblewrap, then this program's
-// WallExecCmd, then argv. Started in a process group of its own, a signal
+// ExecCmd, then argv. Started in a process group of its own, a signal
 // to that group reaches the agent and everything it started; bubblewrap
 // ends when the agent does, and everything left inside ends with it.
 func (w *Wall) Command(argv []string) []string {
 	out := []string{"/bin/sh", "-c", wallShell, "sh", w.Bwrap}
 	out = append(out, w.Args()...)
-	out = append(out, "--", w.Self, WallExecCmd)
+	out = append(out, "--", w.Self, ExecCmd)
 	if w.ReadyFD > 2 {
 		out = append(out, readyFDFlag, strconv.Itoa(w.ReadyFD))
 	}

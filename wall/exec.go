@@ -1,4 +1,4 @@
-package runner
+package wall
 
 import (
 	"errors"
@@ -14,19 +14,19 @@ import (
 	"github.com/git-agency/git-agency/internal/subproc"
 )
 
-// WallExecCmd is the hidden subcommand that runs first inside the wall:
+// ExecCmd is the hidden subcommand that runs first inside the wall:
 // `wall-exec -- argv`. bubblewrap was started with the stop signals
 // ignored (see Command); the agent must have them back.
-const WallExecCmd = "wall-exec"
+const ExecCmd = "wall-exec"
 
-// readyFDFlag names the descriptor WallExec writes a byte to once the
+// readyFDFlag names the descriptor Exec writes a byte to once the
 // agent's signals are back to their defaults.
 const readyFDFlag = "--ready-fd"
 
-// WallExec gives SIGINT, SIGTERM and SIGHUP their default actions back
+// Exec gives SIGINT, SIGTERM and SIGHUP their default actions back
 // and replaces itself with args (after a leading "--"). It returns only
 // when that fails: 127 when the program is not found, 126 otherwise.
-func WallExec(args []string, stderr io.Writer) int {
+func Exec(args []string, stderr io.Writer) int {
 	ready := -1
 	if len(args) > 1 && args[0] == readyFDFlag {
 		ready, _ = strconv.Atoi(args[1])

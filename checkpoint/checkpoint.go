@@ -1,4 +1,4 @@
-package runner
+package checkpoint
 
 import (
 	"context"
@@ -15,13 +15,13 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// CheckpointLockTimeout bounds the wait for a sandbox's checkpoint lock.
-const CheckpointLockTimeout = 30 * time.Second
+// LockTimeout bounds the wait for a sandbox's checkpoint lock.
+const LockTimeout = 30 * time.Second
 
 // Event names in events.jsonl.
 const (
-	EventCheckpoint       = "checkpoint"
-	EventCheckpointFailed = "checkpoint_failed"
+	EventTaken  = "checkpoint"
+	EventFailed = "checkpoint_failed"
 )
 
 // DenylistFromConfig returns the extra denylist globs of
@@ -90,7 +90,7 @@ func SnapshotTree(ctx context.Context, repo *gitcore.Repo, treePath string, incl
 
 // request is a checkpoint's snapshot request: SnapshotTree's, leaving out
 // what o.LeaveOut and o.MaxFileSize name.
-func (o CheckpointOptions) request() gitcore.SnapshotRequest {
+func (o Options) request() gitcore.SnapshotRequest {
 	req := snapshotRequest(o.IncludeUntracked, o.Denylist, o.Exclude)
 	req.LeaveOut, req.MaxUntrackedSize = gitcore.NewIgnoreMatcher(o.LeaveOut), o.MaxFileSize
 	return req
@@ -101,7 +101,7 @@ func (o CheckpointOptions) request() gitcore.SnapshotRequest {
 // watch): untracked files included, and, like a checkpoint, without what
 // o.LeaveOut and o.MaxFileSize name, so that looking never hashes a
 // multi-gigabyte artefact. land --apply itself uses SnapshotTree.
-func PreviewTree(ctx context.Context, o CheckpointOptions) (*gitcore.Snapshot, error) {
+func PreviewTree(ctx context.Context, o Options) (*gitcore.Snapshot, error) {
 	o.IncludeUntracked = true
 	return o.Repo.Tree(o.SandboxPath).SnapshotTree(ctx, o.request())
 }
@@ -118,7 +118,7 @@ func snapshotRequest(includeUntracked bool, extraDenylist, exclude []string) git
 // checkpoints leave out (o.LeaveOut, and each file of status over
 // o.MaxFileSize): they are in no checkpoint, so whatever restores one must
 // leave them where they are.
-func LeftOutPatterns(o CheckpointOptions, status []gitcore.StatusEntry) []string {
+func LeftOutPatterns(o Options, status []gitcore.StatusEntry) []string {
 	out := append([]string(nil), o.LeaveOut...)
 	req := gitcore.SnapshotRequest{MaxUntrackedSize: o.MaxFileSize}
 	t := o.Repo.Tree(o.SandboxPath)
@@ -130,8 +130,8 @@ func LeftOutPatterns(o CheckpointOptions, status []gitcore.StatusEntry) []string
 	return out
 }
 
-// CheckpointOptions says which sandbox to checkpoint and how.
-type CheckpointOptions struct {
+// Options says which sandbox to checkpoint and how.
+type Options struct {
 	Repo             *gitcore.Repo
 	Store            *store.Store
 	Invocation       string
@@ -161,25 +161,25 @@ type CheckpointOptions struct {
 	Changed []string
 }
 
-// TakeCheckpoint snapshots the sandbox into refs/agency/snapshots/<inv>/<n>
+// Take snapshots the sandbox into refs/agency/snapshots/<inv>/<n>
 // and records it in checkpoints.json. It returns (nil, nil) when skipped
 // because the tree equals the previous checkpoint's (or, before the first
 // one, HEAD's: there is nothing uncommitted to save). When untracked files
 // match the denylist it appends a checkpoint_failed event and returns an
 // E_DENYLISTED error; other failures append checkpoint_failed too and return
 // E_CHECKPOINT_FAILED.
-func TakeCheckpoint(ctx context.Context, o CheckpointOptions) (*store.Checkpoint, error) {
-	return takeCheckpoint(ctx, o, nil)
+func Take(ctx context.Context, o Options) (*store.Checkpoint, error) {
+	return TakeReporting(ctx, o, nil)
 }
 
-// takeCheckpoint is TakeCheckpoint; onDenied (when not nil) decides whether
+// TakeReporting is Take; onDenied (when not nil) decides whether
 // a denylist hit is reported as an event (the checkpointer reports a set of
 // files once, not on every attempt).
-func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]string) bool) (*store.Checkpoint, error) {
+func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool) (*store.Checkpoint, error) {
 	cp, denied, err := checkpointLocked(ctx, o)
 	if len(denied) > 0 {
 		if onDenied == nil || onDenied(denied) {
-			o.event(EventCheckpointFailed, map[string]any{
+			o.event(EventFailed, map[string]any{
 				"reason": "denylisted_file", "files": denied, "invocation_id": o.Invocation,
 				"trigger": o.Reason,
 			})
@@ -187,7 +187,7 @@ func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]st
 		return nil, errs.CheckpointDenylisted(denied)
 	}
 	if err != nil {
-		o.event(EventCheckpointFailed, map[string]any{
+		o.event(EventFailed, map[string]any{
 			"reason": "error", "error": err.Error(), "invocation_id": o.Invocation, "trigger": o.Reason,
 		})
 		var e *errs.Error
@@ -197,7 +197,7 @@ func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]st
 		return nil, errs.CheckpointFailed(o.Invocation, err)
 	}
 	if cp != nil {
-		o.event(EventCheckpoint, map[string]any{
+		o.event(EventTaken, map[string]any{
 			"id": cp.ID, "snapshot_ref": cp.SnapshotRef, "reason": cp.Reason, "invocation_id": o.Invocation,
 		})
 	}
@@ -207,7 +207,7 @@ func takeCheckpoint(ctx context.Context, o CheckpointOptions, onDenied func([]st
 // event appends an event to the invocation's events.jsonl; a failure goes
 // to o.Warn, or to supervisor.log: the checkpoint's outcome stands either
 // way.
-func (o CheckpointOptions) event(name string, data map[string]any) {
+func (o Options) event(name string, data map[string]any) {
 	err := o.Store.AppendEvent(o.Invocation, name, data)
 	if err == nil {
 		return
@@ -227,8 +227,8 @@ func (o CheckpointOptions) event(name string, data map[string]any) {
 // reported in this process.
 var nestedReported sync.Map
 
-func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoint, []string, error) {
-	lock, err := o.Store.LockCheckpoints(o.Invocation, CheckpointLockTimeout)
+func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []string, error) {
+	lock, err := o.Store.LockCheckpoints(o.Invocation, LockTimeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -329,7 +329,7 @@ func checkpointLocked(ctx context.Context, o CheckpointOptions) (*store.Checkpoi
 // createSnapshotRef commits a snapshot's tree (parent HEAD) and creates its
 // ref, checkpoint n or, when someone outside the lock took n, the next free
 // number (never overwriting); it returns the commit and the number used.
-func createSnapshotRef(ctx context.Context, o CheckpointOptions, snap *gitcore.Snapshot, n int) (string, int, error) {
+func createSnapshotRef(ctx context.Context, o Options, snap *gitcore.Snapshot, n int) (string, int, error) {
 	for attempt := 0; ; attempt++ {
 		commit, err := o.Repo.CommitTree(ctx, snap.Tree, snap.Head, fmt.Sprintf("agency snapshot %s %d", o.Invocation, n))
 		if err != nil {
@@ -355,13 +355,13 @@ func FormatDiffstat(s gitcore.Shortstat) string {
 	return fmt.Sprintf("+%d -%d in %d %s", s.Insertions, s.Deletions, s.Files, files)
 }
 
-// ListCheckpoints returns an invocation's checkpoints: checkpoints.json,
+// List returns an invocation's checkpoints: checkpoints.json,
 // plus any snapshot ref it does not record (a supervisor killed between
 // creating the ref and writing the file), rebuilt from the commit. Only
 // checkpoints whose ref exists are listed: a record whose ref is gone
 // (discard, gc) names nothing that can be applied. checkpoints.json keeps
 // them as history.
-func ListCheckpoints(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) ([]store.Checkpoint, error) {
+func List(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) ([]store.Checkpoint, error) {
 	file, err := st.ReadCheckpoints(inv)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package runner
+package wall
 
 import (
 	"bytes"
@@ -15,8 +15,8 @@ import (
 // wallProbeWait bounds one bubblewrap trial run.
 const wallProbeWait = 10 * time.Second
 
-// WallCheck is whether bubblewrap can make a wall on this machine.
-type WallCheck struct {
+// Check is whether bubblewrap can make a wall on this machine.
+type Check struct {
 	// Bwrap is the program found ("" when missing).
 	Bwrap string
 	// Cause is "" when the wall works, else one of errs.WallMissing,
@@ -26,27 +26,27 @@ type WallCheck struct {
 }
 
 // OK reports whether the wall works.
-func (c WallCheck) OK() bool { return c.Cause == "" }
+func (c Check) OK() bool { return c.Cause == "" }
 
-// ProbeWall runs bubblewrap once with the namespaces and mounts a wall
+// Probe runs bubblewrap once with the namespaces and mounts a wall
 // uses, around /bin/true, and says why it failed if it did.
-func ProbeWall(ctx context.Context) WallCheck {
+func Probe(ctx context.Context) Check {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
-		return WallCheck{Cause: errs.WallMissing, Detail: err.Error()}
+		return Check{Cause: errs.WallMissing, Detail: err.Error()}
 	}
 	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 		"--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL", "--tmpfs", "/tmp", "--", "/bin/true"}
 	out, err := runBwrap(ctx, bwrap, args)
 	if err == nil {
-		return WallCheck{Bwrap: bwrap}
+		return Check{Bwrap: bwrap}
 	}
-	return WallCheck{Bwrap: bwrap, Cause: classifyWallFailure(out), Detail: firstLine(out, err)}
+	return Check{Bwrap: bwrap, Cause: classifyWallFailure(out), Detail: firstLine(out, err)}
 }
 
-// TryWall runs /bin/true inside the wall w, as the agent will be run,
+// Try runs /bin/true inside the wall w, as the agent will be run,
 // and returns bubblewrap's message when that fails.
-func TryWall(ctx context.Context, w *Wall) error {
+func Try(ctx context.Context, w *Wall) error {
 	argv := w.Command([]string{"true"})
 	out, err := runBwrap(ctx, argv[0], argv[1:])
 	if err != nil {

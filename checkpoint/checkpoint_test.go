@@ -1,0 +1,199 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/store"
+)
+
+const testInv = "20260128120500-b7c9"
+
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func writeT(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sandbox makes a repository with one commit, a store, an invocation
+// directory and a sandbox worktree on agency/sandbox-<inv> with .agency/.
+func sandbox(t *testing.T) Options {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_AUTHOR_NAME", "t")
+	t.Setenv("GIT_AUTHOR_EMAIL", "t@t")
+	t.Setenv("GIT_COMMITTER_NAME", "t")
+	t.Setenv("GIT_COMMITTER_EMAIL", "t@t")
+	repoDir := filepath.Join(dir, "repo")
+	os.MkdirAll(repoDir, 0o755)
+	gitT(t, repoDir, "init", "-q", "-b", "main")
+	writeT(t, repoDir, "a.txt", "a\n")
+	writeT(t, repoDir, ".gitignore", "node_modules/\n")
+	gitT(t, repoDir, "add", "-A")
+	gitT(t, repoDir, "commit", "-q", "-m", "init")
+	repo, err := gitcore.Discover(context.Background(), nil, repoDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(dir, "data"), repo.CommonDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(st.InvocationDir(testInv), 0o700)
+	os.MkdirAll(st.SandboxDir(testInv), 0o700)
+	tree := st.SandboxTreePath(testInv)
+	gitT(t, repoDir, "worktree", "add", "-q", "-b", store.SandboxBranch(testInv), tree, "HEAD")
+	writeT(t, tree, ".agency/.gitignore", "*\n")
+	return Options{Repo: repo, Store: st, Invocation: testInv, SandboxPath: tree, IncludeUntracked: true}
+}
+
+func treeHas(t *testing.T, o Options, commit, path string) bool {
+	out := gitT(t, o.SandboxPath, "ls-tree", "-r", "--name-only", commit)
+	for _, l := range strings.Split(out, "\n") {
+		if l == path {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTakeCheckpoint(t *testing.T) {
+	o := sandbox(t)
+	ctx := context.Background()
+	o.Reason = store.CheckpointManual
+	// Clean tree, no checkpoint yet: nothing to save.
+	if cp, err := Take(ctx, o); cp != nil || err != nil {
+		t.Fatalf("clean tree: %+v %v", cp, err)
+	}
+	writeT(t, o.SandboxPath, "a.txt", "changed\n")
+	writeT(t, o.SandboxPath, "new/untracked.txt", "u\n")
+	writeT(t, o.SandboxPath, ".agency/state/x", "private\n")
+	gitT(t, o.SandboxPath, "status", "--porcelain") // refresh the index once
+	index := gitT(t, o.SandboxPath, "ls-files", "-s", "--debug")
+	head := gitT(t, o.SandboxPath, "rev-parse", "HEAD")
+
+	cp, err := Take(ctx, o)
+	if err != nil || cp == nil {
+		t.Fatalf("checkpoint: %+v %v", cp, err)
+	}
+	if cp.ID != 1 || cp.HeadSHA != head || !cp.IncludesUntracked || cp.Reason != "manual" || cp.Diffstat != "+2 -1 in 2 files" {
+		t.Errorf("record %+v", cp)
+	}
+	if got := gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotRef); got != cp.SnapshotCommit {
+		t.Errorf("ref %s = %s, record says %s", cp.SnapshotRef, got, cp.SnapshotCommit)
+	}
+	if gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotCommit+"^") != head {
+		t.Error("snapshot parent is not HEAD")
+	}
+	if !treeHas(t, o, cp.SnapshotCommit, "new/untracked.txt") || treeHas(t, o, cp.SnapshotCommit, ".agency/state/x") ||
+		treeHas(t, o, cp.SnapshotCommit, ".agency/.gitignore") {
+		t.Error("snapshot content wrong")
+	}
+	if gitT(t, o.SandboxPath, "ls-files", "-s", "--debug") != index || gitT(t, o.SandboxPath, "rev-parse", "HEAD") != head {
+		t.Error("checkpoint touched the sandbox's index or HEAD")
+	}
+	// Unchanged: skipped.
+	if cp, err := Take(ctx, o); cp != nil || err != nil {
+		t.Fatalf("unchanged tree: %+v %v", cp, err)
+	}
+	// A supervisor killed between update-ref and the json write left ref 2.
+	gitT(t, o.SandboxPath, "update-ref", store.SnapshotRef(testInv, 2), cp.SnapshotCommit)
+	writeT(t, o.SandboxPath, "b.txt", "b\n")
+	cp3, err := Take(ctx, o)
+	if err != nil || cp3 == nil || cp3.ID != 3 {
+		t.Fatalf("after an unrecorded ref: %+v %v", cp3, err)
+	}
+	list, err := List(ctx, o.Repo, o.Store, testInv)
+	if err != nil || len(list) != 3 || list[1].ID != 2 || list[1].Reason != "unrecorded" || list[1].HeadSHA != head {
+		t.Fatalf("list %+v %v", list, err)
+	}
+	file, _ := o.Store.ReadCheckpoints(testInv)
+	if len(file.Checkpoints) != 2 {
+		t.Errorf("checkpoints.json %+v", file)
+	}
+	evs, _ := o.Store.ReadEvents(testInv)
+	if len(evs) != 2 || evs[0].Event != EventTaken {
+		t.Errorf("events %+v", evs)
+	}
+	if err := DeleteSnapshotRefs(ctx, o.Repo, testInv); err != nil {
+		t.Fatal(err)
+	}
+	if refs, _ := o.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(testInv)); len(refs) != 0 {
+		t.Errorf("refs left: %v", refs)
+	}
+}
+
+func TestTakeCheckpointDenylist(t *testing.T) {
+	o := sandbox(t)
+	ctx := context.Background()
+	o.Denylist = []string{"*.secret"}
+	writeT(t, o.SandboxPath, "a.txt", "changed\n")
+	writeT(t, o.SandboxPath, ".env", "TOKEN=very-secret-token\n")
+	writeT(t, o.SandboxPath, "x/y.secret", "custom-secret\n")
+	_, err := Take(ctx, o)
+	if !errs.Is(err, errs.EDenylisted) {
+		t.Fatalf("want E_DENYLISTED, got %v", err)
+	}
+	evs, _ := o.Store.ReadEvents(testInv)
+	if len(evs) != 1 || evs[0].Event != EventFailed || evs[0].Data["reason"] != "denylisted_file" ||
+		fmt.Sprint(evs[0].Data["files"]) != "[.env x/y.secret]" {
+		t.Errorf("events %+v", evs)
+	}
+	objs := gitT(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch")
+	if strings.Contains(objs, "very-secret-token") || strings.Contains(objs, "custom-secret") || strings.Contains(objs, "changed") {
+		t.Error("a denylisted checkpoint wrote objects")
+	}
+	// Tracked-only snapshots do not look at untracked files.
+	o.IncludeUntracked = false
+	cp, err := Take(ctx, o)
+	if err != nil || cp == nil || cp.IncludesUntracked || treeHas(t, o, cp.SnapshotCommit, ".env") {
+		t.Fatalf("tracked-only: %+v %v", cp, err)
+	}
+	if strings.Contains(gitT(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch"), "very-secret-token") {
+		t.Error("secret in the object store")
+	}
+}
+
+// observe records the directories c watches and reports when its Run has
+// started (watches in place, start-up dirty check made).
+
+func TestLeaveOutFromConfig(t *testing.T) {
+	for v, want := range map[string]int64{"": DefaultMaxFileSize, "0": 0, "1024": 1024, "2k": 2048, "50m": 50 << 20, "1G": 1 << 30} {
+		cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.maxfilesize", Value: v},
+			{Key: "agency.checkpoint.exclude", Value: "*.bin"}, {Key: "agency.checkpoint.exclude", Value: "out/"}})
+		pats, size, err := LeaveOutFromConfig(cfg)
+		if err != nil || size != want || len(pats) != 2 {
+			t.Errorf("%q: %v %d %v, want %d", v, pats, size, err, want)
+		}
+	}
+	for _, v := range []string{"lots", "-1", "1t", "5mb"} {
+		cfg := gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.checkpoint.maxFileSize", Value: v}})
+		if _, _, err := LeaveOutFromConfig(cfg); err == nil {
+			t.Errorf("%q accepted", v)
+		}
+	}
+}
