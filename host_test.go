@@ -225,3 +225,41 @@ func hostTestBinary(t *testing.T) string {
 	hostBin = bin
 	return bin
 }
+
+// logs, stop and discard of an agent on a host act there, with the same
+// id, and the record here follows.
+func TestHostLogsStopDiscard(t *testing.T) {
+	r := newHostRig(t)
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo hello-from-box; exec sleep 600")
+	r.waitStatus(id, "running")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ := r.run("agent", "logs", id, "--raw")
+		if strings.Contains(out, "hello-from-box") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("logs never showed the host's output: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r.agency("agent", "stop", id)
+	rec := r.waitStatus(id, "finished")
+	if rec["exit_reason"] != "stopped" {
+		t.Fatalf("stopped on the host, record says %v", rec["exit_reason"])
+	}
+	hostTrees := filepath.Join(r.sshd.HostHome, ".local/share/agency/repos/*/sandboxes", id, "tree")
+	if trees, _ := filepath.Glob(hostTrees); len(trees) != 1 {
+		t.Fatalf("no sandbox on the host at %s", hostTrees)
+	}
+	r.agency("agent", "discard", id)
+	var shown map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &shown)
+	if shown["landing_status"] != "discarded" {
+		t.Fatalf("not discarded here: %v", shown["landing_status"])
+	}
+	if trees, _ := filepath.Glob(hostTrees); len(trees) != 0 {
+		t.Fatalf("the host kept the sandbox: %v", trees)
+	}
+}

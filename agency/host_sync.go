@@ -204,10 +204,8 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) {
 func withHostOutcome(cur, remote *store.InvocationRecord) *store.InvocationRecord {
 	up := *cur
 	up.Status, up.ExitReason, up.ExitCode, up.FinishedAt = remote.Status, remote.ExitReason, remote.ExitCode, remote.FinishedAt
-	up.LastOutputAt, up.LandingStatus = remote.LastOutputAt, remote.LandingStatus
-	if store.Deref(up.LandingStatus) != store.LandingPending {
-		up.LandingStatus = store.Str(store.LandingPending)
-	}
+	// Landing is this side's: the host never lands.
+	up.LastOutputAt = remote.LastOutputAt
 	up.SessionID, up.Usage, up.Turns = remote.SessionID, remote.Usage, remote.Turns
 	up.SemanticStatus, up.SemanticSummary, up.Error = remote.SemanticStatus, remote.SemanticSummary, remote.Error
 	return &up

@@ -378,6 +378,9 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 	if err != nil {
 		return err
 	}
+	if r, err := a.ResolveInvocation(inv); err == nil && r.Host != "" {
+		return onHost(env, a, r, map[bool]string{false: "stop", true: "kill"}[kill], r.InvocationID)
+	}
 	rec, err := a.StopInvocation(env.Ctx, inv, kill, wait)
 	if err != nil {
 		return err
@@ -409,6 +412,9 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	}
 	if c.Verify {
 		return printVerifyLog(env, a, rec)
+	}
+	if rec.Host != "" {
+		return onHost(env, a, rec, c.hostArgs(rec.InvocationID)...)
 	}
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.

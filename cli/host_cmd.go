@@ -212,3 +212,41 @@ func modeText(r *store.InvocationRecord) string {
 	}
 	return r.Mode
 }
+
+// onHost runs `agent <args>` on the host an invocation runs on, its output
+// here, its exit status ours.
+func onHost(env *Env, a *agency.App, rec *store.InvocationRecord, args ...string) error {
+	code, err := a.ActOnHost(env.Ctx, rec, env.Stdout, env.Stderr, args...)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// hostArgs are `agent logs`' flags for the host.
+func (c *AgentLogsCmd) hostArgs(id string) []string {
+	args := []string{"logs", id}
+	if c.Follow {
+		args = append(args, "--follow")
+	}
+	if c.Raw {
+		args = append(args, "--raw")
+	}
+	if c.Stderr {
+		args = append(args, "--stderr")
+	}
+	return args
+}
+
+// discardOnHost discards an invocation on its host (its agent stopped and
+// its sandbox removed there), then marks it discarded here.
+func discardOnHost(env *Env, a *agency.App, rec *store.InvocationRecord) error {
+	if err := onHost(env, a, rec, "discard", rec.InvocationID); err != nil {
+		return err
+	}
+	_, err := a.DiscardHostRecord(env.Ctx, rec.InvocationID)
+	return err
+}

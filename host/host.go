@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,6 +130,15 @@ func (e *ErrUnreachable) Error() string {
 // command is in Result.ExitCode with a nil error; a connection failure is
 // *ErrUnreachable.
 func (h *Host) Run(ctx context.Context, remote string, stdin []byte) (Result, error) {
+	var out, errb bytes.Buffer
+	res, err := h.RunTo(ctx, remote, stdin, &out, &errb)
+	res.Stdout, res.Stderr = out.Bytes(), errb.Bytes()
+	return res, err
+}
+
+// RunTo is Run with the remote command's output streamed to stdout and
+// stderr as it comes (`agent logs -f` of an agent on a host).
+func (h *Host) RunTo(ctx context.Context, remote string, stdin []byte, stdout, stderr io.Writer) (Result, error) {
 	if err := CheckDest(h.Dest); err != nil {
 		return Result{}, err
 	}
@@ -139,14 +149,14 @@ func (h *Host) Run(ctx context.Context, remote string, stdin []byte) (Result, er
 	cmd := exec.CommandContext(ctx, "ssh", args...)
 	cmd.Env = subproc.Scrub(os.Environ(), nil)
 	cmd.Stdin = bytes.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, io.MultiWriter(stderr, &errb)
 	// The master ssh forks to the background and keeps the pipes it was
 	// given: do not wait for them after ssh itself ended.
 	cmd.WaitDelay = 200 * time.Millisecond
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err := subproc.Run(cmd)
-	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes()}
+	res := Result{}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee) && ee.ExitCode() == 255:
