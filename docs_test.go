@@ -11,8 +11,9 @@ import (
 
 // TestREADMEIsShortAndLeadsToTheQuickStart: the README stays a page a
 // newcomer reads (at most 300 lines), and its first screen links the
-// permission setup claude and codex need, landing with --apply, and what
-// to do when a land would conflict.
+// permission setup claude and codex need, making sandboxes ready and
+// checked (.worktreeinclude, agency.setup, agency.verify), landing with
+// --apply, and what to do when a land would conflict.
 func TestREADMEIsShortAndLeadsToTheQuickStart(t *testing.T) {
 	b, err := os.ReadFile("README.md")
 	if err != nil {
@@ -23,12 +24,15 @@ func TestREADMEIsShortAndLeadsToTheQuickStart(t *testing.T) {
 		t.Errorf("README.md has %d lines (at most 300): move the detail to docs/", len(lines))
 	}
 	firstScreen := strings.Join(lines[:min(len(lines), 30)], "\n")
-	for _, anchor := range []string{"#1-once-let-the-agent-work-without-asking", "#3-review-and-land", "#when-the-forecast-says-conflicts"} {
+	for _, anchor := range []string{"#1-once-let-the-agent-work-without-asking", "#once-per-project-ready-sandboxes-and-a-check", "#3-review-and-land", "#when-the-forecast-says-conflicts"} {
 		if !strings.Contains(firstScreen, "]("+anchor+")") {
 			t.Errorf("README.md's first 30 lines do not link %s", anchor)
 		}
 	}
-	for _, must := range []string{"agency.runner.claude.headlessArg", "agency.runner.codex.headlessArg", "land <id> --apply"} {
+	// (and the two things every real project needed in its first hour:
+	// a ready sandbox, and a check before landing)
+	for _, must := range []string{"agency.runner.claude.headlessArg", "agency.runner.codex.headlessArg", "land <id> --apply",
+		"git config agency.verify", "git config agency.setup", ".worktreeinclude", "docs/ready-sandboxes.md"} {
 		if !strings.Contains(string(b), must) {
 			t.Errorf("README.md's quick start lost %q", must)
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-agency/git-agency/internal/testenv"
 )
 
 // TestMakeInstall runs 'make install' into a temporary GOBIN and checks
@@ -16,9 +18,7 @@ func TestMakeInstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries: skipped with -short")
 	}
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
-	}
+	testenv.Need(t, "make")
 	root := t.TempDir()
 	gobin := filepath.Join(root, "bin")
 	cmd := exec.Command("make", "install", "GOBIN="+gobin, "BUILD="+filepath.Join(root, "build"),
@@ -38,9 +38,7 @@ func TestMakeInstall(t *testing.T) {
 			t.Errorf("make install did not install %s", f)
 		}
 	}
-	if _, err := exec.LookPath("man"); err != nil {
-		t.Skip("man is not installed: cannot check that it finds the pages")
-	}
+	testenv.Need(t, "man")
 	env := []string{}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "MANPATH=") && !strings.HasPrefix(kv, "PATH=") {
@@ -70,11 +68,7 @@ func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries: skipped with -short")
 	}
-	for _, p := range []string{"make", "sh"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skip(p + " is not installed")
-		}
-	}
+	testenv.Need(t, "make")
 	tmp := t.TempDir()
 	cmd := exec.Command("make", "-s", "demo")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "DEMO_DELAY=20ms", "AGENCY_DATA_DIR="+filepath.Join(tmp, "must-not-be-used"))

@@ -3,6 +3,7 @@ package gitagency_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/git-agency/git-agency/cli"
 	"github.com/git-agency/git-agency/internal/entry"
+	"github.com/git-agency/git-agency/internal/testenv"
 	"github.com/git-agency/git-agency/internal/watchmain"
 )
 
@@ -37,11 +39,12 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// removeBinDir removes the helper directory once every test has run.
+// removeBinDir runs the tests hermetically (testenv.Main) and removes the
+// helper directory once every test has run.
 type removeBinDir struct{ m *testing.M }
 
 func (r removeBinDir) Run() int {
-	code := r.m.Run()
+	code := testenv.Main(r.m)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
@@ -149,7 +152,13 @@ func setupEnv(env *testscript.Env) error {
 	dataDir := filepath.Join(env.WorkDir, "data")
 	env.Defer(func() { cleanupScript(env, dataDir) })
 	env.Setenv("HOME", home)
+	// testscript starts every script from an empty environment (no
+	// GIT_CONFIG_GLOBAL or XDG_* of the developer's): HOME's .gitconfig
+	// above is the global file, and the XDG directories are the script's.
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	env.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+	env.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env.Setenv("LC_ALL", "C")
 	env.Setenv("TZ", "UTC")
@@ -218,7 +227,7 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	got := 0
 	if err != nil {
 		var ee *exec.ExitError
-		if !errorsAs(err, &ee) {
+		if !errors.As(err, &ee) {
 			ts.Fatalf("%s: %v", args[1], err)
 		}
 		got = ee.ExitCode()
@@ -226,14 +235,6 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if (got == want) == neg {
 		ts.Fatalf("%s exited %d, want %s%d", args[1], got, map[bool]string{true: "not ", false: ""}[neg], want)
 	}
-}
-
-func errorsAs(err error, target **exec.ExitError) bool {
-	e, ok := err.(*exec.ExitError)
-	if ok {
-		*target = e
-	}
-	return ok
 }
 
 // jsonfield FILE|stdout PATH VALUE: the JSON value at a dotted path
@@ -434,8 +435,18 @@ func cmdChmodRO(ts *testscript.TestScript, neg bool, args []string) {
 
 // scriptCondition adds [file:PATH] (PATH exists) to testscript's built-in
 // conditions, and [root] (running as root: permissions do not bind), so a script can skip, with a reason, when a system file it
-// needs (git's bash completion, say) is missing.
+// needs (git's bash completion, say) is missing (as [need-file:PATH], a
+// file CI installs: then it fails). [need:PROG] is PROG on
+// PATH, for the tools CI installs (testenv.Tools): false when missing, so
+// that the script skips, but under CI=true a missing PROG fails the script.
 func scriptCondition(cond string) (bool, error) {
+	if prog, ok := strings.CutPrefix(cond, "need:"); ok {
+		p, err := testenv.Look(prog)
+		return p != "", err
+	}
+	if path, ok := strings.CutPrefix(cond, "need-file:"); ok {
+		return testenv.HaveFile(path)
+	}
 	if path, ok := strings.CutPrefix(cond, "file:"); ok {
 		_, err := os.Stat(path)
 		return err == nil, nil

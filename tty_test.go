@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-agency/git-agency/internal/testenv"
 )
 
 // git-agency and git-sandbox must not link the TUI library: its package
@@ -28,9 +30,7 @@ func TestMainProgramsDoNotLinkTheTUI(t *testing.T) {
 
 // On a terminal, the real binary prints its output and nothing else.
 func TestNoTerminalQueriesOnATerminal(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script (util-linux) is not installed")
-	}
+	testenv.Need(t, "script")
 	bin := filepath.Join(t.TempDir(), "git-agency")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/git-agency").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

@@ -178,7 +178,7 @@ func gitErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if ge, ok := err.(*gitcore.GitError); ok {
+	if ge := (*gitcore.GitError)(nil); errors.As(err, &ge) {
 		e := errs.Git(ge.Args, ge.ExitCode, ge.Stderr)
 		e.Err = ge
 		return e

@@ -83,10 +83,12 @@ func (a *App) sendBackIfAsked(ctx context.Context, inv string, opts LandOptions)
 	}
 	if _, err := a.Send(ctx, SendOptions{Invocation: inv, Prompt: prompt, PromptSource: "verify"}); err != nil {
 		a.warn(inv, err)
-		a.Store.UpdateInvocation(a.LockTimeout, inv, func(r *store.InvocationRecord) error {
+		if _, err := a.Store.UpdateInvocation(a.LockTimeout, inv, func(r *store.InvocationRecord) error {
 			r.VerifySendBack = false
 			return nil
-		})
+		}); err != nil {
+			a.warn(inv, err)
+		}
 		return
 	}
 	a.event(inv, "verify_sent_back", map[string]any{"round": rec.VerifyRounds + 1})

@@ -185,6 +185,8 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err != nil {
 		return nil, err
 	}
+	// Out of the queue: its kept environment goes (store.QueuedEnvFile).
+	a.dropQueuedEnv(inv)
 	data := map[string]any{"stopped": out.Stopped}
 	if out.Restore != nil && out.Restore.Checkpoint > 0 {
 		data["checkpoint"] = out.Restore.Checkpoint

@@ -50,7 +50,8 @@ func (a *App) DiskBytes(r *store.InvocationRecord) int64 {
 	}
 	n := allocated(tree)
 	if data, err := json.Marshal(diskUse{Bytes: n, ComputedAt: a.Now().UTC().Format(time.RFC3339Nano)}); err == nil {
-		store.WriteFileAtomic(cache, data, 0o600)
+		// A cache: when it cannot be written, the next read measures again.
+		_ = store.WriteFileAtomic(cache, data, 0o600)
 	}
 	return n
 }
@@ -58,7 +59,8 @@ func (a *App) DiskBytes(r *store.InvocationRecord) int64 {
 // allocated sums the blocks allocated to everything under dir.
 func allocated(dir string) int64 {
 	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	// The walk's function never fails: what cannot be read is not counted.
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}

@@ -58,6 +58,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 	a.checkOrphanSandboxes(add, records)
 	a.checkGoneSandboxBranches(ctx, add, records)
 	a.checkVanishedTrees(add)
+	a.checkCopiedEnvs(add, wts, records)
 	a.checkTmuxSessions(ctx, add, records)
 	left := a.leftovers()
 	a.checkOrphanBranches(ctx, add, records, left)
@@ -289,6 +290,8 @@ func (a *App) checkLeftovers(add func(check, level, hint, path, format string, a
 			what = "verify tree of " + l.Invocation
 		case GCRetiredTree:
 			what = "retired tree"
+		case GCQueuedEnv:
+			what = "kept environment of " + l.Invocation
 		}
 		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
 	}

@@ -3,6 +3,7 @@ package agency
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,7 +166,7 @@ func TestFollowCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out bytes.Buffer
-	if _, err := f.a.Follow(ctx, f.rec.InvocationID, FollowOptions{Stdout: &out, Stderr: &out}); err != context.Canceled {
+	if _, err := f.a.Follow(ctx, f.rec.InvocationID, FollowOptions{Stdout: &out, Stderr: &out}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }

@@ -133,7 +133,8 @@ func (a *App) forecastWorktree(ctx context.Context, wtID string, wt *store.Workt
 		run.out[b.InvocationID] = f
 	}
 	if pruneForecast(cache, keep) || changed {
-		a.Store.WriteForecast(wtID, cache)
+		// A cache: when it cannot be written, the next read computes again.
+		_ = a.Store.WriteForecast(wtID, cache)
 	}
 }
 

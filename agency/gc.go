@@ -61,6 +61,7 @@ const (
 	GCInvocationDir = "invocation_dir" // invocations/<id>/ without meta.json
 	GCWorktreeDir   = "worktree_dir"   // integration_worktrees/<id>/ without meta.json
 	GCUndoRef       = "undo_ref"       // refs/agency/undo/<seq>: what undo of a worktree rm --force needs
+	GCQueuedEnv     = "queued_env"     // invocations/<id>/queued-env of an invocation no longer queued
 )
 
 // GCItem is one thing gc removes, or keeps and says why.
@@ -344,7 +345,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			return err
 		}
 		if fi, err := os.Lstat(tree); err == nil && fi.IsDir() { // (a link goes with its directory, never followed)
-			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
+			_ = a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next, and says when it cannot
 		}
 		if err := store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(it.Invocation)); err != nil {
 			return err
@@ -354,6 +355,8 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		return a.pruneOurs(ctx)
 	case GCTempFile, GCInvocationDir:
 		return a.removeLeftover(it)
+	case GCQueuedEnv:
+		return a.removeQueuedEnvLeftover(it)
 	case GCVerifyTree:
 		return a.gcVerifyTree(ctx, it)
 	case GCRetiredTree:
@@ -367,7 +370,7 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 			return nil
 		}
 		if fi, err := os.Lstat(tree); err == nil && fi.IsDir() { // (a link goes with its directory, never followed)
-			a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next
+			_ = a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next, and says when it cannot
 		}
 		if err := a.undoKilledAdopt(it.Target); err != nil {
 			return err

@@ -73,7 +73,7 @@ func (a *App) headedState(ctx context.Context, r *store.InvocationRecord, clean 
 	runner.CaptureScreen(cctx, client, st.PaneID, filepath.Join(a.Store.SandboxLogsDir(r.InvocationID), runner.ScreenLog))
 	kctx, cancel := context.WithTimeout(ctx, tmuxWait)
 	defer cancel()
-	client.KillSession(kctx, name) // a session left behind is gc's to find
+	_ = client.KillSession(kctx, name) // a session left behind is gc's to find
 	code, _ := runner.DeadStatus(st)
 	return false, code
 }

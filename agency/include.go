@@ -255,10 +255,13 @@ func (a *App) includeIntoTree(ctx context.Context, spec IncludeSpec, source, dst
 		return nil, err
 	}
 	st := &store.IncludeStats{Files: int(c.files.Load()), Bytes: c.bytes.Load(), Cloned: int(c.cloned.Load()), DurationMS: time.Since(start).Milliseconds(), Skipped: skipped,
-		Sources: spec.Sources}
+		Sources: spec.Sources, Outside: outsideEnvs(dst, paths)}
 	if log != nil {
 		fmt.Fprintf(log, "include: copied %d files (%d bytes, %d as copy-on-write clones) from %s in %dms (%s)\n",
 			st.Files, st.Bytes, st.Cloned, source, st.DurationMS, strings.Join(paths, " "))
+		for _, o := range st.Outside {
+			fmt.Fprintf(log, "include: warning: %s\n", o)
+		}
 	}
 	return st, nil
 }
@@ -347,7 +350,8 @@ func (c *copier) finish() error {
 		if err := os.Chmod(d.path, d.mode.Perm()|d.mode&(fs.ModeSetgid|fs.ModeSticky)); err != nil {
 			return errs.CopyFailed(d.path, err)
 		}
-		os.Chtimes(d.path, d.mt, d.mt)
+		// A directory's time is cosmetic (git never reads it): best effort.
+		_ = os.Chtimes(d.path, d.mt, d.mt)
 	}
 	return nil
 }

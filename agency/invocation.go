@@ -3,6 +3,7 @@ package agency
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -154,7 +155,9 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err != nil {
 		return nil, err
 	}
-	defer decideIsolation()
+	// On an early return, wait for the probe to end; its answer (and its
+	// error) is read where the record is made.
+	defer func() { _, _ = decideIsolation() }()
 
 	if err := a.fail(FPStartBeforeLock); err != nil {
 		return nil, err
@@ -195,8 +198,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return errors.Join(sandbox, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
 	}
 	if err := a.fail(FPStartAfterMkdir); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full, Base: opts.Base})
 	if err != nil {
@@ -251,8 +253,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, withCleanup(err, cleanup())
 	}
 	if rec.Command, err = a.withHooks(spec, opts.Headless, inv, rec.Command); err != nil {
-		cleanup()
-		return nil, err
+		return nil, withCleanup(err, cleanup())
 	}
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
@@ -268,6 +269,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	if err := a.tryWall(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
+	}
+	if queued {
+		// The supervisor that dequeues it runs with this environment, not
+		// its own (QueuedEnvFile).
+		if err := a.Store.WriteQueuedEnv(inv, os.Environ()); err != nil {
+			return nil, withCleanup(err, cleanup())
+		}
 	}
 	if opts.Prompt != "" {
 		if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(inv), "prompt.md"), []byte(opts.Prompt), 0o600); err != nil {
@@ -335,7 +343,11 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	if err != nil {
 		return err
 	}
-	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID))
+	env, err := a.supervisorEnv(rec)
+	if err != nil {
+		return err
+	}
+	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID), env)
 	if err != nil {
 		return err
 	}

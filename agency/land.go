@@ -443,7 +443,7 @@ func landReflog(inv string) string { return "agency: land invocation " + inv }
 func (a *App) fastForwardFailedLocked(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, target string, ffErr error) error {
 	inv := rec.InvocationID
 	report := gitErr(ffErr)
-	if _, ok := ffErr.(*gitcore.GitError); !ok {
+	if ge := (*gitcore.GitError)(nil); !errors.As(ffErr, &ge) {
 		report = errs.LandFastForwardFailed(inv, ffErr)
 	}
 	if blocked := (*gitcore.BlockedError)(nil); errors.As(ffErr, &blocked) {

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -40,7 +41,7 @@ func (a *App) landBatched(ctx context.Context, ids []string, opts LandOptions) [
 			landed, n, err = a.landStack(ctx, stack[:green])
 			out = append(out, landed...)
 		}
-		if err == errHeadMoved {
+		if errors.Is(err, errHeadMoved) {
 			if moves++; moves > verifyRebuilds {
 				return append(out, refuseAll(append(idsOf(stack[n:]), rest...), errs.HeadMoving(stack[0].rec.InvocationID, stack[0].wt.Branch, moves))...)
 			}

@@ -56,6 +56,7 @@ func (a *App) leftovers() []Leftover {
 	}
 	out = append(out, a.verifyLeftovers(false)...)
 	out = append(out, a.retiredLeftovers()...)
+	out = append(out, a.queuedEnvLeftovers()...)
 	dead, missing, missingWt := a.deadCreates()
 	out = append(out, dead...)
 	if len(missing) == 0 && len(missingWt) == 0 {

@@ -143,7 +143,7 @@ func (a *App) LogText(ctx context.Context, rec *store.InvocationRecord, max int6
 	} else {
 		name, w := a.logSource(rec, LogReadable, &b)
 		if data, err := tailFile(filepath.Join(dir, name), max); err == nil {
-			w.Write(data)
+			_, _ = w.Write(data) // into b, a bytes.Buffer: never fails
 		}
 	}
 	if data, err := tailFile(filepath.Join(dir, StderrLog), max); err == nil && len(data) > 0 {

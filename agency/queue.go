@@ -2,7 +2,9 @@ package agency
 
 import (
 	"context"
+	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -124,7 +126,8 @@ func (a *App) drainQueueLocked(ctx context.Context) []string {
 		if a.unstartable(r) != "" {
 			// Out of the queue, failed with the reason: it must not hold a
 			// place until a slot frees.
-			a.launchQueuedLocked(ctx, r)
+			// Its error is the reason, recorded in its record and events.
+			_ = a.launchQueuedLocked(ctx, r)
 			changed = append(changed, r.InvocationID)
 			continue
 		}
@@ -175,6 +178,9 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 		rec.StartedAt = a.now()
 		if err = a.Store.WriteInvocation(rec); err == nil {
 			if err = a.spawnSupervisor(ctx, rec); err == nil {
+				// Its supervisor has the environment now: no secret stays
+				// on disk longer than the queue needs it.
+				a.dropQueuedEnv(rec.InvocationID)
 				a.event(rec.InvocationID, "dequeued", nil)
 				return nil
 			}
@@ -190,7 +196,9 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 	if werr == nil {
 		werr = a.Store.WriteInvocation(rec)
 	}
-	if werr != nil {
+	if werr == nil {
+		a.dropQueuedEnv(rec.InvocationID)
+	} else {
 		// The record stays queued (tried again) or starting without a
 		// supervisor, which reconcile fails once startGrace has passed.
 		why += "; recording the failure failed too: " + errs.As(werr).Msg
@@ -225,4 +233,72 @@ func (a *App) StartQueuedNow(ctx context.Context, query string) (*store.Invocati
 		return nil, err
 	}
 	return a.Store.ReadInvocation(rec.InvocationID)
+}
+
+// supervisorEnv is the environment of an invocation's supervisor: the one
+// its `agent start --queue` kept (store.QueuedEnvFile) when it was queued,
+// else nil (ours). The data directory is the one the record was found in.
+func (a *App) supervisorEnv(rec *store.InvocationRecord) ([]string, error) {
+	env, ok, err := a.Store.ReadQueuedEnv(rec.InvocationID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "AGENCY_DATA_DIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "AGENCY_DATA_DIR="+a.Store.DataDir), nil
+}
+
+// dropQueuedEnv removes the kept environment of an invocation that left
+// the queue (started, failed or discarded); one that cannot be removed is
+// said, and doctor reports it until gc removes it.
+func (a *App) dropQueuedEnv(inv string) {
+	if err := a.Store.RemoveQueuedEnv(inv); err != nil {
+		a.warn(inv, err)
+	}
+}
+
+// queuedEnvLeftovers are kept environments (store.QueuedEnvFile) of
+// invocations that left the queue: a kill between the start of a queued
+// invocation, or its discard, and the removal of its file left them. They
+// can hold secrets, so doctor reports them and gc removes them.
+func (a *App) queuedEnvLeftovers() []Leftover {
+	ids, _ := store.ReadIDDirs(a.Store.InvocationsDir())
+	var out []Leftover
+	for _, id := range ids {
+		path := a.Store.QueuedEnvPath(id)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			continue
+		}
+		if !a.queuedEnvStale(id) {
+			continue
+		}
+		out = append(out, Leftover{Kind: GCQueuedEnv, Invocation: id, Path: path, Bytes: fi.Size(),
+			Reason: "the environment an 'agent start --queue' kept (0600, may hold secrets), and the invocation is no longer queued"})
+	}
+	return out
+}
+
+// queuedEnvStale reports whether an invocation's kept environment outlived
+// the queue: it has a record, and the record is neither queued nor
+// starting (a queued start in progress removes it itself).
+func (a *App) queuedEnvStale(inv string) bool {
+	rec, err := a.Store.ReadInvocation(inv)
+	if err != nil {
+		return false
+	}
+	return !Queued(rec) && rec.Status != store.StatusStarting
+}
+
+// removeQueuedEnvLeftover is gc of a GCQueuedEnv item, checked again.
+func (a *App) removeQueuedEnvLeftover(it *GCItem) error {
+	if !a.queuedEnvStale(it.Invocation) {
+		it.Kept, it.KeptWhy = true, "queued again since the plan"
+		return nil
+	}
+	return a.Store.RemoveQueuedEnv(it.Invocation)
 }

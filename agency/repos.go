@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -98,7 +99,7 @@ func errText(err error) string {
 	if err == nil {
 		return ""
 	}
-	if e, ok := err.(*errs.Error); ok {
+	if e := (*errs.Error)(nil); errors.As(err, &e) {
 		return e.Msg
 	}
 	return err.Error()

@@ -88,7 +88,8 @@ func (a *App) removeRetired() {
 		return
 	}
 	if ok {
-		store.RemoveRetired(a.Store.DataDir, dir)
+		// What is left, doctor reports and gc removes (see above).
+		_ = store.RemoveRetired(a.Store.DataDir, dir)
 	}
 }
 

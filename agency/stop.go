@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"errors"
 	"os"
 	"syscall"
 	"time"
@@ -64,7 +65,7 @@ func (a *App) signalRunner(rec *store.InvocationRecord, kill bool) error {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if rec.PID != nil {
-			if err := runner.SignalGroup(*rec.PID, rec.PIDStartTime, sig); err != nil && err != os.ErrProcessDone {
+			if err := runner.SignalGroup(*rec.PID, rec.PIDStartTime, sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
 				return errs.Wrap(errs.EIO, err, "", "cannot signal the agent (pid %d)", *rec.PID)
 			}
 			return nil

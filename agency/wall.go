@@ -137,6 +137,7 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 // commit says why.
 func (a *App) makeGitDirs() {
 	if on, _ := a.Config.Bool("rerere.enabled", false); on {
-		os.Mkdir(filepath.Join(a.Repo.CommonDir, "rr-cache"), 0o777)
+		// When it cannot be made here either, the agent's commit says why.
+		_ = os.Mkdir(filepath.Join(a.Repo.CommonDir, "rr-cache"), 0o777)
 	}
 }

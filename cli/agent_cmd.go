@@ -217,7 +217,7 @@ func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error
 			o.Stdout = io.Discard
 		}
 		if exit = follow(env, a, inv, true, true, o); exit != nil {
-			if _, ok := exit.(*ExitError); !ok {
+			if ee := (*ExitError)(nil); !errors.As(exit, &ee) {
 				return exit
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -95,7 +94,7 @@ func nonASCII(s string) string {
 
 func writeMan(w io.Writer, prog string, app *kong.Application) {
 	page := strings.ReplaceAll(prog, " ", "-")
-	fmt.Fprintf(w, ".TH %s 1 %q \"git-agency %s\" \"Git Manual\"\n", strings.ToUpper(page), time.Now().Format("2006-01-02"), version())
+	fmt.Fprintf(w, ".TH %s 1 %q \"git-agency %s\" \"Git Manual\"\n", strings.ToUpper(page), manDate(), version())
 	fmt.Fprintf(w, ".SH NAME\n%s \\- %s\n", page, roff(firstSentence(app.Help)))
 	fmt.Fprintf(w, ".SH SYNOPSIS\n.B %s\n<command> [<flags>] [<args>]\n.br\n.B %s\n\\-\\-help | \\-\\-version\n", roff(prog), roff(prog))
 	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n", roff(app.Help))

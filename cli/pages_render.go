@@ -5,7 +5,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -83,7 +82,7 @@ func errorLine(e pageError) string {
 // writeManPage writes the man page of command n of prog.
 func writeManPage(w io.Writer, prog string, n *kong.Node, p *cmdPage) {
 	name := pageName(prog, n)
-	fmt.Fprintf(w, ".TH %s 1 %q \"git-agency %s\" \"Git Manual\"\n", strings.ToUpper(name), time.Now().Format("2006-01-02"), version())
+	fmt.Fprintf(w, ".TH %s 1 %q \"git-agency %s\" \"Git Manual\"\n", strings.ToUpper(name), manDate(), version())
 	fmt.Fprintf(w, ".SH NAME\n%s \\- %s\n", name, roff(firstSentence(n.Help)))
 	fmt.Fprintf(w, ".SH SYNOPSIS\n.nf\n\\fB%s %s\\fR\n.fi\n", roff(prog), roff(n.Summary()))
 	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n", roff(n.Help))
@@ -307,7 +306,7 @@ func roffTableRow(b *strings.Builder, l string) {
 // page name(7).
 func writeTopicMan(w io.Writer, name, text string) {
 	title, body, _ := strings.Cut(text, "\n")
-	fmt.Fprintf(w, ".TH %s 7 %q \"git-agency %s\" \"Git Manual\"\n", strings.ToUpper(name), time.Now().Format("2006-01-02"), version())
+	fmt.Fprintf(w, ".TH %s 7 %q \"git-agency %s\" \"Git Manual\"\n", strings.ToUpper(name), manDate(), version())
 	fmt.Fprintf(w, ".SH NAME\n%s \\- %s\n.SH DESCRIPTION\n", name, mdInlineRoff(strings.TrimLeft(title, "# ")))
 	fmt.Fprint(w, mdRoff(body))
 	fmt.Fprintf(w, ".SH SEE ALSO\n\\fBgit-agency\\fR(1), \\fBgit-sandbox\\fR(1)\n")

@@ -88,10 +88,16 @@ func (c *WorktreeCreateCmd) create(env *Env, a *agency.App) (*store.WorktreeReco
 }
 
 // warnNotIgnored names the .worktreeinclude paths a new tree did not get
-// because it would not ignore them.
+// because it would not ignore them, and the copied environments that point
+// outside it.
 func warnNotIgnored(env *Env, inc *store.IncludeStats) {
 	if inc != nil && len(inc.Skipped) > 0 {
 		fmt.Fprintf(env.Stderr, "warning: %s: %s\n", agency.NotIgnoredNote, strings.Join(inc.Skipped, " "))
+	}
+	if inc != nil {
+		for _, o := range inc.Outside {
+			fmt.Fprintf(env.Stderr, "warning: %s\n", o)
+		}
 	}
 }
 
@@ -326,9 +332,22 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 		fmt.Fprintf(env.Stdout, "stopped and discarded agent %s\n", id)
 	}
 	for _, id := range res.Kept {
-		fmt.Fprintf(env.Stdout, "kept the sandbox of %s (finished, not landed): inspect it or 'git agency agent discard %s'\n", id, id)
+		fmt.Fprintf(env.Stdout, "kept the sandbox of %s (%s, not landed): inspect it or 'git agency agent discard %s'\n", id, keptState(a, id), id)
 	}
 	return nil
+}
+
+// keptState is how a kept sandbox's run ended, as `worktree rm` says it:
+// "finished", "failed" or "failed: its setup failed".
+func keptState(a *agency.App, id string) string {
+	rec, err := a.Store.ReadInvocation(id)
+	if err != nil || rec.Status != store.StatusFailed {
+		return "finished"
+	}
+	if store.Deref(rec.ExitReason) == store.ExitSetupFailed {
+		return "failed: its setup failed"
+	}
+	return "failed"
 }
 
 // includeSources names where include patterns came from: ".worktreeinclude

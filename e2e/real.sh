@@ -13,13 +13,17 @@
 # with the usage counted once, and a claude permission denial, and
 # (e2e/wall.sh) that inside the wall, with no permission flag from the user,
 # both commit from their shell tools and a write by absolute path changes
-# nothing outside the sandbox. Every agent runs walled (agency.isolate bwrap).
+# nothing outside the sandbox, and (e2e/projects.sh) that a Python and a
+# JavaScript project made ready with docs/ready-sandboxes.md's setups hold
+# a test-breaking claude back at verify and land the fixed one. Every agent
+# runs walled (agency.isolate bwrap).
 #
 # Nothing here talks to the network except npm (once, to install). HOME,
 # the CLIs' config dirs and the data dir are all inside a temp directory.
 #   AGENCY_E2E_CLIS   where the CLIs are installed (default ~/.cache/agency-real-clis)
 #   AGENCY_E2E_KEEP=1 keep the temp directory for inspection
-#   AGENCY_E2E_ONLY=claude|codex|headed   run one runner (or the headed checks) only
+#   AGENCY_E2E_ONLY=claude|codex|headed|projects   run one runner (or the headed
+#                     checks, or the Python and JavaScript projects) only
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 clis=$("$root/e2e/install-clis.sh") || exit 1
@@ -212,6 +216,10 @@ case ${AGENCY_E2E_ONLY:-headed} in codex|headed) headed_codex;; esac
 
 # verified landing: a red verify sent back to the agent (e2e/verify.sh).
 . "$root/e2e/verify.sh"
+
+# A Python and a JavaScript project made ready with the documented setups;
+# verify holds a test-breaking claude back (e2e/projects.sh).
+. "$root/e2e/projects.sh"
 
 if [ "$fails" -gt 0 ]; then echo "e2e-real: $fails check(s) failed"; exit 1; fi
 echo "e2e-real: all checks passed"

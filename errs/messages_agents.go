@@ -305,3 +305,11 @@ func AttachEnded(inv, status string) *Error {
 	return New(ENotRunning, "its last screen is in 'git agency agent logs "+inv+"'",
 		"invocation %s ended before it could be attached (status %s)", inv, status)
 }
+
+// UnknownRunner: --runner names no built-in and no configured runner;
+// known are those a start can use (the built-ins and the configured ones).
+func UnknownRunner(name string, known []string) *Error {
+	return New(ERunnerNotFound,
+		"use one of the runners this repository knows ("+strings.Join(known, ", ")+"), or configure it: git config agency.runner."+name+".command <program>",
+		"unknown runner %q", name)
+}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/git-agency/git-agency/gitcore/internal/configfile"
 )
 
 // gitIn runs git in dir with the test's environment (t.Setenv'd).
@@ -28,6 +30,10 @@ func discoverEnv(t *testing.T) string {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	// The global files are HOME's here: a GIT_CONFIG_GLOBAL (testenv.Main
+	// sets one, and so may the developer) would replace them.
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	os.Unsetenv("GIT_CONFIG_GLOBAL")
 	return home
 }
 
@@ -48,7 +54,7 @@ func sameAsGit(t *testing.T, dir string) *Repo {
 		t.Fatalf("%s: from files %q %q %q, git says %q %q %q", dir, files.GitDir, files.CommonDir, files.Toplevel,
 			viaGit.GitDir, viaGit.CommonDir, viaGit.Toplevel)
 	}
-	if _, ok := configFiles(files.GitDir, files.CommonDir); !ok {
+	if _, ok := configfile.Files(files.GitDir, files.CommonDir); !ok {
 		t.Fatalf("%s: configuration not read from files", dir)
 	}
 	got, err := files.Config(ctx)
@@ -228,7 +234,7 @@ func TestConfigFromFilesLeavesToGit(t *testing.T) {
 	}
 	no := func(what string) {
 		t.Helper()
-		if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
+		if all, ok := configfile.Files(r.GitDir, r.CommonDir); ok {
 			t.Fatalf("%s: read from files (%q), want git asked", what, all)
 		}
 	}
@@ -250,11 +256,11 @@ func TestConfigFromFilesLeavesToGit(t *testing.T) {
 
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "")
 	t.Setenv("PATH", t.TempDir()+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if !gitUnderUsr() {
+	if !configfile.GitUnderUsr() {
 		no("system file of a git elsewhere")
 	}
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	if _, ok := configFiles(r.GitDir, r.CommonDir); !ok {
+	if _, ok := configfile.Files(r.GitDir, r.CommonDir); !ok {
 		t.Fatal("plain configuration not read from files")
 	}
 	for _, bad := range []string{"[agency]\n\tx = \"open\n", "[agency\n", "[agency]\n\tx = a\\qb\n", "x = 1\n", "[agency]\n\t1x = 1\n", "[a]\n\tx = 1\x00\n"} {
@@ -266,7 +272,7 @@ func TestConfigFromFilesLeavesToGit(t *testing.T) {
 
 // parseConfigFile follows git's parser on what is easy to get wrong.
 func TestParseConfigFile(t *testing.T) {
-	got, ok := parseConfigFile([]byte("[a \"B\\\\c\"]x=1\n[A.B]Y = \"  q\"  r ;c\n[a]z\n"))
+	got, ok := configfile.Parse([]byte("[a \"B\\\\c\"]x=1\n[A.B]Y = \"  q\"  r ;c\n[a]z\n"))
 	want := []ConfigEntry{{Key: "a.B\\c.x", Value: "1"}, {Key: "a.b.y", Value: "  q  r"}, {Key: "a.z"}}
 	if !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("parseConfigFile = %q, %v; want %q", got, ok, want)
@@ -334,18 +340,18 @@ func TestConfigFromFilesExactOrGit(t *testing.T) {
 		"GIT_CONFIG_SYSTEM": "rel/system"} {
 		t.Run(k, func(t *testing.T) {
 			t.Setenv(k, v)
-			if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
+			if all, ok := configfile.Files(r.GitDir, r.CommonDir); ok {
 				t.Fatalf("%s=%q: read from files (%q), want git asked", k, v, all)
 			}
 		})
 	}
 
 	for _, v := range []string{"a\tb", "a \t b", "a\t\"b\"", "a \\\n\tb"} {
-		if got, ok := parseConfigFile([]byte("[s]\n\tk = " + v + "\n")); ok {
+		if got, ok := configfile.Parse([]byte("[s]\n\tk = " + v + "\n")); ok {
 			t.Errorf("value %q: parsed as %q, want git asked", v, got)
 		}
 	}
-	got, ok := parseConfigFile([]byte("[s]\n\tk = \ta  b\t \n\tl = \"a\tb\"\t# c\n"))
+	got, ok := configfile.Parse([]byte("[s]\n\tk = \ta  b\t \n\tl = \"a\tb\"\t# c\n"))
 	if want := []ConfigEntry{{Key: "s.k", Value: "a  b"}, {Key: "s.l", Value: "a\tb"}}; !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("parseConfigFile = %q, %v; want %q", got, ok, want)
 	}

@@ -1,11 +1,12 @@
 package gitcore
 
 import (
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // HeadFromFiles is the commit the tree's HEAD names, read from files as
@@ -13,36 +14,11 @@ import (
 // tell that way (ask Head). A read that looks at many trees (gc) spares a
 // `git rev-parse` per tree.
 func (t *Tree) HeadFromFiles() string {
-	gitDir, ok := worktreeGitDir(t.Path)
+	gitDir, ok := repofiles.WorktreeGitDir(t.Path)
 	if !ok {
 		return ""
 	}
 	return t.headCommit(gitDir)
-}
-
-// worktreeGitDir is the git directory of the worktree at tree: the one
-// its .git file names, or its .git directory.
-func worktreeGitDir(tree string) (string, bool) {
-	p := filepath.Join(tree, ".git")
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return "", false
-	}
-	if fi.IsDir() {
-		return p, true
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", false
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok {
-		return "", false
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(tree, dir)
-	}
-	return dir, true
 }
 
 // headCommit is the commit the worktree's HEAD (in gitDir) names, read
@@ -61,30 +37,11 @@ func (t *Tree) headCommit(gitDir string) string {
 	s := strings.TrimSpace(string(b))
 	ref, symbolic := strings.CutPrefix(s, "ref: ")
 	if !symbolic {
-		return hexOID(s)
+		return repofiles.HexOID(s)
 	}
-	common := t.repo.CommonDir
-	if common == "" || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
-		return ""
-	}
-	if _, err := os.Lstat(filepath.Join(common, "reftable")); !os.IsNotExist(err) {
-		return ""
-	}
-	if b, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref))); err == nil {
-		return hexOID(strings.TrimSpace(string(b)))
-	} else if !os.IsNotExist(err) {
-		return ""
-	}
-	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(packed), "\n") {
-		if id, name, ok := strings.Cut(line, " "); ok && name == ref {
-			return hexOID(id)
-		}
-	}
-	return ""
+	var packed map[string]string
+	id, _ := repofiles.Branch(t.repo.CommonDir, ref, &packed)
+	return id
 }
 
 // ownsGitDir reports whether gitDir is this repository's: its common dir,
@@ -125,17 +82,6 @@ func realDir(dir string) string {
 	return filepath.Clean(dir)
 }
 
-// hexOID is s when it is an object id in hex, else "".
-func hexOID(s string) string {
-	if len(s) != 40 && len(s) != 64 {
-		return ""
-	}
-	if _, err := hex.DecodeString(s); err != nil {
-		return ""
-	}
-	return s
-}
-
 // BranchFromFiles is CurrentBranch read from the tree's HEAD file, as git
 // reads it, without running git: the branch's short name, or "" for a
 // detached HEAD. ok is false when it cannot tell that way (ask
@@ -144,7 +90,7 @@ func hexOID(s string) string {
 // name git would spell otherwise because a ref it looks at first has the
 // same name (`symbolic-ref --short` then says heads/<name>).
 func (t *Tree) BranchFromFiles() (branch string, ok bool) {
-	gitDir, found := worktreeGitDir(t.Path)
+	gitDir, found := repofiles.WorktreeGitDir(t.Path)
 	common := t.repo.CommonDir
 	if !found || common == "" || !t.repo.ownsGitDir(gitDir) {
 		return "", false
@@ -159,7 +105,7 @@ func (t *Tree) BranchFromFiles() (branch string, ok bool) {
 	s := strings.TrimSpace(string(b))
 	ref, symbolic := strings.CutPrefix(s, "ref: ")
 	if !symbolic {
-		return "", hexOID(s) != ""
+		return "", repofiles.HexOID(s) != ""
 	}
 	name, isBranch := strings.CutPrefix(ref, "refs/heads/")
 	if !isBranch || name == "" || strings.Contains(name, "..") {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // CommitFromFiles reads a commit's tree and parents from its loose object
@@ -16,7 +18,7 @@ import (
 // ok is false when it is not there as a loose object (packed, in an
 // alternate) or does not read as a commit: ask git.
 func (r *Repo) CommitFromFiles(id string) (tree string, parents []string, ok bool) {
-	if hexOID(id) == "" || r.CommonDir == "" {
+	if repofiles.HexOID(id) == "" || r.CommonDir == "" {
 		return "", nil, false
 	}
 	f, err := os.Open(filepath.Join(r.CommonDir, "objects", id[:2], id[2:]))
@@ -41,9 +43,9 @@ func (r *Repo) CommitFromFiles(id string) (tree string, parents []string, ok boo
 		key, val, _ := strings.Cut(line, " ")
 		switch key {
 		case "tree":
-			tree = hexOID(val)
+			tree = repofiles.HexOID(val)
 		case "parent":
-			if hexOID(val) == "" {
+			if repofiles.HexOID(val) == "" {
 				return "", nil, false
 			}
 			parents = append(parents, val)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/git-agency/git-agency/gitcore/internal/configfile"
 )
 
 // Worktree is one entry of `git worktree list --porcelain -z`.
@@ -130,11 +132,9 @@ func ParseStatusV2(out []byte) ([]StatusEntry, error) {
 	return list, nil
 }
 
-// ConfigEntry is one key/value of `git config -z --get-regexp`.
-type ConfigEntry struct {
-	Key   string
-	Value string
-}
+// ConfigEntry is one key/value of `git config -z --get-regexp`, or of a
+// configuration file read by gitcore/internal/configfile.
+type ConfigEntry = configfile.Entry
 
 // ParseConfigZ parses `git config -z` listings: "key\nvalue\0" (a key
 // without a value has no newline).

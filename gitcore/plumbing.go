@@ -5,9 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // ErrRefExists is returned by CreateRef when the ref already exists.
@@ -82,8 +85,13 @@ func (r *Repo) DeleteRefs(ctx context.Context, prefix string) error {
 	return err
 }
 
-// RefsWithTrees lists refs under prefix with their commits' trees.
+// RefsWithTrees lists refs under prefix with their commits' trees, in
+// name order. It reads them from files when it can (refsWithTreesFromFiles):
+// a checkpoint lists its invocation's snapshot refs every time.
 func (r *Repo) RefsWithTrees(ctx context.Context, prefix string) ([]Ref, error) {
+	if refs, ok := r.refsWithTreesFromFiles(prefix); ok {
+		return refs, nil
+	}
 	out, err := r.query(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(tree)", "--", prefix)
 	if err != nil {
 		return nil, err
@@ -328,4 +336,25 @@ func (t *Tree) InProgress(ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// refsWithTreesFromFiles is RefsWithTrees from the ref files
+// (repofiles.Refs) and the commits' loose objects (CommitFromFiles): the
+// snapshot commits a checkpoint made stay loose until git packs them. ok
+// is false when any of it is not there as files (ask git).
+func (r *Repo) refsWithTreesFromFiles(prefix string) ([]Ref, bool) {
+	ids, ok := repofiles.Refs(r.CommonDir, prefix)
+	if !ok {
+		return nil, false
+	}
+	refs := make([]Ref, 0, len(ids))
+	for name, id := range ids {
+		tree, _, ok := r.CommitFromFiles(id)
+		if !ok {
+			return nil, false
+		}
+		refs = append(refs, Ref{Name: name, Object: id, Tree: tree})
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
+	return refs, true
 }

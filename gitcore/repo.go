@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/gitcore/internal/configfile"
+	"github.com/git-agency/git-agency/gitcore/internal/index"
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // Repo is a non-bare repository discovered from a directory inside its main
@@ -252,7 +255,21 @@ func (t *Tree) status(ctx context.Context, untracked string) ([]StatusEntry, err
 // the files inside it (OnlySubmoduleDirt): those are the submodule's own,
 // and no checkout, reset or read-tree of this tree touches them (they
 // never recurse into submodules).
+//
+// A clean answer is remembered for TrackedUnchanged (racyclean.go): the
+// racily clean entries it would otherwise hash again, or leave to
+// another status.
 func (t *Tree) HasTrackedChanges(ctx context.Context) (bool, error) {
+	var proof *racyProof
+	if gitDir, ok := repofiles.WorktreeGitDir(t.Path); ok {
+		proof = beginRacyProof(gitDir, index.StampOf(filepath.Join(gitDir, "index")))
+	}
+	dirty, err := t.hasTrackedChanges(ctx)
+	proof.end(err == nil && !dirty)
+	return dirty, err
+}
+
+func (t *Tree) hasTrackedChanges(ctx context.Context) (bool, error) {
 	st, err := t.status(ctx, "--untracked-files=no")
 	if err != nil {
 		return false, err
@@ -452,7 +469,7 @@ func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
 // Missing configuration is not an error.
 func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
 	if r.fromFiles {
-		if all, ok := configFiles(r.GitDir, r.CommonDir); ok {
+		if all, ok := configfile.Files(r.GitDir, r.CommonDir); ok {
 			return agencyEntries(all), nil
 		}
 	}

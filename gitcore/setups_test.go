@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-agency/git-agency/internal/testenv"
 )
 
 // mergeTreeNoFiles answers merge-tree with exit 1 and a tree but no
@@ -44,8 +46,9 @@ func TestUserConfigPinned(t *testing.T) {
 	dir := r.Toplevel
 	base := git("rev-parse", "HEAD")
 	key := filepath.Join(t.TempDir(), "key")
+	testenv.Need(t, "ssh-keygen")
 	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
-		t.Skipf("ssh-keygen: %v %s", err, out)
+		t.Fatalf("ssh-keygen: %v %s", err, out)
 	}
 	git("config", "gpg.format", "ssh")
 	git("config", "user.signingkey", key+".pub")

@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha1"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"hash"
@@ -16,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/git-agency/git-agency/gitcore/internal/index"
 )
 
 // Writing a snapshot through an index of the whole worktree costs two
@@ -222,46 +223,28 @@ func (t *Tree) stagedByLsFiles(ctx context.Context, env []string, staged map[str
 	return staged, nil
 }
 
-// readSmallIndex reads a version 2 index file's entries (all at stage 0)
-// by path, with oidLen-byte object ids; ok is false for anything else
-// (another version, a stage, a short or malformed file).
+// readSmallIndex reads an index file's entries (all at stage 0, with no
+// flag) by path, with oidLen-byte object ids; ok is false for anything
+// else (a stage, a flag, a short or malformed file).
 func readSmallIndex(p string, oidLen int) (map[string]TreeEntry, bool) {
 	data, err := os.ReadFile(p)
-	if err != nil || len(data) < 12 || string(data[:4]) != "DIRC" || binary.BigEndian.Uint32(data[4:8]) != 2 {
+	if err != nil {
 		return nil, false
 	}
-	return indexEntriesV2(data, int(binary.BigEndian.Uint32(data[8:12])), oidLen)
-}
-
-// indexEntriesV2 decodes n version 2 entries with oidLen-byte ids and
-// checks that what follows them is exactly the trailing checksum (after
-// any extensions).
-func indexEntriesV2(data []byte, n, oidLen int) (map[string]TreeEntry, bool) {
-	ents := make(map[string]TreeEntry, n)
-	off := 12
-	for i := 0; i < n; i++ {
-		fixed := 40 + oidLen
-		if off+fixed+2 > len(data) {
-			return nil, false
-		}
-		mode := binary.BigEndian.Uint32(data[off+24 : off+28])
-		oid := hex.EncodeToString(data[off+40 : off+fixed])
-		flags := binary.BigEndian.Uint16(data[off+fixed : off+fixed+2])
-		if flags&0xf000 != 0 {
+	it, ok := index.Entries(data, oidLen)
+	if !ok {
+		return nil, false
+	}
+	ents := map[string]TreeEntry{}
+	for it.Next() {
+		e := it.Entry()
+		if e.Flags != 0 || e.ExtFlags != 0 {
 			return nil, false // a stage, assume-unchanged or extended flags
 		}
-		name := off + fixed + 2
-		end := bytes.IndexByte(data[name:], 0)
-		if end < 0 {
-			return nil, false
-		}
-		ents[string(data[name:name+end])] = TreeEntry{Mode: strconv.FormatUint(uint64(mode), 8), OID: oid}
-		off += (fixed + 2 + end + 8) &^ 7
+		ents[string(e.Path)] = TreeEntry{Mode: strconv.FormatUint(uint64(e.Mode), 8), OID: hex.EncodeToString(e.OID)}
 	}
-	for off+8 <= len(data)-oidLen {
-		off += 8 + int(binary.BigEndian.Uint32(data[off+4:off+8]))
-	}
-	return ents, off == len(data)-oidLen
+	_, ok = it.Extensions()
+	return ents, ok
 }
 
 // privateIndex is a git command writing one of our private indexes (a

@@ -3,7 +3,6 @@ package gitcore
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path"
@@ -11,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/git-agency/git-agency/gitcore/internal/index"
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // TrackedUnchanged reports whether the tree is proven to hold no staged and
@@ -34,27 +36,33 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 	if head == "" || (oidLen != 20 && oidLen != 32) {
 		return false
 	}
-	gitDir, ok := worktreeGitDir(t.Path)
+	gitDir, ok := repofiles.WorktreeGitDir(t.Path)
 	if !ok || t.headCommit(gitDir) != head {
 		return false
 	}
-	data, racy, release, ok := mapIndex(filepath.Join(gitDir, "index"))
+	f, ok := index.Map(filepath.Join(gitDir, "index"))
 	if !ok {
 		return false
 	}
-	defer release() // the entries' ids are slices of data
-	idx, ok := parseIndexStat(data, oidLen)
+	defer f.Close() // the entries' ids are slices of its data
+	idx, ok := parseIndexStat(f.Data, oidLen)
 	if !ok || hex.EncodeToString(idx.cacheTree) != headTree {
 		return false
 	}
-	doubt, ok := t.statEntries(idx.entries, racy)
+	doubt, ok := t.statEntries(idx.entries, racyRuleFor(gitDir, f))
 	if !ok {
 		return false
 	}
+	if len(doubt) == 0 {
+		return true
+	}
+	proof := beginRacyProof(gitDir, f.Stamp)
 	if !idx.attributes {
 		doubt = t.settleAsIs(gitDir, oidLen, doubt)
 	}
-	return t.sameContent(ctx, doubt)
+	same := t.sameContent(ctx, doubt)
+	proof.end(same)
+	return same
 }
 
 // maxHashed bounds how many files TrackedUnchanged hashes; past it a
@@ -88,147 +96,54 @@ type statEntry struct {
 // it does not know.
 func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 	var out indexStat
-	if len(data) < 12+oidLen || string(data[:4]) != "DIRC" {
-		return out, false
-	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	if version < 2 || version > 4 {
-		return out, false
-	}
-	end := len(data) - oidLen
-	off, ok := out.readEntries(data[:end], version, oidLen)
+	it, ok := index.Entries(data, oidLen)
 	if !ok {
 		return out, false
 	}
-	for off+8 <= end {
-		sig := string(data[off : off+4])
-		size := int(binary.BigEndian.Uint32(data[off+4 : off+8]))
-		body := off + 8
-		if size < 0 || body+size > end {
-			return out, false
-		}
-		switch {
-		case sig == "TREE":
-			out.cacheTree = cacheTreeRoot(data[body:body+size], oidLen)
-		case sig == "sdir":
-			// sparse directories: skip-worktree entries, left out above
-		case sig[0] < 'A' || sig[0] > 'Z':
-			return out, false // required (a split index's "link", …)
-		}
-		off = body + size
-	}
-	return out, off == end
-}
-
-// readEntries reads the entries of data (an index without its trailing
-// checksum) into out, and returns where they end.
-func (out *indexStat) readEntries(data []byte, version uint32, oidLen int) (int, bool) {
-	off, prev := 12, []byte(nil)
-	for n := binary.BigEndian.Uint32(data[8:12]); n > 0; n-- {
-		e, next, name, keep, ok := indexEntryStat(data, off, version, oidLen, prev)
-		if !ok {
-			return 0, false
-		}
-		off, prev = next, name
+	out.entries = make([]statEntry, 0, min(it.Count(), uint32(len(data)/62)))
+	for it.Next() {
+		e := it.Entry()
+		name := e.Path
 		if bytes.HasSuffix(name, []byte(".gitattributes")) && (len(name) == 14 || name[len(name)-15] == '/') {
 			out.attributes = true
 		}
+		keep, ok := entryLooked(e)
+		if !ok {
+			return out, false
+		}
 		if keep {
-			e.path = string(name)
-			out.entries = append(out.entries, e)
+			out.entries = append(out.entries, statEntry{path: string(name), oid: e.OID, mode: e.Mode,
+				ctime: e.CtimeSec, ctimeN: e.CtimeNsec, mtime: e.MtimeSec, mtim: e.MtimeNsec,
+				ino: e.Ino, uid: e.UID, gid: e.GID, size: e.Size})
 		}
 	}
-	return off, true
-}
-
-// indexEntryStat decodes the entry at off (prev: the path before it, for
-// version 4's prefix compression, a buffer it may reuse) and returns it
-// without its path, where the next entry begins, and its path. keep: git's
-// status looks at its file. Nothing is copied for an entry it leaves out.
-func indexEntryStat(data []byte, off int, version uint32, oidLen int, prev []byte) (e statEntry, next int, name []byte, keep, ok bool) {
-	start, fixed := off, 40+oidLen
-	if off+fixed+2 > len(data) {
-		return e, 0, nil, false, false
-	}
-	u := func(i int) uint32 { return binary.BigEndian.Uint32(data[off+i : off+i+4]) }
-	e = statEntry{ctime: u(0), ctimeN: u(4), mtime: u(8), mtim: u(12), ino: u(20), mode: u(24), uid: u(28), gid: u(32), size: u(36)}
-	e.oid = data[off+40 : off+fixed]
-	flags := binary.BigEndian.Uint16(data[off+fixed : off+fixed+2])
-	off += fixed + 2
-	var ext uint16
-	if flags&0x4000 != 0 {
-		if version < 3 || off+2 > len(data) {
-			return e, 0, nil, false, false
+	exts, ok := it.Extensions()
+	for _, x := range exts {
+		switch {
+		case x.Sig == "TREE":
+			out.cacheTree = cacheTreeRoot(x.Body, oidLen)
+		case x.Sig == "sdir":
+			// sparse directories: skip-worktree entries, left out above
+		case x.Required():
+			return out, false // a split index's "link", …
 		}
-		ext = binary.BigEndian.Uint16(data[off : off+2])
-		off += 2
 	}
-	name, next, ok = indexEntryPath(data, start, off, version, prev, int(flags&0xfff))
-	if !ok {
-		return e, 0, nil, false, false
-	}
-	keep, ok = entryLooked(e.mode, flags, ext)
-	return e, next, name, keep, ok
-}
-
-// indexEntryPath decodes the path of the entry that began at start, whose
-// path (or version 4's prefix length) is at off, and where the next entry
-// begins. Versions 2 and 3 give a slice of data; version 4 builds the
-// path in prev's buffer. size is the path's length as the entry's flags
-// give it (0xfff: that long or longer); versions 2 and 3 take it, as git
-// does, when a NUL byte ends it there, sparing the search for the NUL.
-func indexEntryPath(data []byte, start, off int, version uint32, prev []byte, size int) ([]byte, int, bool) {
-	strip := 0
-	if version == 4 {
-		v, n := indexVarint(data[off:])
-		if n == 0 || v > uint64(len(prev)) {
-			return nil, 0, false
-		}
-		strip, off = int(v), off+n
-	} else if size < 0xfff && off+size < len(data) && data[off+size] == 0 {
-		return data[off : off+size], start + (off+size-start+8)&^7, true
-	}
-	nul := bytes.IndexByte(data[off:], 0)
-	if nul < 0 {
-		return nil, 0, false
-	}
-	if version == 4 {
-		return append(prev[:len(prev)-strip], data[off:off+nul]...), off + nul + 1, true
-	}
-	return data[off : off+nul], start + (off+nul-start+8)&^7, true
+	return out, ok
 }
 
 // entryLooked says, from an entry's mode and flags, whether git's status
 // looks at its file (keep), and ok false when git would report it whatever
 // the file holds or TrackedUnchanged does not follow it.
-func entryLooked(mode uint32, flags, ext uint16) (keep, ok bool) {
-	skipWorktree, intentToAdd := ext&0x4000 != 0, ext&0x2000 != 0
+func entryLooked(e *index.Entry) (keep, ok bool) {
 	switch {
-	case flags&0x3000 != 0 || intentToAdd:
+	case e.Stage() != 0 || e.IntentToAdd():
 		return false, false // a conflict stage, or git add -N
-	case skipWorktree || flags&0x8000 != 0:
+	case e.SkipWorktree() || e.AssumeValid():
 		return false, true // not in the tree, or assume-unchanged
-	case mode&0o170000 == 0o160000 || mode&0o170000 == 0o040000:
+	case e.Gitlink() || e.SparseDir():
 		return false, false // a submodule, or a sparse directory not marked
 	}
 	return true, true
-}
-
-// indexVarint is version 4's offset encoding and its length in bytes (0
-// when malformed).
-func indexVarint(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	v, i := uint64(b[0]&0x7f), 0
-	for b[i]&0x80 != 0 {
-		i++
-		if i >= len(b) || i > 8 {
-			return 0, 0
-		}
-		v = ((v + 1) << 7) | uint64(b[i]&0x7f)
-	}
-	return v, i + 1
 }
 
 // cacheTreeRoot is the root tree id of a cache tree extension, nil when
@@ -249,10 +164,10 @@ func cacheTreeRoot(b []byte, oidLen int) []byte {
 }
 
 // statEntries lstats every entry, several at once, and returns those whose
-// content must be compared (stat data differs, or racily clean: modified
-// in the second the index was written or later); ok is false when a file
+// content must be compared (stat data differs, or racily clean: racyRule);
+// ok is false when a file
 // is missing or its type or executable bit differs from the entry's.
-func (t *Tree) statEntries(entries []statEntry, racy uint32) ([]statEntry, bool) {
+func (t *Tree) statEntries(entries []statEntry, racy racyRule) ([]statEntry, bool) {
 	const workers = 8
 	var (
 		mu    sync.Mutex
@@ -281,7 +196,7 @@ func (t *Tree) statEntries(entries []statEntry, racy uint32) ([]statEntry, bool)
 // whose content must be compared; ok false as for statEntries. Each
 // directory's files are lstat'ed in it (entryStatter), once its path is
 // known to be real directories (leadingDirs).
-func (t *Tree) statPart(part []statEntry, racy uint32) ([]statEntry, bool) {
+func (t *Tree) statPart(part []statEntry, racy racyRule) ([]statEntry, bool) {
 	var mine []statEntry
 	dirs := leadingDirs{root: t.Path, real: map[string]bool{}}
 	st := newEntryStatter(t.Path)
@@ -299,7 +214,7 @@ func (t *Tree) statPart(part []statEntry, racy uint32) ([]statEntry, bool) {
 		if !ok {
 			return nil, false
 		}
-		if !same || e.mtime >= racy {
+		if !same || racy.racy(&e) {
 			mine = append(mine, e)
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+
+	"github.com/git-agency/git-agency/gitcore/internal/configfile"
+	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
 // The files TrackedUnchanged doubts (racily clean: written in the second
@@ -60,11 +63,11 @@ func (t *Tree) attributesMayApply(gitDir string) bool {
 	if _, set := os.LookupEnv("GIT_ATTR_SOURCE"); set {
 		return true
 	}
-	common, ok := commonDirOf(gitDir)
+	common, ok := repofiles.CommonDirOf(gitDir)
 	if !ok {
 		return true
 	}
-	cfg, ok := configFiles(gitDir, common)
+	cfg, ok := configfile.Files(gitDir, common)
 	if !ok {
 		return true
 	}
@@ -77,10 +80,10 @@ func (t *Tree) attributesMayApply(gitDir string) bool {
 	} else if home := os.Getenv("HOME"); home != "" {
 		files = append(files, filepath.Join(home, ".config", "git", "attributes"))
 	}
-	if no, ok := configBool(os.Getenv("GIT_ATTR_NOSYSTEM")); !ok {
+	if no, ok := configfile.Bool(os.Getenv("GIT_ATTR_NOSYSTEM")); !ok {
 		return true
 	} else if !no {
-		if !gitUnderUsr() {
+		if !configfile.GitUnderUsr() {
 			return true
 		}
 		files = append(files, "/etc/gitattributes")

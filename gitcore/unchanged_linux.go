@@ -1,7 +1,6 @@
 package gitcore
 
 import (
-	"os"
 	"path/filepath"
 	"syscall"
 
@@ -75,25 +74,4 @@ func statDataMatches(mode uint32, mtim, ctim unix.Timespec, ino uint64, size int
 		uint32(ctim.Sec) == e.ctime && uint32(ctim.Nsec) == e.ctimeN &&
 		uint32(ino) == e.ino && uint32(size) == e.size
 	return same, true
-}
-
-// mapIndex maps the index file at path read-only (git replaces it whole,
-// a lock file renamed over it, and maps it itself): at 100k files that
-// spares copying megabytes into fresh memory. racy is its modification
-// time in seconds, from the same open file; release unmaps it.
-func mapIndex(path string) (data []byte, racy uint32, release func(), ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, nil, false
-	}
-	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Size <= 0 || st.Size != int64(int(st.Size)) {
-		return nil, 0, nil, false
-	}
-	data, err = unix.Mmap(int(f.Fd()), 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
-	if err != nil {
-		return nil, 0, nil, false
-	}
-	return data, uint32(st.Mtim.Sec), func() { unix.Munmap(data) }, true
 }

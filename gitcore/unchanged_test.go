@@ -184,10 +184,10 @@ func TestStatEntriesRacy(t *testing.T) {
 	e := statEntry{path: "f.txt", mode: 0o100644, mtime: uint32(st.Mtim.Sec), mtim: uint32(st.Mtim.Nsec),
 		ctime: uint32(st.Ctim.Sec), ctimeN: uint32(st.Ctim.Nsec), ino: uint32(st.Ino), uid: st.Uid, gid: st.Gid, size: uint32(st.Size)}
 	tree := &Tree{Path: dir}
-	if doubt, ok := tree.statEntries([]statEntry{e}, e.mtime+1); !ok || len(doubt) != 0 {
+	if doubt, ok := tree.statEntries([]statEntry{e}, racyRule{index: e.mtime + 1}); !ok || len(doubt) != 0 {
 		t.Errorf("settled entry: doubt %v ok %v", doubt, ok)
 	}
-	if doubt, ok := tree.statEntries([]statEntry{e}, e.mtime); !ok || len(doubt) != 1 {
+	if doubt, ok := tree.statEntries([]statEntry{e}, racyRule{index: e.mtime}); !ok || len(doubt) != 1 {
 		t.Errorf("racy entry: doubt %v ok %v", doubt, ok)
 	}
 }

@@ -133,9 +133,7 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 	}
 	if spec.Program == "" {
 		if !builtin {
-			return Spec{}, errs.New(errs.ERunnerNotFound,
-				"configure it with 'git config agency.runner."+name+".command <program>', or use claude or codex",
-				"unknown runner %q", name)
+			return Spec{}, errs.UnknownRunner(name, usableNames(cfg))
 		}
 	}
 	spec.Args = append(spec.Args, cfg.GetAll(key+"arg")...)
@@ -194,6 +192,18 @@ func Names(cfg *gitcore.Config) []string {
 		}
 	}
 	return names
+}
+
+// usableNames are the runners a start can use: the built-ins and those
+// configured with a command.
+func usableNames(cfg *gitcore.Config) []string {
+	var out []string
+	for _, n := range Names(cfg) {
+		if v, ok := cfg.Get("agency.runner." + n + ".command"); n == "claude" || n == "codex" || ok && v != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Paths are the directories a runner argument can name: "{sandbox}" (the

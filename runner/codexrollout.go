@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -135,7 +136,7 @@ func readRolloutLine(r *bufio.Reader) ([]byte, error) {
 		} else {
 			line = append(line, chunk...)
 		}
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		return bytes.TrimRight(line, "\n"), err

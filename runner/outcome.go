@@ -2,6 +2,9 @@ package runner
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -86,4 +89,30 @@ func pendingCause(err error) string {
 		return "the repository lock is held by another command"
 	}
 	return errs.As(err).Error()
+}
+
+// lastStderrLine is the last line with text that the runner wrote on
+// stderr (logs/stderr.log; its last 4 KiB are read), on one line and cut
+// as summaries are: the summary of a run that failed without a word in
+// its stream (a CLI that crashed before its first event). "" if none.
+func (s *Supervisor) lastStderrLine() string {
+	f, err := os.Open(filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "stderr.log"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(0, fi.Size()-4096)
+	buf := make([]byte, fi.Size()-off)
+	n, _ := f.ReadAt(buf, off)
+	lines := strings.Split(string(buf[:n]), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && (i > 0 || off == 0) {
+			return summaryText(l)
+		}
+	}
+	return ""
 }

@@ -85,9 +85,10 @@ func (s *Spawned) Release() { go s.cmd.Wait() }
 
 // SpawnSupervisor starts `git-agency supervise <inv>` (AgencyExe) in dir,
 // in its own session (setsid), stdin from /dev/null, stdout and stderr
-// appended to logPath (created 0600). It returns once the process has
-// started.
-func SpawnSupervisor(inv, dir, logPath string) (*Spawned, error) {
+// appended to logPath (created 0600). env is its environment; nil: ours
+// (a queued invocation passes the one its `agent start --queue` kept). It
+// returns once the process has started.
+func SpawnSupervisor(inv, dir, logPath string, env []string) (*Spawned, error) {
 	exe := AgencyExe()
 	if exe == "" {
 		return nil, errs.AgencyMissing(AgencyProgram)
@@ -104,6 +105,7 @@ func SpawnSupervisor(inv, dir, logPath string) (*Spawned, error) {
 	defer devnull.Close()
 	cmd := exec.Command(exe, "supervise", inv)
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	traced := subproc.Trace(cmd)

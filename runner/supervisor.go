@@ -418,6 +418,10 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 			(stop == "" && code != nil && *code != 0) {
 			r.Status = store.StatusFailed
 		}
+		if r.Status == store.StatusFailed && r.SemanticSummary == "" {
+			// Nothing in its stream says why: its last words on stderr do.
+			r.SemanticSummary = s.lastStderrLine()
+		}
 		r.ExitCode = code
 		r.ExitReason = store.Str(why)
 		r.FinishedAt = store.Str(now())

@@ -94,7 +94,9 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename fu
 		return nil
 	}
 	if d, err := os.Open(dir); err == nil {
-		d.Sync()
+		// The rename is done: a file system that cannot sync a directory
+		// (some answer EINVAL) still has the file.
+		_ = d.Sync()
 		d.Close()
 	}
 	return nil

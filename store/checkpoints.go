@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -68,7 +69,7 @@ func (s *Store) ReadCheckpoints(inv string) (*CheckpointsFile, error) {
 		if os.IsNotExist(err) {
 			return &CheckpointsFile{Checkpoints: []Checkpoint{}}, nil
 		}
-		if e, ok := err.(*errs.Error); ok {
+		if e := (*errs.Error)(nil); errors.As(err, &e) {
 			return nil, e
 		}
 		return nil, errs.IO("read", s.CheckpointsPath(inv), err)

@@ -102,7 +102,7 @@ func (s *Store) keepIdentity(commonDir string) {
 	if readIdentity(commonDir) == s.RepoID {
 		return
 	}
-	WriteFileAtomic(IdentityPath(commonDir), []byte(s.RepoID+"\n"), 0o644)
+	_ = WriteFileAtomic(IdentityPath(commonDir), []byte(s.RepoID+"\n"), 0o644) // best effort (above)
 }
 
 // Relink records that the repository now lives at commonDir (repo.json's

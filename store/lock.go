@@ -101,7 +101,8 @@ func (l *Lock) Unlock() {
 	if l == nil || l.f == nil {
 		return
 	}
-	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	// Closing the file releases the lock too, whatever LOCK_UN answered.
+	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 	l.f.Close()
 	l.f = nil
 	if l.owner != nil {

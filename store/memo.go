@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"sync"
 	"time"
@@ -132,7 +133,7 @@ func (s *Store) CheckpointsError(inv string) error {
 	if err == nil || os.IsNotExist(err) {
 		return nil
 	}
-	if e, ok := err.(*errs.Error); ok {
+	if e := (*errs.Error)(nil); errors.As(err, &e) {
 		return e
 	}
 	return errs.IO("read", path, err)

@@ -42,6 +42,10 @@ type IncludeStats struct {
 	// Sources says where the patterns came from: ".worktreeinclude",
 	// "git config agency.include", or both.
 	Sources []string `json:"sources,omitempty"`
+	// Outside: a copied virtualenv or node_modules that still points
+	// outside the new tree (its editable install, its links), one
+	// sentence each saying what to do instead.
+	Outside []string `json:"outside,omitempty"`
 }
 
 // Invocation lifecycle states.

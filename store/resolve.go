@@ -84,6 +84,8 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 		e := errs.NotFound(kind, query)
 		if name := closestName(query, cands); name != "" {
 			e = errs.NotFoundDidYouMean(kind, query, name)
+		} else if id := closestID(query, cands); id != "" {
+			e = errs.NotFoundDidYouMean(kind, query, id)
 		}
 		for _, c := range cands {
 			if c.Archived && (c.Name == query || strings.HasPrefix(c.ID, query)) {
@@ -165,6 +167,43 @@ func closestName(query string, cands []Candidate) string {
 		case d < bestD:
 			best, bestD, tie = c.Name, d, false
 		case d == bestD && c.Name != best:
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
+}
+
+// closestID is, for a record without a name (an invocation), the id
+// nearest to query by the same measure as closestName: its short id (the
+// four hex digits ls and watch show) for a query written as one ("9bf8",
+// "inv-9bf8"), else its full id; "" when none is that close or two are
+// equally close.
+func closestID(query string, cands []Candidate) string {
+	short, isShort := shortPrefix(query)
+	isShort = isShort && len(short) == 4
+	q := query
+	if isShort {
+		q = short
+	}
+	best, bestD, tie := "", len(q)/3+1, false
+	for _, c := range cands {
+		if c.Name != "" || c.Archived || c.Broken {
+			continue
+		}
+		id := c.ID
+		if isShort {
+			if len(c.ID) <= 5 || c.ID[len(c.ID)-5] != '-' {
+				continue
+			}
+			id = ShortID(c.ID)
+		}
+		switch d := editDistance(q, id); {
+		case d < bestD:
+			best, bestD, tie = id, d, false
+		case d == bestD && id != best:
 			tie = true
 		}
 	}

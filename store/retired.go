@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -39,11 +40,11 @@ func LockRetired(dir string, wait bool) (f *os.File, ok bool, err error) {
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
+		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
 	}
-	if err == syscall.EWOULDBLOCK {
+	if errors.Is(err, syscall.EWOULDBLOCK) {
 		f.Close()
 		return nil, false, nil
 	}

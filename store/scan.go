@@ -287,7 +287,8 @@ func ReadIDDirs(dir string) ([]string, error) {
 // DirSize returns the bytes used by regular files under dir (best effort).
 func DirSize(dir string) int64 {
 	var n int64
-	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+	// The walk's function never fails: what cannot be read is not counted.
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
 				n += info.Size()

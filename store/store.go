@@ -149,7 +149,7 @@ const dataDirIgnore = ".gitignore"
 func (s *Store) ignoreDataDir() {
 	p := filepath.Join(s.DataDir, dataDirIgnore)
 	if _, err := os.Lstat(p); os.IsNotExist(err) {
-		WriteFileAtomic(p, []byte("# git-agency's data directory: never part of a repository\n*\n"), 0o644)
+		_ = WriteFileAtomic(p, []byte("# git-agency's data directory: never part of a repository\n*\n"), 0o644) // best effort (above)
 	}
 }
 

@@ -539,3 +539,30 @@ func TestAtomicTempsDataDirIgnore(t *testing.T) {
 		t.Fatalf("AtomicTemps = %q, want [%q]", got, tmp)
 	}
 }
+
+// An invocation id with a typo gets the closest one as a hint, as a
+// worktree name does: its short id for a short query, its full id else;
+// none when two are as close, or none is close.
+func TestResolveInvocationTypo(t *testing.T) {
+	cands := []Candidate{
+		{ID: "20261128085658-9bf7"},
+		{ID: "20261128085700-0c3e"},
+		{ID: "20261128085701-0c3f"},
+	}
+	for q, want := range map[string]string{
+		"9bf8":                "did you mean '9bf7'?",
+		"inv-9bf8":            "did you mean '9bf7'?",
+		"20261128085658-9bf8": "did you mean '20261128085658-9bf7'?",
+		"0c3d":                "",
+		"1234":                "",
+	} {
+		_, err := Resolve("invocation", q, cands, ResolveOptions{})
+		e := errs.As(err)
+		if e == nil || e.Code != errs.ENotFound {
+			t.Fatalf("%s: got %v, want E_NOT_FOUND", q, err)
+		}
+		if got := strings.Contains(e.Hint, "did you mean"); got != (want != "") || want != "" && !strings.Contains(e.Hint, want) {
+			t.Errorf("%s: hint %q, want %q", q, e.Hint, want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/git-agency/git-agency/internal/testenv"
 )
 
 // containerRecipe is the script between the container-recipe markers of
@@ -32,9 +34,7 @@ func containerRecipe(t *testing.T) string {
 // in the repository and the sandbox: the same paths, each writable or
 // read-only alike. Run with an engine that prints its arguments.
 func TestContainerRecipeMatchesWall(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("needs bash")
-	}
+	testenv.Need(t, "bash")
 	// Under /tmp, which the wall makes private: every read-only path of
 	// the repository is then one of its grants, as in a container.
 	dir, err := os.MkdirTemp("/tmp", "agency-recipe-")

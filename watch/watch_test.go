@@ -19,6 +19,7 @@ import (
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/internal/subproc"
+	"github.com/git-agency/git-agency/internal/testenv"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -27,7 +28,7 @@ import (
 func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
 	lipgloss.SetHasDarkBackground(true)
-	os.Exit(m.Run())
+	os.Exit(testenv.Main(m))
 }
 
 var t0 = time.Date(2026, 1, 28, 12, 0, 0, 0, time.UTC)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-agency/git-agency/internal/testenv"
 	"github.com/git-agency/git-agency/runner/stream"
 )
 
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("FAKEAGENT_AS_MAIN") == "1" {
 		main()
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Main(m))
 }
 
 // inDir runs the agent in-process in a fresh directory.

@@ -20,7 +20,7 @@ var execAllowed = append(append([]string(nil), execDoors...), execHelpers...)
 // helper programs.
 var (
 	execDoors   = []string{"gitcore", "runner", "runner/tmux", "wall", "internal/subproc"}
-	execHelpers = []string{"internal/fakeagent", "internal/demoagent", "internal/testrepo", "bench/", "internal/sshdtest"}
+	execHelpers = []string{"internal/fakeagent", "internal/demoagent", "internal/testrepo", "internal/testenv", "bench/", "internal/sshdtest"}
 )
 
 // sshHome is the one package that runs ssh (and may import os/exec for it).

@@ -8,6 +8,8 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -25,9 +27,10 @@ const knownFile = "known_big_functions.txt"
 
 // No production file over maxFileLines lines; no function over
 // maxFuncLines lines or cyclomatic complexity maxComplexity that
-// known_big_functions.txt does not list.
+// known_big_functions.txt does not list; and that list is a ratchet (see
+// checkKnown).
 func TestSizes(t *testing.T) {
-	known := readKnown(t)
+	known := readKnown(t, knownFile)
 	seen := map[string]bool{}
 	for _, g := range moduleFiles(t) {
 		if g.test {
@@ -48,7 +51,7 @@ func TestSizes(t *testing.T) {
 				continue
 			}
 			k := path + " " + funcName(fn)
-			if known[k] {
+			if known.entries[k] {
 				seen[k] = true
 				continue
 			}
@@ -56,28 +59,87 @@ func TestSizes(t *testing.T) {
 				g.pos(fn), funcName(fn), lines, c, maxFuncLines, maxComplexity)
 		}
 	}
-	for k := range known {
-		if !seen[k] {
-			t.Logf("%s lists %q, which is within the limits now (or gone): take it off", knownFile, k)
-		}
+	for _, problem := range checkKnown(known, seen) {
+		t.Error(problem)
 	}
 }
 
-// readKnown reads knownFile: "path Receiver.Func" lines, # comments.
-func readKnown(t *testing.T) map[string]bool {
-	f, err := os.Open(knownFile)
+// knownList is known_big_functions.txt: its "path Receiver.Func" entries,
+// and the ceiling its "# ceiling: N" line records.
+type knownList struct {
+	entries map[string]bool
+	dups    []string
+	ceiling int // -1: no ceiling line
+}
+
+// checkKnown keeps known_big_functions.txt a ratchet. An entry that is gone
+// or within the limits now (not in seen) fails: take it off. The ceiling
+// must equal the number of entries: a line added for a new big function
+// makes the list longer than the ceiling and fails, and taking one off
+// means lowering the ceiling with it, so the list only shrinks.
+func checkKnown(known knownList, seen map[string]bool) []string {
+	var problems []string
+	var stale []string
+	for k := range known.entries {
+		if !seen[k] {
+			stale = append(stale, k)
+		}
+	}
+	sort.Strings(stale)
+	for _, k := range stale {
+		problems = append(problems, fmt.Sprintf("%s lists %q, which is within the limits now (or gone): take it off and lower the ceiling", knownFile, k))
+	}
+	for _, k := range known.dups {
+		problems = append(problems, fmt.Sprintf("%s lists %q twice", knownFile, k))
+	}
+	n := len(known.entries)
+	switch {
+	case known.ceiling < 0:
+		problems = append(problems, fmt.Sprintf("%s has no \"# ceiling: N\" line", knownFile))
+	case n > known.ceiling:
+		problems = append(problems, fmt.Sprintf("%s lists %d functions, over its ceiling of %d: a line was added; break the new function into named steps instead", knownFile, n, known.ceiling))
+	case n < known.ceiling:
+		problems = append(problems, fmt.Sprintf("%s lists %d functions under a ceiling of %d: lower the ceiling to %d, so the list only shrinks", knownFile, n, known.ceiling, n))
+	}
+	return problems
+}
+
+// readKnown reads a known list: "path Receiver.Func" lines, # comments, and
+// one "# ceiling: N" line.
+func readKnown(t *testing.T, name string) knownList {
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	known := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
-			known[line] = true
-		}
+	known, err := parseKnown(string(b))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	return known
+}
+
+func parseKnown(text string) (knownList, error) {
+	known := knownList{entries: map[string]bool{}, ceiling: -1}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if c, ok := strings.CutPrefix(line, "# ceiling:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(c))
+			if err != nil {
+				return known, fmt.Errorf("bad ceiling line %q", line)
+			}
+			known.ceiling = n
+			continue
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if known.entries[line] {
+			known.dups = append(known.dups, line)
+		}
+		known.entries[line] = true
+	}
+	return known, sc.Err()
 }
 
 // complexity is a function's cyclomatic complexity, counted as gocyclo

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/git-agency/git-agency/internal/testenv"
 )
 
 // Sshd is a running test server.
@@ -31,43 +33,27 @@ type Sshd struct {
 	Alias        string
 	Port         int
 
-	t       *testing.T
-	cmd     *exec.Cmd
-	done    chan struct{}
-	sshdCfg string
+	t        *testing.T
+	cmd      *exec.Cmd
+	done     chan struct{}
+	sshdCfg  string
+	sshdPath string
 }
-
-// Require fails the test under CI=true when the tools are missing, else
-// skips it.
-func Require(t *testing.T, progs ...string) {
-	t.Helper()
-	for _, p := range progs {
-		if _, err := exec.LookPath(p); err != nil {
-			if _, err2 := os.Stat(p); err2 == nil {
-				continue
-			}
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required under CI=true (.ci/run installs openssh-server): %v", p, err)
-			}
-			t.Skipf("%s not found: %v", p, err)
-		}
-	}
-}
-
-// SshdPath is Debian's sshd.
-const SshdPath = "/usr/sbin/sshd"
 
 // Start starts a server; the test's cleanup stops it.
 func Start(t *testing.T) *Sshd {
 	t.Helper()
-	Require(t, SshdPath, "ssh", "ssh-keygen")
+	// Missing, these skip the test; under CI=true they fail it.
+	sshd := testenv.Need(t, "sshd")
+	testenv.Need(t, "ssh")
+	testenv.Need(t, "ssh-keygen")
 	// A short directory: ControlPath sockets and sun_path are 108 bytes.
 	dir, err := os.MkdirTemp("", "sshd-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	s := &Sshd{Dir: dir, HostHome: filepath.Join(dir, "hosthome"), Alias: "testhost", t: t}
+	s := &Sshd{Dir: dir, HostHome: filepath.Join(dir, "hosthome"), Alias: "testhost", t: t, sshdPath: sshd}
 	for _, d := range []string{s.HostHome, filepath.Join(dir, "client")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -142,7 +128,7 @@ MaxSessions 100
 func (s *Sshd) Restart() {
 	t := s.t
 	t.Helper()
-	cmd := exec.Command(SshdPath, "-D", "-e", "-f", s.sshdCfg)
+	cmd := exec.Command(s.sshdPath, "-D", "-e", "-f", s.sshdCfg)
 	// A file, not a pipe: the sessions sshd starts keep its stderr.
 	logf, err := os.OpenFile(filepath.Join(s.Dir, "sshd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-agency/git-agency/internal/testenv"
 )
 
 // The test binary doubles as the program run in panes: with
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("TMUXTEST_HELPER") == "1" {
 		os.Exit(helperMain())
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Main(m))
 }
 
 type helperReport struct {
@@ -54,9 +56,10 @@ func helperMain() int {
 // TMUX removed, and kills that server at cleanup.
 func newTestClient(t *testing.T) *Client {
 	t.Helper()
+	testenv.Need(t, "tmux")
 	p, err := Available()
 	if err != nil {
-		t.Skip("tmux not installed")
+		t.Fatal(err)
 	}
 	dir, err := os.MkdirTemp("/tmp", "tmx")
 	if err != nil {
@@ -539,10 +542,7 @@ func TestStartGuardRefusesMissingDir(t *testing.T) {
 // terminal, follows the switch and then comes back.
 func TestSwitchedClientComesBackWhenSessionEnds(t *testing.T) {
 	c := newTestClient(t)
-	script, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script (util-linux) is not installed")
-	}
+	script := testenv.Need(t, "script")
 	ctx := context.Background()
 	for _, name := range []string{"me", "agency-sw"} {
 		if _, err := c.NewSession(ctx, SessionOptions{Name: name, Dir: t.TempDir(), Argv: []string{"sleep", "1000"}}); err != nil {

@@ -1,6 +1,6 @@
-package gitcore
+package configfile
 
-// parseConfigFile reads one git config file as git's own parser does
+// Parse reads one git config file as git's own parser does
 // (config.c: git_parse_source, get_base_var, get_value, parse_value) and
 // returns every entry in order, keys as git names them (section and
 // variable lower case, a quoted subsection as written, a legacy
@@ -8,7 +8,7 @@ package gitcore
 // `git config -z` prints it to ParseConfigZ). ok is false wherever git
 // would stop with an error, and for what this reader does not follow: a
 // NUL byte.
-func parseConfigFile(data []byte) ([]ConfigEntry, bool) {
+func Parse(data []byte) ([]Entry, bool) {
 	p := &configParser{data: data}
 	if len(data) >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf {
 		p.pos = 3 // a UTF-8 byte order mark, skipped as git does
@@ -62,7 +62,7 @@ type configParser struct {
 	// inside a comment; out: the entries so far.
 	sect    string
 	comment bool
-	out     []ConfigEntry
+	out     []Entry
 }
 
 func (p *configParser) next() byte {
@@ -137,7 +137,7 @@ func (p *configParser) subsection(name []byte, c byte) (string, bool) {
 
 // entry reads a variable (its first letter is c) and its value (git's
 // get_value).
-func (p *configParser) entry(section string, c byte) (ConfigEntry, bool) {
+func (p *configParser) entry(section string, c byte) (Entry, bool) {
 	name := []byte(section)
 	name = append(name, configLower(c))
 	for {
@@ -151,13 +151,13 @@ func (p *configParser) entry(section string, c byte) (ConfigEntry, bool) {
 		c = p.next()
 	}
 	if c == '\n' {
-		return ConfigEntry{Key: string(name)}, true
+		return Entry{Key: string(name)}, true
 	}
 	if c != '=' {
-		return ConfigEntry{}, false
+		return Entry{}, false
 	}
 	v, ok := p.value()
-	return ConfigEntry{Key: string(name), Value: v}, ok
+	return Entry{Key: string(name), Value: v}, ok
 }
 
 // value reads a value up to its line's end (git's parse_value): quotes

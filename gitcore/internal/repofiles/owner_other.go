@@ -1,9 +1,9 @@
 //go:build !linux
 
-package gitcore
+package repofiles
 
-// ownedByUs is not implemented here: discovery asks git.
-func ownedByUs(string) bool { return false }
+// OwnedByUs is not implemented here: discovery asks git.
+func OwnedByUs(string) bool { return false }
 
 // deviceOf is not implemented here: discovery asks git.
 func deviceOf(string) (uint64, bool) { return 0, false }

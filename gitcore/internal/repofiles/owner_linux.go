@@ -1,14 +1,14 @@
-package gitcore
+package repofiles
 
 import (
 	"os"
 	"syscall"
 )
 
-// ownedByUs is git's ownership test of a repository path (lstat, owner is
+// OwnedByUs is git's ownership test of a repository path (lstat, owner is
 // the effective user); anything else, root's sudo rule included, is left
 // to git.
-func ownedByUs(path string) bool {
+func OwnedByUs(path string) bool {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(path, &st); err != nil {
 		return false

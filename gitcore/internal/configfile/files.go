@@ -1,4 +1,11 @@
-package gitcore
+// Package configfile reads git's configuration files as git does, for the
+// commands that would otherwise start a `git config` process: where the
+// files are (system, global, the repository's, the worktree's) and the
+// parser of one file. It leaves to git (ok false) anything it does not
+// follow exactly; FuzzConfigFile compares the parser with
+// `git config -l -z --file` on every file both accept, and checks that it
+// never reads a file git refuses.
+package configfile
 
 import (
 	"os"
@@ -18,11 +25,11 @@ import (
 //     it otherwise);
 //   - a file that cannot be read, or that git would refuse to parse.
 
-// configFiles is the configuration of the repository whose git directory
+// Files is the configuration of the repository whose git directory
 // is gitDir and common directory common: every entry of every file git
 // reads, in git's order (system, global, the repository's, the
 // worktree's when extensions.worktreeConfig is on).
-func configFiles(gitDir, common string) ([]ConfigEntry, bool) {
+func Files(gitDir, common string) ([]Entry, bool) {
 	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
 		if _, set := os.LookupEnv(k); set {
 			return nil, false
@@ -32,15 +39,15 @@ func configFiles(gitDir, common string) ([]ConfigEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	var all []ConfigEntry
+	var all []Entry
 	for _, f := range files {
-		entries, ok := readConfigFile(f)
+		entries, ok := Read(f)
 		if !ok {
 			return nil, false
 		}
 		all = append(all, entries...)
 	}
-	repo, ok := repoConfigFiles(gitDir, common)
+	repo, ok := RepoFiles(gitDir, common)
 	if !ok {
 		return nil, false
 	}
@@ -53,26 +60,26 @@ func configFiles(gitDir, common string) ([]ConfigEntry, bool) {
 	return all, true
 }
 
-// repoConfigFiles is the repository's own configuration: its config file,
+// RepoFiles is the repository's own configuration: its config file,
 // then its worktree's config.worktree when extensions.worktreeConfig is on.
-func repoConfigFiles(gitDir, common string) ([]ConfigEntry, bool) {
-	local, ok := readConfigFile(filepath.Join(common, "config"))
+func RepoFiles(gitDir, common string) ([]Entry, bool) {
+	local, ok := Read(filepath.Join(common, "config"))
 	if !ok {
 		return nil, false
 	}
-	wc, set := NewConfig(local).Get("extensions.worktreeConfig")
+	wc, set := last(local, "extensions.worktreeconfig")
 	if !set {
 		return local, true
 	}
 	// "" is also a variable without a value (true): ask git.
-	on, ok := configBool(wc)
+	on, ok := Bool(wc)
 	if !ok || wc == "" {
 		return nil, false
 	}
 	if !on {
 		return local, true
 	}
-	wt, ok := readConfigFile(filepath.Join(gitDir, "config.worktree"))
+	wt, ok := Read(filepath.Join(gitDir, "config.worktree"))
 	return append(local, wt...), ok
 }
 
@@ -97,7 +104,7 @@ func userConfigFiles() ([]string, bool) {
 func systemConfigFile() ([]string, bool) {
 	// GIT_CONFIG_NOSYSTEM wins over GIT_CONFIG_SYSTEM: it says whether a
 	// system file is read at all, the other only which.
-	no, ok := configBool(os.Getenv("GIT_CONFIG_NOSYSTEM"))
+	no, ok := Bool(os.Getenv("GIT_CONFIG_NOSYSTEM"))
 	switch p, set := os.LookupEnv("GIT_CONFIG_SYSTEM"); {
 	case !ok:
 		return nil, false
@@ -107,7 +114,7 @@ func systemConfigFile() ([]string, bool) {
 		return nil, false
 	case set:
 		return []string{p}, true
-	case !gitUnderUsr():
+	case !GitUnderUsr():
 		return nil, false
 	}
 	return []string{"/etc/gitconfig"}, true
@@ -135,10 +142,10 @@ func globalConfigFiles() ([]string, bool) {
 	return files, true
 }
 
-// gitUnderUsr reports whether the git found first on PATH (the one every
+// GitUnderUsr reports whether the git found first on PATH (the one every
 // call runs) is the one installed under /usr, whose system file is
 // /etc/gitconfig.
-func gitUnderUsr() bool {
+func GitUnderUsr() bool {
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			return false // git would look in the current directory
@@ -154,9 +161,9 @@ func gitUnderUsr() bool {
 	return false
 }
 
-// readConfigFile is parseConfigFile of the file at path; a file that does
+// Read is Parse of the file at path; a file that does
 // not exist holds nothing.
-func readConfigFile(path string) ([]ConfigEntry, bool) {
+func Read(path string) ([]Entry, bool) {
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, true
@@ -164,13 +171,13 @@ func readConfigFile(path string) ([]ConfigEntry, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return parseConfigFile(b)
+	return Parse(b)
 }
 
-// configBool is git's boolean of a config value or environment variable
+// Bool is git's boolean of a config value or environment variable
 // ("" is false here, as for GIT_CONFIG_NOSYSTEM unset); ok is false for
 // what git would reject or read as a number.
-func configBool(v string) (on, ok bool) {
+func Bool(v string) (on, ok bool) {
 	switch strings.ToLower(v) {
 	case "true", "yes", "on", "1":
 		return true, true
@@ -178,4 +185,22 @@ func configBool(v string) (on, ok bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// Entry is one key and value, the key as git names it (section and
+// variable lower case, a subsection as written).
+type Entry struct {
+	Key   string
+	Value string
+}
+
+// last is the value of the last entry of key (a canonical key), and
+// whether there is one.
+func last(entries []Entry, key string) (string, bool) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Key == key {
+			return entries[i].Value, true
+		}
+	}
+	return "", false
 }
