@@ -2,6 +2,7 @@ package gitagency_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,7 +93,7 @@ func (r *hostRig) run(args ...string) (string, error) {
 	cmd := exec.Command(r.bin, args...)
 	cmd.Dir, cmd.Env = r.repo, r.env
 	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		return string(out) + string(ee.Stderr), err
 	}
 	return strings.TrimSpace(string(out)), err

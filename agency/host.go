@@ -214,13 +214,19 @@ func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 }
 
 // Hello asks a host's git-agency about itself, bounded by
-// hostAnswerWithin; the answer is cached.
+// hostAnswerWithin (a view never waits longer); the answer is cached.
 func (a *App) Hello(ctx context.Context, name string) (*HostHello, error) {
+	return a.helloWithin(ctx, name, hostAnswerWithin)
+}
+
+// helloWithin is Hello bounded by within: a start or an action, which
+// must reach the host anyway, waits longer than a view.
+func (a *App) helloWithin(ctx context.Context, name string, within time.Duration) (*HostHello, error) {
 	h, _, err := a.Host(name)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, hostAnswerWithin)
+	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	out, err := a.hostCall(ctx, h, nil, "host-serve", "hello", "--repo-id", a.Store.RepoID)
 	if err != nil {

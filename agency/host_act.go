@@ -25,7 +25,7 @@ func (a *App) ActOnHost(ctx context.Context, rec *store.InvocationRecord, stdout
 	}
 	st := a.HostStateOf(rec.Host)
 	if st.Hello == nil || st.Hello.Mirror == "" {
-		if _, err := a.Hello(ctx, rec.Host); err != nil {
+		if _, err := a.helloWithin(ctx, rec.Host, hostActWithin); err != nil {
 			return 0, a.unreachableErr(rec.Host, err)
 		}
 		st = a.HostStateOf(rec.Host)

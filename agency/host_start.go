@@ -101,7 +101,7 @@ func (a *App) helloFor(ctx context.Context, name, version string) (*HostHello, e
 	hello := st.Hello
 	if hello == nil || hello.Mirror == "" || hello.Version != version || !st.Reachable {
 		var err error
-		if hello, err = a.Hello(ctx, name); err != nil {
+		if hello, err = a.helloWithin(ctx, name, hostStartWithin); err != nil {
 			var u *host.ErrUnreachable
 			if errors.As(err, &u) {
 				st := a.HostStateOf(name)

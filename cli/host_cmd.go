@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -147,7 +148,7 @@ func (c *HostServeStartCmd) Run(env *Env) error {
 		return err
 	}
 	rec, err := agency.ServeStart(env.Ctx, version(), in)
-	if err == agency.ErrNeedBase {
+	if errors.Is(err, agency.ErrNeedBase) {
 		return &ExitError{Code: agency.ExitNeedBase}
 	}
 	if err != nil {

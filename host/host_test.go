@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -98,9 +99,7 @@ func TestUnreachableThenBack(t *testing.T) {
 }
 
 func asUnreachable(err error, u **host.ErrUnreachable) bool {
-	e, ok := err.(*host.ErrUnreachable)
-	*u = e
-	return ok
+	return errors.As(err, u)
 }
 
 func TestDestBeginningWithDashRefused(t *testing.T) {
@@ -110,7 +109,7 @@ func TestDestBeginningWithDashRefused(t *testing.T) {
 		}
 	}
 	h := &host.Host{Name: "x", Dest: "-oProxyCommand=touch /tmp/pwned", ControlDir: t.TempDir()}
-	if _, err := h.Run(context.Background(), "true", nil); err != host.ErrBadDest {
+	if _, err := h.Run(context.Background(), "true", nil); !errors.Is(err, host.ErrBadDest) {
 		t.Fatalf("got %v", err)
 	}
 }
