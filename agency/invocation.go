@@ -32,6 +32,9 @@ type StartOptions struct {
 	// Queue records a start over agency.maxActive as queued instead of
 	// refusing it (also agency.queue).
 	Queue bool
+	// Base, when set, is the commit the sandbox starts from instead of the
+	// integration HEAD (a host's start: the caller's HEAD, pushed).
+	Base string
 }
 
 // Failpoints of StartInvocation.
@@ -197,7 +200,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.fail(FPStartAfterMkdir); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
-	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full})
+	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full, Base: opts.Base})
 	if err != nil {
 		return nil, withCleanup(err, cleanup())
 	}

@@ -61,7 +61,7 @@ func (a *App) View(ctx context.Context, r *store.InvocationRecord) *store.Invoca
 }
 
 func (a *App) needsReconcile(r *store.InvocationRecord) bool {
-	if !r.Active() {
+	if !r.Active() || r.Host != "" {
 		return false
 	}
 	if runner.AlivePtr(r.SupervisorPID, r.SupervisorStartTime) {

@@ -28,6 +28,9 @@ func (a *App) CreateSandbox(ctx context.Context, wt *store.WorktreeRecord, inv s
 type SandboxOptions struct {
 	// Full opts out of the integration tree's sparse checkout.
 	Full bool
+	// Base, when set, is the commit to start from instead of the
+	// integration HEAD.
+	Base string
 }
 
 // SandboxResult is what CreateSandboxWith made.
@@ -42,7 +45,7 @@ type SandboxResult struct {
 // .worktreeinclude lists (logged to logs/setup.log); a failing copy removes
 // everything made.
 func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, inv string, opts SandboxOptions) (*SandboxResult, error) {
-	base, err := a.treeHead(ctx, wt.TreePath)
+	base, err := a.sandboxBase(ctx, wt, opts)
 	if err != nil {
 		return nil, gitErr(err)
 	}
@@ -100,6 +103,15 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 		return nil, withCleanup(err, cleanup(true))
 	}
 	return res, nil
+}
+
+// sandboxBase is the commit a new sandbox starts from: opts.Base, else
+// the integration tree's HEAD.
+func (a *App) sandboxBase(ctx context.Context, wt *store.WorktreeRecord, opts SandboxOptions) (string, error) {
+	if opts.Base != "" {
+		return opts.Base, nil
+	}
+	return a.treeHead(ctx, wt.TreePath)
 }
 
 // sandboxIncludes are the include patterns of a new sandbox of wt (an

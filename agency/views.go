@@ -66,6 +66,7 @@ type ListOptions struct {
 // the outcome reconcile would record: View); the forecast cache is the one
 // file it may write (see withForecasts).
 func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
+	a.SyncHosts(ctx)
 	list, err := a.scan()
 	if err != nil {
 		return nil, err
@@ -174,6 +175,7 @@ func (a *App) WorktreeForecasts(ctx context.Context, worktreeID string) map[stri
 // ShowInvocation resolves and derives display status; a read, like
 // ListInvocations.
 func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView, error) {
+	a.SyncHosts(ctx)
 	rec, err := a.ResolveInvocation(query)
 	if err != nil {
 		return nil, err
@@ -296,6 +298,10 @@ func (a *App) withLive(v *InvocationView) {
 	}
 	d, sem, sum, live := a.derive(v.Record, v.LastOutput)
 	v.Display = d
+	if v.Record.Host != "" {
+		a.hostDisplay(v)
+		return
+	}
 	if sem != "" {
 		cp := *v.Record
 		cp.SemanticStatus, cp.SemanticSummary = sem, sum

@@ -18,7 +18,9 @@ type AgencyCLI struct {
 	Checkpoint CheckpointCmd `cmd:"" help:"List, take and roll back to an invocation's sandbox checkpoints."`
 	Undo       UndoCmd       `cmd:"" help:"Reverse the newest land, discard, checkpoint apply or worktree rm --force not undone yet, after finishing an interrupted undo (--list: the operation log)."`
 	Help       HelpCmd       `cmd:"" help:"Print a command's page: description, options, examples, exit status, errors (without a command: the list of commands)."`
+	Host       HostCmd       `cmd:"" help:"Your other machines as hosts for agents (agency.host.<name>.ssh): list, check, install git-agency there."`
 
+	HostServe HostServeCmd `cmd:"" name:"host-serve" hidden:"" help:"What another machine's git-agency runs here over ssh."`
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print a man page (roff): the program's, or one command's (--list: their names)."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 

@@ -45,6 +45,7 @@ type InvocationArg struct {
 type AgentStartCmd struct {
 	Worktree string `short:"w" help:"Integration worktree (name, id or unique id prefix); by default the one you are in (required elsewhere, unless --now)."`
 	Now      string `placeholder:"INVOCATION" help:"Start this queued invocation at once, whatever agency.maxActive says (of the other flags only -d and --json apply)."`
+	Host     string `placeholder:"NAME" help:"Run the agent on this host (agency.host.<name>.ssh; default agency.worktree.<name>.host, else agency.host.default; 'local' for this machine). Its work comes back as refs and lands here."`
 	StartFlags
 	JSON bool `name:"json" help:"Print the invocation's record as one JSON object (as agent show --json) instead of its id: at once with -d (or when queued), else when the agent has ended (its output goes to stderr; a headed agent is not attached)."`
 }
@@ -109,6 +110,9 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		}
 	}
 	opts := c.options()
+	if name := hostOf(a, c.Host, c.Worktree); name != "" {
+		return c.startOnHost(env, a, name, opts)
+	}
 	// Check what can be checked before asking for a prompt.
 	wt, _, err := a.PrepareStart(env.Ctx, opts)
 	if err != nil {
@@ -374,6 +378,9 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 	if err != nil {
 		return err
 	}
+	if r, err := a.ResolveInvocation(inv); err == nil && r.Host != "" {
+		return onHost(env, a, r, map[bool]string{false: "stop", true: "kill"}[kill], r.InvocationID)
+	}
 	rec, err := a.StopInvocation(env.Ctx, inv, kill, wait)
 	if err != nil {
 		return err
@@ -405,6 +412,9 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	}
 	if c.Verify {
 		return printVerifyLog(env, a, rec)
+	}
+	if rec.Host != "" {
+		return onHost(env, a, rec, c.hostArgs(rec.InvocationID)...)
 	}
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.

@@ -334,14 +334,13 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	var ids []string
-	for _, q := range c.Invocations {
-		rec, err := a.ResolveInvocation(q)
-		if err != nil {
+	ids, onHosts, err := resolveDiscards(a, c.Invocations)
+	if err != nil {
+		return err
+	}
+	for _, rec := range onHosts {
+		if err := discardOnHost(env, a, rec); err != nil {
 			return err
-		}
-		if !slices.Contains(ids, rec.InvocationID) {
-			ids = append(ids, rec.InvocationID)
 		}
 	}
 	var recs []discardJSON
@@ -432,4 +431,25 @@ func (c *RunCmd) Run(env *Env) error {
 		return errs.RunStartFailed(err, wt.Name, kept, uerr)
 	}
 	return start.started(env, a, rec)
+}
+
+// resolveDiscards resolves every id of a discard first (a typo discards
+// nothing): the local ones, and those on hosts.
+func resolveDiscards(a *agency.App, queries []string) ([]string, []*store.InvocationRecord, error) {
+	var ids []string
+	var onHosts []*store.InvocationRecord
+	for _, q := range queries {
+		rec, err := a.ResolveInvocation(q)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec.Host != "" {
+			onHosts = append(onHosts, rec)
+			continue
+		}
+		if !slices.Contains(ids, rec.InvocationID) {
+			ids = append(ids, rec.InvocationID)
+		}
+	}
+	return ids, onHosts, nil
 }

@@ -111,7 +111,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			if t := recordTrouble(r); t != "" {
 				summary = t
 			}
-			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, r.Mode, r.Status, displayText(&v), forecastText(v.Forecast)+verifyMark(r), env.when(r.StartedAt), summary)
+			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, modeText(r), r.Status, displayText(&v), forecastText(v.Forecast)+verifyMark(r), env.when(r.StartedAt), summary)
 		}
 		t.flush()
 	}
@@ -268,6 +268,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	p("integration_worktree_id", r.IntegrationWorktreeID+"  ("+orDash(wtName)+")")
 	p("runner", r.Runner)
 	p("mode", r.Mode)
+	if r.Host != "" {
+		p("host", r.Host)
+	}
 	p("isolation", isolationText(r.Isolation))
 	p("command", fmt.Sprintf("%q", r.Command))
 	if r.SessionID != "" {

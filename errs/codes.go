@@ -76,5 +76,8 @@ var Meaning = map[Code]string{
 	ELandSome:          "a land of several invocations did not land them all; each is listed",
 	EWallUnavailable:   "agency.isolate is bwrap and bubblewrap cannot make a wall on this machine; nothing was created",
 	EWallFailed:        "the wall around an agent failed to start; the cause is named and nothing was left behind",
+	EHost:              "a host (agency.host.<name>) is unknown, badly set, or its git-agency failed; its message is included",
+	EHostUnreachable:   "ssh could not reach the host (nothing was started there)",
+	EHostVersion:       "the host runs another version of git-agency than this one (or none); nothing was started",
 	ERefMoved:          "a branch moved in a way its reflog does not explain (written from inside a wall?); nothing was landed",
 }

@@ -100,6 +100,11 @@ const (
 	// The wall (agency.isolate).
 	EWallUnavailable Code = "E_WALL_UNAVAILABLE"
 	EWallFailed      Code = "E_WALL_FAILED"
+
+	// Hosts (agency.host.*).
+	EHost            Code = "E_HOST"
+	EHostUnreachable Code = "E_HOST_UNREACHABLE"
+	EHostVersion     Code = "E_HOST_VERSION"
 	ERefMoved        Code = "E_REF_MOVED"
 )
 

@@ -80,5 +80,8 @@ var Fix = map[Code]string{
 	ELandSome:          "each invocation's line says what happened; fix the ones that did not land and land them again",
 	EWallUnavailable:   "'git agency doctor' says why bubblewrap cannot make a wall here and how to fix it; or let agents run unwalled: git config agency.isolate auto (warns) or off",
 	EWallFailed:        "read bubblewrap's reason in the message (a path it cannot mount: check agency.isolate.writable and agency.isolate.hide); 'git agency doctor' checks bubblewrap",
+	EHost:              "'git agency host check <name>' checks the host and says what to fix; hosts are set with git config agency.host.<name>.ssh <destination>",
+	EHostUnreachable:   "check that 'ssh <destination>' works without a prompt (keys in ssh-agent, the host in known_hosts), then 'git agency host check <name>'",
+	EHostVersion:       "copy this build to the host with 'git agency host install <name>'",
 	ERefMoved:          "look at 'git reflog <branch>': if the move was yours, record it with git update-ref -m <why> refs/heads/<branch> <commit>; else reset the branch to its last logged commit",
 }

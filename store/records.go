@@ -161,7 +161,11 @@ type InvocationRecord struct {
 	// Isolation is what walls the invocation's processes in: "bwrap", or
 	// "none" (agency.isolate off, or auto where bubblewrap cannot).
 	Isolation string `json:"isolation,omitempty"`
-	Error     string `json:"error,omitempty"`
+	// Host names the host (agency.host.<name>) the agent runs on; "" for
+	// this machine. Such a record is kept by what the host says (the
+	// host's own record has the same id); its work comes back as refs.
+	Host  string `json:"host,omitempty"`
+	Error string `json:"error,omitempty"`
 	// LogsIncomplete says why the logs miss some of the agent's output (a
 	// write failed: a full disk); "" when they are complete.
 	LogsIncomplete string `json:"logs_incomplete,omitempty"`

@@ -20,8 +20,11 @@ var execAllowed = append(append([]string(nil), execDoors...), execHelpers...)
 // helper programs.
 var (
 	execDoors   = []string{"gitcore", "runner", "runner/tmux", "wall", "internal/subproc"}
-	execHelpers = []string{"internal/fakeagent", "internal/demoagent", "internal/testrepo", "internal/testenv", "bench/"}
+	execHelpers = []string{"internal/fakeagent", "internal/demoagent", "internal/testrepo", "internal/testenv", "bench/", "internal/sshdtest"}
 )
+
+// sshHome is the one package that runs ssh (and may import os/exec for it).
+const sshHome = "host"
 
 // noPrint are the packages that never print (only cli and watch do).
 var noPrint = []string{"agency", "store", "gitcore", "runner", "runner/tmux", "runner/stream", "wall", "checkpoint", "errs"}
@@ -131,7 +134,7 @@ func TestNoPackageFuncVars(t *testing.T) {
 // trace, and the terminal programs cli and watch hand the terminal to).
 func TestSubprocessPaths(t *testing.T) {
 	for _, g := range moduleFiles(t) {
-		if g.test || allowed(g.dir, execAllowed) {
+		if g.test || allowed(g.dir, execAllowed) || g.dir == sshHome {
 			continue
 		}
 		for _, im := range g.f.Imports {
@@ -185,7 +188,7 @@ func TestOnlyFrontEndsPrint(t *testing.T) {
 // CommandContext or LookPath of "git" or "tmux" (or a path ending in it)
 // anywhere else.
 func TestGitAndTmuxHaveOneHome(t *testing.T) {
-	home := map[string]string{"git": "gitcore", "tmux": "runner/tmux"}
+	home := map[string]string{"git": "gitcore", "tmux": "runner/tmux", "ssh": sshHome}
 	for _, g := range moduleFiles(t) {
 		if g.test || allowed(g.dir, execHelpers) {
 			continue

@@ -1,0 +1,144 @@
+package agency
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/host"
+	"github.com/git-agency/git-agency/store"
+)
+
+// hostStartWithin bounds a start on a host (the sandbox is made there).
+const hostStartWithin = 2 * time.Minute
+
+// StartOnHost is `agent start --host NAME`: the integration HEAD goes to
+// the host's mirror of this repository (only what it lacks, by git push
+// over the host's connection), the host's git-agency makes the sandbox and
+// walls and supervises the agent, and a record with the same id and the
+// host's name is written here. version is this program's: the host must
+// run the same.
+func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartOptions) (*store.InvocationRecord, error) {
+	h, _, err := a.Host(name)
+	if err != nil {
+		return nil, err
+	}
+	wt, err := a.ResolvePresentWorktree(opts.Worktree)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.CheckOnBranch(ctx, wt); err != nil {
+		return nil, err
+	}
+	base, err := a.treeHead(ctx, wt.TreePath)
+	if err != nil {
+		return nil, gitErr(err)
+	}
+	if base == "" {
+		return nil, errs.EmptyIntegrationBranch(wt.Branch)
+	}
+	hello, err := a.helloFor(ctx, name, version)
+	if err != nil {
+		return nil, err
+	}
+	req := HostStartRequest{
+		RepoID: a.Store.RepoID, Worktree: wt.Name, Base: base, Config: a.Config.Matching(travels),
+		Runner: opts.Runner, Head: !opts.Headless, Prompt: opts.Prompt, Args: opts.RunnerArgs,
+		NoUntr: opts.NoIncludeUntracked, Full: opts.Full, Queue: opts.Queue, Version: version,
+	}
+	in, _ := json.Marshal(req)
+	sctx, cancel := context.WithTimeout(ctx, hostStartWithin)
+	defer cancel()
+	out, err := a.hostStart(sctx, h, in)
+	if errors.Is(err, errNeedBase) {
+		if perr := a.Repo.PushOver(sctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+base+":refs/heads/"+HostBaseBranch(wt.Name)); perr != nil {
+			return nil, gitErr(perr)
+		}
+		out, err = a.hostStart(sctx, h, in)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var remote store.InvocationRecord
+	if err := json.Unmarshal(out, &remote); err != nil || !store.ValidID(remote.InvocationID) {
+		return nil, errs.HostFailed(name, "host-serve start", 0, "unreadable answer: "+string(out))
+	}
+	rec := localHostRecord(&remote, name, wt, a.Store.RepoID)
+	if err := a.writeHostRecord(ctx, rec); err != nil {
+		return nil, err
+	}
+	a.event(rec.InvocationID, "created", map[string]any{"worktree_id": wt.WorktreeID, "runner": rec.Runner, "mode": rec.Mode, "base_commit": base, "host": name})
+	return rec, nil
+}
+
+// errNeedBase: the host's mirror lacks the base commit.
+var errNeedBase = errors.New("need base")
+
+// hostStart runs `host-serve start` once.
+func (a *App) hostStart(ctx context.Context, h *host.Host, in []byte) ([]byte, error) {
+	res, err := h.Run(ctx, host.RemoteProgram("host-serve", "start"), in)
+	if err != nil {
+		st := a.noteHost(h.Name, nil, err)
+		return nil, errs.HostUnreachable(h.Name, st.Since, err.Error())
+	}
+	switch res.ExitCode {
+	case 0:
+		return res.Stdout, nil
+	case ExitNeedBase:
+		return nil, errNeedBase
+	}
+	return nil, errs.HostFailed(h.Name, "host-serve start", res.ExitCode, string(res.Stderr))
+}
+
+// helloFor is the host's answer about itself, from the cache when it
+// knows the mirror and this version, else asked; another version is
+// refused.
+func (a *App) helloFor(ctx context.Context, name, version string) (*HostHello, error) {
+	st := a.HostStateOf(name)
+	hello := st.Hello
+	if hello == nil || hello.Mirror == "" || hello.Version != version || !st.Reachable {
+		var err error
+		if hello, err = a.helloWithin(ctx, name, hostStartWithin); err != nil {
+			var u *host.ErrUnreachable
+			if errors.As(err, &u) {
+				st := a.HostStateOf(name)
+				return nil, errs.HostUnreachable(name, st.Since, u.Stderr)
+			}
+			return nil, err
+		}
+	}
+	if hello.Version != version {
+		return nil, errs.HostVersion(name, hello.Version, version)
+	}
+	return hello, nil
+}
+
+// localHostRecord is the local record of an invocation on a host: the
+// host's, with the local worktree and repository, no local process and no
+// local tree.
+func localHostRecord(remote *store.InvocationRecord, name string, wt *store.WorktreeRecord, repoID string) *store.InvocationRecord {
+	r := *remote
+	r.Host = name
+	r.IntegrationWorktreeID = wt.WorktreeID
+	r.RepoID = repoID
+	r.SandboxPath = ""
+	r.PID, r.PIDStartTime, r.SupervisorPID, r.SupervisorStartTime = nil, nil, nil, nil
+	r.PromptPath = ""
+	return &r
+}
+
+// writeHostRecord writes a new host record under the lock.
+func (a *App) writeHostRecord(ctx context.Context, rec *store.InvocationRecord) error {
+	_, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := os.MkdirAll(a.Store.InvocationDir(rec.InvocationID), 0o700); err != nil {
+		return errs.IO("create", a.Store.InvocationDir(rec.InvocationID), err)
+	}
+	return a.Store.WriteNewInvocationThen(rec, func() error { return nil })
+}

@@ -1,0 +1,247 @@
+package agency
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/git-agency/git-agency/host"
+	"github.com/git-agency/git-agency/store"
+)
+
+// HostAgent is one invocation as its host shows it (`host-serve status`).
+type HostAgent struct {
+	Record  *store.InvocationRecord `json:"record"`
+	Display string                  `json:"display"`
+}
+
+// ServeStatus is `host-serve status`: the host's view of the given
+// invocations of the caller's repository (a read, as `agent show`).
+func ServeStatus(ctx context.Context, repoID string, ids []string) (map[string]HostAgent, error) {
+	dataDir, err := hostDataDir()
+	if err != nil {
+		return nil, err
+	}
+	mirror, err := ensureMirror(ctx, dataDir, repoID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := Open(ctx, mirror, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]HostAgent{}
+	for _, id := range ids {
+		v, err := a.ShowInvocation(ctx, id)
+		if err != nil || v.Record == nil {
+			continue
+		}
+		out[id] = HostAgent{Record: v.Record, Display: v.Display}
+	}
+	return out, nil
+}
+
+// hostAgents is the per-repository cache of what each host last said
+// (<repo dir>/hosts/<name>.json): views read it, syncs rewrite it.
+type hostAgents struct {
+	UpdatedAt string               `json:"updated_at"`
+	Agents    map[string]HostAgent `json:"agents"`
+}
+
+func (a *App) hostAgentsPath(name string) string {
+	return filepath.Join(a.Store.RepoDir(), "hosts", name+".json")
+}
+
+func (a *App) readHostAgents(name string) hostAgents {
+	var c hostAgents
+	if store.ReadJSON(a.hostAgentsPath(name), &c) != nil || c.Agents == nil {
+		c.Agents = map[string]HostAgent{}
+	}
+	return c
+}
+
+// hostRecords are this repository's records of invocations on hosts that
+// are not landed or discarded, by host.
+func (a *App) hostRecords() map[string][]*store.InvocationRecord {
+	out := map[string][]*store.InvocationRecord{}
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return out
+	}
+	for _, e := range list {
+		r := e.Record
+		if r == nil || r.Host == "" || store.Deref(r.LandingStatus) == store.LandingLanded || store.Deref(r.LandingStatus) == store.LandingDiscarded {
+			continue
+		}
+		out[r.Host] = append(out[r.Host], r)
+	}
+	return out
+}
+
+// SyncHosts brings every host's invocations up to date, the hosts asked
+// at once, each bounded by hostAnswerWithin: their state into the cache,
+// their sandbox branches and checkpoint refs fetched under their usual
+// names, and the records of those that ended caught up. A host that does
+// not answer is left as last known. Only hosts with a running invocation
+// (or one whose end is not recorded here yet) are asked.
+func (a *App) SyncHosts(ctx context.Context) {
+	var wg sync.WaitGroup
+	for name, recs := range a.hostRecords() {
+		var ids []string
+		for _, r := range recs {
+			if r.Active() || r.FinishedAt == nil || !a.fetchedFinal(r) {
+				ids = append(ids, r.InvocationID)
+			}
+		}
+		if len(ids) == 0 || !a.hostStale(name) {
+			continue
+		}
+		wg.Add(1)
+		go func(name string, ids []string) {
+			defer wg.Done()
+			a.syncHost(ctx, name, ids)
+		}(name, ids)
+	}
+	wg.Wait()
+}
+
+// fetchedFinal: a finished host record whose final refs were fetched.
+func (a *App) fetchedFinal(r *store.InvocationRecord) bool {
+	_, err := os.Stat(filepath.Join(a.Store.InvocationDir(r.InvocationID), "host-final"))
+	return err == nil
+}
+
+// syncHost asks one host about ids, fetches their refs and catches up the
+// records of those that ended.
+func (a *App) syncHost(ctx context.Context, name string, ids []string) {
+	h, _, err := a.Host(name)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, hostAnswerWithin)
+	defer cancel()
+	out, err := a.hostCall(ctx, h, nil, append([]string{"host-serve", "status", "--repo-id", a.Store.RepoID}, ids...)...)
+	if err != nil {
+		return
+	}
+	var agents map[string]HostAgent
+	if json.Unmarshal(out, &agents) != nil {
+		return
+	}
+	a.noteHost(name, nil, nil)
+	if err := a.fetchHostRefs(ctx, h, name, ids); err != nil {
+		a.warn("", err)
+		return
+	}
+	c := a.readHostAgents(name)
+	c.UpdatedAt = a.now()
+	for id, ag := range agents {
+		c.Agents[id] = ag
+	}
+	if os.MkdirAll(filepath.Dir(a.hostAgentsPath(name)), 0o700) == nil {
+		_ = store.WriteJSONCache(a.hostAgentsPath(name), c)
+	}
+	a.catchUp(ctx, agents)
+}
+
+// fetchHostRefs fetches the sandbox branches and checkpoint refs of ids
+// from the host's mirror, under their usual names.
+func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids []string) error {
+	st := a.HostStateOf(name)
+	if st.Hello == nil || st.Hello.Mirror == "" {
+		return nil
+	}
+	var specs []string
+	for _, id := range ids {
+		b := store.SandboxBranch(id)
+		specs = append(specs, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
+	}
+	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(st.Hello.Mirror), specs...); err != nil {
+		return gitErr(err)
+	}
+	return nil
+}
+
+// catchUp writes into the local records what the host recorded of the
+// invocations that ended (their refs were just fetched).
+func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) {
+	var ended []HostAgent
+	for _, ag := range agents {
+		if ag.Record != nil && !ag.Record.Active() {
+			ended = append(ended, ag)
+		}
+	}
+	if len(ended) == 0 {
+		return
+	}
+	ctx, unlock, err := a.lockWorkWait(ctx, reconcileLockWait)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	for _, ag := range ended {
+		cur, err := a.Store.ReadInvocation(ag.Record.InvocationID)
+		if err != nil || cur.Host == "" {
+			continue
+		}
+		if cur.FinishedAt == nil {
+			up := withHostOutcome(cur, ag.Record)
+			if err := a.Store.WriteInvocation(up); err != nil {
+				a.warn(cur.InvocationID, err)
+				continue
+			}
+			a.event(cur.InvocationID, "host_caught_up", map[string]any{"status": up.Status})
+		}
+		_ = store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(cur.InvocationID), "host-final"), []byte(a.now()+"\n"), 0o600)
+	}
+	_ = ctx
+}
+
+// withHostOutcome is cur with the host's outcome of the run.
+func withHostOutcome(cur, remote *store.InvocationRecord) *store.InvocationRecord {
+	up := *cur
+	up.Status, up.ExitReason, up.ExitCode, up.FinishedAt = remote.Status, remote.ExitReason, remote.ExitCode, remote.FinishedAt
+	// Landing is this side's: the host never lands.
+	up.LastOutputAt = remote.LastOutputAt
+	up.SessionID, up.Usage, up.Turns = remote.SessionID, remote.Usage, remote.Turns
+	up.SemanticStatus, up.SemanticSummary, up.Error = remote.SemanticStatus, remote.SemanticSummary, remote.Error
+	return &up
+}
+
+// hostDisplay sets a host invocation's display from what its host last
+// said, or `unreachable since T` / `host lost` when it does not answer.
+func (a *App) hostDisplay(v *InvocationView) {
+	r := v.Record
+	if !r.Active() {
+		return
+	}
+	st := a.HostStateOf(r.Host)
+	if !st.Reachable && st.Since != "" {
+		v.Display = "unreachable since " + st.Since
+		if c, err := a.HostConfigOf(r.Host); err == nil {
+			if t, err := time.Parse(time.RFC3339, st.Since); err == nil && a.Now().Sub(t) > c.LostAfter {
+				v.Display = DisplayHostLost
+			}
+		}
+		return
+	}
+	if ag, ok := a.readHostAgents(r.Host).Agents[r.InvocationID]; ok && ag.Display != "" {
+		v.Display = ag.Display
+		cp := *r
+		cp.Status, cp.SemanticStatus, cp.SemanticSummary, cp.LastOutputAt = ag.Record.Status, ag.Record.SemanticStatus, ag.Record.SemanticSummary, ag.Record.LastOutputAt
+		v.Record = &cp
+	}
+}
+
+// DisplayHostLost: a host that has not answered for agency.host.<name>.lostAfter.
+const DisplayHostLost = "host lost"
+
+// hostStale: the host's invocations were not synced within the last
+// two seconds (views sync them then).
+func (a *App) hostStale(name string) bool {
+	t, err := time.Parse(time.RFC3339, a.readHostAgents(name).UpdatedAt)
+	return err != nil || a.Now().Sub(t) > 2*time.Second
+}

@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/git-agency/git-agency/agency"
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
+)
+
+// HostCmd groups `git agency host …`.
+type HostCmd struct {
+	Ls      HostLsCmd      `cmd:"" aliases:"list" help:"List the hosts (agency.host.<name>.ssh): reachable or unreachable since when, their agents, git-agency version and wall; every host asked at once, none waited on for more than 4 s."`
+	Check   HostCheckCmd   `cmd:"" help:"Check one host: ssh, its git-agency and version, git ≥ 2.38, bubblewrap, tmux, the runners; each failure with a hint."`
+	Install HostInstallCmd `cmd:"" help:"Copy this build of git-agency to a host's ~/.local/bin (same OS and architecture only; written, then renamed; verified with --version)."`
+}
+
+// HostLsCmd is `host ls`.
+type HostLsCmd struct {
+	JSON bool `name:"json" help:"Print one JSON object per host."`
+}
+
+func (c *HostLsCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	rows, err := a.ListHosts(env.Ctx)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		out := make([]map[string]any, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, map[string]any{"name": r.Config.Name, "ssh": r.Config.SSH, "reachable": r.Live, "state": r.State})
+		}
+		return printJSON(env.Stdout, out)
+	}
+	printHostRows(env.Stdout, a, rows)
+	return nil
+}
+
+func printHostRows(w io.Writer, a *agency.App, rows []agency.HostRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tSSH\tSTATE\tRUNNING\tQUEUED\tMAX\tVERSION\tWALL")
+	for _, r := range rows {
+		state, run, queued, maxA, ver, wall := "reachable", "-", "-", "-", "-", "-"
+		if !r.Live {
+			state = "unreachable"
+			if r.State.Since != "" {
+				state += " since " + r.State.Since
+			}
+		}
+		if h := r.State.Hello; h != nil {
+			run, queued, ver = fmt.Sprint(h.Running), fmt.Sprint(h.Queued), h.Version
+			maxA = fmt.Sprint(r.Config.MaxActiveOn(h))
+			wall = "works"
+			if h.Wall != "" {
+				wall = h.Wall
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Config.Name, r.Config.SSH, state, run, queued, maxA, ver, wall)
+	}
+	tw.Flush()
+}
+
+// HostCheckCmd is `host check NAME`.
+type HostCheckCmd struct {
+	Name string `arg:"" help:"The host (agency.host.<name>)."`
+}
+
+func (c *HostCheckCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	checks, err := a.CheckHost(env.Ctx, c.Name, version())
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, ch := range checks {
+		mark := "ok  "
+		if !ch.OK {
+			mark, bad = "FAIL", bad+1
+		}
+		fmt.Fprintf(env.Stdout, "%s %-10s %s\n", mark, ch.Name, ch.Detail)
+		if !ch.OK {
+			fmt.Fprintf(env.Stdout, "     hint: %s\n", ch.Hint)
+		}
+	}
+	if bad > 0 {
+		return errs.New(errs.EHost, "follow the hints above", "host %s: %d check(s) failed", c.Name, bad)
+	}
+	return nil
+}
+
+// HostInstallCmd is `host install NAME`.
+type HostInstallCmd struct {
+	Name string `arg:"" help:"The host (agency.host.<name>)."`
+}
+
+func (c *HostInstallCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	path, err := a.InstallOnHost(env.Ctx, c.Name, version())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "installed git-agency %s on %s as %s\n", version(), c.Name, path)
+	return nil
+}
+
+// HostServeCmd is the hidden `host-serve …` another machine's git-agency
+// runs here over ssh.
+type HostServeCmd struct {
+	Hello  HostServeHelloCmd  `cmd:"" help:"This machine as a host (JSON)."`
+	Start  HostServeStartCmd  `cmd:"" help:"Start an agent a caller asked for (JSON on stdin and out)."`
+	Status HostServeStatusCmd `cmd:"" help:"The state of a caller's invocations (JSON)."`
+}
+
+// HostServeHelloCmd is `host-serve hello`.
+type HostServeHelloCmd struct {
+	RepoID string `name:"repo-id" help:"Make the mirror of this repository when missing."`
+}
+
+func (c *HostServeHelloCmd) Run(env *Env) error {
+	h, err := agency.ServeHello(env.Ctx, version(), c.RepoID)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(h)
+}
+
+// HostServeStartCmd is `host-serve start`.
+type HostServeStartCmd struct{}
+
+func (c *HostServeStartCmd) Run(env *Env) error {
+	in, err := io.ReadAll(env.Stdin)
+	if err != nil {
+		return err
+	}
+	rec, err := agency.ServeStart(env.Ctx, version(), in)
+	if errors.Is(err, agency.ErrNeedBase) {
+		return &ExitError{Code: agency.ExitNeedBase}
+	}
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(rec)
+}
+
+// HostServeStatusCmd is `host-serve status`.
+type HostServeStatusCmd struct {
+	RepoID string   `name:"repo-id" required:""`
+	IDs    []string `arg:"" optional:""`
+}
+
+func (c *HostServeStatusCmd) Run(env *Env) error {
+	out, err := agency.ServeStatus(env.Ctx, c.RepoID, c.IDs)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(out)
+}
+
+// hostOf is the host a start goes to: --host, else the worktree's or the
+// default host; "" for this machine ("local" forces it).
+func hostOf(a *agency.App, flag, worktree string) string {
+	if flag == "local" {
+		return ""
+	}
+	if flag != "" {
+		return flag
+	}
+	name := worktree
+	if wt, err := a.ResolvePresentWorktree(worktree); err == nil {
+		name = wt.Name
+	}
+	return strings.TrimSpace(a.DefaultHost(name))
+}
+
+// startOnHost is `agent start --host NAME`: the prompt is read here, the
+// agent starts there; -d is implied (follow it with agent logs).
+func (c *AgentStartCmd) startOnHost(env *Env, a *agency.App, name string, opts agency.StartOptions) error {
+	opts, err := c.withPrompt(env, a, opts)
+	if err != nil {
+		return err
+	}
+	rec, err := a.StartOnHost(env.Ctx, name, version(), opts)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return printJSON(env.Stdout, rec)
+	}
+	fmt.Fprintln(env.Stdout, rec.InvocationID)
+	return nil
+}
+
+// modeText is agent ls's MODE: the mode, and "@host" for an agent on a
+// host.
+func modeText(r *store.InvocationRecord) string {
+	if r.Host != "" {
+		return r.Mode + "@" + r.Host
+	}
+	return r.Mode
+}
+
+// onHost runs `agent <args>` on the host an invocation runs on, its output
+// here, its exit status ours.
+func onHost(env *Env, a *agency.App, rec *store.InvocationRecord, args ...string) error {
+	code, err := a.ActOnHost(env.Ctx, rec, env.Stdout, env.Stderr, args...)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return &ExitError{Code: code}
+	}
+	return nil
+}
+
+// hostArgs are `agent logs`' flags for the host.
+func (c *AgentLogsCmd) hostArgs(id string) []string {
+	args := []string{"logs", id}
+	if c.Follow {
+		args = append(args, "--follow")
+	}
+	if c.Raw {
+		args = append(args, "--raw")
+	}
+	if c.Stderr {
+		args = append(args, "--stderr")
+	}
+	return args
+}
+
+// discardOnHost discards an invocation on its host (its agent stopped and
+// its sandbox removed there), then marks it discarded here.
+func discardOnHost(env *Env, a *agency.App, rec *store.InvocationRecord) error {
+	if err := onHost(env, a, rec, "discard", rec.InvocationID); err != nil {
+		return err
+	}
+	_, err := a.DiscardHostRecord(env.Ctx, rec.InvocationID)
+	return err
+}

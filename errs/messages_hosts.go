@@ -1,0 +1,57 @@
+package errs
+
+import (
+	"fmt"
+	"strings"
+)
+
+// HostUnknown: no agency.host.<name>.ssh.
+func HostUnknown(name string, known []string) *Error {
+	hint := "add it: git config agency.host." + name + ".ssh <user@machine or ~/.ssh/config alias>"
+	if len(known) > 0 {
+		hint += "; the configured hosts are: " + strings.Join(known, ", ")
+	}
+	return New(EHost, hint, "no host named %q (agency.host.%s.ssh is not set)", name, name)
+}
+
+// HostBadDest: a destination ssh would read as an option.
+func HostBadDest(name, dest string) *Error {
+	return New(EHost, "set agency.host."+name+".ssh to user@machine or an alias of ~/.ssh/config (put options such as a port there)",
+		"agency.host.%s.ssh=%q: a destination may not begin with '-' or hold spaces", name, dest)
+}
+
+// HostNoAgency: the host has no git-agency to run.
+func HostNoAgency(name string) *Error {
+	return New(EHostVersion, "copy this build there: git agency host install "+name, "host %s has no git-agency (neither ~/.local/bin/git-agency nor one on its PATH)", name)
+}
+
+// HostFailed: the host's git-agency failed.
+func HostFailed(name, what string, code int, stderr string) *Error {
+	msg := strings.TrimSpace(stderr)
+	return New(EHost, "'git agency host check "+name+"' checks the host",
+		"host %s: git-agency %s failed (exit %d): %s", name, what, code, msg)
+}
+
+// HostVersion: the two sides run different versions.
+func HostVersion(name, there, here string) *Error {
+	return New(EHostVersion, "copy this build to the host: git agency host install "+name,
+		"host %s runs git-agency %s, this one is %s: a start needs the same version on both sides", name, there, here)
+}
+
+// HostUnreachable: ssh failed.
+func HostUnreachable(name, since, why string) *Error {
+	msg := fmt.Sprintf("host %s is unreachable", name)
+	if since != "" {
+		msg += " since " + since
+	}
+	if why != "" {
+		msg += ": " + why
+	}
+	return New(EHostUnreachable, "check that 'ssh' to it works without a prompt, then 'git agency host check "+name+"'", "%s", msg)
+}
+
+// HostInstallMismatch: host install to another OS or architecture.
+func HostInstallMismatch(name, there, here string) *Error {
+	return New(EHost, "build git-agency for "+there+" (GOOS/GOARCH) and copy it to ~/.local/bin/git-agency there yourself",
+		"host %s is %s, this build is %s: host install copies only to the same OS and architecture", name, there, here)
+}
