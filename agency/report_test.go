@@ -9,7 +9,7 @@ import (
 
 func TestReports(t *testing.T) {
 	land := &LandResult{InvocationID: "20260101000000-aaa1", Branch: "agency/feat-1234", WorktreeName: "feat",
-		Commits: []string{"c1"}, Skipped: []string{"c0", "c2"}, ResultHead: "0123456789abcdef", Applied: true}
+		Commits: []string{"c0", "c1", "c2"}, Skipped: []string{"c0", "c2"}, ResultHead: "0123456789abcdef", Applied: true}
 	want := []string{
 		`landed 20260101000000-aaa1: 1 commit and the uncommitted changes onto agency/feat-1234 (worktree "feat")`,
 		"skipped 2 commits already on the branch",
