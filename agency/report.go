@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -92,34 +93,10 @@ func KeptHeadLine(ref, goes string) string {
 }
 
 // Plural is "1 commit", "2 commits".
-func Plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func Plural(n int, word string) string { return core.Plural(n, word) }
 
 // ShortSHA is the first 12 characters of an object or invocation id.
-func ShortSHA(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func ShortSHA(id string) string { return core.ShortSHA(id) }
 
 // Ago renders a duration as "3m ago".
-func Ago(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-}
+func Ago(d time.Duration) string { return core.Ago(d) }
