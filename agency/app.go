@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/agency/internal/core"
+	"github.com/git-agency/git-agency/agency/land"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -51,10 +52,8 @@ type App struct {
 		dir string
 	}
 	// notes are the landing notifications waiting for the repo lock to be
-	// released (flushNotify).
-	notes []pendingNote
-	// notesMu guards notes: watch lands from its own goroutines.
-	notesMu sync.Mutex
+	// released (land.Notes; watch lands from its own goroutines).
+	notes land.Notes
 }
 
 // Open discovers the repository containing dir, reads agency.* config and

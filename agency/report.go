@@ -9,28 +9,6 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// Report is what a successful land says, line by line; the first line is
-// its summary (watch's status line), cli prints them all.
-func (r *LandResult) Report() []string {
-	// What landed: the commits not already on the branch.
-	what := Plural(len(r.Commits)-min(len(r.Skipped), len(r.Commits)), "commit")
-	if r.Applied {
-		what += " and the uncommitted changes"
-	}
-	lines := []string{fmt.Sprintf("landed %s: %s onto %s (worktree %q)", r.InvocationID, what, r.Branch, r.WorktreeName)}
-	if len(r.Skipped) > 0 {
-		lines = append(lines, fmt.Sprintf("skipped %s already on the branch", Plural(len(r.Skipped), "commit")))
-	}
-	if r.VerifyReusedFrom != "" {
-		lines = append(lines, fmt.Sprintf("verify: passed on %s at %s, not run again", ShortSHA(r.VerifyTreeID), r.VerifiedAt))
-	}
-	lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox tree was removed (branch %s kept)", ShortSHA(r.ResultHead), store.SandboxBranch(r.InvocationID)))
-	if r.Note != "" {
-		lines = append(lines, "note: "+r.Note)
-	}
-	return lines
-}
-
 // Report is what a successful discard says, line by line; the first line
 // is its summary.
 func (r *DiscardResult) Report() []string {

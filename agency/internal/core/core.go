@@ -8,10 +8,12 @@ package core
 import (
 	"context"
 	"errors"
+	"os"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -124,4 +126,34 @@ func WithCleanup(err, cleanupErr error) error {
 // branch is gone.
 func SandboxBranchMissingErr(rec *store.InvocationRecord) error {
 	return errs.SandboxBranchMissing(rec.InvocationID, rec.SandboxBranch)
+}
+
+// IncludeSpec is what a new tree gets copied into it: the
+// .worktreeinclude patterns and the trees they are looked up in.
+type IncludeSpec struct {
+	Patterns []string
+	Sources  []string
+}
+
+// SetupConfigKey is the user's own setup; it needs no approval.
+const SetupConfigKey = "agency.setup"
+
+// AgencyExe is the program walled work runs as (its wall-exec): the
+// git-agency installed with whatever program the user ran (git-agency,
+// git-sandbox, git-agency-watch), never a second program asked to act as
+// the first; the running one only when there is no git-agency at all.
+func AgencyExe() string {
+	if p := runner.AgencyExe(); p != "" {
+		return p
+	}
+	return runner.SelfExe()
+}
+
+// SandboxTree returns the invocation's sandbox tree path when it exists.
+func (c *Core) SandboxTree(rec *store.InvocationRecord) string {
+	tree := c.Store.SandboxTreePath(rec.InvocationID)
+	if _, err := os.Stat(tree); err != nil {
+		return ""
+	}
+	return tree
 }
