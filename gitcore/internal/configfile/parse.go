@@ -13,6 +13,7 @@ func Parse(data []byte) ([]Entry, bool) {
 	if len(data) >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf {
 		p.pos = 3 // a UTF-8 byte order mark, skipped as git does
 	}
+
 	for {
 		c := p.next()
 		if c == '\n' && p.eof {
@@ -48,6 +49,7 @@ func (p *configParser) top(c byte) bool {
 		}
 		p.out = append(p.out, e)
 	}
+
 	return true
 }
 
@@ -70,16 +72,19 @@ func (p *configParser) next() byte {
 		p.eof = true
 		return '\n'
 	}
+
 	c := p.data[p.pos]
 	p.pos++
 	if c == 0 {
 		p.bad, p.eof = true, true
 		return '\n'
 	}
+
 	if c == '\r' && p.pos < len(p.data) && p.data[p.pos] == '\n' {
 		p.pos++
 		return '\n'
 	}
+
 	return c
 }
 
@@ -89,9 +94,11 @@ func (p *configParser) section() (string, bool) {
 	var name []byte
 	for {
 		c := p.next()
+
 		if p.eof {
 			return "", false
 		}
+
 		switch {
 		case c == ']':
 			return string(name), true
@@ -100,6 +107,7 @@ func (p *configParser) section() (string, bool) {
 		case !configKeyChar(c) && c != '.':
 			return "", false
 		}
+
 		name = append(name, configLower(c))
 	}
 }
@@ -113,9 +121,11 @@ func (p *configParser) subsection(name []byte, c byte) (string, bool) {
 		}
 		c = p.next()
 	}
+
 	if c != '"' {
 		return "", false
 	}
+
 	name = append(name, '.')
 	for {
 		c := p.next()
@@ -125,13 +135,16 @@ func (p *configParser) subsection(name []byte, c byte) (string, bool) {
 		if c == '"' {
 			break
 		}
+
 		if c == '\\' {
 			if c = p.next(); c == '\n' {
 				return "", false
 			}
 		}
+
 		name = append(name, c)
 	}
+
 	return string(name), p.next() == ']'
 }
 
@@ -147,6 +160,7 @@ func (p *configParser) entry(section string, c byte) (Entry, bool) {
 		}
 		name = append(name, configLower(c))
 	}
+
 	for c == ' ' || c == '\t' {
 		c = p.next()
 	}
@@ -156,6 +170,7 @@ func (p *configParser) entry(section string, c byte) (Entry, bool) {
 	if c != '=' {
 		return Entry{}, false
 	}
+
 	v, ok := p.value()
 	return Entry{Key: string(name), Value: v}, ok
 }
@@ -183,11 +198,14 @@ func (p *configParser) value() (string, bool) {
 			comment = true
 			continue
 		}
+
 		var ok bool
 		if v, ok = spaceBetween(v, gap); !ok {
 			return "", false
 		}
+
 		gap = gap[:0]
+
 		if v, ok = p.valueChar(v, c, &quote); !ok {
 			return "", false
 		}
@@ -224,6 +242,7 @@ func (p *configParser) valueChar(v []byte, c byte, quote *bool) ([]byte, bool) {
 	default:
 		v = append(v, c)
 	}
+
 	return v, true
 }
 
@@ -243,6 +262,7 @@ func (p *configParser) escape() (c byte, keep, ok bool) {
 	case '\\', '"':
 		return c, true, true
 	}
+
 	return 0, false, false
 }
 
