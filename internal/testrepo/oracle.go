@@ -33,6 +33,7 @@ func Seeds(t testing.TB, glob string) []Seed {
 		}
 		seeds = append(seeds, Seed{Path: p, Data: data})
 	}
+
 	return seeds
 }
 
@@ -57,5 +58,6 @@ func Oracle(t testing.TB, dir string, env []string, args ...string) (out string,
 		}
 		return "", false
 	}
+
 	return stdout.String(), true
 }

@@ -27,6 +27,7 @@ func New(t testing.TB) string {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+
 	return repo
 }
 

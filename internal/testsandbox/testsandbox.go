@@ -50,6 +50,7 @@ func New(t testing.TB) Sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
+
 	st, err := store.Open(filepath.Join(dir, "data"), repo.CommonDir)
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,7 @@ func New(t testing.TB) Sandbox {
 			t.Fatal(err)
 		}
 	}
+
 	tree := st.SandboxTreePath(Inv)
 	testrepo.Git(t, repoDir, "worktree", "add", "-q", "-b", store.SandboxBranch(Inv), tree, "HEAD")
 	testrepo.Write(t, tree, ".agency/.gitignore", "*\n")
