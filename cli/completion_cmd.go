@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -204,36 +206,14 @@ func writeBashCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 	// word -> canonical subcommand, per path
 	fmt.Fprintf(w, "# %s_sub PATH WORD: the canonical subcommand WORD names under PATH, in __ga_sub.\n%s_sub ()\n{\n\tcase \"$1:$2\" in\n", h, h)
 
-	for _, s := range specs {
-		keys := make([]string, 0, len(s.lookup))
-		for k := range s.lookup {
-			keys = append(keys, k)
-		}
-
-		sort.Strings(keys)
-
-		for _, k := range keys {
-			fmt.Fprintf(w, "\t%s) __ga_sub=%s ;;\n", shQuote(s.path+":"+k), shQuote(s.lookup[k]))
-		}
-	}
+	writeCaseArms(w, specs, func(s *cmdSpec) map[string]string { return s.lookup }, "\t", "__ga_sub")
 
 	fmt.Fprintf(w, "\t*) return 1 ;;\n\tesac\n}\n\n")
 
 	// value flag -> kind
 	fmt.Fprintf(w, "# %s_vflag PATH FLAG: the value kind of a flag that takes a value, in __ga_kind.\n%s_vflag ()\n{\n\tcase \"$1:$2\" in\n", h, h)
 
-	for _, s := range specs {
-		keys := make([]string, 0, len(s.vflags))
-		for k := range s.vflags {
-			keys = append(keys, k)
-		}
-
-		sort.Strings(keys)
-
-		for _, k := range keys {
-			fmt.Fprintf(w, "\t%s) __ga_kind=%s ;;\n", shQuote(s.path+":"+k), shQuote(s.vflags[k]))
-		}
-	}
+	writeCaseArms(w, specs, func(s *cmdSpec) map[string]string { return s.vflags }, "\t", "__ga_kind")
 
 	fmt.Fprintf(w, "\t*) return 1 ;;\n\tesac\n}\n\n")
 
@@ -309,6 +289,17 @@ func writeBashCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 `, h, sub, fn)
 }
 
+// writeCaseArms writes, for every spec and every key of its map m, in the
+// keys' order, the shell case arm `indent'PATH:KEY') variable='VALUE' ;;`.
+func writeCaseArms(w io.Writer, specs []*cmdSpec, m func(*cmdSpec) map[string]string, indent, variable string) {
+	for _, s := range specs {
+		values := m(s)
+		for _, k := range slices.Sorted(maps.Keys(values)) {
+			fmt.Fprintf(w, "%s%s) %s=%s ;;\n", indent, shQuote(s.path+":"+k), variable, shQuote(values[k]))
+		}
+	}
+}
+
 func orUnderscore(s string) string {
 	if s == "" {
 		return "_"
@@ -343,34 +334,12 @@ func writeZshCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 	fmt.Fprintf(w, "    *) return 1 ;;\n  esac\n}\n\n")
 	fmt.Fprintf(w, "%s_sub() {\n  case \"$1:$2\" in\n", h)
 
-	for _, s := range specs {
-		keys := make([]string, 0, len(s.lookup))
-		for k := range s.lookup {
-			keys = append(keys, k)
-		}
-
-		sort.Strings(keys)
-
-		for _, k := range keys {
-			fmt.Fprintf(w, "    %s) ga_sub=%s ;;\n", shQuote(s.path+":"+k), shQuote(s.lookup[k]))
-		}
-	}
+	writeCaseArms(w, specs, func(s *cmdSpec) map[string]string { return s.lookup }, "    ", "ga_sub")
 
 	fmt.Fprintf(w, "    *) return 1 ;;\n  esac\n}\n\n")
 	fmt.Fprintf(w, "%s_vflag() {\n  case \"$1:$2\" in\n", h)
 
-	for _, s := range specs {
-		keys := make([]string, 0, len(s.vflags))
-		for k := range s.vflags {
-			keys = append(keys, k)
-		}
-
-		sort.Strings(keys)
-
-		for _, k := range keys {
-			fmt.Fprintf(w, "    %s) ga_kind=%s ;;\n", shQuote(s.path+":"+k), shQuote(s.vflags[k]))
-		}
-	}
+	writeCaseArms(w, specs, func(s *cmdSpec) map[string]string { return s.vflags }, "    ", "ga_kind")
 
 	fmt.Fprintf(w, "    *) return 1 ;;\n  esac\n}\n\n")
 	fmt.Fprintf(w, `%[1]s_values() {
