@@ -1,5 +1,7 @@
 package configfile
 
+import "bytes"
+
 // Parse reads one git config file as git's own parser does
 // (config.c: git_parse_source, get_base_var, get_value, parse_value) and
 // returns every entry in order, keys as git names them (section and
@@ -199,51 +201,29 @@ func (p *configParser) value() (string, bool) {
 			continue
 		}
 
-		var ok bool
-		if v, ok = spaceBetween(v, gap); !ok {
+		// The whitespace between two words. A tab (or lone CR) there is
+		// not followed: git before 2.46 reads it as a space, later git
+		// keeps it; the git that runs is asked.
+		if len(bytes.Trim(gap, " ")) > 0 {
 			return "", false
 		}
+		v, gap = append(v, gap...), gap[:0]
 
-		gap = gap[:0]
-
-		if v, ok = p.valueChar(v, c, &quote); !ok {
-			return "", false
+		switch c {
+		case '\\':
+			e, keep, ok := p.escape()
+			if !ok {
+				return "", false
+			}
+			if keep {
+				v = append(v, e)
+			}
+		case '"':
+			quote = !quote
+		default:
+			v = append(v, c)
 		}
 	}
-}
-
-// spaceBetween appends to v the whitespace gap found between two words
-// of a value. A tab (or lone CR) there is not followed (ok false): git
-// before 2.46 reads it as a space, later git keeps it; the git that runs
-// is asked.
-func spaceBetween(v, gap []byte) ([]byte, bool) {
-	for _, c := range gap {
-		if c != ' ' {
-			return nil, false
-		}
-	}
-	return append(v, gap...), true
-}
-
-// valueChar appends to v what the value's character c stands for: an
-// escape, a quote (toggles quote, nothing kept), itself.
-func (p *configParser) valueChar(v []byte, c byte, quote *bool) ([]byte, bool) {
-	switch c {
-	case '\\':
-		e, keep, ok := p.escape()
-		if !ok {
-			return nil, false
-		}
-		if keep {
-			v = append(v, e)
-		}
-	case '"':
-		*quote = !*quote
-	default:
-		v = append(v, c)
-	}
-
-	return v, true
 }
 
 // escape reads what follows a backslash in a value: the character it
