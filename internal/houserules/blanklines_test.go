@@ -2,6 +2,7 @@ package houserules
 
 import (
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -121,5 +122,35 @@ func TestBlankLinesBetweenSteps(t *testing.T) {
 			t.Errorf("%s: %.1f %% of the lines inside function bodies are blank (want %.0f %% at least): part a function's steps with a blank line",
 				filepath.ToSlash(d), 100*s.share(), 100*minBlankShare)
 		}
+	}
+}
+
+// The count sees the blank lines between steps, and only those: not the
+// blank lines of a multi-line string, and not the lines outside the braces.
+// funcLines leaves the blank ones out of a function's length.
+func TestFuncBodyLines(t *testing.T) {
+	src := "package p\n" +
+		"func f() string {\n" + // line 2
+		"\ta := 1\n" +
+		"\n" +
+		"\tb := `x\n" +
+		"\n" +
+		"y`\n" +
+		"\n" +
+		"\treturn b\n" +
+		"}\n" // line 10
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := file.Decls[0].(*ast.FuncDecl)
+
+	got := funcBodyLines(fset, strings.Split(src, "\n"), fn)
+	if want := (bodyLines{lines: 5, blank: 2}); got != want {
+		t.Errorf("funcBodyLines = %+v, want %+v (the string's own lines left out)", got, want)
+	}
+	if n := funcLines(fset, strings.Split(src, "\n"), fn); n != 7 {
+		t.Errorf("funcLines = %d, want 7 (9 lines, 2 of them blank between steps)", n)
 	}
 }
