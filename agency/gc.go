@@ -222,8 +222,8 @@ func (a *App) localOnlySubmodules(ctx context.Context, tree string) []string {
 		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 			continue // not checked out: nothing of its own
 		}
-		head, err := a.Repo.Tree(dir).Head(ctx)
-		if err != nil || head == "" {
+		head := gitcore.SubmoduleHead(dir) // from its files: no git runs in it
+		if head == "" {
 			continue
 		}
 		if a.Repo.SubmodulePublished(ctx, dir, head) ||

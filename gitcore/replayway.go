@@ -74,13 +74,15 @@ func (t *Tree) blockingPaths(ctx context.Context, from, to string, refresh bool)
 // paths are too many to name. refresh runs it as a writer: git then saves
 // the index entries it refreshed.
 func (t *Tree) statusOf(ctx context.Context, paths []string, refresh bool) ([]StatusEntry, error) {
-	args := []string{"--literal-pathspecs", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none"}
+	args := []string{"--literal-pathspecs", "status", "--porcelain=v2", "-z", "--untracked-files=all", statusSubmodules}
 	size := 0
 	for _, p := range paths {
 		size += len(p) + 1
 	}
+	var keep func(string) bool
 	if len(paths) <= maxWayPathspecs && size <= maxWayPathspecBytes {
 		args = append(append(args, "--"), paths...)
+		keep = func(sub string) bool { return underAny(sub, paths) }
 	}
 
 	exec := t.query
@@ -93,7 +95,22 @@ func (t *Tree) statusOf(ctx context.Context, paths []string, refresh bool) ([]St
 		return nil, err
 	}
 
-	return ParseStatusV2(out)
+	st, err := ParseStatusV2(out)
+	if err != nil {
+		return nil, err
+	}
+	return t.withSubmoduleDirt(st, true, keep), nil
+}
+
+// underAny reports whether p is one of paths or lies below one (what a
+// literal pathspec of them matches).
+func underAny(p string, paths []string) bool {
+	for _, q := range paths {
+		if p == q || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // leadingNonDirs are the leading directories of changed that the tree

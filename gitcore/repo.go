@@ -255,12 +255,18 @@ func (t *Tree) Status(ctx context.Context) ([]StatusEntry, error) {
 	return t.status(ctx, "--untracked-files=all")
 }
 
+// status is the tree's status, submodules as --ignore-submodules=none
+// shows them; but no git looks inside one (see statusSubmodules).
 func (t *Tree) status(ctx context.Context, untracked string) ([]StatusEntry, error) {
-	out, err := t.query(ctx, "status", "--porcelain=v2", "-z", untracked, "--ignore-submodules=none")
+	out, err := t.query(ctx, "status", "--porcelain=v2", "-z", untracked, statusSubmodules)
 	if err != nil {
 		return nil, err
 	}
-	return ParseStatusV2(out)
+	st, err := ParseStatusV2(out)
+	if err != nil {
+		return nil, err
+	}
+	return t.withSubmoduleDirt(st, untracked != "--untracked-files=no", nil), nil
 }
 
 // HasTrackedChanges reports whether the tree has staged or unstaged changes

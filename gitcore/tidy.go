@@ -160,19 +160,8 @@ func (r *Repo) SubmoduleHas(ctx context.Context, dir, commit string) bool {
 	return err == nil
 }
 
-// SubmodulePublished reports whether, in the submodule checked out at dir,
-// commit is on a remote-tracking branch: it was pushed (or fetched), so it
-// outlives this clone.
-func (r *Repo) SubmodulePublished(ctx context.Context, dir, commit string) bool {
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		return false
-	}
-	out, err := r.Tree(dir).query(ctx, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/")
-	return err == nil && strings.TrimSpace(string(out)) != ""
-}
-
-// DirtySubmodules lists, from a status taken with --ignore-submodules=none
-// (Tree.Status), the submodules with changed or untracked files inside
+// DirtySubmodules lists, from a status of the tree (Tree.Status: as
+// --ignore-submodules=none would show them), the submodules with changed or untracked files inside
 // them: work no snapshot of the superproject can hold (it records only the
 // commit checked out in a submodule), that goes with the tree.
 func DirtySubmodules(st []StatusEntry) []string {
