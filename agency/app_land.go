@@ -154,26 +154,6 @@ func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord
 	return a.lander().RecoverLandLocked(ctx, rec)
 }
 
-// startDirtyCheck is land.Lander.StartDirtyCheck.
-func (a *App) startDirtyCheck(ctx context.Context, tree, head, headTree string) func() bool {
-	return a.lander().StartDirtyCheck(ctx, tree, head, headTree)
-}
-
-// landHold is land.Lander.LandHold.
-func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip string) string {
-	return a.lander().LandHold(ctx, rec, tip)
-}
-
-// landWork is land.Lander.Work.
-func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip string, apply, preview bool) (*land.Work, error) {
-	return a.lander().Work(ctx, rec, tip, apply, preview)
-}
-
-// landDisplay is land.Lander.LandDisplay.
-func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, display string) string {
-	return a.lander().LandDisplay(ctx, rec, display)
-}
-
 // removeVerifyTree is land.Lander.RemoveVerifyTree.
 func (a *App) removeVerifyTree(ctx context.Context, inv string) error {
 	return a.lander().RemoveVerifyTree(ctx, inv)

@@ -157,3 +157,17 @@ func (c *Core) SandboxTree(rec *store.InvocationRecord) string {
 	}
 	return tree
 }
+
+// NewestOutput is the newest of t (the logs' newest modification time),
+// the record's last_output_at and its turn_started_at: a follow-up turn
+// counts from its start, not from the last turn's output.
+func NewestOutput(r *store.InvocationRecord, t time.Time) time.Time {
+	for _, v := range []*string{r.LastOutputAt, &r.TurnStartedAt} {
+		if v != nil {
+			if rt, err := time.Parse(time.RFC3339, *v); err == nil && rt.After(t) {
+				t = rt
+			}
+		}
+	}
+	return t
+}
