@@ -54,10 +54,12 @@ func (a *Lander) flushNotify(ctx context.Context) {
 	if !ok || command == "" {
 		return
 	}
+
 	timeout, err := runner.NotifyTimeoutFromConfig(a.Config)
 	if err != nil {
 		timeout = runner.NotifyTimeout
 	}
+
 	for _, p := range notes {
 		if err := runner.RunNotify(context.WithoutCancel(ctx), command, p.n, p.rec, timeout); err != nil {
 			a.Event(p.n.InvocationID, "notify_failed", map[string]any{"notify_event": p.n.Event, "error": err.Error()})
@@ -73,11 +75,14 @@ func (a *Lander) sendBackIfAsked(ctx context.Context, inv string, opts Options) 
 	if on, _ := a.Config.Bool(VerifySendBackKey, false); !on && !opts.SendBack {
 		return 0
 	}
+
 	rec, err := a.Store.ReadInvocation(inv)
 	if err != nil || rec.VerifyRounds >= a.verifyMaxRounds() {
 		return 0
 	}
+
 	prompt := a.sendBackPrompt(rec)
+
 	if _, err := a.Store.UpdateInvocation(a.LockTimeout, inv, func(r *store.InvocationRecord) error {
 		r.VerifySendBack, r.VerifyApply = true, opts.Apply
 		r.VerifyRounds++
@@ -86,16 +91,20 @@ func (a *Lander) sendBackIfAsked(ctx context.Context, inv string, opts Options) 
 		a.Warning(inv, err)
 		return 0
 	}
+
 	if err := a.Host.SendBack(ctx, inv, prompt); err != nil {
 		a.Warning(inv, err)
+
 		if _, err := a.Store.UpdateInvocation(a.LockTimeout, inv, func(r *store.InvocationRecord) error {
 			r.VerifySendBack = false
 			return nil
 		}); err != nil {
 			a.Warning(inv, err)
 		}
+
 		return 0
 	}
+
 	a.Event(inv, "verify_sent_back", map[string]any{"round": rec.VerifyRounds + 1})
 	return rec.VerifyRounds + 1
 }
@@ -132,6 +141,7 @@ func logTail(path string, n int) string {
 	if err != nil {
 		return ""
 	}
+
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1]
@@ -139,10 +149,12 @@ func logTail(path string, n int) string {
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
+
 	out := string(bytes.Join(lines, nil))
 	if out != "" && !strings.HasSuffix(out, "\n") {
 		out += "\n"
 	}
+
 	return out
 }
 
@@ -157,22 +169,27 @@ func (a *Lander) AfterRun(ctx context.Context, inv string) error {
 	if err != nil {
 		return err
 	}
+
 	auto, _ := a.Config.Bool(AutoLandKey, false)
 	if !(auto || rec.VerifySendBack) || !rec.Pending() || rec.Status != store.StatusFinished {
 		return nil
 	}
+
 	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, "refs/heads/"+rec.SandboxBranch)
 	if err != nil || (len(commits) == 0 && !rec.VerifyApply) {
 		return core.GitErr(err)
 	}
+
 	if clean, _, ok := a.Host.Forecast(ctx, rec.IntegrationWorktreeID, inv); !ok || !clean {
 		a.Event(inv, "auto_land_skipped", map[string]any{"reason": "the forecast does not say it lands cleanly"})
 		return nil
 	}
+
 	a.Event(inv, "auto_land", map[string]any{"send_back_round": rec.VerifyRounds})
 	_, err = a.Land(ctx, Options{Query: inv, SendBack: rec.VerifySendBack, Apply: rec.VerifyApply})
 	if err != nil && errs.As(err).Code != errs.EVerifyFailed {
 		a.Event(inv, "auto_land_failed", map[string]any{"error": errs.As(err).Msg})
 	}
+
 	return err
 }

@@ -24,6 +24,7 @@ func (a *Lander) landBatched(ctx context.Context, ids []string, opts Options) []
 	if err != nil {
 		return append(out, refuseAll(queue, err)...)
 	}
+
 	moves := 0
 	for len(queue) > 0 {
 		stack, rest, skipped, err := a.buildStack(ctx, queue, opts)
@@ -31,10 +32,12 @@ func (a *Lander) landBatched(ctx context.Context, ids []string, opts Options) []
 		if err != nil {
 			return append(out, refuseAll(queue, err)...)
 		}
+
 		if len(stack) == 0 {
 			queue = rest
 			continue
 		}
+
 		green, culprit, err := a.verifyStack(ctx, stack, timeout)
 		n := 0
 		if err == nil {
@@ -42,6 +45,7 @@ func (a *Lander) landBatched(ctx context.Context, ids []string, opts Options) []
 			landed, n, err = a.landStack(ctx, stack[:green])
 			out = append(out, landed...)
 		}
+
 		if errors.Is(err, errHeadMoved) {
 			if moves++; moves > verifyRebuilds {
 				return append(out, refuseAll(append(idsOf(stack[n:]), rest...), errs.HeadMoving(stack[0].rec.InvocationID, stack[0].wt.Branch, moves))...)
@@ -49,14 +53,17 @@ func (a *Lander) landBatched(ctx context.Context, ids []string, opts Options) []
 			queue = append(idsOf(stack[n:]), rest...)
 			continue
 		}
+
 		if err != nil {
 			return append(out, refuseAll(append(idsOf(stack[n:]), rest...), err)...)
 		}
+
 		if n < green {
 			// One of the prefix did not land: the rest was built on it.
 			queue = append(idsOf(stack[n:]), rest...)
 			continue
 		}
+
 		queue = rest
 		if culprit >= 0 {
 			c := stack[culprit]
@@ -67,6 +74,7 @@ func (a *Lander) landBatched(ctx context.Context, ids []string, opts Options) []
 			queue = append(idsOf(stack[culprit+1:]), rest...)
 		}
 	}
+
 	a.flushNotify(ctx)
 	return out
 }
@@ -123,6 +131,7 @@ func (a *Lander) buildStack(ctx context.Context, queue []string, opts Options) (
 		if c != nil && wtID != "" && c.rec.IntegrationWorktreeID != wtID {
 			break // the next worktree's, for a later batch
 		}
+
 		if err != nil || c.done {
 			res := (*Result)(nil)
 			if c != nil {
@@ -131,13 +140,16 @@ func (a *Lander) buildStack(ctx context.Context, queue []string, opts Options) (
 			skipped = append(skipped, outcomeOf(inv, res, err))
 			continue
 		}
+
 		if command == "" {
 			command, wtID = a.VerifyCommand(c.wt), c.rec.IntegrationWorktreeID
 		}
+
 		c.command, c.inBatch = command, true
 		stack = append(stack, c)
 		onto = c.res.ResultHead
 	}
+
 	return stack, queue[i:], skipped, nil
 }
 
@@ -151,22 +163,26 @@ func (a *Lander) planStacked(ctx context.Context, inv string, opts Options, onto
 	if verifyLive(rec) {
 		return nil, errs.VerifyRunning(inv, *rec.VerifyPID)
 	}
+
 	o := opts
 	o.Query = inv
 	res, wt, err := a.landPlan(ctx, rec, o, false)
 	if err != nil {
 		return nil, err
 	}
+
 	res.Note = note
 	c := &candidate{rec: rec, wt: wt, res: res}
 	if c.tip, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
 		return nil, core.SandboxBranchMissingErr(rec)
 	}
+
 	if res.Clean && onto != "" && onto != res.TargetHead {
 		work, err := a.Work(ctx, rec, c.tip, opts.Apply, false)
 		if err != nil {
 			return nil, err
 		}
+
 		*res = Result{InvocationID: res.InvocationID, WorktreeID: res.WorktreeID, WorktreeName: res.WorktreeName,
 			Branch: res.Branch, TargetHead: onto, Commits: res.Commits, Applied: work.Applied, Note: note}
 		writer, err := a.landWriter(ctx, rec, wt, work, false)
@@ -177,12 +193,14 @@ func (a *Lander) planStacked(ctx context.Context, inv string, opts Options, onto
 			return nil, err
 		}
 	}
+
 	if !res.Clean {
 		return c, a.landConflict(res)
 	}
 	if c.treeID, err = a.Repo.TreeOf(ctx, res.ResultHead); err != nil {
 		return nil, core.GitErr(err)
 	}
+
 	return c, nil
 }
 
@@ -194,6 +212,7 @@ func (a *Lander) verifyStack(ctx context.Context, stack []*candidate, timeout ti
 	if err != nil || ok {
 		return len(stack), -1, err
 	}
+
 	lo, hi := 0, len(stack) // prefix lo is green (0: nothing), prefix hi red
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
@@ -201,12 +220,14 @@ func (a *Lander) verifyStack(ctx context.Context, stack []*candidate, timeout ti
 		if err != nil {
 			return lo, -1, err
 		}
+
 		if ok {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
+
 	return lo, hi - 1, nil
 }
 
@@ -220,6 +241,7 @@ func (a *Lander) verifyStacked(ctx context.Context, c *candidate, timeout time.D
 	if err := a.makeClaimedTree(ctx, c); err != nil {
 		return false, err
 	}
+
 	out := a.runVerifyCandidate(ctx, c, timeout)
 	err := a.lockedDo(ctx, func(ctx context.Context) error {
 		rec, err := a.recordVerifyLocked(ctx, c, out)
@@ -232,6 +254,7 @@ func (a *Lander) verifyStacked(ctx context.Context, c *candidate, timeout time.D
 	if err != nil && errs.As(err).Code != errs.EVerifyFailed {
 		return false, err
 	}
+
 	return out.Passed, nil
 }
 
@@ -253,6 +276,7 @@ func (a *Lander) landStack(ctx context.Context, stack []*candidate) (out []Outco
 	if len(stack) == 0 {
 		return nil, 0, nil
 	}
+
 	verified := stack[len(stack)-1].res.ResultHead
 	err = a.lockedDo(ctx, func(ctx context.Context) error {
 		for _, c := range stack {
@@ -260,6 +284,7 @@ func (a *Lander) landStack(ctx context.Context, stack []*candidate) (out []Outco
 			if err != nil {
 				return err
 			}
+
 			if moved, err := a.stackMoved(ctx, c, rec); moved || err != nil {
 				if moved {
 					return errHeadMoved
@@ -267,18 +292,23 @@ func (a *Lander) landStack(ctx context.Context, stack []*candidate) (out []Outco
 				out, n = append(out, outcomeOf(c.rec.InvocationID, nil, err)), n+1
 				return nil
 			}
+
 			if rec, err = a.markVerifiedLocked(rec, c, verified); err != nil {
 				return err
 			}
+
 			err = a.commitLandLocked(ctx, rec, c.wt, c.res)
 			if errors.Is(err, errHeadMoved) {
 				return err
 			}
+
 			out, n = append(out, outcomeOf(c.rec.InvocationID, c.res, err)), n+1
+
 			if err != nil {
 				return nil
 			}
 		}
+
 		return nil
 	})
 	return out, n, err

@@ -15,16 +15,19 @@ func (a *Lander) CheckLand(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	// A read: the record as reads show it (a dead supervisor's outcome in
 	// memory only); no reconcile, no queue drain, no land recovery.
 	rec = a.Host.View(ctx, rec)
 	if rec.Land != nil && rec.Land.State == LandInProgress {
 		return nil, errs.LandCheckInterrupted(rec.InvocationID)
 	}
+
 	res, _, err := a.landPlan(ctx, rec, opts, true)
 	if err != nil {
 		return nil, err
 	}
+
 	// The prediction's commits are git-agency's, not the land's: only
 	// the tree it would make is the same.
 	if res.Clean {
@@ -33,8 +36,10 @@ func (a *Lander) CheckLand(ctx context.Context, opts Options) (*Result, error) {
 		}
 		res.ResultHead = ""
 	}
+
 	if _, partners, ok := a.Host.Forecast(ctx, rec.IntegrationWorktreeID, rec.InvocationID); ok {
 		res.ConflictsWith = append(res.ConflictsWith, partners...)
 	}
+
 	return res, nil
 }

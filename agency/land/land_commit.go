@@ -29,6 +29,7 @@ func (a *Lander) landBeginLocked(ctx context.Context, inv string) (rec *store.In
 	if store.Deref(rec.LandingStatus) != store.LandingLanded {
 		return rec, nil, note, nil
 	}
+
 	return rec, a.landDoneResult(rec, note), note, nil
 }
 
@@ -61,6 +62,7 @@ func (a *Lander) commitLandLocked(ctx context.Context, rec *store.InvocationReco
 	if err := a.gateLocked(ctx, wt, inv, res.TargetHead, res.ResultHead, false); err != nil {
 		return err
 	}
+
 	// What `undo` needs to recreate the sandbox: its branch, and when it
 	// holds uncommitted work (only with --apply), that work saved as a
 	// checkpoint before the tree goes.
@@ -73,6 +75,7 @@ func (a *Lander) commitLandLocked(ctx context.Context, rec *store.InvocationReco
 	} else if restore.Head, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
 		return core.SandboxBranchMissingErr(rec)
 	}
+
 	progress := &store.LandProgress{State: LandInProgress, StartedAt: a.Stamp(), TargetHead: res.TargetHead,
 		Commits: res.Commits, Applied: res.Applied, ResultHead: res.ResultHead, Restore: restore}
 	if rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
@@ -82,6 +85,7 @@ func (a *Lander) commitLandLocked(ctx context.Context, rec *store.InvocationReco
 	}); err != nil {
 		return err
 	}
+
 	if err := a.Fail(FPLandBeforeUpdate); err != nil {
 		return err
 	}
@@ -94,6 +98,7 @@ func (a *Lander) commitLandLocked(ctx context.Context, rec *store.InvocationReco
 	if rec, err = a.finishLandLocked(ctx, rec, ""); err != nil {
 		return err
 	}
+
 	a.notifyLand(ctx, rec, NotifyLanded, "landed", fmt.Sprintf("landed on %s at %s", wt.Branch, core.ShortSHA(res.ResultHead)))
 	return nil
 }

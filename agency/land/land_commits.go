@@ -26,6 +26,7 @@ func (a *Lander) landWriter(ctx context.Context, rec *store.InvocationRecord, wt
 	if work.Applied {
 		work.Commits[len(work.Commits)-1].Message = a.landMessage(rec)
 	}
+
 	if _, err := a.Repo.CommitterIdent(ctx); err != nil {
 		var ge *gitcore.GitError
 		if errors.As(err, &ge) {
@@ -33,10 +34,12 @@ func (a *Lander) landWriter(ctx context.Context, rec *store.InvocationRecord, wt
 		}
 		return gitcore.Writer{}, err
 	}
+
 	sign, err := a.Repo.Tree(wt.TreePath).SignsCommits(ctx)
 	if err != nil {
 		return gitcore.Writer{}, core.GitErr(err)
 	}
+
 	return gitcore.Writer{User: true, Sign: sign}, nil
 }
 
@@ -71,5 +74,6 @@ func (a *Lander) landMessage(rec *store.InvocationRecord) string {
 	if title == "" {
 		title = "agency: land invocation " + inv
 	}
+
 	return title + "\n\n" + landTrailer + inv + "\n"
 }

@@ -77,6 +77,7 @@ func (a *Lander) sandboxDirtyAhead(ctx context.Context, rec *store.InvocationRec
 		close(d.done)
 		return d
 	}
+
 	go func() {
 		defer close(d.done)
 		if d.tip, d.err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); d.err == nil {
@@ -109,6 +110,7 @@ func (a *Lander) sandboxState(ctx context.Context, rec *store.InvocationRecord, 
 	if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
 		return false, err
 	}
+
 	dirty, ok := ahead.result(tree, tip)
 	if !ok {
 		var err error
@@ -116,8 +118,10 @@ func (a *Lander) sandboxState(ctx context.Context, rec *store.InvocationRecord, 
 			return false, core.GitErr(err)
 		}
 	}
+
 	if err := a.Host.RefuseSubmoduleDirt(ctx, rec.InvocationID, tree); err != nil {
 		return false, err
 	}
+
 	return dirty, nil
 }

@@ -23,6 +23,7 @@ func (a *Lander) gateLocked(ctx context.Context, wt *store.WorktreeRecord, inv, 
 	if err := a.Host.CheckOnBranch(ctx, wt); err != nil {
 		return err
 	}
+
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+wt.Branch)
 	if err != nil {
 		return core.GitErr(err)
@@ -33,6 +34,7 @@ func (a *Lander) gateLocked(ctx context.Context, wt *store.WorktreeRecord, inv, 
 	if err := a.Host.CheckRefsLogged(wt.Branch, tip); err != nil {
 		return err
 	}
+
 	integ := a.Repo.Tree(wt.TreePath)
 	if halfDone {
 		if same, err := integ.IndexMatches(ctx, to); err != nil || !same {
@@ -40,6 +42,7 @@ func (a *Lander) gateLocked(ctx context.Context, wt *store.WorktreeRecord, inv, 
 		}
 		return nil
 	}
+
 	dirty, err := a.trackedChanges(ctx, integ, tip, "")
 	if err != nil {
 		return core.GitErr(err)
@@ -47,6 +50,7 @@ func (a *Lander) gateLocked(ctx context.Context, wt *store.WorktreeRecord, inv, 
 	if dirty {
 		return a.Host.DirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath))
 	}
+
 	paths, err := integ.BlockingPaths(ctx, from, to)
 	if err != nil {
 		return core.GitErr(err)
@@ -54,5 +58,6 @@ func (a *Lander) gateLocked(ctx context.Context, wt *store.WorktreeRecord, inv, 
 	if len(paths) > 0 {
 		return errs.LandFilesInTheWay(inv, wt.TreePath, paths)
 	}
+
 	return nil
 }

@@ -45,6 +45,7 @@ func outcomeOf(inv string, res *Result, err error) Outcome {
 	if err == nil {
 		return o
 	}
+
 	o.err = errs.As(err)
 	o.Code, o.Error, o.Hint = string(o.err.Code), o.err.Msg, o.err.Hint
 	switch o.err.Code {
@@ -59,6 +60,7 @@ func outcomeOf(inv string, res *Result, err error) Outcome {
 	default:
 		o.Outcome = OutcomeRefused
 	}
+
 	return o
 }
 
@@ -71,6 +73,7 @@ func (a *Lander) LandMany(ctx context.Context, ids []string, opts Options) []Out
 	if opts.Batch > 1 {
 		return a.landBatched(ctx, ids, opts)
 	}
+
 	var out []Outcome
 	for _, id := range ids {
 		o := opts
@@ -82,8 +85,10 @@ func (a *Lander) LandMany(ctx context.Context, ids []string, opts Options) []Out
 		} else if rec, rerr := a.Host.ResolveInvocation(id); rerr == nil {
 			inv = rec.InvocationID
 		}
+
 		out = append(out, outcomeOf(inv, res, err))
 	}
+
 	return out
 }
 
@@ -102,26 +107,31 @@ func (a *Lander) ReadyToLand(ctx context.Context, worktree string, apply bool) (
 		}
 		wtID = e.ID
 	}
+
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
+
 	var ready []*store.InvocationRecord
 	for _, e := range list {
 		r := e.Record
 		if e.Broken || r == nil || (wtID != "" && r.IntegrationWorktreeID != wtID) {
 			continue
 		}
+
 		r = a.Host.Reconcile(ctx, r)
 		if r.Pending() && r.Status == store.StatusFinished && a.hasSomethingToLand(ctx, r, apply) {
 			ready = append(ready, r)
 		}
 	}
+
 	a.sortByEnd(ready)
 	ids := make([]string, 0, len(ready))
 	for _, r := range ready {
 		ids = append(ids, r.InvocationID)
 	}
+
 	return ids, nil
 }
 

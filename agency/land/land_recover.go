@@ -15,6 +15,7 @@ func (a *Lander) RecoverLand(ctx context.Context, rec *store.InvocationRecord) *
 	if rec == nil || rec.Land == nil || rec.Land.State != LandInProgress {
 		return rec
 	}
+
 	ctx, unlock, err := a.LockWorkWait(ctx, 0)
 	if err != nil {
 		return rec // a land (or another command) is at work
@@ -27,6 +28,7 @@ func (a *Lander) RecoverLand(ctx context.Context, rec *store.InvocationRecord) *
 	if out, err := a.RecoverLandLocked(ctx, cur); err == nil {
 		return out
 	}
+
 	return cur
 }
 
@@ -42,12 +44,15 @@ func (a *Lander) RecoverLandLocked(ctx context.Context, rec *store.InvocationRec
 	if err != nil {
 		return rec, err
 	}
+
 	integ := a.Repo.Tree(wt.TreePath)
+
 	// The branch's tip, not HEAD's: the tree may have been switched.
 	head, err := a.Repo.RevParse(ctx, "refs/heads/"+wt.Branch)
 	if err != nil {
 		return rec, core.GitErr(err)
 	}
+
 	interrupted := func(note string) (*store.InvocationRecord, error) {
 		out, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
 			if r.Land != nil {
@@ -59,17 +64,21 @@ func (a *Lander) RecoverLandLocked(ctx context.Context, rec *store.InvocationRec
 		if err != nil {
 			return rec, err
 		}
+
 		a.Event(rec.InvocationID, "land_interrupted", map[string]any{"note": note})
 		return out, nil
 	}
+
 	if p.ResultHead != "" && head != "" {
 		if ok, _ := a.Repo.IsAncestor(ctx, p.ResultHead, head); ok {
 			return a.finishLandLocked(ctx, rec, "an interrupted land was found complete and finished")
 		}
 	}
+
 	if head != p.TargetHead {
 		return interrupted("interrupted; the integration branch has since moved and does not hold this land; nothing of it was applied; land again")
 	}
+
 	if p.ResultHead != "" {
 		if a.gateLocked(ctx, wt, rec.InvocationID, p.TargetHead, p.ResultHead, true) == nil {
 			// Files and index were updated, the branch was not: finish it.
@@ -78,10 +87,12 @@ func (a *Lander) RecoverLandLocked(ctx context.Context, rec *store.InvocationRec
 			}
 		}
 	}
+
 	dirty, err := integ.HasTrackedChanges(ctx)
 	if err == nil && !dirty {
 		return interrupted("interrupted before the integration tree was updated; nothing was applied; land again")
 	}
+
 	return interrupted("interrupted while updating the integration tree " + wt.TreePath +
 		": its branch is unchanged but some files may be updated; check 'git status' there, restore them, then land again")
 }

@@ -60,6 +60,7 @@ func (a *Lander) landVerified(ctx context.Context, inv string, opts Options, com
 	if err != nil {
 		return nil, err
 	}
+
 	for try := 1; ; try++ {
 		c, err := a.startVerify(ctx, inv, opts, command)
 		if err != nil || c.done {
@@ -68,9 +69,11 @@ func (a *Lander) landVerified(ctx context.Context, inv string, opts Options, com
 			}
 			return nil, err
 		}
+
 		if err := a.makeClaimedTree(ctx, c); err != nil {
 			return nil, err
 		}
+
 		out := a.runVerifyCandidate(ctx, c, timeout)
 		res, moved, err := a.endVerify(ctx, c, out)
 		if err != nil && errs.As(err).Code == errs.EVerifyFailed {
@@ -109,26 +112,32 @@ func (a *Lander) startVerify(ctx context.Context, inv string, opts Options, comm
 	if verifyLive(rec) {
 		return nil, errs.VerifyRunning(inv, *rec.VerifyPID)
 	}
+
 	res, wt, err := a.landPlan(ctx, rec, opts, false)
 	if err != nil {
 		return nil, err
 	}
+
 	res.Note = note
 	if !res.Clean {
 		return &candidate{res: res, done: true}, a.landConflict(res)
 	}
+
 	c := &candidate{rec: rec, wt: wt, res: res, command: command}
 	if c.tip, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
 		return nil, core.SandboxBranchMissingErr(rec)
 	}
+
 	treeID, err := a.Repo.TreeOf(ctx, res.ResultHead)
 	if err != nil {
 		return nil, core.GitErr(err)
 	}
+
 	include, err := a.Host.SandboxIncludes(ctx, wt)
 	if err != nil {
 		return nil, err
 	}
+
 	c.treeID, c.key = treeID, a.verifyKey(wt, include, treeID, res.TargetHead, command)
 	if rec.VerifyStatus == store.VerifyPassed && rec.VerifyKey == c.key {
 		// The same files passed the same check, set up the same way, on
@@ -136,6 +145,7 @@ func (a *Lander) startVerify(ctx context.Context, inv string, opts Options, comm
 		c.done = true
 		return c, a.landReusedLocked(ctx, rec, c)
 	}
+
 	return c, a.claimVerifyLocked(c)
 }
 
@@ -153,6 +163,7 @@ func (a *Lander) landReusedLocked(ctx context.Context, rec *store.InvocationReco
 	if err != nil {
 		return err
 	}
+
 	a.Event(rec.InvocationID, "verify_reused", map[string]any{"candidate": rec.VerifyCommit, "key": c.key})
 	return a.commitLandLocked(ctx, rec, c.wt, res)
 }
@@ -176,6 +187,7 @@ func (a *Lander) claimVerifyLocked(c *candidate) error {
 	if err != nil {
 		return err
 	}
+
 	a.Event(inv, "verify_started", map[string]any{"command": c.command, "candidate": res.ResultHead, "onto": res.TargetHead})
 	return nil
 }
@@ -188,6 +200,7 @@ func (a *Lander) makeClaimedTree(ctx context.Context, c *candidate) error {
 	if c.tree, err = a.makeVerifyTree(ctx, c.wt, c.rec.InvocationID, c.res.ResultHead); err == nil {
 		return nil
 	}
+
 	inv := c.rec.InvocationID
 	uerr := a.lockedDo(ctx, func(context.Context) error {
 		_, e := a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
@@ -207,6 +220,7 @@ func (a *Lander) endVerify(ctx context.Context, c *candidate, out runner.VerifyO
 	if err := a.Fail(FPVerifyPassed); err != nil && out.Passed {
 		return nil, false, err
 	}
+
 	var res *Result
 	var moved bool
 	err := a.lockedDo(ctx, func(ctx context.Context) error {
@@ -251,6 +265,7 @@ func (a *Lander) recordVerifyLocked(ctx context.Context, c *candidate, out runne
 	if err != nil {
 		return nil, err
 	}
+
 	c.res.Verify, c.res.VerifyLog = status, rec.VerifyLog
 	data := map[string]any{"candidate": c.res.ResultHead, "exit_code": out.ExitCode, "duration_ms": rec.VerifyDurationMS}
 	switch status {
@@ -271,6 +286,7 @@ func (a *Lander) recordVerifyLocked(ctx context.Context, c *candidate, out runne
 		a.Event(inv, "verify_error", data)
 		return rec, errs.VerifyBroken(inv, out.Error, c.command, rec.VerifyLog)
 	}
+
 	a.Event(inv, "verify_passed", data)
 	return rec, nil
 }
@@ -306,21 +322,26 @@ func (a *Lander) landVerifiedLocked(ctx context.Context, c *candidate, rec *stor
 	if rec.Land != nil && rec.Land.State == LandInProgress {
 		return nil, true, nil // another land began meanwhile: plan again
 	}
+
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return nil, false, core.SandboxBranchMissingErr(rec)
 	}
+
 	if tip != c.tip {
 		a.Event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead, "sandbox_tip": tip})
 		return nil, true, nil
 	}
+
 	err = a.commitLandLocked(ctx, rec, c.wt, c.res)
 	if errors.Is(err, errHeadMoved) {
 		a.Event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead})
 		return nil, true, nil
 	}
+
 	if err != nil {
 		return nil, false, err
 	}
+
 	return c.res, false, nil
 }

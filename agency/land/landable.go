@@ -50,10 +50,12 @@ func (a *Lander) SandboxAstray(ctx context.Context, rec *store.InvocationRecord,
 	if br == rec.SandboxBranch {
 		return nil, nil
 	}
+
 	head, err := sbx.Head(ctx)
 	if err != nil || head == "" || head == tip {
 		return nil, core.GitErr(err)
 	}
+
 	from := tip
 	if tip == "" {
 		from = rec.BaseCommit
@@ -62,14 +64,17 @@ func (a *Lander) SandboxAstray(ctx context.Context, rec *store.InvocationRecord,
 	} else if ok {
 		return nil, nil
 	}
+
 	commits, err := a.Repo.Commits(ctx, from, head)
 	if err != nil {
 		return nil, core.GitErr(err)
 	}
+
 	out := &Astray{Where: "detached at " + core.ShortSHA(head), Head: head, Branch: br, Commits: commits}
 	if br != "" {
 		out.Where = "on branch " + br
 	}
+
 	return out, nil
 }
 
@@ -102,6 +107,7 @@ func (a *Lander) LandHold(ctx context.Context, rec *store.InvocationRecord, tip 
 			commits = false
 		}
 	}
+
 	tree := a.Store.SandboxTreePath(rec.InvocationID)
 	if _, err := os.Stat(tree); err != nil {
 		if commits {
@@ -109,13 +115,16 @@ func (a *Lander) LandHold(ctx context.Context, rec *store.InvocationRecord, tip 
 		}
 		return DisplaySandboxMissing
 	}
+
 	if as, err := a.SandboxAstray(ctx, rec, tree, tip); err == nil && as != nil {
 		return DisplayOffBranch
 	}
+
 	st, err := a.Repo.Tree(tree).Status(ctx)
 	if err != nil {
 		return ""
 	}
+
 	deny := checkpoint.FullDenylist(checkpoint.DenylistFromConfig(a.Config))
 	for _, e := range st {
 		if e.Kind == gitcore.StatusIgnored {
@@ -127,11 +136,14 @@ func (a *Lander) LandHold(ctx context.Context, rec *store.InvocationRecord, tip 
 		if gitcore.OnlySubmoduleDirt(e) {
 			continue // files inside a submodule: no checkpoint holds them, land --apply has nothing of it
 		}
+
 		return DisplayNeedsApply
 	}
+
 	if commits {
 		return ""
 	}
+
 	return DisplayNothingToLand
 }
 

@@ -15,6 +15,7 @@ func (r *Result) Report() []string {
 	if r.Applied {
 		what += " and the uncommitted changes"
 	}
+
 	lines := []string{fmt.Sprintf("landed %s: %s onto %s (worktree %q)", r.InvocationID, what, r.Branch, r.WorktreeName)}
 	if len(r.Skipped) > 0 {
 		lines = append(lines, fmt.Sprintf("skipped %s already on the branch", core.Plural(len(r.Skipped), "commit")))
@@ -22,9 +23,11 @@ func (r *Result) Report() []string {
 	if r.VerifyReusedFrom != "" {
 		lines = append(lines, fmt.Sprintf("verify: passed on %s at %s, not run again", core.ShortSHA(r.VerifyTreeID), r.VerifiedAt))
 	}
+
 	lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox tree was removed (branch %s kept)", core.ShortSHA(r.ResultHead), store.SandboxBranch(r.InvocationID)))
 	if r.Note != "" {
 		lines = append(lines, "note: "+r.Note)
 	}
+
 	return lines
 }

@@ -90,35 +90,42 @@ func (a *Lander) makeVerifyTree(ctx context.Context, wt *store.WorktreeRecord, i
 	if err := a.RemoveVerifyTree(ctx, inv); err != nil {
 		return "", err
 	}
+
 	include, err := a.Host.SandboxIncludes(ctx, wt)
 	if err != nil {
 		return "", err
 	}
+
 	dir, tree := a.Store.VerifyDir(inv), a.Store.VerifyTreePath(inv)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", errs.IO("create", dir, err)
 	}
+
 	fail := func(err error) (string, error) {
 		return "", core.WithCleanup(err, a.RemoveVerifyTree(ctx, inv))
 	}
 	if _, err := a.Host.AddTree(ctx, wt.TreePath, tree, "", commit, false); err != nil {
 		return fail(err)
 	}
+
 	if len(include.Patterns) > 0 {
 		logPath := filepath.Join(dir, "include.log")
 		log, err := store.OpenLog(logPath, os.O_TRUNC)
 		if err != nil {
 			return fail(errs.IO("create", logPath, err))
 		}
+
 		_, err = a.Host.IncludeIntoTree(ctx, include, wt.TreePath, tree, log)
 		log.Close()
 		if err != nil {
 			return fail(err)
 		}
 	}
+
 	if err := a.Fail(FPVerifyTreeMade); err != nil {
 		return fail(err)
 	}
+
 	return tree, nil
 }
 
@@ -133,6 +140,7 @@ func (a *Lander) RemoveVerifyTree(ctx context.Context, inv string) error {
 	if _, err := os.Lstat(dir); os.IsNotExist(err) {
 		return nil
 	}
+
 	ctx, cancel := core.CleanupCtx(ctx)
 	defer cancel()
 	if _, err := os.Stat(tree); err == nil {
@@ -141,6 +149,7 @@ func (a *Lander) RemoveVerifyTree(ctx context.Context, inv string) error {
 	if err := store.RemoveAllInside(a.Store.VerifiesDir(), dir); err != nil {
 		return err
 	}
+
 	return a.Host.PruneOurs(ctx)
 }
 
@@ -175,6 +184,7 @@ func (a *Lander) runVerify(ctx context.Context, rec *store.InvocationRecord, tre
 		_ = os.WriteFile(spec.LogPath, []byte(msg+"\n"), 0o600)
 		return runner.VerifyOutcome{Error: msg}
 	}
+
 	return runner.RunVerify(ctx, spec)
 }
 
@@ -187,10 +197,12 @@ func (a *Lander) verifyWall(ctx context.Context, rec *store.InvocationRecord, tr
 	if err != nil || iso != wall.IsolateBwrap {
 		return nil, err
 	}
+
 	ws, err := wall.SettingsFromConfig(a.Config)
 	if err != nil {
 		return nil, err
 	}
+
 	r := *rec
 	r.SandboxPath, r.SandboxBranch = tree, ""
 	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, core.AgencyExe())
@@ -200,6 +212,7 @@ func (a *Lander) verifyWall(ctx context.Context, rec *store.InvocationRecord, tr
 	if err != nil {
 		return nil, err
 	}
+
 	return func(argv []string, _ string) ([]string, error) { return w.Command(argv), nil }, nil
 }
 
@@ -246,16 +259,19 @@ func (a *Lander) VerifyLogText(rec *store.InvocationRecord, max int64) string {
 	if path == "" {
 		path = a.Store.VerifyLogPath(rec.InvocationID)
 	}
+
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+
 	if fi, err := f.Stat(); err == nil && fi.Size() > max {
 		if _, err := f.Seek(fi.Size()-max, 0); err != nil {
 			return ""
 		}
 	}
+
 	b, _ := io.ReadAll(f)
 	return string(b)
 }

@@ -63,9 +63,11 @@ func (a *Reader) forecasts(ctx context.Context, recs []*store.InvocationRecord, 
 			byWT[r.IntegrationWorktreeID] = append(byWT[r.IntegrationWorktreeID], r)
 		}
 	}
+
 	if len(byWT) == 0 {
 		return forecastRun{}
 	}
+
 	wts := map[string]*store.WorktreeRecord{}
 	var refs []string
 	for id, list := range byWT {
@@ -73,12 +75,14 @@ func (a *Reader) forecasts(ctx context.Context, recs []*store.InvocationRecord, 
 		if err != nil || wt.State != store.StatePresent {
 			continue
 		}
+
 		wts[id] = wt
 		refs = append(refs, "refs/heads/"+wt.Branch)
 		for _, r := range list {
 			refs = append(refs, "refs/heads/"+r.SandboxBranch)
 		}
 	}
+
 	tips, ok := a.Repo.RefTipsFromFiles(refs...)
 	if !ok {
 		var err error
@@ -86,10 +90,12 @@ func (a *Reader) forecasts(ctx context.Context, recs []*store.InvocationRecord, 
 			return forecastRun{}
 		}
 	}
+
 	run := forecastRun{out: map[string]*Forecast{}, holds: map[string]string{}}
 	if withDirty {
 		run.dirty = map[string]bool{}
 	}
+
 	for id, wt := range wts {
 		head := tips["refs/heads/"+wt.Branch]
 		if head == "" {
@@ -97,6 +103,7 @@ func (a *Reader) forecasts(ctx context.Context, recs []*store.InvocationRecord, 
 		}
 		a.forecastWorktree(ctx, id, wt, head, byWT[id], tips, run)
 	}
+
 	return run
 }
 
@@ -111,20 +118,24 @@ func (a *Reader) forecastWorktree(ctx context.Context, wtID string, wt *store.Wo
 		dirty := a.Land.StartDirtyCheck(ctx, wt.TreePath, cache.Head, cache.HeadTree)
 		defer func() { run.dirty[wtID] = dirty() }()
 	}
+
 	sort.Slice(list, func(i, j int) bool { return list[i].InvocationID < list[j].InvocationID })
 	keep := map[string]bool{}
 	if a.refreshWork(ctx, cache, list, tips, keep) {
 		changed = true
 	}
+
 	live := liveWork(cache, list, keep, run)
 	if a.refreshAlone(ctx, cache, live) {
 		changed = true
 	}
+
 	for _, b := range live {
 		f, c := a.forecastOf(ctx, cache, b, live, keep)
 		changed = changed || c
 		run.out[b.InvocationID] = f
 	}
+
 	if pruneForecast(cache, keep) || changed {
 		// A cache: when it cannot be written, the next read computes again.
 		_ = a.Store.WriteForecast(wtID, cache)
@@ -166,6 +177,7 @@ func liveWork(cache *store.ForecastCache, list []*store.InvocationRecord, keep m
 			live = append(live, r)
 		}
 	}
+
 	return live
 }
 
@@ -176,14 +188,17 @@ func (a *Reader) lookUpHeadTree(ctx context.Context, cache *store.ForecastCache)
 	if cache.HeadTree != "" {
 		return false
 	}
+
 	if t, _, ok := a.Repo.CommitFromFiles(cache.Head); ok {
 		cache.HeadTree = t
 		return true
 	}
+
 	t, err := a.Repo.TreeOf(ctx, cache.Head)
 	if err != nil {
 		return false
 	}
+
 	cache.HeadTree = t
 	return true
 }
@@ -202,6 +217,7 @@ func (a *Reader) MoveHead(cache *store.ForecastCache, head string) {
 	if !ok || old == "" || !slices.Contains(parents, old) {
 		return
 	}
+
 	cache.HeadTree = tree
 	cache.InHead[old] = true
 	for p, in := range known {
@@ -223,12 +239,14 @@ func (a *Reader) refreshWork(ctx context.Context, cache *store.ForecastCache, li
 		if tip == "" {
 			continue
 		}
+
 		keep[r.InvocationID] = true
 		keys[r.InvocationID] = tip + " " + a.uncommittedStamp(r)
 		if w, ok := cache.Work[r.InvocationID]; !ok || w.Key != keys[r.InvocationID] {
 			stale = append(stale, r)
 		}
 	}
+
 	works := make([]store.ForecastWork, len(stale))
 	core.EachParallel(len(stale), func(i int) {
 		r := stale[i]
@@ -238,6 +256,7 @@ func (a *Reader) refreshWork(ctx context.Context, cache *store.ForecastCache, li
 		cache.Work[r.InvocationID] = works[i]
 		delete(cache.Invocations, r.InvocationID)
 	}
+
 	return len(stale) > 0
 }
 
@@ -251,13 +270,16 @@ func (a *Reader) refreshAlone(ctx context.Context, cache *store.ForecastCache, l
 			todo = append(todo, r.InvocationID)
 		}
 	}
+
 	if len(todo) == 0 {
 		return false
 	}
+
 	head, headTree := cache.Head, cache.HeadTree
 	if headTree == "" {
 		return false
 	}
+
 	inHead := a.parentsInHead(ctx, head, cache, todo)
 	entries := make([]store.ForecastEntry, len(todo))
 	ok := make([]bool, len(todo))
@@ -272,6 +294,7 @@ func (a *Reader) refreshAlone(ctx context.Context, cache *store.ForecastCache, l
 			delete(cache.Work, inv) // judged again by the next read
 		}
 	}
+
 	return true
 }
 
@@ -282,17 +305,21 @@ func (a *Reader) parentsInHead(ctx context.Context, head string, cache *store.Fo
 	if cache.InHead == nil {
 		cache.InHead = map[string]bool{}
 	}
+
 	for _, inv := range invs {
 		p := firstParent(cache.Work[inv])
 		if _, done := cache.InHead[p]; done || p == "" {
 			continue
 		}
+
 		ok, err := a.Repo.IsAncestor(ctx, p, head)
 		if err != nil {
 			continue // asked again next time
 		}
+
 		cache.InHead[p] = ok
 	}
+
 	return cache.InHead
 }
 
@@ -319,12 +346,14 @@ func (a *Reader) forecastOf(ctx context.Context, cache *store.ForecastCache, b *
 			files[p] = true
 		}
 	}
+
 	for _, x := range live {
 		ex, okx := cache.Invocations[x.InvocationID]
 		wx := cache.Work[x.InvocationID]
 		if !eb.Clean || x == b || !okx || !ex.Clean || !overlaps(wx.Paths, wb.Paths) {
 			continue
 		}
+
 		pk, key := x.InvocationID+">"+b.InvocationID, ex.Key+"|"+eb.Key
 		p, ok := cache.Pairs[pk]
 		if !ok || p.Key != key {
@@ -332,7 +361,9 @@ func (a *Reader) forecastOf(ctx context.Context, cache *store.ForecastCache, b *
 			cache.Pairs[pk] = p
 			changed = true
 		}
+
 		keep[pk] = true
+
 		if p.Conflict {
 			f.ConflictsWith = append(f.ConflictsWith, x.InvocationID)
 			for _, p := range p.Files {
@@ -340,9 +371,11 @@ func (a *Reader) forecastOf(ctx context.Context, cache *store.ForecastCache, b *
 			}
 		}
 	}
+
 	for p := range files {
 		f.ConflictFiles = append(f.ConflictFiles, p)
 	}
+
 	sort.Strings(f.ConflictFiles)
 	return f, changed
 }
@@ -358,18 +391,21 @@ func pruneForecast(cache *store.ForecastCache, keep map[string]bool) bool {
 			changed = true
 		}
 	}
+
 	for k := range cache.Invocations {
 		if !keep[k] {
 			delete(cache.Invocations, k)
 			changed = true
 		}
 	}
+
 	for k := range cache.Pairs {
 		if !keep[k] {
 			delete(cache.Pairs, k)
 			changed = true
 		}
 	}
+
 	return changed
 }
 
@@ -409,10 +445,12 @@ func (a *Reader) forecastWork(ctx context.Context, r *store.InvocationRecord, ti
 			w.Refused = string(c)
 		}
 	}
+
 	if lw == nil || len(lw.Commits) == 0 {
 		w.Nothing = true
 		return w
 	}
+
 	first, last := lw.Commits[0], lw.Commits[len(lw.Commits)-1].ID
 	base, baseTree := first.ID+"^", ""
 	if len(first.Parents) > 0 {
@@ -422,9 +460,11 @@ func (a *Reader) forecastWork(ctx context.Context, r *store.InvocationRecord, ti
 			return w
 		}
 	}
+
 	for _, c := range gitcore.PickCommits(lw.Commits, baseTree) {
 		w.Commits = append(w.Commits, store.ForecastCommit(c))
 	}
+
 	w.Paths, _ = a.Repo.DiffNames(ctx, base, last)
 	return w
 }
@@ -467,10 +507,12 @@ func (a *Reader) forecastAfter(ctx context.Context, cache *store.ForecastCache, 
 		ex.Result = id
 		cache.Invocations[x] = ex
 	}
+
 	_, conflict, err := a.Repo.ReplayTree(ctx, ex.Result, ex.Tree, pickCommits(wb), false)
 	if err == nil && conflict != nil {
 		p.Conflict, p.Files = true, conflict.Files
 	}
+
 	return p
 }
 
@@ -481,25 +523,30 @@ func overlaps(xs, ys []string) bool {
 	if len(xs) == 0 || len(ys) == 0 {
 		return false
 	}
+
 	set := map[string]bool{}
 	for _, p := range xs {
 		for ; p != "." && p != "/" && p != ""; p = path.Dir(p) {
 			set[p] = true
 		}
 	}
+
 	exact := map[string]bool{}
 	for _, p := range xs {
 		exact[p] = true
 	}
+
 	for _, q := range ys {
 		if set[q] {
 			return true // q is one of xs or a directory above one
 		}
+
 		for d := path.Dir(q); d != "." && d != "/" && d != ""; d = path.Dir(d) {
 			if exact[d] {
 				return true // a file of xs where q needs a directory
 			}
 		}
 	}
+
 	return false
 }

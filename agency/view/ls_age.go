@@ -23,9 +23,11 @@ func SettledLongAgo(r *store.InvocationRecord, now time.Time) bool {
 	default:
 		return false
 	}
+
 	if at == nil {
 		at = r.FinishedAt
 	}
+
 	t, err := time.Parse(time.RFC3339, store.Deref(at))
 	return err == nil && now.Sub(t) > SettledKeep
 }

@@ -17,12 +17,14 @@ func (a *Reader) refMovedRefusals(views []InvocationView) {
 		if r := v.Forecast.Refused; r != "" && r != string(errs.EDirtyWorktree) {
 			continue
 		}
+
 		id := v.Record.IntegrationWorktreeID
 		m, seen := moved[id]
 		if !seen {
 			m = a.integrationMoved(id)
 			moved[id] = m
 		}
+
 		if m {
 			c := *v.Forecast
 			c.LandsCleanly, c.Refused = false, string(errs.ERefMoved)

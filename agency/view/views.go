@@ -77,6 +77,7 @@ func (a *Reader) ListInvocations(ctx context.Context, opts ListOptions) ([]Invoc
 	if err != nil {
 		return nil, err
 	}
+
 	places := a.Host.QueuePlaces(list)
 	archived := map[string]bool{}
 	if wts, err := a.Store.ScanWorktrees(); err == nil {
@@ -86,6 +87,7 @@ func (a *Reader) ListInvocations(ctx context.Context, opts ListOptions) ([]Invoc
 			}
 		}
 	}
+
 	out := make([]InvocationView, 0, len(list))
 	for _, e := range list {
 		v := InvocationView{ID: e.ID, Dir: e.Dir, Broken: e.Broken, Err: e.Err}
@@ -93,6 +95,7 @@ func (a *Reader) ListInvocations(ctx context.Context, opts ListOptions) ([]Invoc
 			if opts.WorktreeID != "" && e.Record.IntegrationWorktreeID != opts.WorktreeID {
 				continue
 			}
+
 			if e.Facts != nil {
 				// Finished: nothing to reconcile, and what its other
 				// files say was derived once (store's finished cache).
@@ -105,9 +108,11 @@ func (a *Reader) ListInvocations(ctx context.Context, opts ListOptions) ([]Invoc
 				if e.Facts.CheckpointsDamaged {
 					v.CheckpointsError = a.Host.CheckpointsDamaged(v.Record)
 				}
+
 				out = append(out, v)
 				continue
 			}
+
 			v.Record = a.Host.View(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
 			v.QueuePlace = places[v.Record.InvocationID]
@@ -120,8 +125,10 @@ func (a *Reader) ListInvocations(ctx context.Context, opts ListOptions) ([]Invoc
 			}
 			v.Display = "broken"
 		}
+
 		out = append(out, v)
 	}
+
 	a.withForecasts(ctx, out, opts.IntegrationDirty)
 	return out, nil
 }
@@ -137,12 +144,14 @@ func (a *Reader) withForecasts(ctx context.Context, views []InvocationView, with
 			recs = append(recs, v.Record)
 		}
 	}
+
 	run := a.forecasts(ctx, recs, withDirty)
 	for i := range views {
 		r := views[i].Record
 		if r == nil {
 			continue
 		}
+
 		views[i].Forecast = run.out[r.InvocationID]
 		if h := run.holds[r.InvocationID]; h != "" && views[i].Display == stream.StatusReadyToLand {
 			views[i].Display = h
@@ -151,6 +160,7 @@ func (a *Reader) withForecasts(ctx context.Context, views []InvocationView, with
 			views[i].Forecast = DirtyRefused(f)
 		}
 	}
+
 	a.refMovedRefusals(views)
 }
 
@@ -186,17 +196,20 @@ func (a *Reader) ShowInvocation(ctx context.Context, query string) (*InvocationV
 	if err != nil {
 		return nil, err
 	}
+
 	rec = a.Host.View(ctx, rec)
 	if rec.Queued() {
 		list, err := a.scan()
 		if err != nil {
 			return nil, err
 		}
+
 		v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 		v.QueuePlace = a.Host.QueuePlaces(list)[rec.InvocationID]
 		a.withLive(v)
 		return v, nil
 	}
+
 	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 	v.LastOutput = a.lastOutput(rec)
 	a.withLive(v)
@@ -204,10 +217,12 @@ func (a *Reader) ShowInvocation(ctx context.Context, query string) (*InvocationV
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
+
 	v.CheckpointsError = a.Host.CheckpointsError(rec)
 	if rec.Pending() && v.Display != DisplayWorktreeRemoved {
 		v.Forecast = a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]
 	}
+
 	return v, nil
 }
 
@@ -272,10 +287,12 @@ func (a *Reader) derive(r *store.InvocationRecord, lastOutput time.Time) (displa
 			in.Stream = live.State
 		}
 	}
+
 	st, sum := stream.DeriveStatus(in)
 	if r.Status == store.StatusRunning {
 		semantic, summary = st, sum
 	}
+
 	return displayOf(st), semantic, summary, live
 }
 
@@ -302,12 +319,14 @@ func (a *Reader) withLive(v *InvocationView) {
 		v.Display = DisplayQueued
 		return
 	}
+
 	d, sem, sum, live := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if v.Record.Host != "" {
 		a.Host.HostDisplay(v)
 		return
 	}
+
 	if sem != "" {
 		cp := *v.Record
 		cp.SemanticStatus, cp.SemanticSummary = sem, sum
@@ -317,6 +336,7 @@ func (a *Reader) withLive(v *InvocationView) {
 		if live != nil && live.SessionID != "" {
 			cp.SessionID = live.SessionID
 		}
+
 		v.Record = &cp
 	}
 }

@@ -28,6 +28,7 @@ func Ago(d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}
+
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds ago", int(d.Seconds()))

@@ -16,6 +16,7 @@ func EachParallel(n int, f func(int)) {
 			f(i)
 		}(i)
 	}
+
 	wg.Wait()
 }
 
