@@ -34,15 +34,18 @@ func (t *Tree) blockingPaths(ctx context.Context, from, to string, refresh bool)
 	if err != nil || len(changed) == 0 {
 		return nil, err
 	}
+
 	st, err := t.statusOf(ctx, changed, refresh)
 	if err != nil {
 		return nil, err
 	}
+
 	var out []string
 	for _, e := range st {
 		if e.Kind == StatusIgnored {
 			continue
 		}
+
 		for _, c := range changed {
 			if e.Path == c || strings.HasPrefix(e.Path, c+"/") || strings.HasPrefix(c, e.Path+"/") {
 				out = append(out, e.Path)
@@ -50,16 +53,19 @@ func (t *Tree) blockingPaths(ctx context.Context, from, to string, refresh bool)
 			}
 		}
 	}
+
 	seen := map[string]bool{}
 	for _, p := range out {
 		seen[p] = true
 	}
+
 	for _, p := range t.leadingNonDirs(changed) {
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
 		}
 	}
+
 	return out, nil
 }
 
@@ -78,14 +84,17 @@ func (t *Tree) statusOf(ctx context.Context, paths []string, refresh bool) ([]St
 		args = append(append(args, "--"), paths...)
 		keep = func(sub string) bool { return underAny(sub, paths) }
 	}
+
 	exec := t.query
 	if refresh {
 		exec = t.run
 	}
+
 	out, err := exec(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
+
 	st, err := ParseStatusV2(out)
 	if err != nil {
 		return nil, err
@@ -113,6 +122,7 @@ func (t *Tree) leadingNonDirs(changed []string) []string {
 	for _, c := range changed {
 		isChanged[c] = true
 	}
+
 	known := map[string]bool{} // leading directory -> blocks
 	var out []string
 	for _, c := range changed {
@@ -130,11 +140,13 @@ func (t *Tree) leadingNonDirs(changed []string) []string {
 					break // nothing below a missing directory
 				}
 			}
+
 			if blocks {
 				break
 			}
 		}
 	}
+
 	return out
 }
 

@@ -60,23 +60,28 @@ func (r *Repo) AdminWorktrees() ([]AdminWorktree, error) {
 		}
 		return nil, err
 	}
+
 	var out []AdminWorktree
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
+
 		dir := filepath.Join(root, e.Name())
 		b, err := os.ReadFile(filepath.Join(dir, "gitdir"))
 		if err != nil {
 			continue
 		}
+
 		gitfile := strings.TrimSpace(string(b))
 		w := AdminWorktree{AdminDir: dir, Path: filepath.Dir(gitfile)}
 		if _, err := os.Stat(filepath.Join(dir, "locked")); err == nil {
 			w.Locked = true
 		}
+
 		out = append(out, w)
 	}
+
 	return out, nil
 }
 
@@ -98,6 +103,7 @@ func (r *Repo) GitlinkChanges(ctx context.Context, from, to string) ([]Gitlink, 
 	if err != nil {
 		return nil, err
 	}
+
 	// -z --raw: ":<old mode> <new mode> <old sha> <new sha> <status>\0<path>\0"
 	f := splitZ(out)
 	var links []Gitlink
@@ -107,6 +113,7 @@ func (r *Repo) GitlinkChanges(ctx context.Context, from, to string) ([]Gitlink, 
 			links = append(links, Gitlink{Path: f[i+1], Commit: meta[3]})
 		}
 	}
+
 	return links, nil
 }
 
@@ -117,6 +124,7 @@ func (r *Repo) SubmodulePaths(ctx context.Context, dir string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
+
 	// "<mode> <sha> <stage>\t<path>\0"
 	var paths []string
 	for _, e := range splitZ(out) {
@@ -124,6 +132,7 @@ func (r *Repo) SubmodulePaths(ctx context.Context, dir string) ([]string, error)
 			paths = append(paths, path)
 		}
 	}
+
 	return paths, nil
 }
 

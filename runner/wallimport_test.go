@@ -47,7 +47,7 @@ func TestImportTaskNotCutOffByTheRunsEnd(t *testing.T) {
 	dir := testrepo.New(t)
 	const inv = "20260101000000-a1b2"
 	branch := "agency/sandbox-" + inv
-	gitT(t, dir, "branch", branch)
+	testrepo.Git(t, dir, "branch", branch)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	fault := &endAtSwap{ref: "refs/heads/" + branch, lock: filepath.Join(dir, ".git", "refs", "heads", "agency", "sandbox-"+inv+".lock"),
@@ -74,7 +74,7 @@ func TestImportTaskNotCutOffByTheRunsEnd(t *testing.T) {
 	if _, err := wall.ImportShadow(context.Background(), repo, shadow, branch); err != nil {
 		t.Fatalf("final import: %v", err)
 	}
-	if got := gitT(t, dir, "rev-parse", branch); got != tip {
+	if got := testrepo.Git(t, dir, "rev-parse", branch); got != tip {
 		t.Fatalf("sandbox branch at %s, want the agent's commit %s", got, tip)
 	}
 	if b, _ := os.ReadFile(shadow + "-imported"); strings.TrimSpace(string(b)) != tip {

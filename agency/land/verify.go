@@ -1,4 +1,4 @@
-package agency
+package land
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
@@ -47,7 +48,7 @@ const (
 
 // VerifyCommand is the check for wt's lands: agency.worktree.<name>.verify,
 // else agency.verify; "" when none is set.
-func (a *App) VerifyCommand(wt *store.WorktreeRecord) string {
+func (a *Lander) VerifyCommand(wt *store.WorktreeRecord) string {
 	if wt != nil && wt.Name != "" {
 		if v, ok := a.Config.Get("agency.worktree." + wt.Name + ".verify"); ok {
 			return v
@@ -59,7 +60,7 @@ func (a *App) VerifyCommand(wt *store.WorktreeRecord) string {
 
 // VerifyTimeout is agency.verify.timeout (default 30m; 0 means the
 // default too).
-func (a *App) VerifyTimeout() (time.Duration, error) {
+func (a *Lander) VerifyTimeout() (time.Duration, error) {
 	d, ok := a.Config.Duration(VerifyTimeoutKey, DefaultVerifyTimeout)
 	if !ok {
 		v, _ := a.Config.Get(VerifyTimeoutKey)
@@ -72,7 +73,7 @@ func (a *App) VerifyTimeout() (time.Duration, error) {
 }
 
 // verifyMaxRounds is agency.verify.maxRounds (default 3).
-func (a *App) verifyMaxRounds() int {
+func (a *Lander) verifyMaxRounds() int {
 	n, ok := a.Config.Int(VerifyMaxRoundsKey, DefaultVerifyMaxRounds)
 	if !ok || n < 0 {
 		return DefaultVerifyMaxRounds
@@ -85,11 +86,11 @@ func (a *App) verifyMaxRounds() int {
 // .worktreeinclude lists. An earlier verify tree of inv (a failed one kept
 // for inspection, or one a crash left) goes first. The caller holds the
 // repo lock. On failure nothing of it is left.
-func (a *App) makeVerifyTree(ctx context.Context, wt *store.WorktreeRecord, inv, commit string) (string, error) {
-	if err := a.removeVerifyTree(ctx, inv); err != nil {
+func (a *Lander) makeVerifyTree(ctx context.Context, wt *store.WorktreeRecord, inv, commit string) (string, error) {
+	if err := a.RemoveVerifyTree(ctx, inv); err != nil {
 		return "", err
 	}
-	include, err := a.sandboxIncludes(ctx, wt)
+	include, err := a.Host.SandboxIncludes(ctx, wt)
 	if err != nil {
 		return "", err
 	}
@@ -98,9 +99,9 @@ func (a *App) makeVerifyTree(ctx context.Context, wt *store.WorktreeRecord, inv,
 		return "", errs.IO("create", dir, err)
 	}
 	fail := func(err error) (string, error) {
-		return "", withCleanup(err, a.removeVerifyTree(ctx, inv))
+		return "", core.WithCleanup(err, a.RemoveVerifyTree(ctx, inv))
 	}
-	if _, err := a.addTree(ctx, wt.TreePath, tree, "", commit, false); err != nil {
+	if _, err := a.Host.AddTree(ctx, wt.TreePath, tree, "", commit, false); err != nil {
 		return fail(err)
 	}
 	if len(include.Patterns) > 0 {
@@ -109,22 +110,22 @@ func (a *App) makeVerifyTree(ctx context.Context, wt *store.WorktreeRecord, inv,
 		if err != nil {
 			return fail(errs.IO("create", logPath, err))
 		}
-		_, err = a.includeIntoTree(ctx, include, wt.TreePath, tree, log)
+		_, err = a.Host.IncludeIntoTree(ctx, include, wt.TreePath, tree, log)
 		log.Close()
 		if err != nil {
 			return fail(err)
 		}
 	}
-	if err := a.fail(FPVerifyTreeMade); err != nil {
+	if err := a.Fail(FPVerifyTreeMade); err != nil {
 		return fail(err)
 	}
 	return tree, nil
 }
 
-// removeVerifyTree removes inv's verify directory: the tree, its git
+// RemoveVerifyTree removes inv's verify directory: the tree, its git
 // registration, the include log. It refuses any path outside the data
 // directory's verify trees.
-func (a *App) removeVerifyTree(ctx context.Context, inv string) error {
+func (a *Lander) RemoveVerifyTree(ctx context.Context, inv string) error {
 	dir, tree := a.Store.VerifyDir(inv), a.Store.VerifyTreePath(inv)
 	if err := store.CheckInside(a.Store.VerifiesDir(), dir); err != nil {
 		return err
@@ -132,7 +133,7 @@ func (a *App) removeVerifyTree(ctx context.Context, inv string) error {
 	if _, err := os.Lstat(dir); os.IsNotExist(err) {
 		return nil
 	}
-	ctx, cancel := cleanupCtx(ctx)
+	ctx, cancel := core.CleanupCtx(ctx)
 	defer cancel()
 	if _, err := os.Stat(tree); err == nil {
 		_ = a.Repo.WorktreeRemove(ctx, tree, true)
@@ -140,15 +141,15 @@ func (a *App) removeVerifyTree(ctx context.Context, inv string) error {
 	if err := store.RemoveAllInside(a.Store.VerifiesDir(), dir); err != nil {
 		return err
 	}
-	return a.pruneOurs(ctx)
+	return a.Host.PruneOurs(ctx)
 }
 
 // verifyKey is what a pass of a candidate is reused by: its tree, the
 // integration tip it was built on, the check, the setup (agency.setup; a
 // project's setup files are in the tree) and the include patterns. A
 // change to any of them makes the next land run the check again.
-func (a *App) verifyKey(wt *store.WorktreeRecord, include IncludeSpec, treeID, onto, command string) string {
-	setup, _ := a.Config.Get(SetupConfigKey)
+func (a *Lander) verifyKey(wt *store.WorktreeRecord, include core.IncludeSpec, treeID, onto, command string) string {
+	setup, _ := a.Config.Get(core.SetupConfigKey)
 	h := sha256.New()
 	for _, part := range []string{treeID, onto, command, setup, strings.Join(include.Patterns, "\n")} {
 		fmt.Fprintf(h, "%d:%s\n", len(part), part)
@@ -156,26 +157,15 @@ func (a *App) verifyKey(wt *store.WorktreeRecord, include IncludeSpec, treeID, o
 	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
-// verifySetup is what runs in a verify tree before the check, as in a new
-// sandbox: agency.setup, or the project's setup when its content was
-// approved ("" for none).
-func (a *App) verifySetup(ctx context.Context, tree string) string {
-	plan, err := a.ResolveSetup(ctx, tree)
-	if err != nil || plan == nil || !plan.Approved {
-		return ""
-	}
-	return plan.Script
-}
-
 // runVerify runs the check in inv's verify tree, without the repo lock,
 // logging to the invocation's verify.log: inside the wall (agency.isolate)
 // when bubblewrap can make one, as the agents run.
-func (a *App) runVerify(ctx context.Context, rec *store.InvocationRecord, tree, command string, timeout time.Duration) runner.VerifyOutcome {
-	spec := runner.VerifySpec{Dir: tree, Setup: a.verifySetup(ctx, tree), Command: command, Timeout: timeout,
+func (a *Lander) runVerify(ctx context.Context, rec *store.InvocationRecord, tree, command string, timeout time.Duration) runner.VerifyOutcome {
+	spec := runner.VerifySpec{Dir: tree, Setup: a.Host.VerifySetup(ctx, tree), Command: command, Timeout: timeout,
 		LogPath: a.Store.VerifyLogPath(rec.InvocationID),
 		Env: append([]string{"AGENCY_INVOCATION_ID=" + rec.InvocationID, "AGENCY_WORKTREE_ID=" + rec.IntegrationWorktreeID,
 			"AGENCY_VERIFY_TREE=" + tree, "AGENCY_SANDBOX=" + rec.SandboxPath},
-			runner.SetupEnv(a.mainWorktree(ctx), tree)...),
+			runner.SetupEnv(a.Host.MainWorktree(ctx), tree)...),
 	}
 	var err error
 	if spec.Argv, err = a.verifyWall(ctx, rec, tree); err != nil {
@@ -192,8 +182,8 @@ func (a *App) runVerify(ctx context.Context, rec *store.InvocationRecord, tree, 
 // inside the wall of the invocation, with the verify tree as its sandbox
 // (writable, with its git directory and the object store; no branch) when
 // agency.isolate walls agents in; nil (as it is) otherwise.
-func (a *App) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree string) (func(argv []string, dir string) ([]string, error), error) {
-	iso, err := a.isolation(ctx)
+func (a *Lander) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree string) (func(argv []string, dir string) ([]string, error), error) {
+	iso, err := a.Host.Isolation(ctx)
 	if err != nil || iso != wall.IsolateBwrap {
 		return nil, err
 	}
@@ -203,7 +193,7 @@ func (a *App) verifyWall(ctx context.Context, rec *store.InvocationRecord, tree 
 	}
 	r := *rec
 	r.SandboxPath, r.SandboxBranch = tree, ""
-	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, agencyExe())
+	w, err := wall.For(a.Store, a.Repo.CommonDir, ws, &r, core.AgencyExe())
 	if err == nil {
 		err = wall.Prepare(ctx, a.Store, a.Repo, w, rec.InvocationID)
 	}
@@ -237,7 +227,7 @@ func VerifyStatusOf(rec *store.InvocationRecord) string {
 
 // AnyVerify reports whether a check is set: agency.verify, or any
 // worktree's own.
-func (a *App) AnyVerify() bool {
+func (a *Lander) AnyVerify() bool {
 	if v, _ := a.Config.Get(VerifyKey); v != "" {
 		return true
 	}
@@ -251,7 +241,7 @@ func (a *App) AnyVerify() bool {
 
 // VerifyLogText is the end of rec's latest verify log, at most max bytes
 // ("" when it was never verified).
-func (a *App) VerifyLogText(rec *store.InvocationRecord, max int64) string {
+func (a *Lander) VerifyLogText(rec *store.InvocationRecord, max int64) string {
 	path := rec.VerifyLog
 	if path == "" {
 		path = a.Store.VerifyLogPath(rec.InvocationID)
@@ -268,15 +258,4 @@ func (a *App) VerifyLogText(rec *store.InvocationRecord, max int64) string {
 	}
 	b, _ := io.ReadAll(f)
 	return string(b)
-}
-
-// agencyExe is the program walled work runs as (its wall-exec): the
-// git-agency installed with whatever program the user ran (git-agency,
-// git-sandbox, git-agency-watch), never a second program asked to act as
-// the first; the running one only when there is no git-agency at all.
-func agencyExe() string {
-	if p := runner.AgencyExe(); p != "" {
-		return p
-	}
-	return runner.SelfExe()
 }

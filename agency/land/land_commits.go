@@ -1,13 +1,12 @@
-package agency
+package land
 
 import (
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
-	"unicode/utf8"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -20,7 +19,7 @@ import (
 // --check) only predicts: its commits are never on a branch, so they are
 // written as git-agency, unsigned. A land also titles the commit of the
 // uncommitted work in work (landMessage).
-func (a *App) landWriter(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, work *landWork, check bool) (gitcore.Writer, error) {
+func (a *Lander) landWriter(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, work *Work, check bool) (gitcore.Writer, error) {
 	if check {
 		return gitcore.Writer{}, nil
 	}
@@ -36,7 +35,7 @@ func (a *App) landWriter(ctx context.Context, rec *store.InvocationRecord, wt *s
 	}
 	sign, err := a.Repo.Tree(wt.TreePath).SignsCommits(ctx)
 	if err != nil {
-		return gitcore.Writer{}, gitErr(err)
+		return gitcore.Writer{}, core.GitErr(err)
 	}
 	return gitcore.Writer{User: true, Sign: sign}, nil
 }
@@ -46,9 +45,9 @@ func (a *App) landWriter(ctx context.Context, rec *store.InvocationRecord, wt *s
 func landCommitErr(inv string, err error) error {
 	var se *gitcore.SignError
 	if errors.As(err, &se) {
-		return errs.SigningFailed(inv, gitErr(se.Err))
+		return errs.SigningFailed(inv, core.GitErr(se.Err))
 	}
-	return gitErr(err)
+	return core.GitErr(err)
 }
 
 // landTrailer names the invocation a landed commit of uncommitted work
@@ -60,32 +59,17 @@ const landTrailer = "Agency-Invocation: "
 // agent's summary) as its title, and the invocation in a trailer. Only a
 // land writes it: the commits of predictions (land --check, the forecast)
 // stay untitled, so the prompt's text enters no object until it lands.
-func (a *App) landMessage(rec *store.InvocationRecord) string {
+func (a *Lander) landMessage(rec *store.InvocationRecord) string {
 	inv := rec.InvocationID
 	title := ""
 	if b, err := os.ReadFile(filepath.Join(a.Store.InvocationDir(inv), "prompt.md")); err == nil {
-		title = firstLine(string(b))
+		title = core.FirstLine(string(b))
 	}
 	if title == "" {
-		title = firstLine(rec.SemanticSummary)
+		title = core.FirstLine(rec.SemanticSummary)
 	}
 	if title == "" {
 		title = "agency: land invocation " + inv
 	}
 	return title + "\n\n" + landTrailer + inv + "\n"
-}
-
-// firstLine is s's first non-blank line, trimmed, cut to 72 characters.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.Join(strings.Fields(l), " ")
-		if l == "" {
-			continue
-		}
-		if utf8.RuneCountInString(l) > 72 {
-			l = string([]rune(l)[:71]) + "…"
-		}
-		return l
-	}
-	return ""
 }

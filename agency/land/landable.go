@@ -1,7 +1,8 @@
-package agency
+package land
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"os"
 
 	"github.com/git-agency/git-agency/checkpoint"
@@ -38,45 +39,45 @@ type Astray struct {
 	Commits []gitcore.Commit
 }
 
-// sandboxAstray looks at the sandbox tree's HEAD: nil when it is on the
+// SandboxAstray looks at the sandbox tree's HEAD: nil when it is on the
 // sandbox branch, or holds nothing the branch (tip) does not.
-func (a *App) sandboxAstray(ctx context.Context, rec *store.InvocationRecord, tree, tip string) (*Astray, error) {
+func (a *Lander) SandboxAstray(ctx context.Context, rec *store.InvocationRecord, tree, tip string) (*Astray, error) {
 	sbx := a.Repo.Tree(tree)
 	br, err := sbx.CurrentBranch(ctx)
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 	if br == rec.SandboxBranch {
 		return nil, nil
 	}
 	head, err := sbx.Head(ctx)
 	if err != nil || head == "" || head == tip {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 	from := tip
 	if tip == "" {
 		from = rec.BaseCommit
 	} else if ok, err := a.Repo.IsAncestor(ctx, head, tip); err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	} else if ok {
 		return nil, nil
 	}
 	commits, err := a.Repo.Commits(ctx, from, head)
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
-	out := &Astray{Where: "detached at " + ShortSHA(head), Head: head, Branch: br, Commits: commits}
+	out := &Astray{Where: "detached at " + core.ShortSHA(head), Head: head, Branch: br, Commits: commits}
 	if br != "" {
 		out.Where = "on branch " + br
 	}
 	return out, nil
 }
 
-// landDisplay refines "ready to land" for a finished, pending invocation:
+// LandDisplay refines "ready to land" for a finished, pending invocation:
 // DisplayNothingToLand, DisplaySandboxMissing or DisplayOffBranch when land
 // would not take it as it is; display unchanged otherwise. (ls and watch
 // take the same answer from the forecast's cache: see forecasts.)
-func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, display string) string {
+func (a *Lander) LandDisplay(ctx context.Context, rec *store.InvocationRecord, display string) string {
 	if display != stream.StatusReadyToLand {
 		return display
 	}
@@ -84,17 +85,17 @@ func (a *App) landDisplay(ctx context.Context, rec *store.InvocationRecord, disp
 	if err != nil {
 		return display // land says what is wrong (E_BRANCH_NOT_FOUND)
 	}
-	if h := a.landHold(ctx, rec, tip); h != "" {
+	if h := a.LandHold(ctx, rec, tip); h != "" {
 		return h
 	}
 	return display
 }
 
-// landHold says why land would not take a pending invocation (its sandbox
+// LandHold says why land would not take a pending invocation (its sandbox
 // branch at tip) as it is: DisplayNothingToLand, DisplaySandboxMissing,
 // DisplayOffBranch, DisplayNeedsApply (only with --apply), or "" when it
 // would.
-func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip string) string {
+func (a *Lander) LandHold(ctx context.Context, rec *store.InvocationRecord, tip string) string {
 	commits := tip != rec.BaseCommit
 	if commits {
 		if n, err := a.Repo.Commits(ctx, rec.BaseCommit, tip); err == nil && len(n) == 0 {
@@ -108,7 +109,7 @@ func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip str
 		}
 		return DisplaySandboxMissing
 	}
-	if as, err := a.sandboxAstray(ctx, rec, tree, tip); err == nil && as != nil {
+	if as, err := a.SandboxAstray(ctx, rec, tree, tip); err == nil && as != nil {
 		return DisplayOffBranch
 	}
 	st, err := a.Repo.Tree(tree).Status(ctx)
@@ -143,7 +144,7 @@ func (a *App) landHold(ctx context.Context, rec *store.InvocationRecord, tip str
 // the tip and tree the forecast cached, a tree whose index and files are
 // proven unchanged (gitcore's TrackedUnchanged: the index read and its
 // files lstat'ed, no status) is clean; anything else is asked of git.
-func (a *App) IntegrationDirty(ctx context.Context, worktreeID string) bool {
+func (a *Lander) IntegrationDirty(ctx context.Context, worktreeID string) bool {
 	wt, err := a.Store.ReadWorktree(worktreeID)
 	if err != nil || wt.State != store.StatePresent {
 		return false
@@ -162,10 +163,10 @@ func integrationDirtyAt(ctx context.Context, integ *gitcore.Tree, head, headTree
 	return err == nil && dirty
 }
 
-// startDirtyCheck starts IntegrationDirty of the integration tree at
+// StartDirtyCheck starts IntegrationDirty of the integration tree at
 // tree (its branch at head, whose tree is headTree) and returns the
 // function that waits for its answer.
-func (a *App) startDirtyCheck(ctx context.Context, tree, head, headTree string) func() bool {
+func (a *Lander) StartDirtyCheck(ctx context.Context, tree, head, headTree string) func() bool {
 	done := make(chan bool, 1)
 	go func() { done <- integrationDirtyAt(ctx, a.Repo.Tree(tree), head, headTree) }()
 	return func() bool { return <-done }

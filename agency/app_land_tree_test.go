@@ -90,9 +90,9 @@ func TestSandboxDirtyAsStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := f.a.sandboxDirty(f.ctx, tree, commits, tip)
+		got, err := f.a.lander().SandboxDirty(f.ctx, tree, commits, tip)
 		if err != nil || got != want {
-			t.Errorf("%s: sandboxDirty = %v (%v), status says %v", c.name, got, err, want)
+			t.Errorf("%s: SandboxDirty = %v (%v), status says %v", c.name, got, err, want)
 		}
 		f.sh(tree, c.undo)
 	}

@@ -1,4 +1,4 @@
-package agency
+package view
 
 import (
 	"testing"

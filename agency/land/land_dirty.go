@@ -1,7 +1,8 @@
-package agency
+package land
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/agency/internal/core"
 
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -13,7 +14,7 @@ import (
 // the tree unchanged (gitcore's TrackedUnchanged: the index read and its
 // files lstat'ed in parallel, no status, which also diffs the index
 // against HEAD's trees); anything else is asked of git status.
-func (a *App) trackedChanges(ctx context.Context, tree *gitcore.Tree, head, headTree string) (bool, error) {
+func (a *Lander) trackedChanges(ctx context.Context, tree *gitcore.Tree, head, headTree string) (bool, error) {
 	if headTree == "" && head != "" {
 		headTree, _ = a.Repo.TreeOf(ctx, head)
 	}
@@ -26,7 +27,7 @@ func (a *App) trackedChanges(ctx context.Context, tree *gitcore.Tree, head, head
 // sandboxChanges is trackedChanges for a sandbox: a submodule with files
 // changed inside it counts (HasTrackedOrSubmoduleChanges), since those go
 // with the sandbox when a land removes it.
-func (a *App) sandboxChanges(ctx context.Context, tree *gitcore.Tree, head, headTree string) (bool, error) {
+func (a *Lander) sandboxChanges(ctx context.Context, tree *gitcore.Tree, head, headTree string) (bool, error) {
 	if headTree == "" && head != "" {
 		headTree, _ = a.Repo.TreeOf(ctx, head)
 	}
@@ -36,12 +37,12 @@ func (a *App) sandboxChanges(ctx context.Context, tree *gitcore.Tree, head, head
 	return tree.HasTrackedOrSubmoduleChanges(ctx)
 }
 
-// sandboxDirty reports whether the sandbox tree at path (its branch at
+// SandboxDirty reports whether the sandbox tree at path (its branch at
 // tip, base..tip being commits) holds uncommitted work, untracked files
 // included, as IsDirty would: tracked files (and files changed inside a
 // submodule) through sandboxChanges, then,
 // when those are unchanged, git's walk for untracked files alone.
-func (a *App) sandboxDirty(ctx context.Context, path string, commits []gitcore.Commit, tip string) (bool, error) {
+func (a *Lander) SandboxDirty(ctx context.Context, path string, commits []gitcore.Commit, tip string) (bool, error) {
 	tree := a.Repo.Tree(path)
 	tipTree := ""
 	if n := len(commits); n > 0 && commits[n-1].ID == tip {
@@ -64,14 +65,14 @@ type dirtyAhead struct {
 	err    error
 }
 
-// sandboxDirtyAhead starts sandboxDirty of rec's sandbox tree, at its
+// sandboxDirtyAhead starts SandboxDirty of rec's sandbox tree, at its
 // branch's tip, in the background: its walk of the sandbox then overlaps
 // the integration tree's checks and the replay, which do not depend on it.
 // The caller must call stop (it ends the check if still running and waits
 // for it).
-func (a *App) sandboxDirtyAhead(ctx context.Context, rec *store.InvocationRecord) *dirtyAhead {
+func (a *Lander) sandboxDirtyAhead(ctx context.Context, rec *store.InvocationRecord) *dirtyAhead {
 	ctx, cancel := context.WithCancel(ctx)
-	d := &dirtyAhead{done: make(chan struct{}), cancel: cancel, tree: a.sandboxTree(rec)}
+	d := &dirtyAhead{done: make(chan struct{}), cancel: cancel, tree: a.SandboxTree(rec)}
 	if d.tree == "" {
 		close(d.done)
 		return d
@@ -79,14 +80,14 @@ func (a *App) sandboxDirtyAhead(ctx context.Context, rec *store.InvocationRecord
 	go func() {
 		defer close(d.done)
 		if d.tip, d.err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); d.err == nil {
-			d.dirty, d.err = a.sandboxDirty(ctx, d.tree, nil, d.tip)
+			d.dirty, d.err = a.SandboxDirty(ctx, d.tree, nil, d.tip)
 		}
 	}()
 	return d
 }
 
 // result is the check's answer; ok is false when it failed or judged
-// another tree or tip (then ask sandboxDirty). Safe on nil.
+// another tree or tip (then ask SandboxDirty). Safe on nil.
 func (d *dirtyAhead) result(tree, tip string) (dirty, ok bool) {
 	if d == nil {
 		return false, false
@@ -104,18 +105,18 @@ func (d *dirtyAhead) stop() {
 // sandboxState checks the sandbox tree of a land (its HEAD on its branch
 // at tip, no changes inside a submodule) and says whether it holds
 // uncommitted work, taking ahead's answer when it judged this tree and tip.
-func (a *App) sandboxState(ctx context.Context, rec *store.InvocationRecord, tree string, commits []gitcore.Commit, tip string, ahead *dirtyAhead) (bool, error) {
+func (a *Lander) sandboxState(ctx context.Context, rec *store.InvocationRecord, tree string, commits []gitcore.Commit, tip string, ahead *dirtyAhead) (bool, error) {
 	if err := a.checkSandboxHead(ctx, rec, tree, tip); err != nil {
 		return false, err
 	}
 	dirty, ok := ahead.result(tree, tip)
 	if !ok {
 		var err error
-		if dirty, err = a.sandboxDirty(ctx, tree, commits, tip); err != nil {
-			return false, gitErr(err)
+		if dirty, err = a.SandboxDirty(ctx, tree, commits, tip); err != nil {
+			return false, core.GitErr(err)
 		}
 	}
-	if err := a.refuseSubmoduleDirt(ctx, rec.InvocationID, tree); err != nil {
+	if err := a.Host.RefuseSubmoduleDirt(ctx, rec.InvocationID, tree); err != nil {
 		return false, err
 	}
 	return dirty, nil

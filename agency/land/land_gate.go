@@ -1,8 +1,9 @@
-package agency
+package land
 
 import (
 	"context"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
 )
@@ -18,18 +19,18 @@ import (
 // whose branch was not) asks instead that the index holds to's tree.
 // The move that follows is a compare-and-swap of refs/heads/<branch> from
 // from, never whatever HEAD points at.
-func (a *App) gateLocked(ctx context.Context, wt *store.WorktreeRecord, inv, from, to string, halfDone bool) error {
-	if err := a.CheckOnBranch(ctx, wt); err != nil {
+func (a *Lander) gateLocked(ctx context.Context, wt *store.WorktreeRecord, inv, from, to string, halfDone bool) error {
+	if err := a.Host.CheckOnBranch(ctx, wt); err != nil {
 		return err
 	}
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+wt.Branch)
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 	if tip != from {
 		return errHeadMoved
 	}
-	if err := a.checkRefsLogged(wt.Branch, tip); err != nil {
+	if err := a.Host.CheckRefsLogged(wt.Branch, tip); err != nil {
 		return err
 	}
 	integ := a.Repo.Tree(wt.TreePath)
@@ -41,14 +42,14 @@ func (a *App) gateLocked(ctx context.Context, wt *store.WorktreeRecord, inv, fro
 	}
 	dirty, err := a.trackedChanges(ctx, integ, tip, "")
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 	if dirty {
-		return a.dirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath))
+		return a.Host.DirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath))
 	}
 	paths, err := integ.BlockingPaths(ctx, from, to)
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 	if len(paths) > 0 {
 		return errs.LandFilesInTheWay(inv, wt.TreePath, paths)

@@ -1,4 +1,4 @@
-package agency
+package land
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -17,7 +18,7 @@ func TestNotesQueuedAndFlushedConcurrently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &App{Store: st, Now: time.Now}
+	a := &Lander{Core: core.Core{Store: st, Now: time.Now}, Notes: &Notes{}}
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
@@ -33,7 +34,7 @@ func TestNotesQueuedAndFlushedConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 	a.flushNotify(ctx)
-	if len(a.notes) != 0 {
-		t.Fatalf("%d notes left after a flush", len(a.notes))
+	if n := a.Notes.Len(); n != 0 {
+		t.Fatalf("%d notes left after a flush", n)
 	}
 }

@@ -1,4 +1,4 @@
-package agency
+package land
 
 import (
 	"context"
@@ -6,17 +6,18 @@ import (
 	"os"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
-// VerifySkipped is LandResult.Verify for a land with --no-verify.
+// VerifySkipped is Result.Verify for a land with --no-verify.
 const VerifySkipped = "skipped"
 
 // landVerifyCommand is the check a land of rec runs: none with --no-verify
 // or when neither agency.verify nor its worktree's own is set.
-func (a *App) landVerifyCommand(rec *store.InvocationRecord, opts LandOptions) string {
+func (a *Lander) landVerifyCommand(rec *store.InvocationRecord, opts Options) string {
 	if opts.NoVerify {
 		return ""
 	}
@@ -32,7 +33,7 @@ func (a *App) landVerifyCommand(rec *store.InvocationRecord, opts LandOptions) s
 type candidate struct {
 	rec    *store.InvocationRecord
 	wt     *store.WorktreeRecord
-	res    *LandResult
+	res    *Result
 	tip    string
 	tree   string // the verify tree
 	treeID string // the candidate's git tree
@@ -54,7 +55,7 @@ type candidate struct {
 // move, by compare-and-swap from the HEAD the candidate was built on. When
 // that HEAD moved meanwhile the candidate is built and checked again, at
 // most verifyRebuilds times more.
-func (a *App) landVerified(ctx context.Context, inv string, opts LandOptions, command string) (*LandResult, error) {
+func (a *Lander) landVerified(ctx context.Context, inv string, opts Options, command string) (*Result, error) {
 	timeout, err := a.VerifyTimeout()
 	if err != nil {
 		return nil, err
@@ -85,8 +86,8 @@ func (a *App) landVerified(ctx context.Context, inv string, opts LandOptions, co
 }
 
 // runVerifyCandidate runs the check on c (no lock held).
-func (a *App) runVerifyCandidate(ctx context.Context, c *candidate, timeout time.Duration) runner.VerifyOutcome {
-	if err := a.fail(FPVerifyRunning); err != nil {
+func (a *Lander) runVerifyCandidate(ctx context.Context, c *candidate, timeout time.Duration) runner.VerifyOutcome {
+	if err := a.Fail(FPVerifyRunning); err != nil {
 		return runner.VerifyOutcome{Error: errs.As(err).Msg}
 	}
 	return a.runVerify(ctx, c.rec, c.tree, c.command, timeout)
@@ -95,8 +96,8 @@ func (a *App) runVerifyCandidate(ctx context.Context, c *candidate, timeout time
 // startVerify plans inv's land under the repo lock and, when it is clean,
 // makes its verify tree and records the verify running. A candidate whose
 // tree passed the same check already is landed at once (c.done).
-func (a *App) startVerify(ctx context.Context, inv string, opts LandOptions, command string) (*candidate, error) {
-	ctx, unlock, err := a.lockWork(ctx)
+func (a *Lander) startVerify(ctx context.Context, inv string, opts Options, command string) (*candidate, error) {
+	ctx, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -118,13 +119,13 @@ func (a *App) startVerify(ctx context.Context, inv string, opts LandOptions, com
 	}
 	c := &candidate{rec: rec, wt: wt, res: res, command: command}
 	if c.tip, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
-		return nil, SandboxBranchMissingErr(rec)
+		return nil, core.SandboxBranchMissingErr(rec)
 	}
 	treeID, err := a.Repo.TreeOf(ctx, res.ResultHead)
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
-	include, err := a.sandboxIncludes(ctx, wt)
+	include, err := a.Host.SandboxIncludes(ctx, wt)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func (a *App) startVerify(ctx context.Context, inv string, opts LandOptions, com
 // landReusedLocked lands c on the pass rec records for the same key, and
 // records that the pass was reused (verify_reused_from: the candidate
 // that passed).
-func (a *App) landReusedLocked(ctx context.Context, rec *store.InvocationRecord, c *candidate) error {
+func (a *Lander) landReusedLocked(ctx context.Context, rec *store.InvocationRecord, c *candidate) error {
 	res := c.res
 	res.Verify, res.VerifyLog = store.VerifyPassed, rec.VerifyLog
 	res.VerifyReusedFrom, res.VerifiedAt, res.VerifyTreeID = rec.VerifyCommit, rec.VerifyStartedAt, c.treeID
@@ -152,14 +153,14 @@ func (a *App) landReusedLocked(ctx context.Context, rec *store.InvocationRecord,
 	if err != nil {
 		return err
 	}
-	a.event(rec.InvocationID, "verify_reused", map[string]any{"candidate": rec.VerifyCommit, "key": c.key})
+	a.Event(rec.InvocationID, "verify_reused", map[string]any{"candidate": rec.VerifyCommit, "key": c.key})
 	return a.commitLandLocked(ctx, rec, c.wt, res)
 }
 
 // claimVerifyLocked records c's verify running (by this process), which
 // keeps other lands of it off (E_VERIFY_RUNNING) while its tree is made
 // and checked with no lock held.
-func (a *App) claimVerifyLocked(c *candidate) error {
+func (a *Lander) claimVerifyLocked(c *candidate) error {
 	inv, res := c.rec.InvocationID, c.res
 	var err error
 	pid := os.Getpid()
@@ -168,21 +169,21 @@ func (a *App) claimVerifyLocked(c *candidate) error {
 		r.VerifyStatus, r.VerifyCommand, r.VerifyLog = store.VerifyRunning, c.command, a.Store.VerifyLogPath(inv)
 		r.VerifyCommit, r.VerifyOnto, r.VerifyTree = res.ResultHead, res.TargetHead, c.treeID
 		r.VerifyExitCode, r.VerifyError, r.VerifyDurationMS = nil, "", 0
-		r.VerifyStartedAt = a.now()
+		r.VerifyStartedAt = a.Stamp()
 		r.VerifyPID, r.VerifyPIDStartTime = &pid, runner.StartTimeOf(pid)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	a.event(inv, "verify_started", map[string]any{"command": c.command, "candidate": res.ResultHead, "onto": res.TargetHead})
+	a.Event(inv, "verify_started", map[string]any{"command": c.command, "candidate": res.ResultHead, "onto": res.TargetHead})
 	return nil
 }
 
 // makeClaimedTree makes the verify tree of c, claimed under the lock,
 // with no lock held: a worktree add and the include copy would block
 // every other command meanwhile. When it fails, the claim is taken back.
-func (a *App) makeClaimedTree(ctx context.Context, c *candidate) error {
+func (a *Lander) makeClaimedTree(ctx context.Context, c *candidate) error {
 	var err error
 	if c.tree, err = a.makeVerifyTree(ctx, c.wt, c.rec.InvocationID, c.res.ResultHead); err == nil {
 		return nil
@@ -195,18 +196,18 @@ func (a *App) makeClaimedTree(ctx context.Context, c *candidate) error {
 		})
 		return e
 	})
-	return withCleanup(err, uerr)
+	return core.WithCleanup(err, uerr)
 }
 
 // endVerify records how c's verify ended, under the repo lock. A failed
 // one keeps its tree and is E_VERIFY_FAILED. A passed one lands, unless
 // the integration HEAD or the sandbox branch moved since the candidate was
 // built: then moved is true and the caller builds it again.
-func (a *App) endVerify(ctx context.Context, c *candidate, out runner.VerifyOutcome) (*LandResult, bool, error) {
-	if err := a.fail(FPVerifyPassed); err != nil && out.Passed {
+func (a *Lander) endVerify(ctx context.Context, c *candidate, out runner.VerifyOutcome) (*Result, bool, error) {
+	if err := a.Fail(FPVerifyPassed); err != nil && out.Passed {
 		return nil, false, err
 	}
-	var res *LandResult
+	var res *Result
 	var moved bool
 	err := a.lockedDo(ctx, func(ctx context.Context) error {
 		rec, err := a.recordVerifyLocked(ctx, c, out)
@@ -223,18 +224,18 @@ func (a *App) endVerify(ctx context.Context, c *candidate, out runner.VerifyOutc
 
 // removePassedTree removes a passed verify's tree, with no lock held (a
 // failed one's is kept for inspection).
-func (a *App) removePassedTree(ctx context.Context, c *candidate, out runner.VerifyOutcome) {
+func (a *Lander) removePassedTree(ctx context.Context, c *candidate, out runner.VerifyOutcome) {
 	if !out.Passed {
 		return
 	}
-	if err := a.removeVerifyTree(ctx, c.rec.InvocationID); err != nil {
-		a.warn(c.rec.InvocationID, err)
+	if err := a.RemoveVerifyTree(ctx, c.rec.InvocationID); err != nil {
+		a.Warning(c.rec.InvocationID, err)
 	}
 }
 
 // recordVerifyLocked records how c's verify ended: a failed one keeps its
 // tree, is notified and is E_VERIFY_FAILED; a passed one's tree goes.
-func (a *App) recordVerifyLocked(ctx context.Context, c *candidate, out runner.VerifyOutcome) (*store.InvocationRecord, error) {
+func (a *Lander) recordVerifyLocked(ctx context.Context, c *candidate, out runner.VerifyOutcome) (*store.InvocationRecord, error) {
 	inv := c.rec.InvocationID
 	status := outcomeStatus(out)
 	rec, err := a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
@@ -256,21 +257,21 @@ func (a *App) recordVerifyLocked(ctx context.Context, c *candidate, out runner.V
 	case store.VerifyPassed:
 	case store.VerifyFailed:
 		data["error"] = out.Error
-		a.event(inv, "verify_failed", data)
+		a.Event(inv, "verify_failed", data)
 		if !c.inBatch {
 			a.notifyLand(ctx, rec, NotifyVerifyFailed, "verify failed", out.Error)
 		}
 		return rec, errs.VerifyFailed(inv, out.Error, rec.VerifyLog, c.tree)
 	case store.VerifyCancelled:
 		data["error"] = out.Error
-		a.event(inv, "verify_cancelled", data)
+		a.Event(inv, "verify_cancelled", data)
 		return rec, errs.VerifyCancelled(inv, out.Error, rec.VerifyLog)
 	default:
 		data["error"] = out.Error
-		a.event(inv, "verify_error", data)
+		a.Event(inv, "verify_error", data)
 		return rec, errs.VerifyBroken(inv, out.Error, c.command, rec.VerifyLog)
 	}
-	a.event(inv, "verify_passed", data)
+	a.Event(inv, "verify_passed", data)
 	return rec, nil
 }
 
@@ -298,7 +299,7 @@ func durationMS(d time.Duration) int64 {
 // landVerifiedLocked lands c's verified candidate, or reports moved when
 // it is no longer what a land would make: the sandbox branch moved, or
 // the gate (gateLocked) found the integration branch moved.
-func (a *App) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.InvocationRecord) (*LandResult, bool, error) {
+func (a *Lander) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.InvocationRecord) (*Result, bool, error) {
 	if err := landable(rec); err != nil {
 		return nil, false, err
 	}
@@ -307,15 +308,15 @@ func (a *App) landVerifiedLocked(ctx context.Context, c *candidate, rec *store.I
 	}
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
-		return nil, false, SandboxBranchMissingErr(rec)
+		return nil, false, core.SandboxBranchMissingErr(rec)
 	}
 	if tip != c.tip {
-		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead, "sandbox_tip": tip})
+		a.Event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead, "sandbox_tip": tip})
 		return nil, true, nil
 	}
 	err = a.commitLandLocked(ctx, rec, c.wt, c.res)
 	if errors.Is(err, errHeadMoved) {
-		a.event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead})
+		a.Event(rec.InvocationID, "verify_rebuild", map[string]any{"onto": c.res.TargetHead})
 		return nil, true, nil
 	}
 	if err != nil {

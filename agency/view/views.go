@@ -1,7 +1,8 @@
-package agency
+package view
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -33,9 +34,14 @@ type InvocationView struct {
 	treeGone bool
 }
 
+// DiskUser gives a sandbox's disk use (agency.App.DiskBytes).
+type DiskUser interface {
+	DiskBytes(r *store.InvocationRecord) int64
+}
+
 // DiskBytes is the view's sandbox disk use (App.DiskBytes), 0 without a
 // look when the tree is known gone.
-func (v *InvocationView) DiskBytes(a *App) int64 {
+func (v *InvocationView) DiskBytes(a DiskUser) int64 {
 	if v.treeGone || v.Record == nil {
 		return 0
 	}
@@ -43,7 +49,7 @@ func (v *InvocationView) DiskBytes(a *App) int64 {
 }
 
 // scan reads the invocation records.
-func (a *App) scan() ([]store.InvocationEntry, error) {
+func (a *Reader) scan() ([]store.InvocationEntry, error) {
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
@@ -65,13 +71,13 @@ type ListOptions struct {
 // starts, stops and rewrites nothing (a record whose supervisor died shows
 // the outcome reconcile would record: View); the forecast cache is the one
 // file it may write (see withForecasts).
-func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
-	a.SyncHosts(ctx)
+func (a *Reader) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
+	a.Host.SyncHosts(ctx)
 	list, err := a.scan()
 	if err != nil {
 		return nil, err
 	}
-	places := QueuePlaces(list)
+	places := a.Host.QueuePlaces(list)
 	archived := map[string]bool{}
 	if wts, err := a.Store.ScanWorktrees(); err == nil {
 		for _, w := range wts {
@@ -91,23 +97,23 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 				// Finished: nothing to reconcile, and what its other
 				// files say was derived once (store's finished cache).
 				v.Record = e.Record
-				v.LastOutput = newestOutput(v.Record, e.Facts.LastOutput)
+				v.LastOutput = core.NewestOutput(v.Record, e.Facts.LastOutput)
 				v.QueuePlace = places[v.Record.InvocationID]
 				v.treeGone = e.Facts.TreeGone
 				a.withLive(&v)
 				worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
 				if e.Facts.CheckpointsDamaged {
-					v.CheckpointsError = a.checkpointsDamaged(v.Record)
+					v.CheckpointsError = a.Host.CheckpointsDamaged(v.Record)
 				}
 				out = append(out, v)
 				continue
 			}
-			v.Record = a.View(ctx, e.Record)
+			v.Record = a.Host.View(ctx, e.Record)
 			v.LastOutput = a.lastOutput(v.Record)
 			v.QueuePlace = places[v.Record.InvocationID]
 			a.withLive(&v)
 			worktreeRemoved(&v, archived[v.Record.IntegrationWorktreeID])
-			v.CheckpointsError = a.checkpointsError(v.Record)
+			v.CheckpointsError = a.Host.CheckpointsError(v.Record)
 		} else {
 			if opts.WorktreeID != "" {
 				continue
@@ -124,7 +130,7 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 // forecast is derived from the object ids it was computed from and cached
 // in forecast.json (written atomically, without the lock): a cache any
 // reader may write and anyone may delete, never a record.
-func (a *App) withForecasts(ctx context.Context, views []InvocationView, withDirty bool) {
+func (a *Reader) withForecasts(ctx context.Context, views []InvocationView, withDirty bool) {
 	var recs []*store.InvocationRecord
 	for _, v := range views {
 		if v.Record != nil && v.Display != DisplayWorktreeRemoved {
@@ -158,7 +164,7 @@ func DirtyRefused(f *Forecast) *Forecast {
 
 // WorktreeForecasts is the forecast of every pending invocation of one
 // integration worktree (show and land --check name the partners).
-func (a *App) WorktreeForecasts(ctx context.Context, worktreeID string) map[string]*Forecast {
+func (a *Reader) WorktreeForecasts(ctx context.Context, worktreeID string) map[string]*Forecast {
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
 		return nil
@@ -174,31 +180,31 @@ func (a *App) WorktreeForecasts(ctx context.Context, worktreeID string) map[stri
 
 // ShowInvocation resolves and derives display status; a read, like
 // ListInvocations.
-func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView, error) {
-	a.SyncHosts(ctx)
-	rec, err := a.ResolveInvocation(query)
+func (a *Reader) ShowInvocation(ctx context.Context, query string) (*InvocationView, error) {
+	a.Host.SyncHosts(ctx)
+	rec, err := a.Host.ResolveInvocation(query)
 	if err != nil {
 		return nil, err
 	}
-	rec = a.View(ctx, rec)
+	rec = a.Host.View(ctx, rec)
 	if rec.Queued() {
 		list, err := a.scan()
 		if err != nil {
 			return nil, err
 		}
 		v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
-		v.QueuePlace = QueuePlaces(list)[rec.InvocationID]
+		v.QueuePlace = a.Host.QueuePlaces(list)[rec.InvocationID]
 		a.withLive(v)
 		return v, nil
 	}
 	v := &InvocationView{Record: rec, ID: rec.InvocationID, Dir: a.Store.InvocationDir(rec.InvocationID)}
 	v.LastOutput = a.lastOutput(rec)
 	a.withLive(v)
-	v.Display = a.landDisplay(ctx, rec, v.Display)
+	v.Display = a.Land.LandDisplay(ctx, rec, v.Display)
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
 		worktreeRemoved(v, wt.State == store.StateArchived)
 	}
-	v.CheckpointsError = a.checkpointsError(rec)
+	v.CheckpointsError = a.Host.CheckpointsError(rec)
 	if rec.Pending() && v.Display != DisplayWorktreeRemoved {
 		v.Forecast = a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[rec.InvocationID]
 	}
@@ -223,18 +229,18 @@ func worktreeRemoved(v *InvocationView, archived bool) {
 	}
 }
 
-func (a *App) lastOutput(r *store.InvocationRecord) time.Time {
-	return newestOutput(r, a.Store.LastOutput(r.InvocationID))
+func (a *Reader) lastOutput(r *store.InvocationRecord) time.Time {
+	return core.NewestOutput(r, a.Store.LastOutput(r.InvocationID))
 }
 
 // StallThreshold is agency.stallThreshold (default 5m).
-func (a *App) StallThreshold() time.Duration {
+func (a *Reader) StallThreshold() time.Duration {
 	d, _ := a.Config.Duration("agency.stallThreshold", 5*time.Minute)
 	return d
 }
 
 // DisplayStatus derives what a person should see for an invocation.
-func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) string {
+func (a *Reader) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) string {
 	d, _, _, _ := a.derive(r, lastOutput)
 	return d
 }
@@ -246,7 +252,7 @@ func (a *App) DisplayStatus(r *store.InvocationRecord, lastOutput time.Time) str
 // invocation, its live semantic status, summary and the supervisor's
 // logs/status.json (usage, session id: no log is parsed here). For a
 // finished one the record's final values stand (semantic is "" then).
-func (a *App) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, live *runner.LiveStatus) {
+func (a *Reader) derive(r *store.InvocationRecord, lastOutput time.Time) (display, semantic, summary string, live *runner.LiveStatus) {
 	in := stream.StatusInput{
 		Lifecycle:       r.Status,
 		LandingStatus:   store.Deref(r.LandingStatus),
@@ -291,7 +297,7 @@ func displayOf(status string) string {
 // withLive derives the display status of a view and, for a running
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
-func (a *App) withLive(v *InvocationView) {
+func (a *Reader) withLive(v *InvocationView) {
 	if v.Record.Queued() {
 		v.Display = DisplayQueued
 		return
@@ -299,7 +305,7 @@ func (a *App) withLive(v *InvocationView) {
 	d, sem, sum, live := a.derive(v.Record, v.LastOutput)
 	v.Display = d
 	if v.Record.Host != "" {
-		a.hostDisplay(v)
+		a.Host.HostDisplay(v)
 		return
 	}
 	if sem != "" {

@@ -1,10 +1,11 @@
-package agency
+package land
 
 import (
 	"context"
 	"errors"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
 )
@@ -16,9 +17,9 @@ import (
 // bisected (as bors does) to find the longest green prefix, which lands,
 // and the first red candidate, the culprit, which stays pending; the ones
 // after it are stacked again in the next batch.
-func (a *App) landBatched(ctx context.Context, ids []string, opts LandOptions) []LandOutcome {
+func (a *Lander) landBatched(ctx context.Context, ids []string, opts Options) []Outcome {
 	timeout, err := a.VerifyTimeout()
-	var out []LandOutcome
+	var out []Outcome
 	queue := a.resolveAll(ids, &out)
 	if err != nil {
 		return append(out, refuseAll(queue, err)...)
@@ -37,7 +38,7 @@ func (a *App) landBatched(ctx context.Context, ids []string, opts LandOptions) [
 		green, culprit, err := a.verifyStack(ctx, stack, timeout)
 		n := 0
 		if err == nil {
-			var landed []LandOutcome
+			var landed []Outcome
 			landed, n, err = a.landStack(ctx, stack[:green])
 			out = append(out, landed...)
 		}
@@ -75,10 +76,10 @@ var errHeadMoved = errs.New(errs.EHeadMoving, "", "the integration branch moved"
 
 // resolveAll resolves ids to invocation ids; one that does not resolve is
 // a refused outcome.
-func (a *App) resolveAll(ids []string, out *[]LandOutcome) []string {
+func (a *Lander) resolveAll(ids []string, out *[]Outcome) []string {
 	var queue []string
 	for _, id := range ids {
-		rec, err := a.ResolveInvocation(id)
+		rec, err := a.Host.ResolveInvocation(id)
 		if err != nil {
 			*out = append(*out, outcomeOf(id, nil, err))
 			continue
@@ -88,8 +89,8 @@ func (a *App) resolveAll(ids []string, out *[]LandOutcome) []string {
 	return queue
 }
 
-func refuseAll(ids []string, err error) []LandOutcome {
-	var out []LandOutcome
+func refuseAll(ids []string, err error) []Outcome {
+	var out []Outcome
 	for _, id := range ids {
 		out = append(out, outcomeOf(id, nil, err))
 	}
@@ -108,8 +109,8 @@ func idsOf(stack []*candidate) []string {
 // queue (all of the first one's worktree) on top of each other from the
 // integration HEAD. One that does not plan (a conflict with the ones
 // before it, a refusal) is a skipped outcome. rest is what was not taken.
-func (a *App) buildStack(ctx context.Context, queue []string, opts LandOptions) (stack []*candidate, rest []string, skipped []LandOutcome, err error) {
-	ctx, unlock, err := a.lockWork(ctx)
+func (a *Lander) buildStack(ctx context.Context, queue []string, opts Options) (stack []*candidate, rest []string, skipped []Outcome, err error) {
+	ctx, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return nil, queue, nil, err
 	}
@@ -123,7 +124,7 @@ func (a *App) buildStack(ctx context.Context, queue []string, opts LandOptions) 
 			break // the next worktree's, for a later batch
 		}
 		if err != nil || c.done {
-			res := (*LandResult)(nil)
+			res := (*Result)(nil)
 			if c != nil {
 				res = c.res
 			}
@@ -142,7 +143,7 @@ func (a *App) buildStack(ctx context.Context, queue []string, opts LandOptions) 
 
 // planStacked plans inv's land onto onto ("" for the integration HEAD).
 // c.done with no error is a land found complete; a conflict is an error.
-func (a *App) planStacked(ctx context.Context, inv string, opts LandOptions, onto string) (*candidate, error) {
+func (a *Lander) planStacked(ctx context.Context, inv string, opts Options, onto string) (*candidate, error) {
 	rec, done, note, err := a.landBeginLocked(ctx, inv)
 	if err != nil || done != nil {
 		return &candidate{rec: rec, res: done, done: true}, err
@@ -159,14 +160,14 @@ func (a *App) planStacked(ctx context.Context, inv string, opts LandOptions, ont
 	res.Note = note
 	c := &candidate{rec: rec, wt: wt, res: res}
 	if c.tip, err = a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err != nil {
-		return nil, SandboxBranchMissingErr(rec)
+		return nil, core.SandboxBranchMissingErr(rec)
 	}
 	if res.Clean && onto != "" && onto != res.TargetHead {
-		work, err := a.landWork(ctx, rec, c.tip, opts.Apply, false)
+		work, err := a.Work(ctx, rec, c.tip, opts.Apply, false)
 		if err != nil {
 			return nil, err
 		}
-		*res = LandResult{InvocationID: res.InvocationID, WorktreeID: res.WorktreeID, WorktreeName: res.WorktreeName,
+		*res = Result{InvocationID: res.InvocationID, WorktreeID: res.WorktreeID, WorktreeName: res.WorktreeName,
 			Branch: res.Branch, TargetHead: onto, Commits: res.Commits, Applied: work.Applied, Note: note}
 		writer, err := a.landWriter(ctx, rec, wt, work, false)
 		if err != nil {
@@ -180,7 +181,7 @@ func (a *App) planStacked(ctx context.Context, inv string, opts LandOptions, ont
 		return c, a.landConflict(res)
 	}
 	if c.treeID, err = a.Repo.TreeOf(ctx, res.ResultHead); err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 	return c, nil
 }
@@ -188,7 +189,7 @@ func (a *App) planStacked(ctx context.Context, inv string, opts LandOptions, ont
 // verifyStack verifies the top of the stack, and when it fails bisects
 // for the longest green prefix: green is its length, culprit the index of
 // the first red candidate (-1 when all passed).
-func (a *App) verifyStack(ctx context.Context, stack []*candidate, timeout time.Duration) (green, culprit int, err error) {
+func (a *Lander) verifyStack(ctx context.Context, stack []*candidate, timeout time.Duration) (green, culprit int, err error) {
 	ok, err := a.verifyStacked(ctx, stack[len(stack)-1], timeout)
 	if err != nil || ok {
 		return len(stack), -1, err
@@ -212,7 +213,7 @@ func (a *App) verifyStack(ctx context.Context, stack []*candidate, timeout time.
 // verifyStacked verifies one candidate of a stack (the prefix ending with
 // it): its verify tree and record are made under the lock, the check runs
 // without it.
-func (a *App) verifyStacked(ctx context.Context, c *candidate, timeout time.Duration) (bool, error) {
+func (a *Lander) verifyStacked(ctx context.Context, c *candidate, timeout time.Duration) (bool, error) {
 	if err := a.lockedDo(ctx, func(context.Context) error { return a.claimVerifyLocked(c) }); err != nil {
 		return false, err
 	}
@@ -235,8 +236,8 @@ func (a *App) verifyStacked(ctx context.Context, c *candidate, timeout time.Dura
 }
 
 // lockedDo runs fn under the repo lock.
-func (a *App) lockedDo(ctx context.Context, fn func(context.Context) error) error {
-	ctx, unlock, err := a.lockWork(ctx)
+func (a *Lander) lockedDo(ctx context.Context, fn func(context.Context) error) error {
+	ctx, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return err
 	}
@@ -248,7 +249,7 @@ func (a *App) lockedDo(ctx context.Context, fn func(context.Context) error) erro
 // the repo lock. n is how many it handled (landed, or the one that failed
 // to land, which ends it); errHeadMoved when the integration HEAD or a
 // sandbox branch is no longer what the stack was built from.
-func (a *App) landStack(ctx context.Context, stack []*candidate) (out []LandOutcome, n int, err error) {
+func (a *Lander) landStack(ctx context.Context, stack []*candidate) (out []Outcome, n int, err error) {
 	if len(stack) == 0 {
 		return nil, 0, nil
 	}
@@ -287,7 +288,7 @@ func (a *App) landStack(ctx context.Context, stack []*candidate) (out []LandOutc
 // verified stack top (verified_as_part_of): its own candidate was not
 // checked, so the record holds no key a later land could reuse, and a
 // member that then fails to land is checked again alone.
-func (a *App) markVerifiedLocked(rec *store.InvocationRecord, c *candidate, verified string) (*store.InvocationRecord, error) {
+func (a *Lander) markVerifiedLocked(rec *store.InvocationRecord, c *candidate, verified string) (*store.InvocationRecord, error) {
 	c.res.Verify, c.res.VerifyLog = store.VerifyPassed, rec.VerifyLog
 	if rec.VerifyCommit == verified && rec.VerifyStatus == store.VerifyPassed {
 		return rec, nil // the top: checked itself
@@ -304,13 +305,13 @@ func (a *App) markVerifiedLocked(rec *store.InvocationRecord, c *candidate, veri
 // stackMoved checks, under the lock, that c can still land as planned:
 // the integration HEAD is what it was built on, its sandbox branch
 // unchanged (moved otherwise); err when it can no longer land at all.
-func (a *App) stackMoved(ctx context.Context, c *candidate, rec *store.InvocationRecord) (bool, error) {
+func (a *Lander) stackMoved(ctx context.Context, c *candidate, rec *store.InvocationRecord) (bool, error) {
 	if err := landable(rec); err != nil {
 		return false, err
 	}
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
-		return false, SandboxBranchMissingErr(rec)
+		return false, core.SandboxBranchMissingErr(rec)
 	}
 	// The integration branch itself is judged by the gate
 	// (commitLandLocked), by its ref, not by what HEAD points at.

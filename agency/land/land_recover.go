@@ -1,7 +1,8 @@
-package agency
+package land
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/agency/internal/core"
 
 	"github.com/git-agency/git-agency/store"
 )
@@ -10,11 +11,11 @@ import (
 // command holds the repo lock (so the land was interrupted), it finishes or
 // records the interrupted land and returns the updated record. Otherwise
 // (or on any failure) it returns rec unchanged.
-func (a *App) RecoverLand(ctx context.Context, rec *store.InvocationRecord) *store.InvocationRecord {
+func (a *Lander) RecoverLand(ctx context.Context, rec *store.InvocationRecord) *store.InvocationRecord {
 	if rec == nil || rec.Land == nil || rec.Land.State != LandInProgress {
 		return rec
 	}
-	ctx, unlock, err := a.lockWorkWait(ctx, 0)
+	ctx, unlock, err := a.LockWorkWait(ctx, 0)
 	if err != nil {
 		return rec // a land (or another command) is at work
 	}
@@ -23,21 +24,21 @@ func (a *App) RecoverLand(ctx context.Context, rec *store.InvocationRecord) *sto
 	if err != nil {
 		return rec
 	}
-	if out, err := a.recoverLandLocked(ctx, cur); err == nil {
+	if out, err := a.RecoverLandLocked(ctx, cur); err == nil {
 		return out
 	}
 	return cur
 }
 
-// recoverLandLocked looks at an integration tree after a land that was
+// RecoverLandLocked looks at an integration tree after a land that was
 // interrupted (the record still says in_progress but the caller holds the
 // lock, so no land runs) and either finishes it (the integration branch
 // already holds the result) or marks it interrupted, saying what state the
 // tree is in. A land is never applied twice: the result is recognised by
 // the recorded result_head being in the branch's history.
-func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord) (*store.InvocationRecord, error) {
+func (a *Lander) RecoverLandLocked(ctx context.Context, rec *store.InvocationRecord) (*store.InvocationRecord, error) {
 	p := rec.Land
-	wt, err := a.WorktreeByID(rec.IntegrationWorktreeID)
+	wt, err := a.Host.WorktreeByID(rec.IntegrationWorktreeID)
 	if err != nil {
 		return rec, err
 	}
@@ -45,7 +46,7 @@ func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord
 	// The branch's tip, not HEAD's: the tree may have been switched.
 	head, err := a.Repo.RevParse(ctx, "refs/heads/"+wt.Branch)
 	if err != nil {
-		return rec, gitErr(err)
+		return rec, core.GitErr(err)
 	}
 	interrupted := func(note string) (*store.InvocationRecord, error) {
 		out, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
@@ -58,7 +59,7 @@ func (a *App) recoverLandLocked(ctx context.Context, rec *store.InvocationRecord
 		if err != nil {
 			return rec, err
 		}
-		a.event(rec.InvocationID, "land_interrupted", map[string]any{"note": note})
+		a.Event(rec.InvocationID, "land_interrupted", map[string]any{"note": note})
 		return out, nil
 	}
 	if p.ResultHead != "" && head != "" {

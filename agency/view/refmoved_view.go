@@ -1,4 +1,4 @@
-package agency
+package view
 
 import "github.com/git-agency/git-agency/errs"
 
@@ -7,7 +7,7 @@ import "github.com/git-agency/git-agency/errs"
 // written by an agent, such as a loose ref shadowing the packed branch)
 // the refusal land gives it, E_REF_MOVED, rather than calling the tree
 // only dirty. It reads ref and reflog files, and runs nothing.
-func (a *App) refMovedRefusals(views []InvocationView) {
+func (a *Reader) refMovedRefusals(views []InvocationView) {
 	moved := map[string]bool{}
 	for i := range views {
 		v := &views[i]
@@ -33,7 +33,7 @@ func (a *App) refMovedRefusals(views []InvocationView) {
 
 // integrationMoved reports whether integration worktree wtID's branch
 // was moved in a way its reflog does not explain.
-func (a *App) integrationMoved(wtID string) bool {
+func (a *Reader) integrationMoved(wtID string) bool {
 	wt, err := a.Store.ReadWorktree(wtID)
 	if err != nil || wt.Branch == "" {
 		return false

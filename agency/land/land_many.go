@@ -1,4 +1,4 @@
-package agency
+package land
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// What happened to each invocation of a land of several (LandOutcome).
+// What happened to each invocation of a land of several (Outcome).
 const (
 	OutcomeLanded       = "landed"
 	OutcomeVerifyFailed = "verify failed"
@@ -20,11 +20,11 @@ const (
 	OutcomeRefused         = "refused"
 )
 
-// LandOutcome is one invocation's line of `agent land X Y Z`.
-type LandOutcome struct {
-	InvocationID string      `json:"invocation_id"`
-	Outcome      string      `json:"outcome"`
-	Result       *LandResult `json:"result,omitempty"`
+// Outcome is one invocation's line of `agent land X Y Z`.
+type Outcome struct {
+	InvocationID string  `json:"invocation_id"`
+	Outcome      string  `json:"outcome"`
+	Result       *Result `json:"result,omitempty"`
 	// Code, Error and Hint say why it did not land.
 	Code  string `json:"code,omitempty"`
 	Error string `json:"error,omitempty"`
@@ -33,15 +33,15 @@ type LandOutcome struct {
 }
 
 // Err is why it did not land (nil when it landed).
-func (o LandOutcome) Err() *errs.Error { return o.err }
+func (o Outcome) Err() *errs.Error { return o.err }
 
 // OutcomeOf is outcomeOf for the command line: one land's line, the
 // same shape as each of several.
-func OutcomeOf(inv string, res *LandResult, err error) LandOutcome { return outcomeOf(inv, res, err) }
+func OutcomeOf(inv string, res *Result, err error) Outcome { return outcomeOf(inv, res, err) }
 
 // outcomeOf classifies a land's result.
-func outcomeOf(inv string, res *LandResult, err error) LandOutcome {
-	o := LandOutcome{InvocationID: inv, Outcome: OutcomeLanded, Result: res}
+func outcomeOf(inv string, res *Result, err error) Outcome {
+	o := Outcome{InvocationID: inv, Outcome: OutcomeLanded, Result: res}
 	if err == nil {
 		return o
 	}
@@ -67,11 +67,11 @@ func outcomeOf(inv string, res *LandResult, err error) LandOutcome {
 // before it. One that does not land (a red verify, a conflict, a refusal)
 // is left pending with its sandbox, and the next one is tried. With
 // opts.Batch > 1, candidates are verified in stacks (landBatched).
-func (a *App) LandMany(ctx context.Context, ids []string, opts LandOptions) []LandOutcome {
+func (a *Lander) LandMany(ctx context.Context, ids []string, opts Options) []Outcome {
 	if opts.Batch > 1 {
 		return a.landBatched(ctx, ids, opts)
 	}
-	var out []LandOutcome
+	var out []Outcome
 	for _, id := range ids {
 		o := opts
 		o.Query = id
@@ -79,7 +79,7 @@ func (a *App) LandMany(ctx context.Context, ids []string, opts LandOptions) []La
 		inv := id
 		if res != nil {
 			inv = res.InvocationID
-		} else if rec, rerr := a.ResolveInvocation(id); rerr == nil {
+		} else if rec, rerr := a.Host.ResolveInvocation(id); rerr == nil {
 			inv = rec.InvocationID
 		}
 		out = append(out, outcomeOf(inv, res, err))
@@ -93,10 +93,10 @@ func (a *App) LandMany(ctx context.Context, ids []string, opts LandOptions) []La
 // first. One with nothing to land, its sandbox gone with no commits,
 // commits off its branch, or (without apply) only uncommitted work is
 // left out: land would only refuse it.
-func (a *App) ReadyToLand(ctx context.Context, worktree string, apply bool) ([]string, error) {
+func (a *Lander) ReadyToLand(ctx context.Context, worktree string, apply bool) ([]string, error) {
 	wtID := ""
 	if worktree != "" {
-		e, err := a.ResolveWorktree(worktree, false)
+		e, err := a.Host.ResolveWorktree(worktree, false)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func (a *App) ReadyToLand(ctx context.Context, worktree string, apply bool) ([]s
 		if e.Broken || r == nil || (wtID != "" && r.IntegrationWorktreeID != wtID) {
 			continue
 		}
-		r = a.Reconcile(ctx, r)
+		r = a.Host.Reconcile(ctx, r)
 		if r.Pending() && r.Status == store.StatusFinished && a.hasSomethingToLand(ctx, r, apply) {
 			ready = append(ready, r)
 		}
@@ -126,20 +126,20 @@ func (a *App) ReadyToLand(ctx context.Context, worktree string, apply bool) ([]s
 }
 
 // hasSomethingToLand: a land of r (with apply or not) would take work
-// rather than refuse for want of it (landHold).
-func (a *App) hasSomethingToLand(ctx context.Context, r *store.InvocationRecord, apply bool) bool {
+// rather than refuse for want of it (LandHold).
+func (a *Lander) hasSomethingToLand(ctx context.Context, r *store.InvocationRecord, apply bool) bool {
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+r.SandboxBranch)
 	if err != nil {
 		return false
 	}
-	hold := a.landHold(ctx, r, tip)
+	hold := a.LandHold(ctx, r, tip)
 	return hold == "" || (apply && hold == DisplayNeedsApply)
 }
 
 // sortByEnd orders invocations oldest finished first. finished_at has whole
 // seconds: agents that finished within the same second are ordered by their
 // end events (nanoseconds), read only then.
-func (a *App) sortByEnd(recs []*store.InvocationRecord) {
+func (a *Lander) sortByEnd(recs []*store.InvocationRecord) {
 	ended := map[string]time.Time{}
 	endOf := func(r *store.InvocationRecord) time.Time {
 		t, ok := ended[r.InvocationID]
@@ -167,7 +167,7 @@ func (a *App) sortByEnd(recs []*store.InvocationRecord) {
 // endedAt is when an invocation's runner ended, to the nanosecond: the time
 // of its last end event (exited, start_failed, setup_failed). An
 // invocation reconciled after its supervisor died has none: its finished_at.
-func (a *App) endedAt(r *store.InvocationRecord) time.Time {
+func (a *Lander) endedAt(r *store.InvocationRecord) time.Time {
 	evs, _ := a.Store.ReadEvents(r.InvocationID)
 	for i := len(evs) - 1; i >= 0; i-- {
 		switch evs[i].Event {

@@ -1,4 +1,4 @@
-package agency
+package land
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
@@ -24,16 +25,16 @@ const verifyTailLines = 100
 
 // notifyLand queues a landing notification; flushNotify runs the queued
 // ones once the repo lock is released.
-func (a *App) notifyLand(_ context.Context, rec *store.InvocationRecord, event, display, summary string) {
+func (a *Lander) notifyLand(_ context.Context, rec *store.InvocationRecord, event, display, summary string) {
 	n := runner.Notification{Event: event, InvocationID: rec.InvocationID, Worktree: rec.IntegrationWorktreeID,
-		Runner: rec.Runner, DisplayStatus: display, Summary: summary, Time: a.now()}
+		Runner: rec.Runner, DisplayStatus: display, Summary: summary, Time: a.Stamp()}
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.Name != "" {
 		n.Worktree = wt.Name
 	}
 	cp := *rec
-	a.notesMu.Lock()
-	a.notes = append(a.notes, pendingNote{n: n, rec: &cp})
-	a.notesMu.Unlock()
+	a.Notes.mu.Lock()
+	a.Notes.list = append(a.Notes.list, pendingNote{n: n, rec: &cp})
+	a.Notes.mu.Unlock()
 }
 
 // pendingNote is a notification waiting for the lock to be released.
@@ -44,11 +45,11 @@ type pendingNote struct {
 
 // flushNotify runs agency.notify.command for each queued notification,
 // each bounded by agency.notify.timeout; a failure is an event.
-func (a *App) flushNotify(ctx context.Context) {
-	a.notesMu.Lock()
-	notes := a.notes
-	a.notes = nil
-	a.notesMu.Unlock()
+func (a *Lander) flushNotify(ctx context.Context) {
+	a.Notes.mu.Lock()
+	notes := a.Notes.list
+	a.Notes.list = nil
+	a.Notes.mu.Unlock()
 	command, ok := a.Config.Get("agency.notify.command")
 	if !ok || command == "" {
 		return
@@ -59,7 +60,7 @@ func (a *App) flushNotify(ctx context.Context) {
 	}
 	for _, p := range notes {
 		if err := runner.RunNotify(context.WithoutCancel(ctx), command, p.n, p.rec, timeout); err != nil {
-			a.event(p.n.InvocationID, "notify_failed", map[string]any{"notify_event": p.n.Event, "error": err.Error()})
+			a.Event(p.n.InvocationID, "notify_failed", map[string]any{"notify_event": p.n.Event, "error": err.Error()})
 		}
 	}
 }
@@ -68,7 +69,7 @@ func (a *App) flushNotify(ctx context.Context) {
 // prompt (agent send) when --send-back or agency.verify.sendBack asks,
 // at most agency.verify.maxRounds times. The agent's next finish is
 // verified again (AfterRun). round is the round sent (0: not sent).
-func (a *App) sendBackIfAsked(ctx context.Context, inv string, opts LandOptions) (round int) {
+func (a *Lander) sendBackIfAsked(ctx context.Context, inv string, opts Options) (round int) {
 	if on, _ := a.Config.Bool(VerifySendBackKey, false); !on && !opts.SendBack {
 		return 0
 	}
@@ -82,20 +83,20 @@ func (a *App) sendBackIfAsked(ctx context.Context, inv string, opts LandOptions)
 		r.VerifyRounds++
 		return nil
 	}); err != nil {
-		a.warn(inv, err)
+		a.Warning(inv, err)
 		return 0
 	}
-	if _, err := a.Send(ctx, SendOptions{Invocation: inv, Prompt: prompt, PromptSource: "verify"}); err != nil {
-		a.warn(inv, err)
+	if err := a.Host.SendBack(ctx, inv, prompt); err != nil {
+		a.Warning(inv, err)
 		if _, err := a.Store.UpdateInvocation(a.LockTimeout, inv, func(r *store.InvocationRecord) error {
 			r.VerifySendBack = false
 			return nil
 		}); err != nil {
-			a.warn(inv, err)
+			a.Warning(inv, err)
 		}
 		return 0
 	}
-	a.event(inv, "verify_sent_back", map[string]any{"round": rec.VerifyRounds + 1})
+	a.Event(inv, "verify_sent_back", map[string]any{"round": rec.VerifyRounds + 1})
 	return rec.VerifyRounds + 1
 }
 
@@ -110,7 +111,7 @@ func sentBack(err error, inv string, round int) error {
 
 // sendBackPrompt is the follow-up prompt of a red verify: the command, how
 // it ended and the last lines of its log.
-func (a *App) sendBackPrompt(rec *store.InvocationRecord) string {
+func (a *Lander) sendBackPrompt(rec *store.InvocationRecord) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The check `%s` failed on your work merged onto the integration branch", rec.VerifyCommand)
 	if rec.VerifyExitCode != nil {
@@ -151,7 +152,7 @@ func logTail(path string, n int) string {
 // commits and its forecast says it lands cleanly). A red verify leaves it
 // pending (sent back again when asked). The outcome is in the record and
 // events; err is for the supervisor's log.
-func (a *App) AfterRun(ctx context.Context, inv string) error {
+func (a *Lander) AfterRun(ctx context.Context, inv string) error {
 	rec, err := a.Store.ReadInvocation(inv)
 	if err != nil {
 		return err
@@ -162,16 +163,16 @@ func (a *App) AfterRun(ctx context.Context, inv string) error {
 	}
 	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, "refs/heads/"+rec.SandboxBranch)
 	if err != nil || (len(commits) == 0 && !rec.VerifyApply) {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
-	if f := a.WorktreeForecasts(ctx, rec.IntegrationWorktreeID)[inv]; f == nil || !f.LandsCleanly {
-		a.event(inv, "auto_land_skipped", map[string]any{"reason": "the forecast does not say it lands cleanly"})
+	if clean, _, ok := a.Host.Forecast(ctx, rec.IntegrationWorktreeID, inv); !ok || !clean {
+		a.Event(inv, "auto_land_skipped", map[string]any{"reason": "the forecast does not say it lands cleanly"})
 		return nil
 	}
-	a.event(inv, "auto_land", map[string]any{"send_back_round": rec.VerifyRounds})
-	_, err = a.Land(ctx, LandOptions{Query: inv, SendBack: rec.VerifySendBack, Apply: rec.VerifyApply})
+	a.Event(inv, "auto_land", map[string]any{"send_back_round": rec.VerifyRounds})
+	_, err = a.Land(ctx, Options{Query: inv, SendBack: rec.VerifySendBack, Apply: rec.VerifyApply})
 	if err != nil && errs.As(err).Code != errs.EVerifyFailed {
-		a.event(inv, "auto_land_failed", map[string]any{"error": errs.As(err).Msg})
+		a.Event(inv, "auto_land_failed", map[string]any{"error": errs.As(err).Msg})
 	}
 	return err
 }

@@ -1,11 +1,11 @@
-package agency
+package view
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"path"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -39,7 +39,7 @@ type Forecast struct {
 // uncommitted work (its latest checkpoint and its index), so a read with
 // nothing changed runs one `git for-each-ref` and nothing else. It never
 // takes the lock and never fails: an invocation it cannot judge has none.
-func (a *App) Forecasts(ctx context.Context, recs []*store.InvocationRecord) map[string]*Forecast {
+func (a *Reader) Forecasts(ctx context.Context, recs []*store.InvocationRecord) map[string]*Forecast {
 	return a.forecasts(ctx, recs, false).out
 }
 
@@ -56,7 +56,7 @@ type forecastRun struct {
 
 // forecasts is Forecasts with what else forecastRun holds; withDirty asks
 // for dirty, each worktree's checked beside its merges.
-func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord, withDirty bool) forecastRun {
+func (a *Reader) forecasts(ctx context.Context, recs []*store.InvocationRecord, withDirty bool) forecastRun {
 	byWT := map[string][]*store.InvocationRecord{}
 	for _, r := range recs {
 		if r.Pending() {
@@ -105,10 +105,10 @@ func (a *App) forecasts(ctx context.Context, recs []*store.InvocationRecord, wit
 // when the integration branch moved, only the merges against the new tip
 // run again, one per commit, several at once. The worktree's dirty check,
 // when asked, runs beside them: it needs only the tip and its tree.
-func (a *App) forecastWorktree(ctx context.Context, wtID string, wt *store.WorktreeRecord, head string, list []*store.InvocationRecord, tips map[string]string, run forecastRun) {
+func (a *Reader) forecastWorktree(ctx context.Context, wtID string, wt *store.WorktreeRecord, head string, list []*store.InvocationRecord, tips map[string]string, run forecastRun) {
 	cache, changed := a.forecastCache(ctx, wtID, head)
 	if run.dirty != nil {
-		dirty := a.startDirtyCheck(ctx, wt.TreePath, cache.Head, cache.HeadTree)
+		dirty := a.Land.StartDirtyCheck(ctx, wt.TreePath, cache.Head, cache.HeadTree)
 		defer func() { run.dirty[wtID] = dirty() }()
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].InvocationID < list[j].InvocationID })
@@ -133,11 +133,11 @@ func (a *App) forecastWorktree(ctx context.Context, wtID string, wt *store.Workt
 
 // forecastCache is the worktree's forecast cache for the integration tip
 // head (moved to it, its tree looked up) and whether that changed it.
-func (a *App) forecastCache(ctx context.Context, wtID, head string) (*store.ForecastCache, bool) {
+func (a *Reader) forecastCache(ctx context.Context, wtID, head string) (*store.ForecastCache, bool) {
 	cache := a.Store.ReadForecast(wtID)
 	changed := false
 	if cache.Head != head {
-		a.moveHead(cache, head)
+		a.MoveHead(cache, head)
 		changed = true
 	}
 	if a.lookUpHeadTree(ctx, cache) {
@@ -172,7 +172,7 @@ func liveWork(cache *store.ForecastCache, list []*store.InvocationRecord, keep m
 // lookUpHeadTree fills the cache's HeadTree when it lacks it, and reports
 // whether it did. A commit's tree never changes: it is looked up once per
 // tip, for the merges and for IntegrationDirty.
-func (a *App) lookUpHeadTree(ctx context.Context, cache *store.ForecastCache) bool {
+func (a *Reader) lookUpHeadTree(ctx context.Context, cache *store.ForecastCache) bool {
 	if cache.HeadTree != "" {
 		return false
 	}
@@ -188,12 +188,12 @@ func (a *App) lookUpHeadTree(ctx context.Context, cache *store.ForecastCache) bo
 	return true
 }
 
-// moveHead empties the cache's merges for a new integration tip. What is
+// MoveHead empties the cache's merges for a new integration tip. What is
 // an ancestor of the old tip is one of the new tip when the new one is
 // made on the old (a commit, a land's fast-forward), so InHead keeps those
 // (the new commit read from its loose object file; else it is asked
 // again), and its tree when git wrote it there.
-func (a *App) moveHead(cache *store.ForecastCache, head string) {
+func (a *Reader) MoveHead(cache *store.ForecastCache, head string) {
 	old, known := cache.Head, cache.InHead
 	cache.Head, cache.HeadTree, cache.InHead = head, "", map[string]bool{}
 	cache.Invocations = map[string]store.ForecastEntry{}
@@ -215,7 +215,7 @@ func (a *App) moveHead(cache *store.ForecastCache, head string) {
 // whose sandbox changed since the cache was written would land, and marks
 // in keep every invocation that has a sandbox branch. It reports whether
 // the cache changed.
-func (a *App) refreshWork(ctx context.Context, cache *store.ForecastCache, list []*store.InvocationRecord, tips map[string]string, keep map[string]bool) bool {
+func (a *Reader) refreshWork(ctx context.Context, cache *store.ForecastCache, list []*store.InvocationRecord, tips map[string]string, keep map[string]bool) bool {
 	var stale []*store.InvocationRecord
 	keys := map[string]string{}
 	for _, r := range list {
@@ -230,7 +230,7 @@ func (a *App) refreshWork(ctx context.Context, cache *store.ForecastCache, list 
 		}
 	}
 	works := make([]store.ForecastWork, len(stale))
-	eachParallel(len(stale), func(i int) {
+	core.EachParallel(len(stale), func(i int) {
 		r := stale[i]
 		works[i] = a.forecastWork(ctx, r, tips["refs/heads/"+r.SandboxBranch], keys[r.InvocationID])
 	})
@@ -244,7 +244,7 @@ func (a *App) refreshWork(ctx context.Context, cache *store.ForecastCache, list 
 // refreshAlone merges, several at once, each live invocation whose entry
 // is missing or stale onto the cache's head. It reports whether the cache
 // changed.
-func (a *App) refreshAlone(ctx context.Context, cache *store.ForecastCache, live []*store.InvocationRecord) bool {
+func (a *Reader) refreshAlone(ctx context.Context, cache *store.ForecastCache, live []*store.InvocationRecord) bool {
 	var todo []string
 	for _, r := range live {
 		if e, ok := cache.Invocations[r.InvocationID]; !ok || e.Key != cache.Work[r.InvocationID].Key {
@@ -261,7 +261,7 @@ func (a *App) refreshAlone(ctx context.Context, cache *store.ForecastCache, live
 	inHead := a.parentsInHead(ctx, head, cache, todo)
 	entries := make([]store.ForecastEntry, len(todo))
 	ok := make([]bool, len(todo))
-	eachParallel(len(todo), func(i int) {
+	core.EachParallel(len(todo), func(i int) {
 		w := cache.Work[todo[i]]
 		entries[i], ok[i] = a.forecastAlone(ctx, head, headTree, w, inHead[firstParent(w)])
 	})
@@ -278,7 +278,7 @@ func (a *App) refreshAlone(ctx context.Context, cache *store.ForecastCache, live
 // parentsInHead reports, for the first parent of each of the invocations'
 // commits, whether it is an ancestor of head: one git call per distinct
 // parent (a worktree's sandboxes mostly share theirs).
-func (a *App) parentsInHead(ctx context.Context, head string, cache *store.ForecastCache, invs []string) map[string]bool {
+func (a *Reader) parentsInHead(ctx context.Context, head string, cache *store.ForecastCache, invs []string) map[string]bool {
 	if cache.InHead == nil {
 		cache.InHead = map[string]bool{}
 	}
@@ -307,7 +307,7 @@ func firstParent(w store.ForecastWork) string {
 // forecastOf is b's forecast: landed alone, and (when that is clean)
 // after each other live invocation that touches a path it touches. It
 // reports whether the cache changed.
-func (a *App) forecastOf(ctx context.Context, cache *store.ForecastCache, b *store.InvocationRecord, live []*store.InvocationRecord, keep map[string]bool) (*Forecast, bool) {
+func (a *Reader) forecastOf(ctx context.Context, cache *store.ForecastCache, b *store.InvocationRecord, live []*store.InvocationRecord, keep map[string]bool) (*Forecast, bool) {
 	changed := false
 	eb := cache.Invocations[b.InvocationID]
 	wb := cache.Work[b.InvocationID]
@@ -376,8 +376,8 @@ func pruneForecast(cache *store.ForecastCache, keep map[string]bool) bool {
 // uncommittedStamp fingerprints a sandbox's uncommitted work without
 // running git: its newest checkpoint (the supervisor takes one when the
 // agent ends) and its index file. "" when the sandbox tree is gone.
-func (a *App) uncommittedStamp(r *store.InvocationRecord) string {
-	tree := a.sandboxTree(r)
+func (a *Reader) uncommittedStamp(r *store.InvocationRecord) string {
+	tree := a.SandboxTree(r)
 	if tree == "" {
 		return ""
 	}
@@ -401,9 +401,9 @@ func landRefusal(c errs.Code) bool {
 
 // forecastWork is what landing r (whose sandbox branch is at tip) would
 // replay, as land --check --apply builds it, whatever the integration tip.
-func (a *App) forecastWork(ctx context.Context, r *store.InvocationRecord, tip, key string) store.ForecastWork {
-	w := store.ForecastWork{Key: key, Display: a.landHold(ctx, r, tip)}
-	lw, err := a.landWork(ctx, r, tip, true, true)
+func (a *Reader) forecastWork(ctx context.Context, r *store.InvocationRecord, tip, key string) store.ForecastWork {
+	w := store.ForecastWork{Key: key, Display: a.Land.LandHold(ctx, r, tip)}
+	lw, err := a.Land.Work(ctx, r, tip, true, true)
 	if err != nil {
 		if c := errs.As(err).Code; landRefusal(c) {
 			w.Refused = string(c)
@@ -440,7 +440,7 @@ func pickCommits(w store.ForecastWork) []gitcore.PickCommit {
 
 // forecastAlone lands w alone on head (as land --check --apply would);
 // false when git could not tell (an object of w is gone: w is stale).
-func (a *App) forecastAlone(ctx context.Context, head, headTree string, w store.ForecastWork, baseInHead bool) (store.ForecastEntry, bool) {
+func (a *Reader) forecastAlone(ctx context.Context, head, headTree string, w store.ForecastWork, baseInHead bool) (store.ForecastEntry, bool) {
 	e := store.ForecastEntry{Key: w.Key}
 	tree, conflict, err := a.Repo.ReplayTree(ctx, head, headTree, pickCommits(w), baseInHead)
 	if err != nil {
@@ -456,7 +456,7 @@ func (a *App) forecastAlone(ctx context.Context, head, headTree string, w store.
 
 // forecastAfter lands wb on x's replayed result (committed on the cache's
 // head the first time a pair needs it).
-func (a *App) forecastAfter(ctx context.Context, cache *store.ForecastCache, x, key string, wb store.ForecastWork) store.ForecastPair {
+func (a *Reader) forecastAfter(ctx context.Context, cache *store.ForecastCache, x, key string, wb store.ForecastWork) store.ForecastPair {
 	p := store.ForecastPair{Key: key}
 	ex := cache.Invocations[x]
 	if ex.Result == "" {
@@ -473,26 +473,6 @@ func (a *App) forecastAfter(ctx context.Context, cache *store.ForecastCache, x, 
 	}
 	return p
 }
-
-// eachParallel runs f(0) … f(n-1), forecastWorkers at a time: each is a
-// few short git processes, which overlap well even on two cores.
-func eachParallel(n int, f func(int)) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, forecastWorkers)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			f(i)
-		}(i)
-	}
-	wg.Wait()
-}
-
-// forecastWorkers is how many git processes the forecast runs at once.
-const forecastWorkers = 4
 
 // overlaps reports whether two sets of changed paths touch a common path
 // (or a file and a directory holding the other): only then can landing one

@@ -1,4 +1,4 @@
-package agency
+package land
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func TestSendBackPrompt(t *testing.T) {
 	code := 1
 	rec := &store.InvocationRecord{VerifyState: store.VerifyState{VerifyCommand: "make test", VerifyExitCode: &code,
 		VerifyError: "verify failed (exit 1)", VerifyLog: path}}
-	p := (&App{}).sendBackPrompt(rec)
+	p := (&Lander{}).sendBackPrompt(rec)
 	for _, want := range []string{"`make test` failed", "(exit status 1)", "last 100 lines", "FAIL: tests/d.sh\n```"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, p)

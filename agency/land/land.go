@@ -1,12 +1,12 @@
-package agency
+package land
 
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -27,38 +27,25 @@ const (
 	FPLandAfterRemove  = "land:after-remove"
 )
 
-// FPDiscardAfterLog fails a discard once it logged itself, before the
-// tree goes.
-const FPDiscardAfterLog = "discard:after-log"
-
-// snapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
+// SnapshotSandbox is the snapshot tree of a sandbox's uncommitted work,
 // untracked files included, denylist applied (checked before staging),
 // .agency/ and exclude left out. The same snapshot as checkpoints take.
-func (a *App) snapshotSandbox(ctx context.Context, tree string, exclude []string) (*gitcore.Snapshot, error) {
+func (a *Lander) SnapshotSandbox(ctx context.Context, tree string, exclude []string) (*gitcore.Snapshot, error) {
 	snap, err := checkpoint.SnapshotTree(ctx, a.Repo, tree, true, checkpoint.DenylistFromConfig(a.Config), exclude...)
-	return snap, gitErr(err)
+	return snap, core.GitErr(err)
 }
 
-// previewSandbox is snapshotSandbox for the forecast: it also leaves out the
+// previewSandbox is SnapshotSandbox for the forecast: it also leaves out the
 // untracked files checkpoints leave out (checkpoint.PreviewTree).
-func (a *App) previewSandbox(ctx context.Context, rec *store.InvocationRecord, tree string) (*gitcore.Snapshot, error) {
-	o := a.checkpointOptions(rec, "")
+func (a *Lander) previewSandbox(ctx context.Context, rec *store.InvocationRecord, tree string) (*gitcore.Snapshot, error) {
+	o := a.Host.CheckpointOptions(rec, "")
 	o.SandboxPath = tree
 	snap, err := checkpoint.PreviewTree(ctx, o)
-	return snap, gitErr(err)
+	return snap, core.GitErr(err)
 }
 
-// sandboxTree returns the invocation's sandbox tree path when it exists.
-func (a *App) sandboxTree(rec *store.InvocationRecord) string {
-	tree := a.Store.SandboxTreePath(rec.InvocationID)
-	if _, err := os.Stat(tree); err != nil {
-		return ""
-	}
-	return tree
-}
-
-// LandOptions are the inputs of `agent land`.
-type LandOptions struct {
+// Options are the inputs of `agent land`.
+type Options struct {
 	Query       string
 	Apply       bool
 	RequireBase bool
@@ -71,8 +58,8 @@ type LandOptions struct {
 	Batch int
 }
 
-// LandResult is what a land did, or (CheckLand) would do.
-type LandResult struct {
+// Result is what a land did, or (CheckLand) would do.
+type Result struct {
 	InvocationID string `json:"invocation_id"`
 	WorktreeID   string `json:"worktree_id"`
 	WorktreeName string `json:"worktree_name"`
@@ -124,7 +111,7 @@ type LandResult struct {
 
 // landPlan computes a land in the object database: preconditions, the
 // commits, the uncommitted snapshot and the replay. Nothing is touched.
-func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts LandOptions, check bool) (*LandResult, *store.WorktreeRecord, error) {
+func (a *Lander) landPlan(ctx context.Context, rec *store.InvocationRecord, opts Options, check bool) (*Result, *store.WorktreeRecord, error) {
 	if err := landable(rec); err != nil {
 		return nil, nil, err
 	}
@@ -136,9 +123,9 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 	}
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
-		return nil, nil, SandboxBranchMissingErr(rec)
+		return nil, nil, core.SandboxBranchMissingErr(rec)
 	}
-	if err := a.checkRefsLogged(rec.SandboxBranch, tip); err != nil {
+	if err := a.Host.CheckRefsLogged(rec.SandboxBranch, tip); err != nil {
 		return nil, nil, err
 	}
 	work, err := a.landWorkAhead(ctx, rec, tip, opts.Apply, false, ahead)
@@ -149,7 +136,7 @@ func (a *App) landPlan(ctx context.Context, rec *store.InvocationRecord, opts La
 		res.Commits = append(res.Commits, c.ID)
 	}
 	res.Applied = work.Applied
-	tree := a.sandboxTree(rec)
+	tree := a.SandboxTree(rec)
 	if err := a.somethingToLand(rec, res, work.Dirty, tree, opts.Apply); err != nil {
 		return nil, nil, err
 	}
@@ -190,37 +177,37 @@ func landable(rec *store.InvocationRecord) error {
 // landTarget checks the integration worktree a land goes into (present, on
 // its branch, clean: with check a dirty one is noted instead, since
 // CheckLand only predicts) and starts the result with its HEAD.
-func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts LandOptions, check bool) (*LandResult, *store.WorktreeRecord, error) {
+func (a *Lander) landTarget(ctx context.Context, rec *store.InvocationRecord, opts Options, check bool) (*Result, *store.WorktreeRecord, error) {
 	inv := rec.InvocationID
-	wt, err := a.WorktreeByID(rec.IntegrationWorktreeID)
+	wt, err := a.Host.WorktreeByID(rec.IntegrationWorktreeID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if wt.State != store.StatePresent {
 		return nil, nil, errs.ArchivedLand(wt.Name, wt.WorktreeID, inv, rec.SandboxBranch)
 	}
-	res := &LandResult{InvocationID: inv, WorktreeID: wt.WorktreeID, WorktreeName: wt.Name, Branch: wt.Branch}
+	res := &Result{InvocationID: inv, WorktreeID: wt.WorktreeID, WorktreeName: wt.Name, Branch: wt.Branch}
 	integ := a.Repo.Tree(wt.TreePath)
-	if err := a.CheckOnBranch(ctx, wt); err != nil {
+	if err := a.Host.CheckOnBranch(ctx, wt); err != nil {
 		return nil, nil, err
 	}
 	head, err := integ.Head(ctx)
 	if err != nil {
-		return nil, nil, gitErr(err)
+		return nil, nil, core.GitErr(err)
 	}
-	if err := a.checkRefsLogged(wt.Branch, head); err != nil {
+	if err := a.Host.CheckRefsLogged(wt.Branch, head); err != nil {
 		return nil, nil, err
 	}
 	dirty, err := a.trackedChanges(ctx, integ, head, "")
 	if err != nil {
-		return nil, nil, gitErr(err)
+		return nil, nil, core.GitErr(err)
 	}
 	if dirty {
 		if !check {
-			return nil, nil, a.dirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath))
+			return nil, nil, a.Host.DirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath))
 		}
 		res.IntegrationDirty = true
-		res.refuse(a.dirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath)))
+		res.refuse(a.Host.DirtyErr(ctx, wt.TreePath, errs.LandDirtyIntegration(wt.Name, wt.TreePath)))
 	}
 	res.TargetHead = head
 	if opts.RequireBase && head != rec.BaseCommit {
@@ -232,7 +219,7 @@ func (a *App) landTarget(ctx context.Context, rec *store.InvocationRecord, opts 
 // somethingToLand refuses a land with nothing to land, or whose
 // uncommitted work would be left behind without --apply. dirty: the
 // sandbox has uncommitted work; tree: the sandbox tree ("" when gone).
-func (a *App) somethingToLand(rec *store.InvocationRecord, res *LandResult, dirty bool, tree string, apply bool) error {
+func (a *Lander) somethingToLand(rec *store.InvocationRecord, res *Result, dirty bool, tree string, apply bool) error {
 	inv := rec.InvocationID
 	switch {
 	case len(res.Commits) == 0 && tree == "":
@@ -250,7 +237,7 @@ func (a *App) somethingToLand(rec *store.InvocationRecord, res *LandResult, dirt
 // replayLand replays commits onto res.TargetHead in the object database
 // and fills in the result: clean with its new head, or the conflict (the
 // commit, "" for the uncommitted part, and the files).
-func (a *App) replayLand(ctx context.Context, res *LandResult, commits []gitcore.Commit, w gitcore.Writer) error {
+func (a *Lander) replayLand(ctx context.Context, res *Result, commits []gitcore.Commit, w gitcore.Writer) error {
 	rp, err := a.Repo.Replay(ctx, res.TargetHead, commits, w)
 	if err != nil {
 		return landCommitErr(res.InvocationID, err)
@@ -273,10 +260,10 @@ func (a *App) replayLand(ctx context.Context, res *LandResult, commits []gitcore
 // checkInTheWay refuses (with check: notes) files in the integration tree
 // in the way of the fast-forward, as land would, before anything is
 // touched.
-func (a *App) checkInTheWay(ctx context.Context, res *LandResult, wt *store.WorktreeRecord, check bool) error {
+func (a *Lander) checkInTheWay(ctx context.Context, res *Result, wt *store.WorktreeRecord, check bool) error {
 	paths, err := a.Repo.Tree(wt.TreePath).BlockingPaths(ctx, res.TargetHead, res.ResultHead)
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 	if len(paths) == 0 {
 		return nil
@@ -290,17 +277,17 @@ func (a *App) checkInTheWay(ctx context.Context, res *LandResult, wt *store.Work
 }
 
 // refuse records (CheckLand) that land would refuse with err.
-func (r *LandResult) refuse(err error) {
+func (r *Result) refuse(err error) {
 	if r.refusal == nil {
 		r.refusal, r.Refused = err, errs.As(err).Msg
 	}
 }
 
 // Refusal is the error land would refuse with (CheckLand), or nil.
-func (r *LandResult) Refusal() error { return r.refusal }
+func (r *Result) Refusal() error { return r.refusal }
 
-// landWork is what a land of rec would replay.
-type landWork struct {
+// Work is what a land of rec would replay.
+type Work struct {
 	// Commits are replayed in order: the sandbox's commits base..tip, then
 	// (Applied) one commit of its uncommitted work.
 	Commits []gitcore.Commit
@@ -311,26 +298,26 @@ type landWork struct {
 	Applied bool
 }
 
-// landWork collects the commits a land of rec (its branch at tip) replays
+// Work collects the commits a land of rec (its branch at tip) replays
 // and, with apply, a commit of the sandbox's snapshot tree (untracked files
 // included, denylist applied) on top. It writes only unreferenced objects;
 // land, land --check and the forecast share it.
 //
 // preview (the forecast, a read path) snapshots with previewSandbox.
-func (a *App) landWork(ctx context.Context, rec *store.InvocationRecord, tip string, apply, preview bool) (*landWork, error) {
+func (a *Lander) Work(ctx context.Context, rec *store.InvocationRecord, tip string, apply, preview bool) (*Work, error) {
 	return a.landWorkAhead(ctx, rec, tip, apply, preview, nil)
 }
 
-// landWorkAhead is landWork taking the sandbox's dirty check from ahead
+// landWorkAhead is Work taking the sandbox's dirty check from ahead
 // (sandboxDirtyAhead) when it judged the same tip.
-func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, tip string, apply, preview bool, ahead *dirtyAhead) (*landWork, error) {
+func (a *Lander) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, tip string, apply, preview bool, ahead *dirtyAhead) (*Work, error) {
 	inv := rec.InvocationID
 	commits, err := a.Repo.Commits(ctx, rec.BaseCommit, tip)
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
-	w := &landWork{Commits: commits, Committed: len(commits)}
-	tree := a.sandboxTree(rec)
+	w := &Work{Commits: commits, Committed: len(commits)}
+	tree := a.SandboxTree(rec)
 	if tree != "" {
 		if w.Dirty, err = a.sandboxState(ctx, rec, tree, commits, tip, ahead); err != nil {
 			return nil, err
@@ -343,7 +330,7 @@ func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, ti
 	if preview {
 		snap, err = a.previewSandbox(ctx, rec, tree)
 	} else {
-		snap, err = a.snapshotSandbox(ctx, tree, nil)
+		snap, err = a.SnapshotSandbox(ctx, tree, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -356,7 +343,7 @@ func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, ti
 	}
 	changed, err := a.Repo.DiffNames(ctx, snap.Head, snap.Tree)
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 	if len(changed) == 0 {
 		w.Dirty = false // only stat or ignored noise
@@ -365,7 +352,7 @@ func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, ti
 	msg := "agency: land invocation " + inv + "\n"
 	u, err := a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil, gitcore.Writer{})
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 	// No author: the replay writes it as the user (or, predicting, as
 	// git-agency). Land gives it its title (landMessage).
@@ -381,14 +368,14 @@ func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, ti
 // in one step. A conflict touches nothing and fails with E_LAND_CONFLICT.
 // Progress is recorded in the record's `land` so an interrupted land is
 // finished or reported on the next read and never applied twice.
-func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
-	found, err := a.ResolveInvocation(opts.Query)
+func (a *Lander) Land(ctx context.Context, opts Options) (*Result, error) {
+	found, err := a.Host.ResolveInvocation(opts.Query)
 	if err != nil {
 		return nil, err
 	}
 	// Repair a record whose supervisor died before judging it running.
 	interrupted := found.Land != nil && found.Land.State == LandInProgress
-	found = a.Reconcile(ctx, found)
+	found = a.Host.Reconcile(ctx, found)
 	if interrupted && store.Deref(found.LandingStatus) == store.LandingLanded {
 		// The repair finished the interrupted land this one retries.
 		return a.landDoneResult(found, found.Land.Note), nil
@@ -399,7 +386,7 @@ func (a *App) Land(ctx context.Context, opts LandOptions) (*LandResult, error) {
 	if command := a.landVerifyCommand(found, opts); command != "" {
 		return a.landVerified(ctx, found.InvocationID, opts, command)
 	}
-	ctx, unlock, err := a.lockWork(ctx)
+	ctx, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -430,14 +417,14 @@ func landReflog(inv string) string { return "agency: land invocation " + inv }
 // is forgotten; otherwise the record says what state the tree was left in.
 // It returns the error to report: git's, as E_DIRTY_WORKTREE when files in
 // the tree were in the way, with what the record update could not do.
-func (a *App) fastForwardFailedLocked(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, target string, ffErr error) error {
+func (a *Lander) fastForwardFailedLocked(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, target string, ffErr error) error {
 	inv := rec.InvocationID
-	report := gitErr(ffErr)
+	report := core.GitErr(ffErr)
 	if ge := (*gitcore.GitError)(nil); !errors.As(ffErr, &ge) {
 		report = errs.LandFastForwardFailed(inv, ffErr)
 	}
 	if blocked := (*gitcore.BlockedError)(nil); errors.As(ffErr, &blocked) {
-		report = errs.LandWouldOverwrite(inv, wt.TreePath, gitErr(blocked.Err))
+		report = errs.LandWouldOverwrite(inv, wt.TreePath, core.GitErr(blocked.Err))
 	}
 	integ := a.Repo.Tree(wt.TreePath)
 	head, herr := integ.Head(ctx)
@@ -447,7 +434,7 @@ func (a *App) fastForwardFailedLocked(ctx context.Context, rec *store.Invocation
 	if herr == nil && serr == nil && derr == nil && head == target && same && !dirty {
 		_, cleanup = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error { r.Land = nil; return nil })
 	} else {
-		_, cleanup = a.recoverLandLocked(ctx, rec)
+		_, cleanup = a.RecoverLandLocked(ctx, rec)
 	}
 	if cleanup != nil {
 		return errs.LandRecordNotUpdated(report, a.Store.InvocationMetaPath(inv), cleanup)
@@ -459,11 +446,11 @@ func (a *App) fastForwardFailedLocked(ctx context.Context, rec *store.Invocation
 // holds the landed commits: remove the sandbox tree (its branch and
 // checkpoint refs are kept), mark the record landed, touch the worktree's
 // last_used_at, write an event. Every step is idempotent.
-func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord, note string) (*store.InvocationRecord, error) {
-	if err := a.retireSandboxTree(ctx, rec); err != nil {
+func (a *Lander) finishLandLocked(ctx context.Context, rec *store.InvocationRecord, note string) (*store.InvocationRecord, error) {
+	if err := a.Host.RetireSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
-	if err := a.fail(FPLandAfterRemove); err != nil {
+	if err := a.Fail(FPLandAfterRemove); err != nil {
 		return nil, err
 	}
 	if err := a.logLandLocked(ctx, rec); err != nil {
@@ -471,7 +458,7 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	}
 	rec, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
 		r.LandingStatus = store.Str(store.LandingLanded)
-		r.LandedAt = store.Str(a.now())
+		r.LandedAt = store.Str(a.Stamp())
 		if r.Land != nil {
 			r.Land.State = LandDone
 			r.Land.Note = note
@@ -482,7 +469,7 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 		return nil, err
 	}
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil {
-		wt.LastUsedAt = a.now()
+		wt.LastUsedAt = a.Stamp()
 		if err := a.Store.WriteWorktree(wt); err != nil {
 			return nil, err
 		}
@@ -494,14 +481,14 @@ func (a *App) finishLandLocked(ctx context.Context, rec *store.InvocationRecord,
 	if note != "" {
 		data["note"] = note
 	}
-	a.event(rec.InvocationID, "landed", data)
+	a.Event(rec.InvocationID, "landed", data)
 	return rec, nil
 }
 
 // logLandLocked appends the land to the operation log, once (finishing an
 // interrupted land logs it too): before and after of the integration
 // branch, and the sandbox's saved state.
-func (a *App) logLandLocked(ctx context.Context, rec *store.InvocationRecord) error {
+func (a *Lander) logLandLocked(ctx context.Context, rec *store.InvocationRecord) error {
 	p := rec.Land
 	if p == nil || p.ResultHead == "" {
 		return nil
@@ -527,8 +514,8 @@ func (a *App) logLandLocked(ctx context.Context, rec *store.InvocationRecord) er
 // the branch does not hold (an agent that checked out --detach, or another
 // branch, and committed there): landing would skip them and removing the
 // sandbox would lose them.
-func (a *App) checkSandboxHead(ctx context.Context, rec *store.InvocationRecord, tree, tip string) error {
-	as, err := a.sandboxAstray(ctx, rec, tree, tip)
+func (a *Lander) checkSandboxHead(ctx context.Context, rec *store.InvocationRecord, tree, tip string) error {
+	as, err := a.SandboxAstray(ctx, rec, tree, tip)
 	if err != nil || as == nil {
 		return err
 	}
@@ -542,13 +529,13 @@ func (a *App) checkSandboxHead(ctx context.Context, rec *store.InvocationRecord,
 // commit is fine when the integration tree's submodule, or the main
 // repository's .git/modules/<path>, has it too, or when it is on a
 // remote-tracking branch of the sandbox's submodule (it was pushed).
-func (a *App) checkSubmoduleCommits(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, commits []gitcore.Commit, tree string) error {
+func (a *Lander) checkSubmoduleCommits(ctx context.Context, rec *store.InvocationRecord, wt *store.WorktreeRecord, commits []gitcore.Commit, tree string) error {
 	if len(commits) == 0 {
 		return nil
 	}
 	links, err := a.Repo.GitlinkChanges(ctx, rec.BaseCommit, commits[len(commits)-1].ID)
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 	for _, l := range links {
 		if a.Repo.SubmoduleHas(ctx, filepath.Join(wt.TreePath, l.Path), l.Commit) ||
