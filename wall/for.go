@@ -82,6 +82,16 @@ func hygieneSettings(cfg *gitcore.Config, ws *Settings) error {
 	return nil
 }
 
+// runtimeDirs are the user's runtime directories: $XDG_RUNTIME_DIR and
+// /run/user/<uid> (the same one, most often).
+func runtimeDirs(getenv func(string) string) []string {
+	out := []string{filepath.Join("/run/user", strconv.Itoa(os.Getuid()))}
+	if d := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) && realPath(d) != realPath(out[0]) {
+		out = append(out, d)
+	}
+	return out
+}
+
 func expandHome(paths []string) []string {
 	home, _ := os.UserHomeDir()
 	var out []string
@@ -112,12 +122,13 @@ func For(st *store.Store, commonDir string, ws Settings, rec *store.InvocationRe
 	home, _ := os.UserHomeDir()
 	w := &Wall{
 		Sandbox: rec.SandboxPath, GitDir: gitDir, CommonDir: commonDir,
-		Branch:    strings.TrimPrefix(rec.SandboxBranch, "refs/heads/"),
-		Logs:      st.SandboxLogsDir(rec.InvocationID),
-		Extra:     ws.Writable,
-		Hide:      append(append([]string(nil), ws.Hide...), tmuxSocketDir()),
-		NoNetwork: ws.NoNetwork,
-		Bwrap:     bwrap, Self: self,
+		Branch:      strings.TrimPrefix(rec.SandboxBranch, "refs/heads/"),
+		Logs:        st.SandboxLogsDir(rec.InvocationID),
+		Extra:       ws.Writable,
+		Hide:        append(append([]string(nil), ws.Hide...), tmuxSocketDir()),
+		NoNetwork:   ws.NoNetwork,
+		RuntimeDirs: runtimeDirs(os.Getenv),
+		Bwrap:       bwrap, Self: self,
 		Sockets:    SocketsAllowed(ws.Sockets, os.Getenv),
 		NoTerminal: true,
 		MaxProcs:   ws.MaxProcs,

@@ -16,7 +16,11 @@ import (
 // agency.isolate.network none replaces; sockets bound to a path are
 // listed by the kernel in /proc/net/unix, and under network none the wall
 // binds /dev/null over each one that lies outside the sandbox and that the
-// user did not allow (agency.isolate.sockets).
+// user did not allow (agency.isolate.sockets). A socket bound after the
+// wall went up is in no list: the user's runtime directories, where the
+// user's own daemons bind theirs, are private to the wall under network
+// none (Wall.RuntimeDirs); /tmp always is. What is left are the system's
+// directories (/run, /var/run), whose daemons' sockets are root's.
 
 // procNetUnix is the kernel's list of unix sockets.
 const procNetUnix = "/proc/net/unix"
@@ -103,7 +107,7 @@ func reachable(p string, grants []Grant) bool {
 	// Grants are ordered parents first: the deepest one containing p wins.
 	for _, g := range grants {
 		if inside(p, g.Path) {
-			seen = g.Access != Hidden
+			seen = g.Access != Hidden && g.Access != Private
 		}
 	}
 	return seen

@@ -20,6 +20,10 @@ const (
 	Writable Access = "rw"
 	// Hidden replaces a path with an empty one.
 	Hidden Access = "hide"
+	// Private replaces a directory with an empty one of the wall's own,
+	// writable (as /tmp is): nothing made there outside after the wall
+	// goes up is seen inside.
+	Private Access = "private"
 )
 
 // Grant is one path of the wall and what may be done with it; Why says
@@ -59,6 +63,11 @@ type Wall struct {
 	Hide []string
 	// NoNetwork cuts the network (agency.isolate.network none).
 	NoNetwork bool
+	// RuntimeDirs are the user's runtime directories ($XDG_RUNTIME_DIR,
+	// /run/user/<uid>), where the user's own daemons bind their sockets,
+	// at any time; under NoNetwork each is Private, so that a socket
+	// bound there after the wall went up is not reachable either.
+	RuntimeDirs []string
 	// Bwrap is the bubblewrap program; Self the program started inside
 	// the wall before the agent (ExecCmd).
 	Bwrap, Self string
@@ -130,6 +139,11 @@ func (w *Wall) Grants() []Grant {
 	for _, p := range w.Hide {
 		add(p, Hidden, "hidden")
 	}
+	if w.NoNetwork {
+		for _, p := range w.RuntimeDirs {
+			add(p, Private, "runtime directory")
+		}
+	}
 	return orderGrants(out)
 }
 
@@ -200,7 +214,7 @@ func needsMount(p string, before []Grant) bool {
 		}
 	}
 	for _, g := range before {
-		if g.Access == Writable && inside(p, g.Path) {
+		if (g.Access == Writable || g.Access == Private) && inside(p, g.Path) {
 			return true
 		}
 	}
@@ -283,6 +297,8 @@ func mountArgs(g Grant) []string {
 	switch g.Access {
 	case Writable:
 		return []string{"--bind", g.Path, g.Path}
+	case Private:
+		return []string{"--tmpfs", g.Path}
 	case Hidden:
 		if fi, err := os.Stat(g.Path); err == nil && fi.IsDir() {
 			return []string{"--tmpfs", g.Path, "--remount-ro", g.Path}

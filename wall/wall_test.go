@@ -173,3 +173,27 @@ func TestWallShadowMounts(t *testing.T) {
 		t.Errorf("the repository's refs or objects are writable: %s", args)
 	}
 }
+
+// Under network none the user's runtime directory is the wall's own
+// (an empty tmpfs), mounted before the socket the user allows there,
+// which is bound back; with the network shared it is left alone.
+func TestWallRuntimeDirPrivateUnderNetworkNone(t *testing.T) {
+	w := wallFixture(t)
+	run := t.TempDir()
+	allowed := filepath.Join(run, "agent.sock")
+	ln := listenUnix(t, allowed)
+	defer ln.Close()
+	w.RuntimeDirs = []string{run}
+	w.Visible = append(w.Visible, allowed)
+	w.Sockets = []string{allowed}
+	if a, ok := grantMap(w)[realPath(run)]; ok {
+		t.Fatalf("network shared: the runtime directory is %s", a)
+	}
+	w.NoNetwork = true
+	args := strings.Join(w.Args(), " ")
+	tmpfs := strings.Index(args, "--tmpfs "+realPath(run)+" ")
+	back := strings.Index(args, "--ro-bind "+realPath(allowed)+" "+realPath(allowed))
+	if tmpfs < 0 || back < tmpfs {
+		t.Fatalf("want --tmpfs %s, then the allowed socket bound back; args: %s", run, args)
+	}
+}
