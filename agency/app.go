@@ -55,6 +55,8 @@ type App struct {
 	notes []pendingNote
 	// notesMu guards notes: watch lands from its own goroutines.
 	notesMu sync.Mutex
+	// hostLooks: what the hosts answered this command's views.
+	hostLooks hostLooks
 }
 
 // Open discovers the repository containing dir, reads agency.* config and

@@ -66,7 +66,7 @@ type ListOptions struct {
 // the outcome reconcile would record: View); the forecast cache is the one
 // file it may write (see withForecasts).
 func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]InvocationView, error) {
-	a.SyncHosts(ctx)
+	a.lookAtHosts(ctx)
 	list, err := a.scan()
 	if err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ func (a *App) WorktreeForecasts(ctx context.Context, worktreeID string) map[stri
 // ShowInvocation resolves and derives display status; a read, like
 // ListInvocations.
 func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView, error) {
-	a.SyncHosts(ctx)
+	a.lookAtHosts(ctx)
 	rec, err := a.ResolveInvocation(query)
 	if err != nil {
 		return nil, err
@@ -292,6 +292,11 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *App) withLive(v *InvocationView) {
+	if v.Record.Queued() && v.Record.Host != "" {
+		v.Display = DisplayQueued
+		a.hostDisplay(v)
+		return
+	}
 	if v.Record.Queued() {
 		v.Display = DisplayQueued
 		return
