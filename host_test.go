@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-agency/git-agency/host"
 	"github.com/git-agency/git-agency/internal/sshdtest"
 )
 
@@ -402,5 +403,131 @@ func TestHostReadsRead(t *testing.T) {
 	r.agency("agent", "land", id)
 	if b, err := os.ReadFile(filepath.Join(r.wt, "d.txt")); err != nil || string(b) != "four\n" {
 		t.Fatalf("the land did not fetch and land the host's work: %q %v", b, err)
+	}
+}
+
+// masterPIDs are the ssh ControlMaster processes of this rig's client
+// (their title names the control socket, under the rig's control dir).
+func (r *hostRig) masterPIDs() []int {
+	dir := host.ControlDirFor(r.local)
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		c := string(b)
+		if strings.HasPrefix(c, "ssh: "+dir+"/") && strings.Contains(c, "[mux]") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// The connection killed in the middle of a fetch (the fetch paused on the
+// host by a failpoint, its ControlMaster killed): the agent finishes on
+// the host, views answer within 5 s, and the fetch made again over a new
+// connection brings its outcome and commits, which land.
+func TestHostKillMidFetch(t *testing.T) {
+	r := newHostRig(t)
+	pause := filepath.Join(r.sshd.HostHome, "pause-fetch")
+	r.env = append(r.env, "AGENCY_FAILPOINT=host:fetch-pause="+pause)
+	gate := filepath.Join(r.sshd.HostHome, "go-on")
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"while [ ! -e "+gate+" ]; do sleep 0.1; done; echo five > e.txt && git add e.txt && git commit -qm mid-fetch")
+	r.waitStatus(id, "running")
+	os.WriteFile(pause, nil, 0o644)
+	os.WriteFile(gate, nil, 0o644)
+	r.eventually(60*time.Second, "a fetch paused on the host", func() bool {
+		_, err := os.Stat(pause + ".reached")
+		return err == nil
+	})
+	ms := r.masterPIDs()
+	if len(ms) == 0 {
+		t.Fatal("no ControlMaster to kill")
+	}
+	for _, p := range ms {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	for _, args := range [][]string{{"host", "ls"}, {"agent", "ls"}} {
+		start := time.Now()
+		r.run(args...)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%v took %v with the connection killed", args, d)
+		}
+	}
+	os.Remove(pause)
+	r.eventually(60*time.Second, "the agent finished on the host", func() bool { return r.hostRecord(id)["status"] == "finished" })
+	r.waitStatus(id, "finished")
+	if got := r.git("log", "-1", "--format=%s", "agency/sandbox-"+id); got != "mid-fetch" {
+		t.Fatalf("commits not fetched after the connection came back: %q", got)
+	}
+	r.agency("agent", "land", id)
+	if _, err := os.Stat(filepath.Join(r.wt, "e.txt")); err != nil {
+		t.Fatal("not landed after the killed fetch")
+	}
+}
+
+// A host that does not come back: after agency.host.<name>.lostAfter its
+// run reads `host lost` (its fetcher gives up), and the work last fetched
+// lands.
+func TestHostLostAfter(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.host.box.lostAfter", "2s")
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo six > f.txt && git add f.txt && git commit -qm before-loss; exec sleep 600")
+	r.eventually(60*time.Second, "the agent's commit fetched", func() bool {
+		return r.hasRef("agency/sandbox-"+id) && r.git("log", "-1", "--format=%s", "agency/sandbox-"+id) == "before-loss"
+	})
+	r.sshd.Stop()
+	r.eventually(30*time.Second, "agent ls says host lost", func() bool {
+		out, _ := r.run("agent", "ls")
+		return strings.Contains(out, "host lost")
+	})
+	r.eventually(30*time.Second, "the fetcher gave up", func() bool { return len(r.fetcherPIDs()) == 0 })
+	var shown map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &shown)
+	r.agency("agent", "land", id)
+	if b, err := os.ReadFile(filepath.Join(r.wt, "f.txt")); err != nil || string(b) != "six\n" {
+		t.Fatalf("the last fetched work did not land: %q %v", b, err)
+	}
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &shown)
+	if e, _ := shown["error"].(string); !strings.Contains(e, "host lost") {
+		t.Fatalf("the record does not say the host was lost: %v", shown)
+	}
+	// The agent still runs on the host: end it (the test ends what it started).
+	r.sshd.Restart()
+	r.agency("agent", "kill", id)
+}
+
+// agency.host.<name>.maxActive holds on the host: with 1, a second start
+// waits in the host's own queue (queued here too), and starts there when
+// the first ends; both come back.
+func TestHostMaxActive(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.host.box.maxActive", "1")
+	gate := filepath.Join(r.sshd.HostHome, "go-on")
+	first := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"while [ ! -e "+gate+" ]; do sleep 0.1; done; echo 1 > g1.txt && git add g1.txt && git commit -qm first")
+	r.waitStatus(first, "running")
+	second := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo 2 > g2.txt && git add g2.txt && git commit -qm second")
+	if st := r.hostRecord(second)["status"]; st != "queued" {
+		t.Fatalf("the second start is %v on the host, not queued", st)
+	}
+	if ls := r.agency("agent", "ls"); !strings.Contains(ls, second) || !strings.Contains(ls, "queued") {
+		t.Fatalf("agent ls does not show the queued start: %s", ls)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	r.waitStatus(first, "finished")
+	r.waitStatus(second, "finished")
+	if got := r.git("log", "-1", "--format=%s", "agency/sandbox-"+second); got != "second" {
+		t.Fatalf("the queued agent's work not fetched: %q", got)
+	}
+	r.agency("agent", "land", second)
+	if _, err := os.Stat(filepath.Join(r.wt, "g2.txt")); err != nil {
+		t.Fatal("the queued agent's work did not land")
 	}
 }

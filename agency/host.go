@@ -29,8 +29,9 @@ type HostConfig struct {
 const (
 	defaultLostAfter = 24 * time.Hour
 	// hostAnswerWithin bounds every look at a host a view makes: a host
-	// that does not answer reads as unreachable, never waited on.
-	hostAnswerWithin = 4 * time.Second
+	// that does not answer reads as unreachable, never waited on (the
+	// command itself, started and ended, stays within 5 s under load).
+	hostAnswerWithin = 3500 * time.Millisecond
 )
 
 // HostNames are the configured hosts, sorted.

@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
+
+	"github.com/git-agency/git-agency/store"
 )
 
 // HostWaitAnswer is `host-serve wait`: the state of the asked invocations,
@@ -60,11 +63,15 @@ func ServeWait(ctx context.Context, repoID, sig string, within time.Duration, id
 	return ans, nil
 }
 
-// waitSig stands for the records and events of ids as they are now.
+// waitSig stands for the records, events, sandbox branches and checkpoint
+// refs of ids as they are now (the refs by their loose files: a commit of
+// the agent moves its branch's).
 func (a *App) waitSig(ids []string) string {
 	h := sha256.New()
 	for _, id := range ids {
-		for _, p := range []string{a.Store.InvocationMetaPath(id), a.Store.EventsPath(id)} {
+		for _, p := range []string{a.Store.InvocationMetaPath(id), a.Store.EventsPath(id),
+			filepath.Join(a.Repo.CommonDir, "refs", "heads", store.SandboxBranch(id)),
+			filepath.Join(a.Repo.CommonDir, filepath.FromSlash(store.SnapshotRefPrefix(id)))} {
 			if fi, err := os.Stat(p); err == nil {
 				fmt.Fprintf(h, "%s %d %d\n", p, fi.Size(), fi.ModTime().UnixNano())
 			}
