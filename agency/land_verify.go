@@ -89,6 +89,11 @@ func (a *App) runVerifyCandidate(ctx context.Context, c *candidate, timeout time
 	if err := a.fail(FPVerifyRunning); err != nil {
 		return runner.VerifyOutcome{Error: errs.As(err).Msg}
 	}
+	if hosts := a.verifyHosts(); len(hosts) > 0 {
+		if out, ok := a.verifyOnHosts(ctx, c, timeout, hosts); ok {
+			return out
+		}
+	}
 	return a.runVerify(ctx, c.rec, c.tree, c.command, timeout)
 }
 

@@ -126,6 +126,22 @@ type HostServeCmd struct {
 	Start  HostServeStartCmd  `cmd:"" help:"Start an agent a caller asked for (JSON on stdin and out)."`
 	Status HostServeStatusCmd `cmd:"" help:"The state of a caller's invocations (JSON)."`
 	Wait   HostServeWaitCmd   `cmd:"" help:"Wait for a change of a caller's invocations, then their state (JSON)."`
+	Verify HostServeVerifyCmd `cmd:"" help:"Check a caller's land candidate here (JSON on stdin and out)."`
+}
+
+// HostServeVerifyCmd is `host-serve verify`.
+type HostServeVerifyCmd struct{}
+
+func (c *HostServeVerifyCmd) Run(env *Env) error {
+	in, err := io.ReadAll(env.Stdin)
+	if err != nil {
+		return err
+	}
+	out, err := agency.ServeVerify(env.Ctx, in)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(out)
 }
 
 // HostServeHelloCmd is `host-serve hello`.

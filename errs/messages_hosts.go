@@ -61,3 +61,14 @@ func HostInstallMismatch(name, there, here string) *Error {
 func HostLostNote(name string, lostAfter string) string {
 	return fmt.Sprintf("host lost: %s has not answered for %s (agency.host.%s.lostAfter); what was last fetched of this run can land", name, lostAfter, name)
 }
+
+// HostVerifyLost: a check could not run on a verify host (agency.verify.hosts);
+// it runs on the next one, or here.
+func HostVerifyLost(name, why string) error {
+	return New(EHostUnreachable, "it runs on the next host of agency.verify.hosts, or here", "the check could not run on host %s: %s", name, why)
+}
+
+// HostVerifyHeader is the first line of the verify log of a check a host ran.
+func HostVerifyHeader(name string) string {
+	return "# this check ran on host " + name
+}
