@@ -65,6 +65,9 @@ git config agency.runner.sh.command sh
 git config agency.runner.sh.headlessArg -c
 git config agency.host.box.ssh box
 git config agency.host.box2.ssh box2
+# 20 agents each, none queued behind auto's limit on a small machine.
+git config agency.host.box.maxActive 25
+git config agency.host.box2.maxActive 25
 git config agency.host.sshConfig "$S/client/config"
 git agency worktree create --name bench >/dev/null
 # Warm: the connection, the hello, the mirror.
