@@ -54,25 +54,30 @@ type HostVerifyAnswer struct {
 	Log     string               `json:"log"`
 }
 
-// verifyOnHosts runs c's check on the first host of hosts that answers;
-// false when none did (the caller runs it here).
-func (a *App) verifyOnHosts(ctx context.Context, c *candidate, timeout time.Duration, hosts []string) (runner.VerifyOutcome, bool) {
+// verifyOnHosts runs inv's check of commit on the first host of
+// agency.verify.hosts that answers; false when none is set or none did
+// (the caller runs it here).
+func (a *App) verifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, bool) {
+	hosts := a.verifyHosts()
+	if len(hosts) == 0 {
+		return runner.VerifyOutcome{}, false
+	}
 	sum := fnv.New32a()
-	sum.Write([]byte(c.rec.InvocationID))
+	sum.Write([]byte(inv))
 	first := int(sum.Sum32() % uint32(len(hosts)))
 	for i := range hosts {
 		name := hosts[(first+i)%len(hosts)]
-		out, err := a.verifyOnHost(ctx, name, c, timeout)
+		out, err := a.verifyOnHost(ctx, name, inv, commit, command, timeout)
 		if err == nil {
 			return out, true
 		}
-		a.warn(c.rec.InvocationID, errs.HostVerifyLost(name, errs.As(err).Msg))
+		a.warn(inv, errs.HostVerifyLost(name, errs.As(err).Msg))
 	}
 	return runner.VerifyOutcome{}, false
 }
 
-// verifyOnHost runs c's check on host name.
-func (a *App) verifyOnHost(ctx context.Context, name string, c *candidate, timeout time.Duration) (runner.VerifyOutcome, error) {
+// verifyOnHost runs inv's check of commit on host name.
+func (a *App) verifyOnHost(ctx context.Context, name, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, error) {
 	h, _, err := a.Host(name)
 	if err != nil {
 		return runner.VerifyOutcome{}, err
@@ -81,12 +86,12 @@ func (a *App) verifyOnHost(ctx context.Context, name string, c *candidate, timeo
 	if err != nil {
 		return runner.VerifyOutcome{}, err
 	}
-	ref := "refs/agency/verify/" + c.rec.InvocationID
-	if err := a.Repo.PushOver(ctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+c.res.ResultHead+":"+ref); err != nil {
+	ref := "refs/agency/verify/" + inv
+	if err := a.Repo.PushOver(ctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+commit+":"+ref); err != nil {
 		return runner.VerifyOutcome{}, gitErr(err)
 	}
-	in, _ := json.Marshal(HostVerifyRequest{RepoID: a.Store.RepoID, Inv: c.rec.InvocationID, Commit: c.res.ResultHead,
-		Command: c.command, Timeout: timeout, Config: a.Config.Matching(travels)})
+	in, _ := json.Marshal(HostVerifyRequest{RepoID: a.Store.RepoID, Inv: inv, Commit: commit,
+		Command: command, Timeout: timeout, Config: a.Config.Matching(travels)})
 	vctx, cancel := context.WithTimeout(ctx, timeout+hostStartWithin)
 	defer cancel()
 	res, err := h.Run(vctx, host.RemoteProgram("host-serve", "verify"), in)
@@ -97,7 +102,7 @@ func (a *App) verifyOnHost(ctx context.Context, name string, c *candidate, timeo
 	if res.ExitCode != 0 || json.Unmarshal(res.Stdout, &ans) != nil {
 		return runner.VerifyOutcome{}, errs.HostFailed(name, "host-serve verify", res.ExitCode, string(res.Stderr))
 	}
-	logPath := a.Store.VerifyLogPath(c.rec.InvocationID)
+	logPath := a.Store.VerifyLogPath(inv)
 	_ = os.WriteFile(logPath, []byte(errs.HostVerifyHeader(name)+"\n"+ans.Log), 0o600)
 	return ans.Outcome, nil
 }
@@ -140,9 +145,9 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 	}
 	rec := &store.InvocationRecord{InvocationID: req.Inv, RepoID: a.Store.RepoID, SandboxPath: tree}
 	logPath := filepath.Join(dir, "verify.log")
-	spec := runner.VerifySpec{Dir: tree, Setup: a.verifySetup(ctx, tree), Command: req.Command, Timeout: req.Timeout, LogPath: logPath,
+	spec := runner.VerifySpec{Dir: tree, Setup: landHost{a}.VerifySetup(ctx, tree), Command: req.Command, Timeout: req.Timeout, LogPath: logPath,
 		Env: append([]string{"AGENCY_INVOCATION_ID=" + req.Inv, "AGENCY_VERIFY_TREE=" + tree}, runner.SetupEnv(a.Repo.Toplevel, tree)...)}
-	if spec.Argv, err = a.verifyWall(ctx, rec, tree); err != nil {
+	if spec.Argv, err = a.lander().VerifyWall(ctx, rec, tree); err != nil {
 		return &HostVerifyAnswer{Outcome: runner.VerifyOutcome{Status: store.VerifyErrored, Error: "the wall could not be made: " + errs.As(err).Msg}}, nil
 	}
 	out := runner.RunVerify(ctx, spec)

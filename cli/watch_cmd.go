@@ -47,6 +47,7 @@ func (c *WatchCmd) Run(env *Env) error {
 	if c.AllRepos {
 		argv = append(argv, "--all-repos")
 	}
+
 	// The watch program acts on the same repository as we do: it keeps our
 	// environment (GIT_DIR and all) as it is.
 	argv[0] = exe
@@ -60,7 +61,9 @@ func (c *WatchCmd) Run(env *Env) error {
 		err := cmd.Exec()
 		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
 	}
+
 	cmd.SetStdio(env.Stdin, env.Stdout, env.Stderr)
+
 	if err := cmd.Run(); err != nil {
 		var ee *subproc.ExitError
 		if errors.As(err, &ee) {
@@ -68,6 +71,7 @@ func (c *WatchCmd) Run(env *Env) error {
 		}
 		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
 	}
+
 	return nil
 }
 
@@ -117,6 +121,7 @@ func WatchRepos(env *Env, c *WatchCmd) (*agency.App, []agency.RepoEntry, error) 
 		a, err := env.App()
 		return a, nil, err
 	}
+
 	repos, err := agency.AllRepos(env.Ctx, env.Dir, env.Runner)
 	if err != nil {
 		return nil, nil, err
@@ -124,6 +129,7 @@ func WatchRepos(env *Env, c *WatchCmd) (*agency.App, []agency.RepoEntry, error) 
 	if repos == nil {
 		repos = []agency.RepoEntry{}
 	}
+
 	a, _ := env.App()
 	return a, repos, nil
 }
