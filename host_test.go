@@ -1,15 +1,21 @@
 package gitagency_test
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/git-agency/git-agency/host"
 	"github.com/git-agency/git-agency/internal/sshdtest"
 )
 
@@ -58,7 +64,8 @@ func newHostRig(t *testing.T) *hostRig {
 	json.Unmarshal([]byte(r.agency("worktree", "create", "--name", "feat", "--json")), &wt)
 	r.wt = wt.TreePath
 	t.Cleanup(func() {
-		// The client's master connection, and every agent the host still runs.
+		// The fetchers, the client's master connection.
+		r.killFetchers()
 		exec.Command("ssh", "-F", s.ClientConfig, "-o", "ControlPath="+filepath.Join(r.local, "cm", "*"), "-O", "exit", s.Alias).Run()
 		ms, _ := filepath.Glob(filepath.Join(r.local, "cm", "*"))
 		for _, m := range ms {
@@ -108,6 +115,69 @@ func (r *hostRig) agency(args ...string) string {
 	return out
 }
 
+// fetcherPIDs are the host fetchers' process ids, as they wrote them.
+func (r *hostRig) fetcherPIDs() []int {
+	var out []int
+	fs, _ := filepath.Glob(filepath.Join(r.local, "repos", "*", "hosts", "*.fetcher"))
+	for _, f := range fs {
+		b, _ := os.ReadFile(f)
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && syscall.Kill(n, 0) == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// killFetchers ends the host fetchers and waits until they are gone.
+func (r *hostRig) killFetchers() {
+	for _, p := range r.fetcherPIDs() {
+		syscall.Kill(p, syscall.SIGKILL)
+		r.eventually(10*time.Second, "fetcher gone", func() bool { return syscall.Kill(p, 0) != nil || zombie(p) })
+	}
+}
+
+// zombie: the process ended and waits for its parent (a fetcher's parent
+// is whoever started it; it reaps it when it ends too).
+func zombie(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
+}
+
+// eventually polls cond (a state another process reaches) until it holds,
+// failing after within.
+func (r *hostRig) eventually(within time.Duration, what string, cond func() bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("never: %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// hasRef says whether the local repository has ref.
+func (r *hostRig) hasRef(ref string) bool {
+	cmd := exec.Command("git", "rev-parse", "-q", "--verify", ref)
+	cmd.Dir, cmd.Env = r.repo, r.env
+	return cmd.Run() == nil
+}
+
+// hostRecord is the host's own record of id (its meta.json there).
+func (r *hostRig) hostRecord(id string) map[string]any {
+	ms, _ := filepath.Glob(filepath.Join(r.sshd.HostHome, ".local/share/agency/repos/*/invocations", id, "meta.json"))
+	var rec map[string]any
+	if len(ms) == 1 {
+		b, _ := os.ReadFile(ms[0])
+		json.Unmarshal(b, &rec)
+	}
+	return rec
+}
+
 // waitStatus polls `agent show` (a remote agent's end reaches us only by
 // asking) until the invocation has status want.
 func (r *hostRig) waitStatus(id, want string) map[string]any {
@@ -137,6 +207,8 @@ func TestHostStartFetchLand(t *testing.T) {
 	}
 	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
 		"echo two > b.txt && git add b.txt && git commit -qm agent-work")
+	// The host's fetcher brings the work back with no view asking.
+	r.eventually(60*time.Second, "the sandbox branch fetched in the background", func() bool { return r.hasRef("agency/sandbox-" + id) })
 	rec := r.waitStatus(id, "finished")
 	if rec["host"] != "box" {
 		t.Fatalf("record without its host: %v", rec)
@@ -166,16 +238,7 @@ func TestHostLossAndCatchUp(t *testing.T) {
 	r.sshd.Stop()
 	// The host's agent goes on without the link.
 	os.WriteFile(gate, nil, 0o644)
-	for _, args := range [][]string{{"host", "ls"}, {"agent", "ls"}} {
-		start := time.Now()
-		out, _ := r.run(args...)
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("%v took %v while the host was down", args, d)
-		}
-		if !strings.Contains(out, "unreachable since") {
-			t.Fatalf("%v does not say the host is unreachable: %s", args, out)
-		}
-	}
+	r.downViews(time.Now())
 	r.sshd.Restart()
 	r.waitStatus(id, "finished")
 	if got := r.git("log", "-1", "--format=%s", "agency/sandbox-"+id); got != "after-loss" {
@@ -184,6 +247,27 @@ func TestHostLossAndCatchUp(t *testing.T) {
 	r.agency("agent", "land", id)
 	if _, err := os.Stat(filepath.Join(r.wt, "c.txt")); err != nil {
 		t.Fatal("not landed after reconnect")
+	}
+}
+
+// downViews checks, the host down since lost, that host ls and agent ls
+// answer within 5 s each and say it is unreachable within 5 s of lost.
+func (r *hostRig) downViews(lost time.Time) {
+	r.t.Helper()
+	for _, args := range [][]string{{"host", "ls"}, {"agent", "ls"}} {
+		for {
+			start := time.Now()
+			out, _ := r.run(args...)
+			if d := time.Since(start); d > 5*time.Second {
+				r.t.Fatalf("%v took %v while the host was down", args, d)
+			}
+			if strings.Contains(out, "unreachable since") {
+				break
+			}
+			if time.Since(lost) > 5*time.Second {
+				r.t.Fatalf("%v does not say the host is unreachable 5 s after: %s", args, out)
+			}
+		}
 	}
 }
 
@@ -262,5 +346,188 @@ func TestHostLogsStopDiscard(t *testing.T) {
 	}
 	if trees, _ := filepath.Glob(hostTrees); len(trees) != 0 {
 		t.Fatalf("the host kept the sandbox: %v", trees)
+	}
+}
+
+// snapshot is every file of the local data directory's repositories and
+// host caches, and every local ref, byte for byte.
+func (r *hostRig) snapshot() string {
+	var b strings.Builder
+	for _, root := range []string{filepath.Join(r.local, "repos"), filepath.Join(r.local, "hosts")} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			data, _ := os.ReadFile(p)
+			fmt.Fprintf(&b, "%s %x\n", p, sha256.Sum256(data))
+			return nil
+		})
+	}
+	return b.String() + r.git("for-each-ref")
+}
+
+// Reads read, for an agent on a host too: with no fetcher at work, agent
+// ls, show, logs and host ls ask the host live and show that its agent
+// finished, but write nothing here (no record, cache or ref) and start
+// nothing; a land (an act) then fetches, catches up and lands.
+func TestHostReadsRead(t *testing.T) {
+	r := newHostRig(t)
+	gate := filepath.Join(r.sshd.HostHome, "go-on")
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"while [ ! -e "+gate+" ]; do sleep 0.1; done; echo four > d.txt && git add d.txt && git commit -qm read-only")
+	r.waitStatus(id, "running")
+	r.eventually(30*time.Second, "the start's fetcher at work", func() bool { return len(r.fetcherPIDs()) == 1 })
+	r.killFetchers()
+	os.WriteFile(gate, nil, 0o644)
+	r.eventually(60*time.Second, "the agent finished on the host", func() bool { return r.hostRecord(id)["status"] == "finished" })
+	before := r.snapshot()
+	var shown map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &shown)
+	if shown["status"] != "finished" {
+		t.Fatalf("show does not say what the host says: %v", shown["status"])
+	}
+	if ls := r.agency("agent", "ls"); !strings.Contains(ls, id) || strings.Contains(ls, "running") {
+		t.Fatalf("agent ls: %s", ls)
+	}
+	r.agency("agent", "show", id)
+	r.agency("agent", "logs", id)
+	if out := r.agency("host", "ls"); !strings.Contains(out, "reachable") {
+		t.Fatalf("host ls: %s", out)
+	}
+	if after := r.snapshot(); after != before {
+		t.Fatalf("a read wrote:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if p := r.fetcherPIDs(); len(p) != 0 {
+		t.Fatalf("a read started a fetcher: %v", p)
+	}
+	r.agency("agent", "land", id)
+	if b, err := os.ReadFile(filepath.Join(r.wt, "d.txt")); err != nil || string(b) != "four\n" {
+		t.Fatalf("the land did not fetch and land the host's work: %q %v", b, err)
+	}
+}
+
+// masterPIDs are the ssh ControlMaster processes of this rig's client
+// (their title names the control socket, under the rig's control dir).
+func (r *hostRig) masterPIDs() []int {
+	dir := host.ControlDirFor(r.local)
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		c := string(b)
+		if strings.HasPrefix(c, "ssh: "+dir+"/") && strings.Contains(c, "[mux]") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// The connection killed in the middle of a fetch (the fetch paused on the
+// host by a failpoint, its ControlMaster killed): the agent finishes on
+// the host, views answer within 5 s, and the fetch made again over a new
+// connection brings its outcome and commits, which land.
+func TestHostKillMidFetch(t *testing.T) {
+	r := newHostRig(t)
+	pause := filepath.Join(r.sshd.HostHome, "pause-fetch")
+	r.env = append(r.env, "AGENCY_FAILPOINT=host:fetch-pause="+pause)
+	gate := filepath.Join(r.sshd.HostHome, "go-on")
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"while [ ! -e "+gate+" ]; do sleep 0.1; done; echo five > e.txt && git add e.txt && git commit -qm mid-fetch")
+	r.waitStatus(id, "running")
+	os.WriteFile(pause, nil, 0o644)
+	os.WriteFile(gate, nil, 0o644)
+	r.eventually(60*time.Second, "a fetch paused on the host", func() bool {
+		_, err := os.Stat(pause + ".reached")
+		return err == nil
+	})
+	ms := r.masterPIDs()
+	if len(ms) == 0 {
+		t.Fatal("no ControlMaster to kill")
+	}
+	for _, p := range ms {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	for _, args := range [][]string{{"host", "ls"}, {"agent", "ls"}} {
+		start := time.Now()
+		r.run(args...)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%v took %v with the connection killed", args, d)
+		}
+	}
+	os.Remove(pause)
+	r.eventually(60*time.Second, "the agent finished on the host", func() bool { return r.hostRecord(id)["status"] == "finished" })
+	r.waitStatus(id, "finished")
+	if got := r.git("log", "-1", "--format=%s", "agency/sandbox-"+id); got != "mid-fetch" {
+		t.Fatalf("commits not fetched after the connection came back: %q", got)
+	}
+	r.agency("agent", "land", id)
+	if _, err := os.Stat(filepath.Join(r.wt, "e.txt")); err != nil {
+		t.Fatal("not landed after the killed fetch")
+	}
+}
+
+// A host that does not come back: after agency.host.<name>.lostAfter its
+// run reads `host lost` (its fetcher gives up), and the work last fetched
+// lands.
+func TestHostLostAfter(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.host.box.lostAfter", "2s")
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo six > f.txt && git add f.txt && git commit -qm before-loss; exec sleep 600")
+	r.eventually(60*time.Second, "the agent's commit fetched", func() bool {
+		return r.hasRef("agency/sandbox-"+id) && r.git("log", "-1", "--format=%s", "agency/sandbox-"+id) == "before-loss"
+	})
+	r.sshd.Stop()
+	r.eventually(30*time.Second, "agent ls says host lost", func() bool {
+		out, _ := r.run("agent", "ls")
+		return strings.Contains(out, "host lost")
+	})
+	r.eventually(30*time.Second, "the fetcher gave up", func() bool { return len(r.fetcherPIDs()) == 0 })
+	var shown map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &shown)
+	r.agency("agent", "land", id)
+	if b, err := os.ReadFile(filepath.Join(r.wt, "f.txt")); err != nil || string(b) != "six\n" {
+		t.Fatalf("the last fetched work did not land: %q %v", b, err)
+	}
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &shown)
+	if e, _ := shown["error"].(string); !strings.Contains(e, "host lost") {
+		t.Fatalf("the record does not say the host was lost: %v", shown)
+	}
+	// The agent still runs on the host: end it (the test ends what it started).
+	r.sshd.Restart()
+	r.agency("agent", "kill", id)
+}
+
+// agency.host.<name>.maxActive holds on the host: with 1, a second start
+// waits in the host's own queue (queued here too), and starts there when
+// the first ends; both come back.
+func TestHostMaxActive(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.host.box.maxActive", "1")
+	gate := filepath.Join(r.sshd.HostHome, "go-on")
+	first := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"while [ ! -e "+gate+" ]; do sleep 0.1; done; echo 1 > g1.txt && git add g1.txt && git commit -qm first")
+	r.waitStatus(first, "running")
+	second := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo 2 > g2.txt && git add g2.txt && git commit -qm second")
+	if st := r.hostRecord(second)["status"]; st != "queued" {
+		t.Fatalf("the second start is %v on the host, not queued", st)
+	}
+	if ls := r.agency("agent", "ls"); !strings.Contains(ls, second) || !strings.Contains(ls, "queued") {
+		t.Fatalf("agent ls does not show the queued start: %s", ls)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	r.waitStatus(first, "finished")
+	r.waitStatus(second, "finished")
+	if got := r.git("log", "-1", "--format=%s", "agency/sandbox-"+second); got != "second" {
+		t.Fatalf("the queued agent's work not fetched: %q", got)
+	}
+	r.agency("agent", "land", second)
+	if _, err := os.Stat(filepath.Join(r.wt, "g2.txt")); err != nil {
+		t.Fatal("the queued agent's work did not land")
 	}
 }

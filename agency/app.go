@@ -54,6 +54,8 @@ type App struct {
 	// notes are the landing notifications waiting for the repo lock to be
 	// released (land.Notes; watch lands from its own goroutines).
 	notes land.Notes
+	// hostLooks: what the hosts answered this command's views.
+	hostLooks hostLooks
 }
 
 // Open discovers the repository containing dir, reads agency.* config and

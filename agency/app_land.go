@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/runner"
 	"io"
 	"time"
 
@@ -161,6 +162,10 @@ func (a *App) removeVerifyTree(ctx context.Context, inv string) error {
 
 // landHost is what landing asks of the rest of agency (land.Host).
 type landHost struct{ a *App }
+
+func (h landHost) VerifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, bool) {
+	return h.a.verifyOnHosts(ctx, inv, commit, command, timeout)
+}
 
 func (h landHost) ResolveInvocation(query string) (*store.InvocationRecord, error) {
 	return h.a.ResolveInvocation(query)

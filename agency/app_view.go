@@ -79,7 +79,7 @@ func SettledLongAgo(r *store.InvocationRecord, now time.Time) bool {
 // viewHost is what the read model asks of the rest of agency (view.Host).
 type viewHost struct{ a *App }
 
-func (h viewHost) SyncHosts(ctx context.Context) { h.a.SyncHosts(ctx) }
+func (h viewHost) SyncHosts(ctx context.Context) { h.a.lookAtHosts(ctx) }
 
 func (h viewHost) HostDisplay(v *InvocationView) { h.a.hostDisplay(v) }
 

@@ -2,7 +2,6 @@ package agency
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -30,8 +29,9 @@ type HostConfig struct {
 const (
 	defaultLostAfter = 24 * time.Hour
 	// hostAnswerWithin bounds every look at a host a view makes: a host
-	// that does not answer reads as unreachable, never waited on.
-	hostAnswerWithin = 4 * time.Second
+	// that does not answer reads as unreachable, never waited on (the
+	// command itself, started and ended, stays within 5 s under load).
+	hostAnswerWithin = 3500 * time.Millisecond
 )
 
 // HostNames are the configured hosts, sorted.
@@ -190,7 +190,9 @@ type HostRow struct {
 }
 
 // ListHosts asks every host at once, each bounded by hostAnswerWithin:
-// a host that does not answer reads `unreachable since T` from its cache.
+// a host that does not answer reads `unreachable since T` from what was
+// last known. A read: nothing is written (the fetchers and the commands
+// that act keep <data dir>/hosts/<name>.json).
 func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 	names := a.HostNames()
 	rows := make([]HostRow, len(names))
@@ -204,9 +206,19 @@ func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 		wg.Add(1)
 		go func(i int, n string) {
 			defer wg.Done()
-			hello, err := a.Hello(ctx, n)
+			hello, err := a.askHello(ctx, n, hostAnswerWithin)
+			st := a.HostStateOf(n)
 			rows[i].Live = err == nil && hello != nil
-			rows[i].State = a.HostStateOf(n)
+			if rows[i].Live {
+				if hello.Mirror == "" && st.Hello != nil {
+					hello.Mirror = st.Hello.Mirror
+				}
+				st.Reachable, st.Since, st.Error, st.Hello = true, "", "", hello
+			} else {
+				st.Since = unreachableSince(st, a.now())
+				st.Reachable = false
+			}
+			rows[i].State = st
 		}(i, n)
 	}
 	wg.Wait()
@@ -214,7 +226,7 @@ func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 }
 
 // Hello asks a host's git-agency about itself, bounded by
-// hostAnswerWithin (a view never waits longer); the answer is cached.
+// hostAnswerWithin; the answer is cached.
 func (a *App) Hello(ctx context.Context, name string) (*HostHello, error) {
 	return a.helloWithin(ctx, name, hostAnswerWithin)
 }
@@ -222,27 +234,32 @@ func (a *App) Hello(ctx context.Context, name string) (*HostHello, error) {
 // helloWithin is Hello bounded by within: a start or an action, which
 // must reach the host anyway, waits longer than a view.
 func (a *App) helloWithin(ctx context.Context, name string, within time.Duration) (*HostHello, error) {
+	hello, err := a.askHello(ctx, name, within)
+	a.noteHost(name, hello, err)
+	return hello, err
+}
+
+// askHello is `host-serve hello`, bounded by within, writing nothing here.
+func (a *App) askHello(ctx context.Context, name string, within time.Duration) (*HostHello, error) {
 	h, _, err := a.Host(name)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
-	out, err := a.hostCall(ctx, h, nil, "host-serve", "hello", "--repo-id", a.Store.RepoID)
-	if err != nil {
-		var u *host.ErrUnreachable
-		if errors.As(err, &u) {
-			return nil, err
-		}
-		a.noteHost(name, nil, err)
+	res, err := h.Run(ctx, host.RemoteProgram("host-serve", "hello", "--repo-id", a.Store.RepoID), nil)
+	switch {
+	case err != nil:
 		return nil, err
+	case res.ExitCode == 127:
+		return nil, errs.HostNoAgency(name)
+	case res.ExitCode != 0:
+		return nil, errs.HostFailed(name, "host-serve hello", res.ExitCode, string(res.Stderr))
 	}
 	var hello HostHello
-	if err := jsonDecode(out, &hello); err != nil {
-		a.noteHost(name, nil, err)
+	if err := jsonDecode(res.Stdout, &hello); err != nil {
 		return nil, errs.HostFailed(name, "host-serve hello", 0, err.Error())
 	}
-	a.noteHost(name, &hello, nil)
 	return &hello, nil
 }
 

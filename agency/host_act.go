@@ -36,7 +36,11 @@ func (a *App) ActOnHost(ctx context.Context, rec *store.InvocationRecord, stdout
 	if err != nil {
 		return 0, a.unreachableErr(rec.Host, err)
 	}
-	a.syncHost(ctx, rec.Host, []string{rec.InvocationID})
+	if len(args) > 0 && args[0] != "logs" {
+		// An act: its outcome is fetched now, and the host's fetcher runs.
+		a.syncHost(ctx, rec.Host, []string{rec.InvocationID})
+		a.EnsureHostFetcher(rec.Host)
+	}
 	return res.ExitCode, nil
 }
 
@@ -75,4 +79,59 @@ func (a *App) DiscardHostRecord(ctx context.Context, id string) (*store.Invocati
 	a.event(id, "discarded", map[string]any{"host": cur.Host})
 	_ = ctx
 	return cur, nil
+}
+
+// CatchUpHosts is what a command that acts on invocations (a land) does
+// first for those of queries on hosts whose end or refs are not here yet:
+// each host asked now (bounded by hostAnswerWithin), their refs fetched
+// and records caught up. The run of a lost host (unreachable for its
+// agency.host.<name>.lostAfter) is recorded as ended, failed, so that its
+// last fetched work can land. A host that does not answer is left as it
+// is; its fetcher is started.
+func (a *App) CatchUpHosts(ctx context.Context, queries []string) {
+	byHost := map[string][]string{}
+	for _, q := range queries {
+		rec, err := a.ResolveInvocation(q)
+		if err != nil || rec.Host == "" || (!rec.Active() && !rec.Queued() && rec.FinishedAt != nil && a.fetchedFinal(rec)) {
+			continue
+		}
+		byHost[rec.Host] = append(byHost[rec.Host], rec.InvocationID)
+	}
+	for name, ids := range byHost {
+		if a.hostLost(name) {
+			a.recordHostLost(ctx, name, ids)
+			continue
+		}
+		a.syncHost(ctx, name, ids)
+		if a.hostLost(name) {
+			a.recordHostLost(ctx, name, ids)
+			continue
+		}
+		a.EnsureHostFetcher(name)
+	}
+}
+
+// recordHostLost ends the records of ids, whose host is lost: failed, for
+// an unknown reason, the error saying so.
+func (a *App) recordHostLost(ctx context.Context, name string, ids []string) {
+	c, _ := a.HostConfigOf(name)
+	_, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	for _, id := range ids {
+		cur, err := a.Store.ReadInvocation(id)
+		if err != nil || (!cur.Active() && !cur.Queued()) {
+			continue
+		}
+		cur.Status, cur.ExitReason = store.StatusFailed, store.Str(store.ExitUnknown)
+		cur.FinishedAt = store.Str(a.now())
+		cur.Error = errs.HostLostNote(name, c.LostAfter.String())
+		if err := a.Store.WriteInvocation(cur); err != nil {
+			a.warn(id, err)
+			continue
+		}
+		a.event(id, "host_lost", map[string]any{"host": cur.Host})
+	}
 }

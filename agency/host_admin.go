@@ -35,7 +35,8 @@ func (a *App) CheckHost(ctx context.Context, name, version string) ([]HostCheck,
 	if err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, hostAnswerWithin)
+	// A doctor, not a view: it waits as long as an action would.
+	cctx, cancel := context.WithTimeout(ctx, hostActWithin)
 	defer cancel()
 	if _, err := h.Run(cctx, "true", nil); err != nil {
 		a.noteHost(name, nil, err)
@@ -43,7 +44,7 @@ func (a *App) CheckHost(ctx context.Context, name, version string) ([]HostCheck,
 			Hint: "make 'ssh " + h.Dest + " true' work without a prompt: the key in ssh-agent (ssh-add), the host in ~/.ssh/known_hosts (ssh " + h.Dest + " once); BatchMode is on"}}, nil
 	}
 	out := []HostCheck{{Name: "ssh", OK: true, Detail: h.Dest}}
-	hello, err := a.Hello(ctx, name)
+	hello, err := a.helloWithin(ctx, name, hostActWithin)
 	if err != nil {
 		return append(out, HostCheck{Name: "git-agency", Detail: err.Error(), Hint: "git agency host install " + name}), nil
 	}

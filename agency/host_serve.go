@@ -46,10 +46,7 @@ func ServeHello(ctx context.Context, version, repoID string) (*HostHello, error)
 	h := &HostHello{Version: version, OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(), DataDir: dataDir, Runners: map[string]bool{}}
 	h.HostName, _ = os.Hostname()
 	h.MemFree = memAvailable()
-	h.MaxAuto = min(h.Cores, int(h.MemFree/(2<<30)))
-	if h.MaxAuto < 1 {
-		h.MaxAuto = 1
-	}
+	h.MaxAuto = maxActiveAuto(h.Cores, h.MemFree)
 	h.Git, _ = gitcore.Version(ctx, nil)
 	_, terr := tmux.Available()
 	h.Tmux = terr == nil
@@ -68,6 +65,22 @@ func ServeHello(ctx context.Context, version, repoID string) (*HostHello, error)
 		}
 	}
 	return h, nil
+}
+
+// maxActiveAuto is maxActive "auto" on a machine with cores and memFree
+// bytes free: the smaller of the cores and the free memory / 2 GiB, at
+// least 1.
+func maxActiveAuto(cores int, memFree int64) int {
+	return max(1, min(cores, int(memFree/(2<<30))))
+}
+
+// hostMaxActive is the limit a start on this host goes by: the caller's
+// number, or for auto (or none) this machine's.
+func hostMaxActive(v string) int {
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return n
+	}
+	return maxActiveAuto(runtime.NumCPU(), memAvailable())
 }
 
 // ensureMirror makes <data dir>/mirrors/<repoID> a repository when it is
@@ -148,6 +161,10 @@ type HostStartRequest struct {
 	Full    bool                `json:"full"`
 	Queue   bool                `json:"queue"`
 	Version string              `json:"version"`
+	// MaxActive is the caller's agency.host.<name>.maxActive: "auto" (the
+	// smaller of this host's cores and its free memory / 2 GiB) or a
+	// number. Starts beyond it wait in the host's queue.
+	MaxActive string `json:"max_active,omitempty"`
 }
 
 // ExitNeedBase is host-serve start's exit status when the mirror lacks the
@@ -187,6 +204,11 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 	if err := a.mirrorConfig(ctx, req.Config); err != nil {
 		return nil, err
 	}
+	// The host's limit, enforced by its own queue: a start beyond it waits
+	// there, and starts when an agent of the mirror ends.
+	if err := a.Repo.LocalConfigReplace(ctx, "agency.maxActive", []string{strconv.Itoa(hostMaxActive(req.MaxActive))}); err != nil {
+		return nil, gitErr(err)
+	}
 	if a, err = Open(ctx, mirror, nil); err != nil {
 		return nil, err
 	}
@@ -196,7 +218,7 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 	}
 	return a.StartInvocation(ctx, StartOptions{
 		Worktree: wt.WorktreeID, Runner: req.Runner, Headless: !req.Head, Prompt: req.Prompt, PromptSource: "host",
-		RunnerArgs: req.Args, NoIncludeUntracked: req.NoUntr, Full: req.Full, Queue: req.Queue, Base: req.Base,
+		RunnerArgs: req.Args, NoIncludeUntracked: req.NoUntr, Full: req.Full, Queue: true, Base: req.Base,
 	})
 }
 

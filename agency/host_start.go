@@ -44,10 +44,12 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 	if err != nil {
 		return nil, err
 	}
+	_, hc, _ := a.Host(name)
 	req := HostStartRequest{
 		RepoID: a.Store.RepoID, Worktree: wt.Name, Base: base, Config: a.Config.Matching(travels),
 		Runner: opts.Runner, Head: !opts.Headless, Prompt: opts.Prompt, Args: opts.RunnerArgs,
 		NoUntr: opts.NoIncludeUntracked, Full: opts.Full, Queue: opts.Queue, Version: version,
+		MaxActive: hc.MaxActive,
 	}
 	in, _ := json.Marshal(req)
 	sctx, cancel := context.WithTimeout(ctx, hostStartWithin)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/git-agency/git-agency/host"
@@ -81,33 +80,6 @@ func (a *App) hostRecords() map[string][]*store.InvocationRecord {
 	return out
 }
 
-// SyncHosts brings every host's invocations up to date, the hosts asked
-// at once, each bounded by hostAnswerWithin: their state into the cache,
-// their sandbox branches and checkpoint refs fetched under their usual
-// names, and the records of those that ended caught up. A host that does
-// not answer is left as last known. Only hosts with a running invocation
-// (or one whose end is not recorded here yet) are asked.
-func (a *App) SyncHosts(ctx context.Context) {
-	var wg sync.WaitGroup
-	for name, recs := range a.hostRecords() {
-		var ids []string
-		for _, r := range recs {
-			if r.Active() || r.FinishedAt == nil || !a.fetchedFinal(r) {
-				ids = append(ids, r.InvocationID)
-			}
-		}
-		if len(ids) == 0 || !a.hostStale(name) {
-			continue
-		}
-		wg.Add(1)
-		go func(name string, ids []string) {
-			defer wg.Done()
-			a.syncHost(ctx, name, ids)
-		}(name, ids)
-	}
-	wg.Wait()
-}
-
 // fetchedFinal: a finished host record whose final refs were fetched.
 func (a *App) fetchedFinal(r *store.InvocationRecord) bool {
 	_, err := os.Stat(filepath.Join(a.Store.InvocationDir(r.InvocationID), "host-final"))
@@ -115,7 +87,8 @@ func (a *App) fetchedFinal(r *store.InvocationRecord) bool {
 }
 
 // syncHost asks one host about ids, fetches their refs and catches up the
-// records of those that ended.
+// records of those that ended: what the fetcher does in a round, for a
+// command that acts on them (a stop, a land) and must not wait for it.
 func (a *App) syncHost(ctx context.Context, name string, ids []string) {
 	h, _, err := a.Host(name)
 	if err != nil {
@@ -136,14 +109,7 @@ func (a *App) syncHost(ctx context.Context, name string, ids []string) {
 		a.warn("", err)
 		return
 	}
-	c := a.readHostAgents(name)
-	c.UpdatedAt = a.now()
-	for id, ag := range agents {
-		c.Agents[id] = ag
-	}
-	if os.MkdirAll(filepath.Dir(a.hostAgentsPath(name)), 0o700) == nil {
-		_ = store.WriteJSONCache(a.hostAgentsPath(name), c)
-	}
+	a.writeHostAgents(name, agents)
 	a.catchUp(ctx, agents)
 }
 
@@ -159,7 +125,7 @@ func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids 
 		b := store.SandboxBranch(id)
 		specs = append(specs, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
 	}
-	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(st.Hello.Mirror), specs...); err != nil {
+	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(st.Hello.Mirror), a.uploadPack(), specs...); err != nil {
 		return gitErr(err)
 	}
 	return nil
@@ -211,37 +177,46 @@ func withHostOutcome(cur, remote *store.InvocationRecord) *store.InvocationRecor
 	return &up
 }
 
-// hostDisplay sets a host invocation's display from what its host last
-// said, or `unreachable since T` / `host lost` when it does not answer.
+// hostDisplay sets a host invocation's display from what its host said
+// (asked live by this view, else what the fetcher last wrote), or
+// `unreachable since T` / `host lost` when it does not answer. A read.
 func (a *App) hostDisplay(v *InvocationView) {
 	r := v.Record
-	if !r.Active() {
+	if !r.Active() && !r.Queued() {
 		return
 	}
-	st := a.HostStateOf(r.Host)
-	if !st.Reachable && st.Since != "" {
-		v.Display = "unreachable since " + st.Since
+	agents, st := a.hostSays(r.Host)
+	if !st.Reachable {
+		since := unreachableSince(st, a.now())
+		v.Display = "unreachable since " + since
 		if c, err := a.HostConfigOf(r.Host); err == nil {
-			if t, err := time.Parse(time.RFC3339, st.Since); err == nil && a.Now().Sub(t) > c.LostAfter {
+			if t, err := time.Parse(time.RFC3339, since); err == nil && a.Now().Sub(t) > c.LostAfter {
 				v.Display = DisplayHostLost
 			}
 		}
 		return
 	}
-	if ag, ok := a.readHostAgents(r.Host).Agents[r.InvocationID]; ok && ag.Display != "" {
+	if ag, ok := agents[r.InvocationID]; ok && ag.Display != "" && ag.Record != nil {
 		v.Display = ag.Display
 		cp := *r
-		cp.Status, cp.SemanticStatus, cp.SemanticSummary, cp.LastOutputAt = ag.Record.Status, ag.Record.SemanticStatus, ag.Record.SemanticSummary, ag.Record.LastOutputAt
+		rr := ag.Record
+		cp.Status, cp.SemanticStatus, cp.SemanticSummary, cp.LastOutputAt = rr.Status, rr.SemanticStatus, rr.SemanticSummary, rr.LastOutputAt
+		cp.ExitReason, cp.ExitCode, cp.FinishedAt, cp.Turns = rr.ExitReason, rr.ExitCode, rr.FinishedAt, rr.Turns
 		v.Record = &cp
 	}
 }
 
+// unreachableSince is when a host that does not answer stopped answering:
+// as recorded, else the last time it answered, else now.
+func unreachableSince(st HostState, now string) string {
+	switch {
+	case st.Since != "":
+		return st.Since
+	case st.LastOK != "":
+		return st.LastOK
+	}
+	return now
+}
+
 // DisplayHostLost: a host that has not answered for agency.host.<name>.lostAfter.
 const DisplayHostLost = "host lost"
-
-// hostStale: the host's invocations were not synced within the last
-// two seconds (views sync them then).
-func (a *App) hostStale(name string) bool {
-	t, err := time.Parse(time.RFC3339, a.readHostAgents(name).UpdatedAt)
-	return err != nil || a.Now().Sub(t) > 2*time.Second
-}

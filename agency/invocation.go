@@ -409,7 +409,8 @@ func (a *App) countActive(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, e := range list {
-		if e.Record == nil || !e.Record.Active() {
+		// An agent on a host takes a slot there, not here.
+		if e.Record == nil || !e.Record.Active() || e.Record.Host != "" {
 			continue
 		}
 		r := a.reconcileLocked(ctx, e.Record)

@@ -58,11 +58,12 @@ func (a *App) queueConfig(flag bool) (bool, error) {
 	return q, nil
 }
 
-// queuedRecords are the queued invocations, oldest first.
+// queuedRecords are the queued invocations, oldest first (those queued
+// on a host are its queue's, not this one's).
 func queuedRecords(list []store.InvocationEntry) []*store.InvocationRecord {
 	var q []*store.InvocationRecord
 	for _, e := range list {
-		if e.Record.Queued() {
+		if e.Record.Queued() && e.Record.Host == "" {
 			q = append(q, e.Record)
 		}
 	}

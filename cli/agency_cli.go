@@ -21,6 +21,7 @@ type AgencyCLI struct {
 	Host       HostCmd       `cmd:"" help:"Your other machines as hosts for agents (agency.host.<name>.ssh): list, check, install git-agency there."`
 
 	HostServe HostServeCmd `cmd:"" name:"host-serve" hidden:"" help:"What another machine's git-agency runs here over ssh."`
+	HostFetch HostFetchCmd `cmd:"" name:"host-fetch" hidden:"" help:"Fetch one host's work in the background (started by the commands that act)."`
 	Man       ManCmd       `cmd:"" hidden:"" help:"Print a man page (roff): the program's, or one command's (--list: their names)."`
 	Supervise SuperviseCmd `cmd:"" hidden:"" help:"Supervise one invocation (started by agent start)."`
 

@@ -202,6 +202,8 @@ func (c *AgentLandCmd) Run(env *Env) error {
 	if c.Check {
 		return c.check(env, a, opts)
 	}
+	// Runs on hosts: their outcome and refs fetched now.
+	a.CatchUpHosts(env.Ctx, ids)
 	if len(ids) > 1 || c.All || c.Batch > 1 {
 		return c.landMany(env, a, ids, opts)
 	}

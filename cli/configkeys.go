@@ -41,6 +41,7 @@ var configKeys = []configKey{
 	{"agency.verify.timeout", "how long a verify (setup and check) may run", "30m"},
 	{"agency.verify.sendBack", "true: a red verify becomes a follow-up prompt to the agent (as land --send-back)", "false"},
 	{"agency.verify.maxRounds", "most red verifies of one invocation sent back to its agent", "3"},
+	{"agency.verify.hosts", "hosts (agency.host.<name>) verified landing runs its checks on, spread over them; a check lost with its host runs on the next, else here (multi-valued or comma-separated)", ""},
 	{"agency.autoLand", "true: an invocation that finishes with commits and lands cleanly is verified and landed by its supervisor", "false"},
 	{"agency.isolate", "auto: wall every agent in bubblewrap where it works (else warn and run unwalled); bwrap: refuse to start without the wall; off: no wall", "auto"},
 	{"agency.isolate.network", "shared: walled agents use the network; none: cut it", "shared"},

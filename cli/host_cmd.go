@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
@@ -136,6 +137,23 @@ type HostServeCmd struct {
 	Hello  HostServeHelloCmd  `cmd:"" help:"This machine as a host (JSON)."`
 	Start  HostServeStartCmd  `cmd:"" help:"Start an agent a caller asked for (JSON on stdin and out)."`
 	Status HostServeStatusCmd `cmd:"" help:"The state of a caller's invocations (JSON)."`
+	Wait   HostServeWaitCmd   `cmd:"" help:"Wait for a change of a caller's invocations, then their state (JSON)."`
+	Verify HostServeVerifyCmd `cmd:"" help:"Check a caller's land candidate here (JSON on stdin and out)."`
+}
+
+// HostServeVerifyCmd is `host-serve verify`.
+type HostServeVerifyCmd struct{}
+
+func (c *HostServeVerifyCmd) Run(env *Env) error {
+	in, err := io.ReadAll(env.Stdin)
+	if err != nil {
+		return err
+	}
+	out, err := agency.ServeVerify(env.Ctx, in)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(out)
 }
 
 // HostServeHelloCmd is `host-serve hello`.
@@ -185,6 +203,36 @@ func (c *HostServeStatusCmd) Run(env *Env) error {
 	return json.NewEncoder(env.Stdout).Encode(out)
 }
 
+// HostServeWaitCmd is `host-serve wait`.
+type HostServeWaitCmd struct {
+	RepoID string        `name:"repo-id" required:""`
+	Sig    string        `name:"sig" help:"The signature last seen (none: answer at once)."`
+	Within time.Duration `name:"within" default:"45s"`
+	IDs    []string      `arg:"" optional:""`
+}
+
+func (c *HostServeWaitCmd) Run(env *Env) error {
+	out, err := agency.ServeWait(env.Ctx, c.RepoID, c.Sig, c.Within, c.IDs)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(out)
+}
+
+// HostFetchCmd is the hidden `host-fetch NAME`: the background fetcher of
+// one host (started by the commands that act on its agents).
+type HostFetchCmd struct {
+	Name string `arg:""`
+}
+
+func (c *HostFetchCmd) Run(env *Env) error {
+	a, err := env.App()
+	if err != nil {
+		return err
+	}
+	return a.RunHostFetcher(env.Ctx, c.Name)
+}
+
 // hostOf is the host a start goes to: --host, else the worktree's or the
 // default host; "" for this machine ("local" forces it).
 func hostOf(a *agency.App, flag, worktree string) string {
@@ -213,6 +261,7 @@ func (c *AgentStartCmd) startOnHost(env *Env, a *agency.App, name string, opts a
 	if err != nil {
 		return err
 	}
+	a.EnsureHostFetcher(name)
 	if c.JSON {
 		return printJSON(env.Stdout, rec)
 	}

@@ -33,7 +33,10 @@ func (c *WatchCmd) Run(env *Env) error {
 		return errs.New(errs.EInternal, "reinstall with 'make install'; it installs "+WatchProgram+" beside git-agency",
 			"%s is not installed", WatchProgram)
 	}
-
+	// Watch acts: the agents on hosts get their fetchers.
+	if a, err := env.App(); err == nil {
+		a.EnsureHostFetchers()
+	}
 	argv := []string{WatchProgram}
 	if c.Interval != 0 {
 		argv = append(argv, "--interval", c.Interval.String())

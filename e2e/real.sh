@@ -22,8 +22,9 @@
 # the CLIs' config dirs and the data dir are all inside a temp directory.
 #   AGENCY_E2E_CLIS   where the CLIs are installed (default ~/.cache/agency-real-clis)
 #   AGENCY_E2E_KEEP=1 keep the temp directory for inspection
-#   AGENCY_E2E_ONLY=claude|codex|headed|projects   run one runner (or the headed
-#                     checks, or the Python and JavaScript projects) only
+#   AGENCY_E2E_ONLY=claude|codex|headed|projects|host   run one runner (or the
+#                     headed checks, the Python and JavaScript projects, or
+#                     both runners on a loopback ssh host: e2e/host.sh) only
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 clis=$("$root/e2e/install-clis.sh") || exit 1
@@ -216,6 +217,9 @@ case ${AGENCY_E2E_ONLY:-headed} in codex|headed) headed_codex;; esac
 
 # verified landing: a red verify sent back to the agent (e2e/verify.sh).
 . "$root/e2e/verify.sh"
+
+# A loopback ssh host: a real claude and codex there, their work landed here.
+. "$root/e2e/host.sh"
 
 # A Python and a JavaScript project made ready with the documented setups;
 # verify holds a test-breaking claude back (e2e/projects.sh).

@@ -55,3 +55,20 @@ func HostInstallMismatch(name, there, here string) *Error {
 	return New(EHost, "build git-agency for "+there+" (GOOS/GOARCH) and copy it to ~/.local/bin/git-agency there yourself",
 		"host %s is %s, this build is %s: host install copies only to the same OS and architecture", name, there, here)
 }
+
+// HostLostNote is the error recorded in a run whose host did not answer
+// for its lostAfter: the run is ended here, its last fetched work landable.
+func HostLostNote(name string, lostAfter string) string {
+	return fmt.Sprintf("host lost: %s has not answered for %s (agency.host.%s.lostAfter); what was last fetched of this run can land", name, lostAfter, name)
+}
+
+// HostVerifyLost: a check could not run on a verify host (agency.verify.hosts);
+// it runs on the next one, or here.
+func HostVerifyLost(name, why string) error {
+	return New(EHostUnreachable, "it runs on the next host of agency.verify.hosts, or here", "the check could not run on host %s: %s", name, why)
+}
+
+// HostVerifyHeader is the first line of the verify log of a check a host ran.
+func HostVerifyHeader(name string) string {
+	return "# this check ran on host " + name
+}

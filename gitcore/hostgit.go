@@ -26,9 +26,14 @@ func (r *Repo) PushOver(ctx context.Context, sshCommand, url string, refspecs ..
 }
 
 // FetchOver fetches refspecs from url over sshCommand, without tags and
-// without touching FETCH_HEAD.
-func (r *Repo) FetchOver(ctx context.Context, sshCommand, url string, refspecs ...string) error {
-	args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", url}, refspecs...)
+// without touching FETCH_HEAD; uploadPack, when not "", is the program run
+// on the other side instead of git-upload-pack.
+func (r *Repo) FetchOver(ctx context.Context, sshCommand, url, uploadPack string, refspecs ...string) error {
+	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc"}
+	if uploadPack != "" {
+		args = append(args, "--upload-pack="+uploadPack)
+	}
+	args = append(append(args, url), refspecs...)
 	_, err := r.exec(ctx, r.Toplevel, []string{"GIT_SSH_COMMAND=" + sshCommand, "GIT_SSH_VARIANT=ssh"}, nil, args...)
 	return err
 }

@@ -184,3 +184,39 @@ func RemoveRetired(args []string) int {
 	}
 	return 0
 }
+
+// HostFetchCmd is the hidden command of the process SpawnHostFetcher
+// starts: `git-agency host-fetch <host>`.
+const HostFetchCmd = "host-fetch"
+
+// SpawnHostFetcher starts `git-agency host-fetch <name>` (AgencyExe) in
+// the repository dir, in its own session with no terminal, its output
+// appended to logPath, and does not wait for it: it fetches the host's
+// work in the background (agency.RunHostFetcher) after the caller is gone.
+func SpawnHostFetcher(dir, name, logPath string) error {
+	exe := AgencyExe()
+	if exe == "" {
+		return errs.AgencyMissing(AgencyProgram)
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return errs.IO("create", logPath, err)
+	}
+	defer logf.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return errs.IO("open", os.DevNull, err)
+	}
+	defer devnull.Close()
+	cmd := exec.Command(exe, HostFetchCmd, name)
+	cmd.Dir = dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	traced := subproc.Trace(cmd)
+	if err := cmd.Start(); err != nil {
+		return errs.Wrap(errs.EInternal, err, "", "cannot start the fetcher of host %s", name)
+	}
+	traced()
+	go cmd.Wait()
+	return nil
+}

@@ -93,6 +93,10 @@ func (a *Lander) runVerifyCandidate(ctx context.Context, c *candidate, timeout t
 	if err := a.Fail(FPVerifyRunning); err != nil {
 		return runner.VerifyOutcome{Error: errs.As(err).Msg}
 	}
+	// agency.verify.hosts: on a host when one answers.
+	if out, ok := a.Host.VerifyOnHosts(ctx, c.rec.InvocationID, c.res.ResultHead, c.command, timeout); ok {
+		return out
+	}
 	return a.runVerify(ctx, c.rec, c.tree, c.command, timeout)
 }
 

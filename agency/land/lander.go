@@ -12,7 +12,10 @@
 package land
 
 import (
+	"time"
+
 	"context"
+	"github.com/git-agency/git-agency/runner"
 	"io"
 	"sync"
 
@@ -48,6 +51,9 @@ func (n *Notes) Len() int {
 
 // Host is what landing asks of the rest of agency (agency.App answers).
 type Host interface {
+	// VerifyOnHosts runs a candidate's check on a host of
+	// agency.verify.hosts; false when none is set or none answered.
+	VerifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, bool)
 	// ResolveInvocation finds an invocation by id, prefix or name.
 	ResolveInvocation(query string) (*store.InvocationRecord, error)
 	// ResolveWorktree finds an integration worktree by name or id.

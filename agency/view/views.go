@@ -315,6 +315,11 @@ func displayOf(status string) string {
 // invocation, puts the live semantic status and usage into a copy of its
 // record (so ls, show and watch print them like the final ones).
 func (a *Reader) withLive(v *InvocationView) {
+	if v.Record.Queued() && v.Record.Host != "" {
+		v.Display = DisplayQueued
+		a.Host.HostDisplay(v)
+		return
+	}
 	if v.Record.Queued() {
 		v.Display = DisplayQueued
 		return

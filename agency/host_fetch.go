@@ -1,0 +1,230 @@
+package agency
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/git-agency/git-agency/host"
+	"github.com/git-agency/git-agency/runner"
+	"github.com/git-agency/git-agency/store"
+)
+
+// The fetcher: one background process per repository and host
+// (`git-agency host-fetch NAME`, started by the commands that act: a start
+// on the host, watch, an action forwarded to it, a land). It is the one
+// writer of what the host says: it waits on the host for a change of its
+// invocations (a turn end, a checkpoint, the end: `host-serve wait`), at
+// most hostWaitWindow, then fetches their sandbox branches and checkpoint
+// refs, rewrites the host caches and catches up the records of those that
+// ended. So the work comes back at every turn end, checkpoint and finish,
+// and at least every minute while connected. Views only read what it last
+// wrote, or ask the host live and write nothing.
+
+// hostWaitWindow is the longest a fetcher waits on the host for a change
+// before it fetches anyway (the issue asks: at least every 60 s).
+const hostWaitWindow = 45 * time.Second
+
+// hostRetryEvery is how often a fetcher tries again a host that does not
+// answer.
+const hostRetryEvery = time.Second
+
+// FPHostFetchPause, given as "host:fetch-pause=<file>", makes the
+// fetcher's git fetch wait on the host, inside its ssh session, while
+// <file> exists there (it touches <file>.reached first): the tests kill
+// the connection in the middle of a fetch.
+const FPHostFetchPause = "host:fetch-pause"
+
+func (a *App) fetcherLockPath(name string) string {
+	return filepath.Join(a.Store.RepoDir(), "hosts", name+".fetcher")
+}
+
+// FetcherAlive reports whether a fetcher of the host runs (it holds its
+// lock file); a read: a missing lock file is not made.
+func (a *App) FetcherAlive(name string) bool {
+	f, err := os.Open(a.fetcherLockPath(name))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// FetcherPID is the process id the host's fetcher wrote (0: none known).
+func (a *App) FetcherPID(name string) int {
+	b, _ := os.ReadFile(a.fetcherLockPath(name))
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// EnsureHostFetchers starts a fetcher for every host with invocations of
+// this repository whose end or refs are not here yet, unless one runs.
+// An act: views never call it.
+func (a *App) EnsureHostFetchers() {
+	for name := range a.pendingHostIDs() {
+		a.EnsureHostFetcher(name)
+	}
+}
+
+// EnsureHostFetcher starts the host's fetcher unless one runs.
+func (a *App) EnsureHostFetcher(name string) {
+	if a.FetcherAlive(name) {
+		return
+	}
+	dir := filepath.Dir(a.fetcherLockPath(name))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		a.warn("", err)
+		return
+	}
+	if err := runner.SpawnHostFetcher(a.Repo.Toplevel, name, filepath.Join(dir, name+".fetcher.log")); err != nil {
+		a.warn("", err)
+	}
+}
+
+// pendingHostIDs are, by host, the invocations this repository still
+// needs news of: running or queued there, or ended without their final
+// refs fetched.
+func (a *App) pendingHostIDs() map[string][]string {
+	out := map[string][]string{}
+	for name, recs := range a.hostRecords() {
+		for _, r := range recs {
+			if r.Active() || r.FinishedAt == nil || !a.fetchedFinal(r) {
+				out[name] = append(out[name], r.InvocationID)
+			}
+		}
+	}
+	return out
+}
+
+// RunHostFetcher is the fetcher of host name (`host-fetch NAME`): it runs
+// until no invocation of the host needs news, the host is lost
+// (agency.host.<name>.lostAfter), the repository's data directory goes,
+// or ctx ends. A second fetcher of the same host returns at once.
+func (a *App) RunHostFetcher(ctx context.Context, name string) error {
+	if err := os.MkdirAll(filepath.Dir(a.fetcherLockPath(name)), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(a.fetcherLockPath(name), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return nil
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	sig := ""
+	for ctx.Err() == nil {
+		if _, err := os.Stat(a.Store.RepoDir()); err != nil {
+			return nil
+		}
+		ids := a.pendingHostIDs()[name]
+		if len(ids) == 0 {
+			return nil
+		}
+		next, ok := a.fetchRound(ctx, name, sig, ids)
+		if ok {
+			sig = next
+			continue
+		}
+		sig = ""
+		if a.hostLost(name) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(hostRetryEvery):
+		}
+	}
+	return nil
+}
+
+// fetchRound waits on the host for a change of ids (sig: the last one
+// seen), then fetches their refs and writes what the host said. It
+// returns the new signature, and false when the host did not answer or
+// the fetch failed (the caller tries again).
+func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (string, bool) {
+	h, _, err := a.Host(name)
+	if err != nil {
+		return "", false
+	}
+	wctx, cancel := context.WithTimeout(ctx, hostWaitWindow+hostStartWithin)
+	defer cancel()
+	args := append([]string{"host-serve", "wait", "--repo-id", a.Store.RepoID, "--sig=" + sig, "--within=" + hostWaitWindow.String()}, ids...)
+	out, err := a.hostCall(wctx, h, nil, args...)
+	if err != nil {
+		return "", false
+	}
+	var ans HostWaitAnswer
+	if json.Unmarshal(out, &ans) != nil {
+		return "", false
+	}
+	a.noteHostMirror(name, ans.Mirror)
+	if err := a.fetchHostRefs(wctx, h, name, ids); err != nil {
+		a.noteHost(name, nil, err)
+		return "", false
+	}
+	a.writeHostAgents(name, ans.Agents)
+	a.catchUp(wctx, ans.Agents)
+	return ans.Sig, true
+}
+
+// noteHostMirror records that the host answered, and where its mirror is.
+func (a *App) noteHostMirror(name, mirror string) {
+	var hello *HostHello
+	if st := a.HostStateOf(name); st.Hello != nil && mirror != "" && st.Hello.Mirror != mirror {
+		cp := *st.Hello
+		cp.Mirror = mirror
+		hello = &cp
+	}
+	a.noteHost(name, hello, nil)
+}
+
+// writeHostAgents rewrites the cache of what the host said of its
+// invocations.
+func (a *App) writeHostAgents(name string, agents map[string]HostAgent) {
+	c := a.readHostAgents(name)
+	c.UpdatedAt = a.now()
+	for id, ag := range agents {
+		c.Agents[id] = ag
+	}
+	if os.MkdirAll(filepath.Dir(a.hostAgentsPath(name)), 0o700) == nil {
+		_ = store.WriteJSONCache(a.hostAgentsPath(name), c)
+	}
+}
+
+// hostLost: the host has not answered for its lostAfter.
+func (a *App) hostLost(name string) bool {
+	c, err := a.HostConfigOf(name)
+	if err != nil {
+		return true
+	}
+	st := a.HostStateOf(name)
+	if st.Reachable || st.Since == "" {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, st.Since)
+	return err == nil && a.Now().Sub(t) > c.LostAfter
+}
+
+// uploadPack is the program the fetch runs on the host: git-upload-pack,
+// or under FPHostFetchPause a shell that waits first.
+func (a *App) uploadPack() string {
+	file, ok := strings.CutPrefix(a.Getenv("AGENCY_FAILPOINT"), FPHostFetchPause+"=")
+	if !ok {
+		return ""
+	}
+	q := host.Quote(file)
+	return `sh -c 'touch ` + q + `.reached; while [ -e ` + q + ` ]; do sleep 0.05; done; exec git-upload-pack "$@"' upload-pack`
+}

@@ -1,0 +1,111 @@
+package agency
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/host"
+)
+
+// hostLooks are what the hosts answered a view asked live (by host name),
+// kept for the command's life and never written anywhere.
+type hostLooks struct {
+	sync.Mutex
+	m map[string]hostLook
+}
+
+type hostLook struct {
+	agents map[string]HostAgent
+	err    error
+	at     time.Time
+}
+
+// hostLookFor is how long a live answer serves the views of one command
+// (a watch asks again after it).
+const hostLookFor = time.Second
+
+// lookAtHosts asks, at once and each bounded by hostAnswerWithin, every
+// host with running or queued invocations of this repository that has no
+// fetcher at work (with one, its caches are fresh: the view reads them).
+// A read: the answers are kept in memory for this command only.
+func (a *App) lookAtHosts(ctx context.Context) {
+	var wg sync.WaitGroup
+	for name, recs := range a.hostRecords() {
+		var ids []string
+		for _, r := range recs {
+			if r.Active() || r.Queued() {
+				ids = append(ids, r.InvocationID)
+			}
+		}
+		if len(ids) == 0 || a.FetcherAlive(name) {
+			continue
+		}
+		a.hostLooks.Lock()
+		look, done := a.hostLooks.m[name]
+		a.hostLooks.Unlock()
+		if done && time.Since(look.at) < hostLookFor {
+			continue
+		}
+		wg.Add(1)
+		go func(name string, ids []string) {
+			defer wg.Done()
+			agents, err := a.askStatus(ctx, name, ids)
+			a.hostLooks.Lock()
+			if a.hostLooks.m == nil {
+				a.hostLooks.m = map[string]hostLook{}
+			}
+			a.hostLooks.m[name] = hostLook{agents: agents, err: err, at: time.Now()}
+			a.hostLooks.Unlock()
+		}(name, ids)
+	}
+	wg.Wait()
+}
+
+// askStatus is `host-serve status` of ids, bounded by hostAnswerWithin,
+// writing nothing here.
+func (a *App) askStatus(ctx context.Context, name string, ids []string) (map[string]HostAgent, error) {
+	h, _, err := a.Host(name)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, hostAnswerWithin)
+	defer cancel()
+	res, err := h.Run(ctx, host.RemoteProgram(append([]string{"host-serve", "status", "--repo-id", a.Store.RepoID}, ids...)...), nil)
+	if err != nil {
+		return nil, err
+	}
+	if res.ExitCode != 0 {
+		return nil, errs.HostFailed(name, "host-serve status", res.ExitCode, string(res.Stderr))
+	}
+	var agents map[string]HostAgent
+	if err := json.Unmarshal(res.Stdout, &agents); err != nil {
+		return nil, errs.HostFailed(name, "host-serve status", 0, err.Error())
+	}
+	return agents, nil
+}
+
+// hostSays is what the host last said of its invocations, and its state:
+// this command's live answer when it asked, else the fetcher's caches.
+func (a *App) hostSays(name string) (map[string]HostAgent, HostState) {
+	st := a.HostStateOf(name)
+	a.hostLooks.Lock()
+	look, ok := a.hostLooks.m[name]
+	a.hostLooks.Unlock()
+	if !ok {
+		return a.readHostAgents(name).Agents, st
+	}
+	var u *host.ErrUnreachable
+	if errors.As(look.err, &u) {
+		st.Reachable = false
+		return nil, st
+	}
+	if look.err != nil {
+		return a.readHostAgents(name).Agents, st
+	}
+	st.Reachable, st.Since = true, ""
+	return look.agents, st
+}
