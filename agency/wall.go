@@ -62,6 +62,9 @@ func (a *App) isolationAhead(ctx context.Context) (func() (string, error), error
 // its warning given to App.Warn.
 func (a *App) isolationFrom(ws wall.Settings, check wall.Check) (string, error) {
 	iso, warning, err := wall.Decide(ws, check)
+	if iso == wall.IsolateBwrap {
+		warning = wall.ProcLimitWarning(ws)
+	}
 	if warning != nil && a.Warn != nil {
 		a.Warn(warning)
 	}
@@ -86,6 +89,10 @@ func (a *App) checkWall(ctx context.Context, add addFinding) {
 	switch {
 	case check.OK():
 		add("wall", LevelOK, "", check.Bwrap, "bubblewrap walls every agent in (agency.isolate %s)", ws.Mode)
+		if w := wall.ProcLimitWarning(ws); w != nil {
+			e := errs.As(w)
+			add("wall", LevelWarn, e.Hint, "", "%s", e.Msg)
+		}
 	case ws.Mode == wall.IsolateBwrap:
 		add("wall", LevelProblem, errs.WallFix(check.Cause), check.Bwrap, "%s: agency.isolate is bwrap, so no agent can start", errs.WallWhy(check.Cause, check.Detail))
 	default:

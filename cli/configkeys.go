@@ -55,5 +55,5 @@ var configKeys = []configKey{
 	{"agency.isolate.hide", "paths a walled agent cannot see, e.g. ~/.ssh, ~/.aws (multi-valued; ~/ is HOME)", ""},
 	{"agency.isolate.readable", "more paths a walled agent may read but not write, shown even under /tmp (multi-valued; ~/ is HOME)", ""},
 	{"agency.isolate.sockets", "unix sockets a walled agent may reach under network none: a path, or a variable naming one, e.g. SSH_AUTH_SOCK (multi-valued)", ""},
-	{"agency.isolate.maxProcs", "a walled agent's process limit (RLIMIT_NPROC; root is exempt); 0: none", "0"},
+	{"agency.isolate.maxProcs", "a walled agent's process limit (RLIMIT_NPROC, and a pids cgroup for root); 0: none", "0"},
 }

@@ -80,3 +80,11 @@ func SupervisorGone(walledHeadless bool) string {
 	}
 	return "the supervisor is gone; the outcome was reconstructed"
 }
+
+// ProcLimitUnenforced warns that agency.isolate.maxProcs (max) cannot
+// hold here: the user is root, whom RLIMIT_NPROC does not stop, and no
+// pids cgroup can be made.
+func ProcLimitUnenforced(max int) *Error {
+	return New(EConfig, "run git-agency where the cgroup filesystem is writable (/sys/fs/cgroup, with the pids controller), or as a user other than root",
+		"agency.isolate.maxProcs is %d, but it does not hold here: the kernel does not apply the process limit to root, and no pids cgroup can be made (docs/wall.md)", max)
+}

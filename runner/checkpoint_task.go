@@ -15,6 +15,9 @@ import (
 type checkpointTask struct {
 	c    *Checkpointer
 	done chan struct{}
+	// settle, for a walled agent, brings in what its git left in its
+	// shadow besides the sandbox branch (see Stop).
+	settle func(context.Context)
 }
 
 func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTask {
@@ -29,7 +32,15 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 	}
 	o.Warn = func(err error) { s.logf("%v", err) }
 	o.Shadow, o.Branch = wall.ShadowDir(s.Store, s.Invocation), strings.TrimPrefix(rec.SandboxBranch, "refs/heads/")
-	return &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
+	t := &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
+	if gitDir, err := wall.SandboxGitDir(rec.SandboxPath, s.Repo.CommonDir); err == nil && rec.Isolation == wall.IsolateBwrap {
+		t.settle = func(ctx context.Context) {
+			if err := wall.KeepShadowBranches(ctx, s.Repo, o.Shadow, gitDir, o.Branch, s.Invocation); err != nil {
+				s.logf("bringing in the agent's branches: %v", err)
+			}
+		}
+	}
+	return t
 }
 
 func (t *checkpointTask) Start(ctx context.Context) {
@@ -40,8 +51,14 @@ func (t *checkpointTask) Start(ctx context.Context) {
 }
 
 // Stop waits for Run (its context is already cancelled), then takes the
-// final checkpoint.
+// final checkpoint. For a walled agent, the branches its git made in its
+// shadow are kept first, and a tree it left on one of them is detached
+// there, so that the final checkpoint sees a HEAD the repository has
+// (wall.KeepShadowBranches).
 func (t *checkpointTask) Stop(ctx context.Context) {
 	<-t.done
+	if t.settle != nil {
+		t.settle(ctx)
+	}
 	t.c.Final(ctx)
 }

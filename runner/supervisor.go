@@ -368,6 +368,10 @@ const LeftoverGrace = 2 * time.Second
 // says which were stopped.
 func (s *Supervisor) stopLeftovers(rec *store.InvocationRecord) {
 	stopped, alive := StopLeftovers(s.Invocation, rec.SandboxPath, LeftoverGrace)
+	if rec.Isolation == wall.IsolateBwrap {
+		// the pids cgroups of walls that are over (see wall.ProcLimitBase)
+		wall.SweepProcLimits(wall.ProcLimitBase())
+	}
 	if len(stopped) == 0 {
 		return
 	}

@@ -63,7 +63,8 @@ func parseExecFlags(args []string) (execOptions, []string) {
 // --new-session would do the same but move the agent out of the process
 // group a stop signals), and the process limit (counted per user in the
 // wall's own user namespace, so the agent's processes only; the kernel
-// exempts root's, uid 0 outside: see docs/wall.md).
+// exempts root's, uid 0 outside: for root the limit is a pids cgroup,
+// see pids.go).
 func (o execOptions) confine() error {
 	if o.noTTY {
 		if f, err := os.OpenFile("/dev/tty", os.O_RDWR|syscall.O_NOCTTY, 0); err == nil {

@@ -318,8 +318,14 @@ const wallShell = `trap '' INT TERM HUP; exec "$@"`
 // ExecCmd, then argv. Started in a process group of its own, a signal
 // to that group reaches the agent and everything it started; bubblewrap
 // ends when the agent does, and everything left inside ends with it.
+// With a process limit that a pids cgroup can enforce (ProcLimitBase),
+// the shell first moves into a cgroup of its own (wallShellLimited).
 func (w *Wall) Command(argv []string) []string {
 	out := []string{"/bin/sh", "-c", wallShell, "sh", w.Bwrap}
+	if base := w.procLimitBase(); base != "" {
+		SweepProcLimits(base)
+		out = []string{"/bin/sh", "-c", wallShellLimited, "sh", base, strconv.Itoa(w.MaxProcs), w.Bwrap}
+	}
 	out = append(out, w.Args()...)
 	out = append(out, "--", w.Self, ExecCmd)
 	if w.ReadyFD > 2 {
@@ -333,4 +339,19 @@ func (w *Wall) Command(argv []string) []string {
 	}
 	out = append(out, "--")
 	return append(out, argv...)
+}
+
+// procLimitBase is where w's pids cgroup is made, "" when w has no
+// process limit or no cgroup can be made.
+func (w *Wall) procLimitBase() string {
+	if w.MaxProcs <= 0 {
+		return ""
+	}
+	return ProcLimitBase()
+}
+
+// Ended removes what w's runs left behind once they are over: the pids
+// cgroups of walls whose processes are all gone.
+func (w *Wall) Ended() {
+	SweepProcLimits(w.procLimitBase())
 }
