@@ -35,6 +35,7 @@ func (c *CheckpointLsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	rec, list, err := a.ListCheckpoints(env.Ctx, c.Invocation)
 	if err != nil {
 		return err
@@ -45,10 +46,12 @@ func (c *CheckpointLsCmd) Run(env *Env) error {
 	if c.JSON {
 		return printJSON(env.Stdout, checkpointsJSON{InvocationID: rec.InvocationID, Checkpoints: list})
 	}
+
 	if len(list) == 0 {
 		fmt.Fprintf(env.Stderr, "invocation %s has no checkpoints yet\n", rec.InvocationID)
 		return nil
 	}
+
 	t := newTable(env, "ID", "CREATED", "REASON", "DIFFSTAT", "UNTRACKED", "COMMIT")
 	for _, cp := range list {
 		untracked := "no"
@@ -57,6 +60,7 @@ func (c *CheckpointLsCmd) Run(env *Env) error {
 		}
 		t.add(fmt.Sprint(cp.ID), env.when(cp.CreatedAt), orDash(cp.Reason), orDash(cp.Diffstat), untracked, short(cp.SnapshotCommit))
 	}
+
 	t.flush()
 	return nil
 }
@@ -93,28 +97,34 @@ func (c *CheckpointApplyCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	res, err := a.ApplyCheckpoint(env.Ctx, c.Invocation, c.Checkpoint)
 	if err != nil {
 		return err
 	}
+
 	inv := res.Invocation.InvocationID
 	if c.JSON {
 		return printJSON(env.Stdout, applyJSON{InvocationID: inv, Applied: res.Applied, UndoCheckpoint: res.Undo, UndoTaken: res.UndoTaken,
 			Head: res.Head, LaterCommits: res.LaterCommits})
 	}
+
 	switch {
 	case res.UndoTaken:
 		fmt.Fprintf(env.Stdout, "saved the state before the rollback as checkpoint %d\n", res.Undo)
 	case res.Undo > 0:
 		fmt.Fprintf(env.Stdout, "the state before the rollback is checkpoint %d (unchanged since)\n", res.Undo)
 	}
+
 	fmt.Fprintf(env.Stdout, "restored checkpoint %d into %s\n", res.Applied.ID, res.Invocation.SandboxPath)
+
 	if res.LaterCommits > 0 {
 		fmt.Fprintln(env.Stdout, errs.RollbackLaterCommits(res.LaterCommits, short(res.Head), short(res.Applied.HeadSHA), res.Invocation.SandboxPath))
 	}
 	if res.Undo > 0 {
 		fmt.Fprintf(env.Stdout, "undo with: git agency checkpoint apply --invocation %s %d\n", inv, res.Undo)
 	}
+
 	return nil
 }
 
@@ -139,10 +149,12 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	rec, cp, latest, err := a.CreateCheckpoint(env.Ctx, c.Invocation)
 	if err != nil {
 		return err
 	}
+
 	if c.JSON {
 		out := checkpointCreateJSON{InvocationID: rec.InvocationID, Created: cp != nil, Latest: latest, Checkpoint: cp}
 		if cp != nil {
@@ -150,6 +162,7 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 		}
 		return printJSON(env.Stdout, out)
 	}
+
 	switch {
 	case cp != nil:
 		fmt.Fprintf(env.Stdout, "checkpoint %d of %s: %s\n", cp.ID, rec.InvocationID, cp.Diffstat)
@@ -158,6 +171,7 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 	default:
 		fmt.Fprintf(env.Stdout, "no uncommitted changes; nothing to checkpoint\n")
 	}
+
 	return nil
 }
 
