@@ -213,13 +213,15 @@ func waitClientAway(ctx context.Context, tc *tmux.Client, client, session string
 }
 
 // SessionAttachCmd is `tmux attach-session` to a headed invocation's
-// session on git-agency's tmux server; run inside another tmux client, it
+// session on git-agency's tmux server, or, inside a client of that server
+// already, `tmux switch-client` of that client (which the tmux prefix then
+// d brings back), as `agent attach` does; inside another tmux server it
 // nests a client there.
-func (a *App) SessionAttachCmd(rec *store.InvocationRecord) (*subproc.Terminal, error) {
+func (a *App) SessionAttachCmd(ctx context.Context, rec *store.InvocationRecord) (*subproc.Terminal, error) {
 	if _, err := tmux.Available(); err != nil {
 		return nil, errs.TmuxMissing()
 	}
-	cmd, err := TmuxClient().AttachCmd(sessionOf(rec))
+	cmd, err := TmuxClient().AttachOrSwitchCmd(ctx, sessionOf(rec))
 	if err != nil {
 		return nil, errs.Wrap(errs.EIO, err, "", "tmux")
 	}

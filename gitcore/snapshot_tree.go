@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 	"path"
@@ -63,7 +60,13 @@ type baseTrees struct {
 // readTrees reads, with one `git cat-file --batch`, HEAD's commit id and
 // the trees at dirs of base (a tree or a commit; dirs are relative to its
 // root tree, "" the root itself).
+//
+// When they are all loose objects, they are read from their files instead
+// (readTreesFromFiles).
 func (t *Tree) readTrees(ctx context.Context, base string, dirs []string) (*baseTrees, error) {
+	if bt, ok := t.readTreesFromFiles(base, dirs); ok {
+		return bt, nil
+	}
 	var in strings.Builder
 	in.WriteString("HEAD^{commit}\n")
 	for _, d := range dirs {
@@ -310,6 +313,7 @@ func (t *Tree) spliceTrees(ctx context.Context, trees map[string][]namedEntry, c
 
 	var batch bytes.Buffer
 	var want []string
+	var bodies [][]byte
 	root := ""
 
 	// Every directory above a change, whether base has it or not (a file
@@ -333,9 +337,8 @@ func (t *Tree) spliceTrees(ctx context.Context, trees map[string][]namedEntry, c
 			setEntry(byDir, d, nil)
 			continue
 		}
-
-		id := treeID(ents, oidLen)
-
+		body := treeBody(ents)
+		id := objectID("tree", body, oidLen)
 		for _, name := range sortedTreeNames(ents) {
 			e := ents[name]
 			fmt.Fprintf(&batch, "%s %s %s\t%s\x00", e.Mode, objectType(e.Mode), e.OID, name)
@@ -343,7 +346,7 @@ func (t *Tree) spliceTrees(ctx context.Context, trees map[string][]namedEntry, c
 
 		batch.WriteByte(0)
 		want = append(want, id)
-
+		bodies = append(bodies, body)
 		if d == "" {
 			root = id
 		} else {
@@ -354,8 +357,25 @@ func (t *Tree) spliceTrees(ctx context.Context, trees map[string][]namedEntry, c
 	if root == "" {
 		return "", fmt.Errorf("the snapshot would be empty")
 	}
-
+	if t.repo.looseWritable() {
+		return root, t.repo.writeTrees(bodies, want, oidLen)
+	}
 	return root, t.mktree(ctx, batch.Bytes(), want)
+}
+
+// writeTrees writes the tree objects of bodies as loose objects (see
+// writeLoose), checking that their ids are want.
+func (r *Repo) writeTrees(bodies [][]byte, want []string, oidLen int) error {
+	for i, body := range bodies {
+		id, err := r.writeLoose("tree", body, oidLen)
+		if err != nil {
+			return err
+		}
+		if id != want[i] {
+			return fmt.Errorf("wrote tree %s, want %s", id, want[i])
+		}
+	}
+	return nil
 }
 
 // mktree writes the trees of batch (`git mktree -z --batch` input) and
@@ -445,8 +465,8 @@ func sortedTreeNames(ents map[string]TreeEntry) []string {
 	return names
 }
 
-// treeID is the id of the tree object holding ents.
-func treeID(ents map[string]TreeEntry, oidLen int) string {
+// treeBody is the body of the tree object holding ents.
+func treeBody(ents map[string]TreeEntry) []byte {
 	var body bytes.Buffer
 	for _, name := range sortedTreeNames(ents) {
 		e := ents[name]
@@ -454,15 +474,5 @@ func treeID(ents map[string]TreeEntry, oidLen int) string {
 		body.WriteString(e.Mode + " " + name + "\x00")
 		body.Write(raw)
 	}
-
-	var h hash.Hash
-	if oidLen == sha256.Size {
-		h = sha256.New()
-	} else {
-		h = sha1.New()
-	}
-
-	fmt.Fprintf(h, "tree %d\x00", body.Len())
-	h.Write(body.Bytes())
-	return hex.EncodeToString(h.Sum(nil))
+	return body.Bytes()
 }

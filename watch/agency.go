@@ -280,7 +280,7 @@ func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*subproc
 		return nil, errs.NoSession(inv.ShortID)
 	}
 	a, _ := x.app(inv.RepoID)
-	return a.SessionAttachCmd(rec)
+	return a.SessionAttachCmd(ctx, rec)
 }
 
 func (x *AgencyActions) worktreeDir(wt WorktreeRow) (string, error) {

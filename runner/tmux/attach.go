@@ -79,20 +79,89 @@ func (c *Client) insideEnv() []string {
 // The session's detach-on-destroy is set to off first: when the agent ends
 // and its session goes, tmux moves the client to another of its sessions
 // instead of detaching it, which would throw the user out of tmux
-// altogether (SwitchClientTo then puts it back where it came from).
+// altogether (SwitchClientTo then puts it back where it came from). And the
+// session is marked with ReturnOption, so that the tmux prefix then d
+// takes a client switched there back (BindReturn).
 func (c *Client) SwitchClientCmd(name string) (*subproc.Terminal, error) {
 	return c.terminalCmd(name, c.insideEnv(), "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
+		"set-option", "-t", PaneTarget(name), ReturnOption, "1", ";",
 		"switch-client", "-t", SessionTarget(name))
 }
 
 // AttachOrSwitchCmd returns SwitchClientCmd when this process runs inside a
 // client of the server that holds the session ($TMUX names the same socket),
-// and AttachCmd otherwise.
+// with the way back bound (BindReturn), and AttachCmd otherwise.
 func (c *Client) AttachOrSwitchCmd(ctx context.Context, name string) (*subproc.Terminal, error) {
 	if c.insideServer(ctx, name) {
+		if err := c.BindReturn(ctx); err != nil {
+			return nil, err
+		}
 		return c.SwitchClientCmd(name)
 	}
 	return c.AttachCmd(name)
+}
+
+// ReturnOption is the session user option that marks an agent's session a
+// client was switched to (SwitchClientCmd).
+const ReturnOption = "@agency-return"
+
+// returnCondition holds for a client on a session marked ReturnOption that
+// came there from another session of the server (a client attached to it
+// from a plain terminal has no last session: it detaches as usual).
+const returnCondition = "#{&&:#{" + ReturnOption + "},#{client_last_session}}"
+
+// BindReturn makes "the tmux prefix, then d" the way back from an agent's
+// session a client was switched to: there it runs `switch-client -l`, back
+// to the session the client came from, instead of detaching the client
+// (which would take the user out of tmux). Key bindings belong to the
+// whole server, so the key keeps its own binding everywhere else: what
+// `list-keys` shows for it (detach-client, or the user's) becomes the
+// other branch of the condition. A binding that has the condition already
+// is left as it is.
+func (c *Client) BindReturn(ctx context.Context) error {
+	res, err := c.run(ctx, "list-keys", "-T", "prefix", "d")
+	var repeat bool
+	var orig string
+	if err == nil {
+		repeat, orig = boundCommand(string(res.Stdout))
+	}
+	if strings.Contains(orig, ReturnOption) {
+		return nil
+	}
+	args := []string{"bind-key"}
+	if repeat {
+		args = append(args, "-r")
+	}
+	args = append(args, "-T", "prefix", "d", "if-shell", "-F", returnCondition, "switch-client -l")
+	if orig != "" {
+		args = append(args, orig)
+	}
+	_, err = c.run(ctx, args...)
+	return err
+}
+
+// boundCommand reads `list-keys -T prefix d`: whether the binding repeats
+// (-r) and its command, as tmux prints it for parsing again ("" when the
+// key is not bound).
+func boundCommand(out string) (repeat bool, command string) {
+	f := strings.Fields(strings.TrimSpace(strings.SplitN(out, "\n", 2)[0]))
+	if len(f) == 0 || f[0] != "bind-key" {
+		return false, ""
+	}
+	i := 1
+	if i < len(f) && f[i] == "-r" {
+		repeat, i = true, i+1
+	}
+	if i+3 >= len(f) || f[i] != "-T" || f[i+1] != "prefix" || f[i+2] != "d" {
+		return false, ""
+	}
+	// The command as printed, from its first word on (its own spacing
+	// and quotes kept).
+	line := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	for _, w := range f[:i+3] {
+		line = strings.TrimLeft(strings.TrimPrefix(line, w), " \t")
+	}
+	return repeat, line
 }
 
 // Inside reports whether this process runs inside a client of the server

@@ -478,8 +478,14 @@ func TestInsideTmuxStillUsesDefaultServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cmd.Args()[1:]; !reflect.DeepEqual(got, []string{"set-option", "-t", "=agency-in:", "detach-on-destroy", "off", ";", "switch-client", "-t", "=agency-in"}) {
+	if got := cmd.Args()[1:]; !reflect.DeepEqual(got, []string{"set-option", "-t", "=agency-in:", "detach-on-destroy", "off", ";",
+		"set-option", "-t", "=agency-in:", ReturnOption, "1", ";", "switch-client", "-t", "=agency-in"}) {
 		t.Fatalf("same server: %q", got)
+	}
+	// ... and the way back is bound: prefix then d.
+	res, err := c.run(ctx, "list-keys", "-T", "prefix", "d")
+	if err != nil || !strings.Contains(string(res.Stdout), returnCondition) || !strings.Contains(string(res.Stdout), "detach-client") {
+		t.Fatalf("prefix d: %q, %v", res.Stdout, err)
 	}
 	// Not inside tmux: attach.
 	cmd, _ = c.AttachOrSwitchCmd(ctx, "agency-in")
@@ -602,4 +608,61 @@ func TestSwitchedClientComesBackWhenSessionEnds(t *testing.T) {
 		}
 		return got == "me", nil
 	})
+}
+
+// The way back keeps the key's own binding as its other branch: tmux's
+// default, a user's (with -r), none; bound twice, it is wrapped once.
+func TestBindReturnKeepsTheBinding(t *testing.T) {
+	c := newTestClient(t)
+	ctx := context.Background()
+	if _, err := c.NewSession(ctx, SessionOptions{Name: "agency-b", Dir: t.TempDir(), Argv: []string{"sleep", "1000"}}); err != nil {
+		t.Fatal(err)
+	}
+	keys := func() string {
+		t.Helper()
+		res, err := c.run(ctx, "list-keys", "-T", "prefix", "d")
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(res.Stdout))
+	}
+	for _, tc := range []struct {
+		bind []string
+		kept string
+	}{
+		{nil, `"switch-client -l" detach-client`},
+		{[]string{"bind-key", "-r", "-T", "prefix", "d", "display-message", "mine; and more"}, `mine; and more`},
+		{[]string{"unbind-key", "-T", "prefix", "d"}, `"switch-client -l"`},
+	} {
+		if tc.bind != nil {
+			if _, err := c.run(ctx, tc.bind...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := keys()
+		for range 2 {
+			if err := c.BindReturn(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after := keys()
+		if strings.Count(after, ReturnOption) != 1 || !strings.Contains(after, tc.kept) ||
+			strings.Contains(before, " -r ") != strings.Contains(after, " -r ") {
+			t.Fatalf("before %q, after %q", before, after)
+		}
+	}
+}
+
+func TestBoundCommand(t *testing.T) {
+	for in, want := range map[string]string{
+		"bind-key    -T prefix       d                    detach-client\n": "detach-client",
+		`bind-key -r -T prefix d display-message "a  b"`:                   `display-message "a  b"`,
+		"unknown key: d":                        "",
+		"bind-key -T prefix dd detach-client":   "",
+		"bind-key -T copy-mode d detach-client": "",
+	} {
+		if _, got := boundCommand(in); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
 }
