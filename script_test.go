@@ -20,6 +20,7 @@ import (
 	"github.com/git-agency/git-agency/internal/entry"
 	"github.com/git-agency/git-agency/internal/testenv"
 	"github.com/git-agency/git-agency/internal/watchmain"
+	"github.com/git-agency/git-agency/wall"
 )
 
 // binDir holds helper programs the scripts use (the fake agent), built once.
@@ -436,7 +437,8 @@ func cmdChmodRO(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // scriptCondition adds [file:PATH] (PATH exists) to testscript's built-in
-// conditions, and [root] (running as root: permissions do not bind), so a script can skip, with a reason, when a system file it
+// conditions, [root] (running as root: permissions do not bind) and
+// [proclimit] (a walled agent's process limit holds here, wall.ProcLimitEnforced), so a script can skip, with a reason, when a system file it
 // needs (git's bash completion, say) is missing (as [need-file:PATH], a
 // file CI installs: then it fails). [need:PROG] is PROG on
 // PATH, for the tools CI installs (testenv.Tools): false when missing, so
@@ -455,6 +457,9 @@ func scriptCondition(cond string) (bool, error) {
 	}
 	if cond == "root" {
 		return os.Geteuid() == 0, nil
+	}
+	if cond == "proclimit" {
+		return wall.ProcLimitEnforced(), nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
