@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -231,17 +232,8 @@ func undoAdoptMarks(m store.AdoptMarks) error {
 	return err
 }
 
-// isAgencyFile tells the files git-agency writes in a tree's .agency/:
-// the marker, the .gitignore and the temp files of their writes.
-func isAgencyFile(name string) bool {
-	return name == store.MarkerFile || name == ".gitignore" || isMarkerTemp(name)
-}
-
-// isMarkerTemp tells the temp files of WriteMarker's two writes.
-func isMarkerTemp(name string) bool {
-	return store.IsAtomicTemp(name) &&
-		(strings.HasPrefix(name, "..gitignore"+store.AtomicTempMarker) || strings.HasPrefix(name, "."+store.MarkerFile+store.AtomicTempMarker))
-}
+// isMarkerTemp is core.IsMarkerTemp.
+func isMarkerTemp(name string) bool { return core.IsMarkerTemp(name) }
 
 var (
 	nonNameRE = regexp.MustCompile(`[^a-z0-9]+`)
@@ -265,21 +257,8 @@ func SanitizeName(s string) string {
 	return s
 }
 
-// canonical is path absolute, cleaned, symlinks resolved where possible.
-func canonical(path string) string {
-	p, err := filepath.Abs(path)
-	if err != nil {
-		p = path
-	}
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		p = r
-	}
-	return filepath.Clean(p)
-}
+// canonical is core.Canonical.
+func canonical(path string) string { return core.Canonical(path) }
 
-// inside reports whether path lies at or below root (both canonical).
-func inside(root, path string) bool {
-	r, p := canonical(root), canonical(path)
-	rel, err := filepath.Rel(r, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+// inside is core.Inside.
+func inside(root, path string) bool { return core.Inside(root, path) }

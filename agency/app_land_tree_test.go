@@ -39,7 +39,7 @@ func TestLandRetiresSandboxTree(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("lock: %v %v", ok, err)
 	}
-	for _, l := range f.a.leftovers() {
+	for _, l := range f.a.retiredLeftovers() {
 		if l.Kind == GCRetiredTree {
 			t.Fatalf("reported while a remover works: %+v", l)
 		}

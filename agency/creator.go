@@ -22,23 +22,3 @@ func markAdoptCreator(dir string, m store.AdoptMarks) error {
 	pid := os.Getpid()
 	return store.WriteCreator(dir, store.Creator{PID: pid, StartTime: runner.StartTimeOf(pid), Adopt: &m})
 }
-
-// Creator states of a record directory without meta.json.
-const (
-	creatorUnknown = iota // no marker: only the repo lock can tell
-	creatorAlive          // its create is still running: leave it alone
-	creatorGone           // killed: what it made is residue
-)
-
-// creatorOf tells whether the process that made a record directory still
-// runs (its pid with the same start time).
-func creatorOf(dir string) int {
-	c, ok := store.ReadCreator(dir)
-	if !ok {
-		return creatorUnknown
-	}
-	if runner.Alive(c.PID, c.StartTime) {
-		return creatorAlive
-	}
-	return creatorGone
-}

@@ -16,8 +16,9 @@ func TestGCSessionGoneMeanwhile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it := &GCItem{Kind: GCTmuxSession, Target: "agency-20260101000000-beef"}
-	if err := a.gcOne(ctx, it); err != nil {
-		t.Fatalf("gc of a session that is gone: %v", err)
+	plan := &GCResult{Items: []GCItem{{Kind: GCTmuxSession, Target: "agency-20260101000000-beef"}}}
+	res := a.GC(ctx, plan, nil)
+	if it := res.Items[0]; it.Error != "" || !it.Removed {
+		t.Fatalf("gc of a session that is gone: %+v", it)
 	}
 }

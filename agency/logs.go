@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/stream"
 	"github.com/git-agency/git-agency/store"
@@ -20,7 +21,7 @@ import (
 const (
 	// StreamLog holds the normalised events the supervisor's stream parser
 	// writes.
-	StreamLog = "stream.jsonl"
+	StreamLog = core.StreamLog
 	// RawLog is a headless runner's own stdout.
 	RawLog = "raw.jsonl"
 	// StderrLog is a headless runner's stderr.

@@ -93,10 +93,6 @@ func (a *App) removeRetired() {
 	}
 }
 
-// GCRetiredTree is gc's kind for a retired tree (retired/<name>/) that no
-// remover deletes.
-const GCRetiredTree = "retired_tree"
-
 // retiredLeftovers are the retired trees no remover works on (one was
 // killed, or could not start): gc removes them.
 func (a *App) retiredLeftovers() []Leftover {

@@ -233,7 +233,7 @@ func (a *App) planUndoRefs(ctx context.Context, cutoff time.Time) []GCItem {
 		it := GCItem{Kind: GCUndoRef, Target: r.Name}
 		e := log.Entry(seq)
 		if e == nil || e.Restore == nil || e.Restore.Ref != r.Name {
-			it.Reason, it.orphan = "no operation of the log needs it", true
+			it.Reason, it.Orphan = "no operation of the log needs it", true
 			out = append(out, it)
 			continue
 		}

@@ -5,16 +5,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/internal/subproc"
 	"github.com/git-agency/git-agency/store"
 )
 
-// HasMarker reports whether tree holds the integration marker.
-func HasMarker(tree string) bool {
-	_, err := os.Lstat(store.MarkerPath(tree))
-	return err == nil
-}
+// HasMarker reports whether tree holds the integration marker (core).
+func HasMarker(tree string) bool { return core.HasMarker(tree) }
 
 // CreateWorktreeOptions are the inputs of `worktree create`.
 type CreateWorktreeOptions struct {

@@ -1,4 +1,4 @@
-package agency
+package tidy
 
 import (
 	"context"
@@ -16,7 +16,7 @@ const GCVerifyTree = "verify_tree"
 // verifyLeftovers are the verify directories no live land uses. A failed
 // verify's tree is kept for inspection: it is listed only with failed
 // (gc removes it; doctor does not call it a problem).
-func (a *App) verifyLeftovers(failed bool) []Leftover {
+func (a *Tidier) verifyLeftovers(failed bool) []Leftover {
 	var out []Leftover
 	ids, _ := store.ReadIDDirs(a.Store.VerifiesDir())
 	for _, id := range ids {
@@ -32,7 +32,7 @@ func (a *App) verifyLeftovers(failed bool) []Leftover {
 
 // verifyDirState says why inv's verify directory may go ("" when a live
 // land verifies in it), and whether it is a failed verify's kept tree.
-func (a *App) verifyDirState(inv string) (why string, keptFailed bool) {
+func (a *Tidier) verifyDirState(inv string) (why string, keptFailed bool) {
 	rec, err := a.Store.ReadInvocation(inv)
 	switch {
 	case err != nil:
@@ -49,14 +49,14 @@ func (a *App) verifyDirState(inv string) (why string, keptFailed bool) {
 
 // gcVerifyTree removes a verify directory, looking again under the lock
 // that no land verifies in it now.
-func (a *App) gcVerifyTree(ctx context.Context, it *GCItem) error {
+func (a *Tidier) gcVerifyTree(ctx context.Context, it *GCItem) error {
 	if why, _ := a.verifyDirState(it.Invocation); why == "" {
 		return errs.VerifyRunning(it.Invocation, 0)
 	}
-	if err := a.removeVerifyTree(ctx, it.Invocation); err != nil {
+	if err := a.Host.RemoveVerifyTree(ctx, it.Invocation); err != nil {
 		return err
 	}
-	a.event(it.Invocation, "gc", map[string]any{"removed": "verify_tree"})
+	a.Event(it.Invocation, "gc", map[string]any{"removed": "verify_tree"})
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package agency
+package tidy
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -34,31 +35,28 @@ type Finding struct {
 // MinGitVersion is the oldest git we support (merge-tree --write-tree).
 const MinGitVersion = "2.38"
 
-// addFinding adds one finding (Doctor's steps share it).
-type addFinding = func(check, level, hint, path, format string, args ...any)
-
 // Doctor checks the environment and this repository's records. It is a
 // read: it changes nothing, and says what gc would settle (Settle).
-func (a *App) Doctor(ctx context.Context) []Finding {
+func (a *Tidier) Doctor(ctx context.Context) []Finding {
 	var out []Finding
 	add := func(check, level, hint, path, format string, args ...any) {
 		out = append(out, Finding{Check: check, Level: level, Message: fmt.Sprintf(format, args...), Hint: hint, Path: path})
 	}
 	a.checkGit(ctx, add)
 	a.checkTmux(ctx, add)
-	a.checkWall(ctx, add)
+	a.Host.CheckWall(ctx, add)
 	a.checkRunners(ctx, add)
 	a.checkDataDir(add)
-	a.checkConfig(add)
+	a.Host.CheckConfig(add)
 	repoChecks := len(out)
-	a.checkRelink(add)
+	a.Host.CheckRelink(add)
 	wts := a.checkWorktreeRecords(ctx, add)
-	a.checkSetups(ctx, add, wts)
+	a.Host.CheckSetups(ctx, add, wts)
 	invs, records := a.checkInvocationRecords(ctx, add)
 	a.checkOrphanSandboxes(add, records)
 	a.checkGoneSandboxBranches(ctx, add, records)
 	a.checkVanishedTrees(add)
-	a.checkCopiedEnvs(add, wts, records)
+	a.Host.CheckCopiedEnvs(add, wts, records)
 	a.checkTmuxSessions(ctx, add, records)
 	left := a.leftovers()
 	a.checkOrphanBranches(ctx, add, records, left)
@@ -81,7 +79,7 @@ func (a *App) Doctor(ctx context.Context) []Finding {
 }
 
 // checkGit: git runs and is new enough for merge-tree --write-tree.
-func (a *App) checkGit(ctx context.Context, add addFinding) {
+func (a *Tidier) checkGit(ctx context.Context, add addFinding) {
 	if v, err := a.Repo.GitVersion(ctx); err != nil {
 		add("git", LevelProblem, "install git 2.38 or later", "", "cannot run git: %v", err)
 	} else if versionLess(v, MinGitVersion) {
@@ -92,7 +90,7 @@ func (a *App) checkGit(ctx context.Context, add addFinding) {
 }
 
 // checkTmux: tmux is there for headed agents (a warning without it).
-func (a *App) checkTmux(ctx context.Context, add addFinding) {
+func (a *Tidier) checkTmux(ctx context.Context, add addFinding) {
 	if p, err := tmux.Available(); err != nil {
 		add("tmux", LevelWarn, "install tmux 3.2+ for headed agents; headless agents (--headless) do not need it", "", "tmux not found: only headless agents can run")
 	} else {
@@ -101,7 +99,7 @@ func (a *App) checkTmux(ctx context.Context, add addFinding) {
 }
 
 // checkRunners: every runner's configuration and program.
-func (a *App) checkRunners(ctx context.Context, add addFinding) {
+func (a *Tidier) checkRunners(ctx context.Context, add addFinding) {
 	def := runner.DefaultRunner
 	if v, ok := a.Config.Get("agency.defaultRunner"); ok && v != "" {
 		def = v
@@ -130,7 +128,7 @@ func (a *App) checkRunners(ctx context.Context, add addFinding) {
 
 // checkWorktreeRecords: broken worktree records, present worktrees whose
 // directory (moved with `git worktree move`, or removed) or marker is gone. It returns the scanned records.
-func (a *App) checkWorktreeRecords(ctx context.Context, add addFinding) []store.WorktreeEntry {
+func (a *Tidier) checkWorktreeRecords(ctx context.Context, add addFinding) []store.WorktreeEntry {
 	wts, err := a.Store.ScanWorktrees()
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.IntegrationWorktreesDir(), "cannot scan worktree records: %v", err)
@@ -148,15 +146,15 @@ func (a *App) checkWorktreeRecords(ctx context.Context, add addFinding) []store.
 			continue
 		}
 		if _, err := os.Stat(r.TreePath); err != nil {
-			if e := a.treeMoved(ctx, r); e != nil {
+			if e := a.Host.TreeMoved(ctx, r); e != nil {
 				add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
 				continue
 			}
 			add("worktrees", LevelProblem, "'git agency worktree rm "+r.Name+"' archives the record and prunes git's registration", r.TreePath,
 				"worktree %q: its directory is gone", r.Name)
-		} else if e := errs.As(a.CheckOnBranch(ctx, r)); e != nil && e.Code == errs.EWrongBranch {
+		} else if e := errs.As(a.Host.CheckOnBranch(ctx, r)); e != nil && e.Code == errs.EWrongBranch {
 			add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
-		} else if !HasMarker(r.TreePath) {
+		} else if !core.HasMarker(r.TreePath) {
 			add("worktrees", LevelWarn, "'git agency agent start -w "+r.Name+"' writes it again when the tree has no .agency/ at all (a 'git clean -x' removes it)", r.TreePath,
 				"worktree %q has no integration marker", r.Name)
 		}
@@ -167,7 +165,7 @@ func (a *App) checkWorktreeRecords(ctx context.Context, add addFinding) []store.
 // checkInvocationRecords: broken invocation records, running ones whose
 // sandbox is gone. It returns the scan and the records by id (after
 // View; nil for a broken one).
-func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]store.InvocationEntry, map[string]*store.InvocationRecord) {
+func (a *Tidier) checkInvocationRecords(ctx context.Context, add addFinding) ([]store.InvocationEntry, map[string]*store.InvocationRecord) {
 	invs, err := a.Store.ScanInvocationsChecked()
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.InvocationsDir(), "cannot scan invocation records: %v", err)
@@ -182,7 +180,7 @@ func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]sto
 			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "invocation record %s is broken: %v", e.ID, e.Err)
 			continue
 		}
-		r := a.View(ctx, e.Record)
+		r := a.Host.View(ctx, e.Record)
 		records[e.ID] = r
 		if e.Record.Active() && !r.Active() {
 			add("records", LevelWarn, "'git agency gc --yes' records it (and starts queued agents a free slot allows)", e.Dir,
@@ -199,7 +197,7 @@ func (a *App) checkInvocationRecords(ctx context.Context, add addFinding) ([]sto
 }
 
 // checkOrphanSandboxes: sandboxes whose invocation is gone.
-func (a *App) checkOrphanSandboxes(add addFinding, records map[string]*store.InvocationRecord) {
+func (a *Tidier) checkOrphanSandboxes(add addFinding, records map[string]*store.InvocationRecord) {
 	sbs, err := store.ReadIDDirs(a.Store.SandboxesDir())
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.SandboxesDir(), "cannot scan sandboxes: %v", err)
@@ -214,13 +212,13 @@ func (a *App) checkOrphanSandboxes(add addFinding, records map[string]*store.Inv
 
 // checkVanishedTrees: worktrees of ours git still registers whose
 // directory vanished.
-func (a *App) checkVanishedTrees(add addFinding) {
+func (a *Tidier) checkVanishedTrees(add addFinding) {
 	regs, err := a.Repo.AdminWorktrees()
 	if err != nil {
 		return
 	}
 	for _, w := range regs {
-		if !inside(a.Store.RepoDir(), w.Path) {
+		if !core.Inside(a.Store.RepoDir(), w.Path) {
 			continue
 		}
 		if _, err := os.Stat(w.Path); os.IsNotExist(err) {
@@ -232,7 +230,7 @@ func (a *App) checkVanishedTrees(add addFinding) {
 
 // checkTmuxSessions: agency-<id> sessions of this repository without a
 // running record.
-func (a *App) checkTmuxSessions(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
+func (a *Tidier) checkTmuxSessions(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
 	for _, s := range tmuxSessions(ctx) {
 		id := strings.TrimPrefix(s, "agency-")
 		r, ok := records[id]
@@ -252,7 +250,7 @@ func (a *App) checkTmuxSessions(ctx context.Context, add addFinding, records map
 
 // checkOrphanBranches: agency branches without a record (killed starts and
 // creates), with whether their commits are on other branches.
-func (a *App) checkOrphanBranches(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord, left []Leftover) {
+func (a *Tidier) checkOrphanBranches(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord, left []Leftover) {
 	known := func(id string) bool { _, ok := records[id]; return ok }
 	for _, o := range a.orphanBranches(ctx, left, known) {
 		hint := "'git agency gc' deletes it: its commits are on other branches"
@@ -263,24 +261,9 @@ func (a *App) checkOrphanBranches(ctx context.Context, add addFinding, records m
 	}
 }
 
-// checkRelink reports a relink this command made (or could not make).
-func (a *App) checkRelink(add func(check, level, hint, path, format string, args ...any)) {
-	r := a.Relinked
-	if r == nil {
-		return
-	}
-	if r.Err != nil {
-		add("repository", LevelProblem, "fix the cause, then run 'git agency doctor' again: it retries the relink", a.Repo.CommonDir,
-			"this repository moved from %s, and relinking its records failed: %v", r.From, r.Err)
-		return
-	}
-	add("repository", LevelWarn, "", a.Repo.CommonDir,
-		"this repository moved from %s: its records were relinked and %d worktree(s) repaired", r.From, len(r.Repaired))
-}
-
 // checkLeftovers reports what killed writers left (see leftovers); gc
 // removes it.
-func (a *App) checkLeftovers(add func(check, level, hint, path, format string, args ...any), left []Leftover) {
+func (a *Tidier) checkLeftovers(add func(check, level, hint, path, format string, args ...any), left []Leftover) {
 	for _, l := range left {
 		what := "temp file"
 		switch l.Kind {
@@ -302,7 +285,7 @@ func (a *App) checkLeftovers(add func(check, level, hint, path, format string, a
 // checkRecordFiles reports records that do not decode: repo.json, each
 // sandbox's checkpoints.json (checkpoints fail while it is damaged) and
 // each invocation's events.jsonl (garbage or cut lines).
-func (a *App) checkRecordFiles(add func(check, level, hint, path, format string, args ...any), invs []store.InvocationEntry) {
+func (a *Tidier) checkRecordFiles(add func(check, level, hint, path, format string, args ...any), invs []store.InvocationEntry) {
 	var rr store.RepoRecord
 	if err := store.ReadJSON(a.Store.RepoJSONPath(), &rr); err != nil && !os.IsNotExist(err) {
 		add("records", LevelProblem, "remove it: the next command writes it again", a.Store.RepoJSONPath(), "repo.json is damaged: %v", err)
@@ -322,7 +305,7 @@ func (a *App) checkRecordFiles(add func(check, level, hint, path, format string,
 // operation log, and each invocation's events, hook and stream files.
 // Readers skip such lines and later appends start on a fresh line; the
 // files are history, so nothing rewrites or removes them (gc neither).
-func (a *App) checkJSONL(add func(check, level, hint, path, format string, args ...any), invs []store.InvocationEntry) {
+func (a *Tidier) checkJSONL(add func(check, level, hint, path, format string, args ...any), invs []store.InvocationEntry) {
 	const hint = "the damaged lines are skipped when reading; later lines are appended on fresh ones, and the file is kept as it is"
 	report := func(path, what string, complete bool) {
 		if n, err := store.DamagedLines(path, complete); err == nil && n > 0 {
@@ -336,11 +319,11 @@ func (a *App) checkJSONL(add func(check, level, hint, path, format string, args 
 		done := e.Record == nil || !e.Record.Active()
 		logs := a.Store.SandboxLogsDir(e.ID)
 		report(filepath.Join(logs, "hook.jsonl"), "logs/hook.jsonl of "+e.ID, done)
-		report(filepath.Join(logs, StreamLog), "logs/"+StreamLog+" of "+e.ID, done)
+		report(filepath.Join(logs, core.StreamLog), "logs/"+core.StreamLog+" of "+e.ID, done)
 	}
 }
 
-func (a *App) checkDataDir(add func(check, level, hint, path, format string, args ...any)) {
+func (a *Tidier) checkDataDir(add func(check, level, hint, path, format string, args ...any)) {
 	dir := a.Store.RepoDir()
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -361,19 +344,16 @@ func (a *App) checkDataDir(add func(check, level, hint, path, format string, arg
 	add("data_dir", LevelOK, "", dir, "data directory %s (writable, private)", a.Store.DataDir)
 }
 
-// tmuxWait bounds each tmux call of doctor and gc.
-const tmuxWait = 5 * time.Second
-
 // sessionIsOurs tells whether a tmux session's pane runs in this
 // repository's sandboxes.
-func (a *App) sessionIsOurs(ctx context.Context, session string) bool {
-	ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+func (a *Tidier) sessionIsOurs(ctx context.Context, session string) bool {
+	ctx, cancel := context.WithTimeout(ctx, core.TmuxWait)
 	defer cancel()
-	dir, err := TmuxClient().PaneCurrentPath(ctx, tmux.PaneTarget(session))
+	dir, err := (&tmux.Client{}).PaneCurrentPath(ctx, tmux.PaneTarget(session))
 	if err != nil {
 		return false
 	}
-	return inside(a.Store.SandboxesDir(), dir)
+	return core.Inside(a.Store.SandboxesDir(), dir)
 }
 
 // tmuxSessions lists the sessions named agency-* on git-agency's tmux
@@ -382,9 +362,9 @@ func tmuxSessions(ctx context.Context) []string {
 	if _, err := tmux.Available(); err != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+	ctx, cancel := context.WithTimeout(ctx, core.TmuxWait)
 	defer cancel()
-	list, err := TmuxClient().ListSessions(ctx, "agency-")
+	list, err := (&tmux.Client{}).ListSessions(ctx, "agency-")
 	if err != nil {
 		return nil
 	}
@@ -395,7 +375,7 @@ func tmuxSessions(ctx context.Context) []string {
 func tmuxVersion(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	v, err := TmuxClient().Version(ctx)
+	v, err := (&tmux.Client{}).Version(ctx)
 	if err != nil || v == "" {
 		return "tmux (version unknown)"
 	}

@@ -1,4 +1,4 @@
-package agency
+package tidy
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -14,7 +15,7 @@ import (
 
 // GCPlan finds what gc would remove (and what it keeps, and why). It
 // changes nothing.
-func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
+func (a *Tidier) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 	p := &gcPlanner{a: a, ctx: ctx, opts: opts, res: &GCResult{DryRun: true}, progress: opts.Progress}
 	if p.progress == nil {
 		p.progress = func(GCStep) {}
@@ -35,7 +36,7 @@ func (a *App) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) {
 
 // gcPlanner is one GCPlan: what it has scanned and what it has decided.
 type gcPlanner struct {
-	a        *App
+	a        *Tidier
 	ctx      context.Context
 	opts     GCOptions
 	res      *GCResult
@@ -84,7 +85,7 @@ func (p *gcPlanner) scanRecords() error {
 			}
 			continue
 		}
-		p.records[e.ID] = p.a.View(p.ctx, e.Record)
+		p.records[e.ID] = p.a.Host.View(p.ctx, e.Record)
 	}
 	return nil
 }
@@ -179,14 +180,14 @@ func (p *gcPlanner) lockedWhy(tree string) string {
 		if regs, err := p.a.Repo.AdminWorktrees(); err == nil {
 			for _, w := range regs {
 				if w.Locked {
-					p.locked[canonical(w.Path)] = true
+					p.locked[core.Canonical(w.Path)] = true
 				}
 			}
 		}
 	}
 	// git registers a tree by its real path; ours may reach it through a
 	// symlink (a data directory under a HOME that is a link).
-	if !p.locked[canonical(tree)] {
+	if !p.locked[core.Canonical(tree)] {
 		return ""
 	}
 	return "locked with 'git worktree lock' ('git worktree unlock " + tree + "' first)"
@@ -200,7 +201,7 @@ func (p *gcPlanner) planRegistrations() {
 		return
 	}
 	for _, w := range regs {
-		if !inside(p.a.Store.RepoDir(), w.Path) {
+		if !core.Inside(p.a.Store.RepoDir(), w.Path) {
 			continue
 		}
 		if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
@@ -255,7 +256,7 @@ func (p *gcPlanner) planOrphanBranches() {
 // treeGoesWith tells whether a directory gc removes holds path.
 func (p *gcPlanner) treeGoesWith(path string) bool {
 	for _, o := range p.res.Items {
-		if (o.Kind == GCOrphanDir || o.Kind == GCWorktreeDir || o.Kind == GCSandboxTree) && !o.Kept && inside(o.Target, path) {
+		if (o.Kind == GCOrphanDir || o.Kind == GCWorktreeDir || o.Kind == GCSandboxTree) && !o.Kept && core.Inside(o.Target, path) {
 			return true
 		}
 	}
@@ -291,17 +292,17 @@ func (p *gcPlanner) planOldRefs() {
 		if landing != store.LandingLanded && landing != store.LandingDiscarded {
 			continue
 		}
-		when := firstTime(r.LandedAt, r.DiscardedAt, r.FinishedAt, &r.StartedAt)
+		when := core.FirstTime(r.LandedAt, r.DiscardedAt, r.FinishedAt, &r.StartedAt)
 		if when.IsZero() || when.After(cutoff) {
 			continue
 		}
-		age := fmt.Sprintf("%s %s ago", landing, roundAge(p.a.Now().Sub(when)))
+		age := fmt.Sprintf("%s %s ago", landing, core.RoundAge(p.a.Now().Sub(when)))
 		p.planBranch(r, branches, age)
 		p.planSnapshotRefs(r, snapshots[r.InvocationID], landing, age)
 		p.planKeptRefs(r, landing, when)
 		p.flush()
 	}
-	for _, it := range p.a.planUndoRefs(p.ctx, cutoff) {
+	for _, it := range p.a.Host.PlanUndoRefs(p.ctx, cutoff) {
 		p.add(it)
 	}
 }
@@ -373,7 +374,7 @@ func (p *gcPlanner) planKeptRefs(r *store.InvocationRecord, landing string, when
 	kept, _ := p.a.Repo.ForEachRef(p.ctx, store.KeptRefPrefix(r.InvocationID))
 	for _, ref := range kept {
 		it := GCItem{Kind: GCKeptRef, Invocation: r.InvocationID, Target: ref.Name,
-			Reason: fmt.Sprintf("commits kept from its sandbox; %s %s ago", landing, roundAge(p.a.Now().Sub(when)))}
+			Reason: fmt.Sprintf("commits kept from its sandbox; %s %s ago", landing, core.RoundAge(p.a.Now().Sub(when)))}
 		if ok, err := p.a.Repo.ReachableFromOtherBranch(p.ctx, ref.Object, ""); (err != nil || !ok) && !p.opts.Force {
 			it.Kept, it.KeptWhy = true, "its commits are on no branch (--force deletes it)"
 		}
@@ -383,7 +384,7 @@ func (p *gcPlanner) planKeptRefs(r *store.InvocationRecord, landing string, when
 
 // branchWorkElsewhere tells whether every commit of a sandbox branch is on
 // another branch, or was cherry-picked onto its integration branch.
-func (a *App) branchWorkElsewhere(ctx context.Context, r *store.InvocationRecord, branchRef string) (bool, string) {
+func (a *Tidier) branchWorkElsewhere(ctx context.Context, r *store.InvocationRecord, branchRef string) (bool, string) {
 	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, branchRef, branchRef); err == nil && ok {
 		return true, ""
 	}
@@ -403,7 +404,7 @@ func (a *App) branchWorkElsewhere(ctx context.Context, r *store.InvocationRecord
 // branch other than its sandbox branch: the land's result_head is, or
 // (a record without one) every commit of the sandbox branch is there or
 // was cherry-picked onto the integration branch.
-func (a *App) landedWorkOnBranch(ctx context.Context, r *store.InvocationRecord, branchRef string) bool {
+func (a *Tidier) landedWorkOnBranch(ctx context.Context, r *store.InvocationRecord, branchRef string) bool {
 	if r.Land != nil && r.Land.ResultHead != "" {
 		ok, err := a.Repo.ReachableFromOtherBranch(ctx, r.Land.ResultHead, branchRef)
 		return err == nil && ok

@@ -1,4 +1,4 @@
-package agency
+package tidy
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // runnerWall is the wall doctor runs each runner's --version in (for
 // program, see wall.ForProgram), nil when agents run unwalled here.
-func (a *App) runnerWall(ctx context.Context) func(program string) *wall.Wall {
+func (a *Tidier) runnerWall(ctx context.Context) func(program string) *wall.Wall {
 	ws, err := wall.SettingsFromConfig(a.Config)
 	if err != nil || ws.Mode == wall.IsolateOff || !wall.Probe(ctx).OK() {
 		return nil
@@ -28,7 +28,7 @@ func (a *App) runnerWall(ctx context.Context) func(program string) *wall.Wall {
 // and, when agents are walled (inWall), answers it inside the wall too: a
 // runner whose installation the wall does not show (a package under
 // /tmp) is a problem doctor names, not a start that fails later.
-func (a *App) checkRunnerRuns(ctx context.Context, add addFinding, inWall func(string) *wall.Wall, name string, spec runner.Spec, p string) {
+func (a *Tidier) checkRunnerRuns(ctx context.Context, add addFinding, inWall func(string) *wall.Wall, name string, spec runner.Spec, p string) {
 	outside := spec.Version(ctx, p)
 	if outside == "" || inWall == nil {
 		if outside == "" {

@@ -1,4 +1,4 @@
-package agency
+package tidy
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // deleted by another program (`git branch -D` once its tree was removed,
 // `git update-ref -d`). Land cannot take them, though their rows still say
 // what their last state was. One for-each-ref for all of them.
-func (a *App) checkGoneSandboxBranches(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
+func (a *Tidier) checkGoneSandboxBranches(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
 	var pending []*store.InvocationRecord
 	for _, r := range records {
 		if r != nil && !r.Active() && r.SandboxBranch != "" && r.LandingStatus != nil && *r.LandingStatus == store.LandingPending {

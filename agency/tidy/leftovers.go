@@ -1,4 +1,4 @@
-package agency
+package tidy
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -36,7 +37,7 @@ type Leftover struct {
 // tells: a create makes the directory and writes the record under the
 // repo lock, so a directory still without its record once the lock is
 // ours is a leftover whatever its age.
-func (a *App) leftovers() []Leftover {
+func (a *Tidier) leftovers() []Leftover {
 	var out []Leftover
 	now := a.Now()
 	isIndex := func(name string) bool { return strings.HasPrefix(name, gitcore.SnapshotIndexPrefix) }
@@ -50,13 +51,13 @@ func (a *App) leftovers() []Leftover {
 		for _, t := range g.files {
 			if staleTemp(t.Path, t.ModTime, now) {
 				out = append(out, Leftover{Kind: GCTempFile, Path: t.Path, Bytes: t.Size,
-					Reason: g.what + " that was cut short (" + roundAge(now.Sub(t.ModTime)) + " old)"})
+					Reason: g.what + " that was cut short (" + core.RoundAge(now.Sub(t.ModTime)) + " old)"})
 			}
 		}
 	}
 	out = append(out, a.verifyLeftovers(false)...)
-	out = append(out, a.retiredLeftovers()...)
-	out = append(out, a.queuedEnvLeftovers()...)
+	out = append(out, a.Host.RetiredLeftovers()...)
+	out = append(out, a.Host.QueuedEnvLeftovers()...)
 	dead, missing, missingWt := a.deadCreates()
 	out = append(out, dead...)
 	if len(missing) == 0 && len(missingWt) == 0 {
@@ -87,16 +88,16 @@ func (a *App) leftovers() []Leftover {
 // creator (store.CreatorFile) is gone are leftovers at once, whatever
 // holds the lock; those whose creator still runs are creates in progress,
 // left out; the rest (no marker) are returned by id for the lock to tell.
-func (a *App) deadCreates() (dead []Leftover, unknownInv, unknownWt []string) {
+func (a *Tidier) deadCreates() (dead []Leftover, unknownInv, unknownWt []string) {
 	ids, _ := store.ReadIDDirs(a.Store.InvocationsDir())
 	for _, id := range ids {
 		if !a.Store.MissingMeta(id) {
 			continue
 		}
-		switch creatorOf(a.Store.InvocationDir(id)) {
-		case creatorGone:
+		switch core.CreatorOf(a.Store.InvocationDir(id)) {
+		case core.CreatorGone:
 			dead = append(dead, a.invocationDirLeftover(id))
-		case creatorUnknown:
+		case core.CreatorUnknown:
 			unknownInv = append(unknownInv, id)
 		}
 	}
@@ -105,23 +106,23 @@ func (a *App) deadCreates() (dead []Leftover, unknownInv, unknownWt []string) {
 		if !a.Store.MissingWorktreeMeta(id) {
 			continue
 		}
-		switch creatorOf(a.Store.IntegrationWorktreeDir(id)) {
-		case creatorGone:
+		switch core.CreatorOf(a.Store.IntegrationWorktreeDir(id)) {
+		case core.CreatorGone:
 			dead = append(dead, a.worktreeDirLeftover(id))
-		case creatorUnknown:
+		case core.CreatorUnknown:
 			unknownWt = append(unknownWt, id)
 		}
 	}
 	return dead, unknownInv, unknownWt
 }
 
-func (a *App) invocationDirLeftover(id string) Leftover {
+func (a *Tidier) invocationDirLeftover(id string) Leftover {
 	dir := a.Store.InvocationDir(id)
 	return Leftover{Kind: GCInvocationDir, Invocation: id, Path: dir, Bytes: store.DirSize(dir),
 		Reason: "no meta.json: left by an agent start that was killed"}
 }
 
-func (a *App) worktreeDirLeftover(id string) Leftover {
+func (a *Tidier) worktreeDirLeftover(id string) Leftover {
 	dir := a.Store.IntegrationWorktreeDir(id)
 	reason := "no meta.json: left by a worktree create that was killed"
 	if c, ok := store.ReadCreator(dir); ok && c.Adopt != nil {
@@ -133,7 +134,7 @@ func (a *App) worktreeDirLeftover(id string) Leftover {
 // undoKilledAdopt takes back what a killed `worktree adopt` (record
 // directory dir) wrote into the user's tree, unless a record adopts that
 // tree now (the user removed the marker and adopted it again).
-func (a *App) undoKilledAdopt(dir string) error {
+func (a *Tidier) undoKilledAdopt(dir string) error {
 	c, ok := store.ReadCreator(dir)
 	if !ok || c.Adopt == nil {
 		return nil
@@ -144,14 +145,14 @@ func (a *App) undoKilledAdopt(dir string) error {
 			return nil
 		}
 	}
-	return undoAdoptMarks(*c.Adopt)
+	return a.Host.UndoAdoptMarks(*c.Adopt)
 }
 
 // startInProgress tells whether invocation id is being created right now:
 // its directory has no meta.json yet and its creator still runs. Its
 // sandbox and branch are not orphans.
-func (a *App) startInProgress(id string) bool {
-	return a.Store.MissingMeta(id) && creatorOf(a.Store.InvocationDir(id)) == creatorAlive
+func (a *Tidier) startInProgress(id string) bool {
+	return a.Store.MissingMeta(id) && core.CreatorOf(a.Store.InvocationDir(id)) == core.CreatorAlive
 }
 
 // orphanBranch is a branch a killed `worktree create` (agency/<name>-<short>
@@ -168,7 +169,7 @@ type orphanBranch struct {
 
 // orphanBranches lists the branches killed creates and starts left; known
 // tells whether an invocation has a record (or a broken one).
-func (a *App) orphanBranches(ctx context.Context, left []Leftover, known func(inv string) bool) []orphanBranch {
+func (a *Tidier) orphanBranches(ctx context.Context, left []Leftover, known func(inv string) bool) []orphanBranch {
 	claimed := map[string]bool{}
 	if wts, err := a.Store.ScanWorktrees(); err == nil {
 		for _, w := range wts {
@@ -225,7 +226,7 @@ func (a *App) orphanBranches(ctx context.Context, left []Leftover, known func(in
 
 // removeLeftover removes one leftover, looking again first (the caller
 // holds the repo lock).
-func (a *App) removeLeftover(it *GCItem) error {
+func (a *Tidier) removeLeftover(it *GCItem) error {
 	if it.Kind == GCInvocationDir {
 		if !a.Store.MissingMeta(it.Invocation) {
 			return errs.New(errs.EInternal, "", "invocation %s has a record now; left alone", it.Invocation)

@@ -1,14 +1,14 @@
-package agency
+package tidy
 
 import (
 	"context"
-	"github.com/git-agency/git-agency/agency/internal/core"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/store"
 	"github.com/git-agency/git-agency/wall"
 )
@@ -25,7 +25,7 @@ const fsckBudget = 20 * time.Second
 // non-empty config.worktree in a sandbox's git directory, a link (or
 // anything but a regular file) in an invocation's logs, and objects the
 // refs reach that are missing.
-func (a *App) checkEscapes(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
+func (a *Tidier) checkEscapes(ctx context.Context, add addFinding, records map[string]*store.InvocationRecord) {
 	common := a.Repo.CommonDir
 	_ = filepath.WalkDir(filepath.Join(common, "refs"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
@@ -55,7 +55,7 @@ func (a *App) checkEscapes(ctx context.Context, add addFinding, records map[stri
 }
 
 // checkSandboxEscapes is checkEscapes for one invocation's sandbox.
-func (a *App) checkSandboxEscapes(add addFinding, r *store.InvocationRecord) {
+func (a *Tidier) checkSandboxEscapes(add addFinding, r *store.InvocationRecord) {
 	if r.SandboxPath != "" {
 		if gitDir, err := wall.SandboxGitDir(r.SandboxPath, a.Repo.CommonDir); err == nil {
 			cw := filepath.Join(gitDir, "config.worktree")

@@ -1,15 +1,15 @@
-package agency
+package tidy
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/git-agency/git-agency/agency/internal/core"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner/tmux"
@@ -63,6 +63,7 @@ const (
 	GCWorktreeDir   = "worktree_dir"   // integration_worktrees/<id>/ without meta.json
 	GCUndoRef       = "undo_ref"       // refs/agency/undo/<seq>: what undo of a worktree rm --force needs
 	GCQueuedEnv     = "queued_env"     // invocations/<id>/queued-env of an invocation no longer queued
+	GCRetiredTree   = "retired_tree"   // retired/<name>/ that no remover deletes
 )
 
 // GCItem is one thing gc removes, or keeps and says why.
@@ -77,10 +78,11 @@ type GCItem struct {
 	KeptWhy string `json:"kept_why,omitempty"`
 	Removed bool   `json:"removed"`
 	Error   string `json:"error,omitempty"`
-	tree    string // the sandbox tree to look at before removing
-	admin   string // admin dir of a registration
-	forced  bool   // planned with --force: no re-check of the tree's work
-	orphan  bool   // an undo ref no operation named when planned
+	// Orphan: an undo ref no operation named when planned.
+	Orphan bool   `json:"-"`
+	tree   string // the sandbox tree to look at before removing
+	admin  string // admin dir of a registration
+	forced bool   // planned with --force: no re-check of the tree's work
 	// orphanOf: a branch planned because this record file is missing; it
 	// is left alone if the file appeared since.
 	orphanOf string
@@ -97,7 +99,7 @@ type GCResult struct {
 
 // keepIfDirty marks an item kept when its tree holds uncommitted work
 // (decideTrees for one item; its size is left as it is).
-func (a *App) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bool) {
+func (a *Tidier) keepIfDirty(ctx context.Context, it *GCItem, tree string, force bool) {
 	one := []GCItem{*it}
 	one[0].tree, one[0].forced = tree, force
 	a.decideTrees(ctx, one, []int{0}, false)
@@ -118,7 +120,7 @@ type treeLook struct {
 
 // lookAtTree says whether tree is gone, has uncommitted changes (one `git
 // status`) and its HEAD (read from files when they can say).
-func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
+func (a *Tidier) lookAtTree(ctx context.Context, tree string) treeLook {
 	fi, err := os.Lstat(tree)
 	if err != nil {
 		return treeLook{gone: true}
@@ -130,7 +132,7 @@ func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
 	// (our own files in .agency/ are no one's work: a create killed while
 	// writing its .gitignore leaves them untracked; a tracked file there
 	// is the agent's)
-	dirty, err := t.HoldsWork(ctx, store.AgencyDir, isAgencyFile)
+	dirty, err := t.HoldsWork(ctx, store.AgencyDir, core.IsAgencyFile)
 	if err != nil || dirty {
 		return treeLook{dirty: dirty, err: err}
 	}
@@ -147,7 +149,7 @@ func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
 // Forced items are not looked at. With measure, the size of an item that
 // goes is measured then, and only then: measuring a tree costs a stat per
 // file.
-func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measure bool) {
+func (a *Tidier) decideTrees(ctx context.Context, items []GCItem, idx []int, measure bool) {
 	looks := make([]treeLook, len(idx))
 	core.EachParallel(len(idx), func(k int) {
 		if it := &items[idx[k]]; !it.forced {
@@ -189,7 +191,7 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 	// submodule repository until it is pushed.
 	for k, i := range idx {
 		if it := &items[i]; !it.forced && !it.Kept && !looks[k].notDir {
-			if subs := a.localOnlySubmodules(ctx, it.tree); len(subs) > 0 {
+			if subs := a.LocalOnlySubmodules(ctx, it.tree); len(subs) > 0 {
 				it.Kept, it.KeptWhy = true, "its submodule "+subs[0]+" holds a commit that exists only in this tree (--force removes it)"
 			}
 		}
@@ -204,41 +206,9 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 	}
 }
 
-// localOnlySubmodules returns the paths of the submodules checked out in
-// tree whose HEAD exists only there: a commit made inside it lives in the
-// tree's own submodule repository (.git/worktrees/<x>/modules/<name>),
-// which goes with the tree. A HEAD the main repository's .git/modules/<path>
-// has, or on a remote-tracking branch (pushed), is safe.
-func (a *App) localOnlySubmodules(ctx context.Context, tree string) []string {
-	if _, err := os.Stat(filepath.Join(tree, ".gitmodules")); err != nil {
-		return nil // no submodules (and no git call for it)
-	}
-	paths, err := a.Repo.SubmodulePaths(ctx, tree)
-	if err != nil {
-		return nil
-	}
-	var local []string
-	for _, p := range paths {
-		dir := filepath.Join(tree, p)
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-			continue // not checked out: nothing of its own
-		}
-		head := gitcore.SubmoduleHead(dir) // from its files: no git runs in it
-		if head == "" {
-			continue
-		}
-		if a.Repo.SubmodulePublished(ctx, dir, head) ||
-			a.Repo.SubmoduleHas(ctx, filepath.Join(a.Repo.CommonDir, "modules", p), head) {
-			continue
-		}
-		local = append(local, p)
-	}
-	return local
-}
-
 // keptOnRecheck looks at an item's tree again under the lock (the plan may
 // be old) and marks the item kept when it now holds work.
-func (a *App) keptOnRecheck(ctx context.Context, it *GCItem, tree string) bool {
+func (a *Tidier) keptOnRecheck(ctx context.Context, it *GCItem, tree string) bool {
 	recheck := *it
 	recheck.Kept = false
 	a.keepIfDirty(ctx, &recheck, tree, it.forced)
@@ -264,9 +234,9 @@ func hasFiles(dir string) bool {
 // GC removes what plan lists (the items not kept), each under the repo
 // lock, every directory through store.RemoveAllInside. progress (when not
 // nil) is told of each item as it is handled.
-func (a *App) GC(ctx context.Context, plan *GCResult, progress func(GCStep)) *GCResult {
+func (a *Tidier) GC(ctx context.Context, plan *GCResult, progress func(GCStep)) *GCResult {
 	plan.DryRun = false
-	a.Settle(ctx)
+	a.Host.Settle(ctx)
 	total := 0
 	for _, it := range plan.Items {
 		if !it.Kept {
@@ -297,11 +267,11 @@ func (a *App) GC(ctx context.Context, plan *GCResult, progress func(GCStep)) *GC
 // repairRecordsGen makes a records generation left dirty by a killed
 // writer clean again (best effort: reads stay correct, only slower, until
 // then).
-func (a *App) repairRecordsGen(ctx context.Context) {
+func (a *Tidier) repairRecordsGen(ctx context.Context) {
 	if !a.Store.RecordsGenDirty() {
 		return // the usual case: no lock taken for nothing
 	}
-	_, unlock, err := a.lockWork(ctx)
+	_, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return
 	}
@@ -309,8 +279,8 @@ func (a *App) repairRecordsGen(ctx context.Context) {
 	_ = a.Store.RepairRecordsGen()
 }
 
-func (a *App) gcOne(ctx context.Context, it *GCItem) error {
-	ctx, unlock, err := a.lockWork(ctx)
+func (a *Tidier) gcOne(ctx context.Context, it *GCItem) error {
+	ctx, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return err
 	}
@@ -332,10 +302,10 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if a.keptOnRecheck(ctx, it, tree) {
 			return nil
 		}
-		if err := a.removeTreeAt(ctx, a.Store.SandboxesDir(), tree); err != nil {
+		if err := a.Host.RemoveTreeAt(ctx, a.Store.SandboxesDir(), tree); err != nil {
 			return err
 		}
-		a.event(it.Invocation, "gc", map[string]any{"removed": "sandbox_tree"})
+		a.Event(it.Invocation, "gc", map[string]any{"removed": "sandbox_tree"})
 		return nil
 	case GCOrphanDir:
 		if _, err := os.Stat(a.Store.InvocationMetaPath(it.Invocation)); err == nil {
@@ -351,17 +321,17 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if err := store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(it.Invocation)); err != nil {
 			return err
 		}
-		return a.pruneOurs(ctx)
+		return a.PruneOurs(ctx)
 	case GCRegistration:
-		return a.pruneOurs(ctx)
+		return a.PruneOurs(ctx)
 	case GCTempFile, GCInvocationDir:
 		return a.removeLeftover(it)
 	case GCQueuedEnv:
-		return a.removeQueuedEnvLeftover(it)
+		return a.Host.RemoveQueuedEnvLeftover(it)
 	case GCVerifyTree:
 		return a.gcVerifyTree(ctx, it)
 	case GCRetiredTree:
-		return a.removeRetiredLeftover(it)
+		return a.Host.RemoveRetiredLeftover(it)
 	case GCWorktreeDir:
 		if !a.Store.MissingWorktreeMeta(it.Invocation) {
 			return errs.New(errs.EInternal, "", "worktree %s has a record now; left alone", it.Invocation)
@@ -379,13 +349,13 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 		if err := store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), it.Target); err != nil {
 			return err
 		}
-		return a.pruneOurs(ctx)
+		return a.PruneOurs(ctx)
 	case GCTmuxSession:
-		ctx, cancel := context.WithTimeout(ctx, tmuxWait)
+		ctx, cancel := context.WithTimeout(ctx, core.TmuxWait)
 		defer cancel()
 		// (a session that ended since the plan, its server with it, is
 		// gone already: what gc was to do)
-		if err := TmuxClient().KillSession(ctx, it.Target); err != nil && !errors.Is(err, tmux.ErrNotFound) {
+		if err := (&tmux.Client{}).KillSession(ctx, it.Target); err != nil && !errors.Is(err, tmux.ErrNotFound) {
 			return errs.New(errs.EIO, "", "tmux kill-session %s: %v", it.Target, err)
 		}
 		return nil
@@ -395,72 +365,17 @@ func (a *App) gcOne(ctx context.Context, it *GCItem) error {
 				return errs.New(errs.EInternal, "", "branch %s has a record now (%s); left alone", it.Target, it.orphanOf)
 			}
 		}
-		return gitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
+		return core.GitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
 	case GCUndoRef:
-		if it.orphan && a.undoRefNeeded(it.Target) {
+		if it.Orphan && a.Host.UndoRefNeeded(it.Target) {
 			it.Kept, it.KeptWhy = true, "a worktree rm --force logged it meanwhile"
 			return nil
 		}
-		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
+		return core.GitErr(a.Repo.DeleteRef(ctx, it.Target))
 	case GCSnapshotRef, GCKeptRef:
-		return gitErr(a.Repo.DeleteRef(ctx, it.Target))
+		return core.GitErr(a.Repo.DeleteRef(ctx, it.Target))
 	}
 	return nil
-}
-
-// pruneOurs removes git's registrations of worktrees inside our data
-// directory whose directory is gone, and of the exact paths in also (an
-// adopted tree that vanished), and only those: never the user's other
-// stale worktrees (a removable disk, a moved folder: their staged work and
-// HEAD live in the registration), never a locked one. It is the only way
-// git-agency prunes: there is no plain `git worktree prune`.
-func (a *App) pruneOurs(ctx context.Context, also ...string) error {
-	regs, err := a.Repo.AdminWorktrees()
-	if err != nil {
-		return errs.IO("read", filepath.Join(a.Repo.CommonDir, "worktrees"), err)
-	}
-	named := func(p string) bool {
-		for _, x := range also {
-			if canonical(x) == canonical(p) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, w := range regs {
-		if w.Locked || !(inside(a.Store.RepoDir(), w.Path) || named(w.Path)) {
-			continue
-		}
-		if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
-			continue
-		}
-		if err := a.Repo.RemoveRegistration(w.AdminDir); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func firstTime(ps ...*string) time.Time {
-	for _, p := range ps {
-		if p == nil || *p == "" {
-			continue
-		}
-		if t, err := time.Parse(time.RFC3339, *p); err == nil {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
-func roundAge(d time.Duration) string {
-	if d >= 48*time.Hour {
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
-	if d >= time.Hour {
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dm", int(d.Minutes()))
 }
 
 // ParseAge parses a --older-than value: a Go duration or a number of days
