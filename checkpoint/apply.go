@@ -19,6 +19,7 @@ func FromConfig(repo *gitcore.Repo, st *store.Store, cfg *gitcore.Config, inv, p
 	if err != nil {
 		maxSize = DefaultMaxFileSize
 	}
+
 	return Options{
 		Repo:             repo,
 		Store:            st,
@@ -62,8 +63,10 @@ func Find(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string, 
 				}
 			}
 		}
+
 		return store.Checkpoint{}, errs.CheckpointNotFound(inv, id)
 	}
+
 	found := store.Checkpoint{ID: n, SnapshotRef: ref, SnapshotCommit: commit}
 	if list, err := List(ctx, repo, st, inv); err == nil {
 		for _, c := range list {
@@ -73,6 +76,7 @@ func Find(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string, 
 			}
 		}
 	}
+
 	return found, nil
 }
 
@@ -98,6 +102,7 @@ func StagedAndChanged(status []gitcore.StatusEntry) []string {
 // rollback leaves them where they are).
 func BeforeApply(ctx context.Context, o Options, status []gitcore.StatusEntry) (undo int, taken bool, keep []string, err error) {
 	keep = LeftOutPatterns(o, status)
+
 	// Untracked files are part of what the rollback replaces: with tracked-
 	// only checkpoints they would be lost, so save them too.
 	o.IncludeUntracked = true
@@ -109,9 +114,11 @@ func BeforeApply(ctx context.Context, o Options, status []gitcore.StatusEntry) (
 		}
 		return 0, false, nil, err
 	}
+
 	if cp != nil {
 		return cp.ID, true, keep, nil
 	}
+
 	undo, err = Latest(ctx, o.Repo, o.Invocation)
 	return undo, false, keep, err
 }

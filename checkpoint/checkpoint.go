@@ -65,10 +65,12 @@ func parseSize(v string) (int64, error) {
 	case strings.HasSuffix(v, "g"):
 		mult, v = 1<<30, strings.TrimSuffix(v, "g")
 	}
+
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 || n > (1<<62)/mult {
 		return 0, fmt.Errorf("invalid size %q", v)
 	}
+
 	return n * mult, nil
 }
 
@@ -193,6 +195,7 @@ func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool)
 		}
 		return nil, errs.CheckpointDenylisted(denied)
 	}
+
 	if err != nil {
 		o.event(EventFailed, map[string]any{
 			"reason": "error", "error": err.Error(), "invocation_id": o.Invocation, "trigger": o.Reason,
@@ -201,13 +204,16 @@ func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool)
 		if errors.As(err, &e) && e.Code == errs.ELocked {
 			return nil, e
 		}
+
 		return nil, errs.CheckpointFailed(o.Invocation, err)
 	}
+
 	if cp != nil {
 		o.event(EventTaken, map[string]any{
 			"id": cp.ID, "snapshot_ref": cp.SnapshotRef, "reason": cp.Reason, "invocation_id": o.Invocation,
 		})
 	}
+
 	return cp, nil
 }
 
@@ -219,11 +225,13 @@ func (o Options) event(name string, data map[string]any) {
 	if err == nil {
 		return
 	}
+
 	e := errs.EventNotRecorded(o.Invocation, name, err)
 	if o.Warn != nil {
 		o.Warn(e)
 		return
 	}
+
 	// When supervisor.log cannot take the line either, there is nowhere
 	// left to say it: the invocation directory is unwritable, which
 	// doctor's data_dir check reports.
@@ -240,6 +248,7 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 		return nil, nil, err
 	}
 	defer lock.Unlock()
+
 	if o.Shadow != "" {
 		if _, err := wall.ImportShadow(ctx, o.Repo, o.Shadow, o.Branch); err != nil {
 			return nil, nil, err
@@ -264,10 +273,12 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 	if err != nil {
 		return nil, nil, err
 	}
+
 	if len(snap.Denied) > 0 {
 		sort.Strings(snap.Denied)
 		return nil, snap.Denied, nil
 	}
+
 	if len(snap.Nested) > 0 {
 		// A nested repository cannot be snapshotted (its commits live only
 		// inside it); the rest of the tree still is. Said once per set of
@@ -280,6 +291,7 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 			})
 		}
 	}
+
 	file, err := o.Store.ReadCheckpoints(o.Invocation)
 	if err != nil {
 		return nil, nil, err
@@ -287,7 +299,9 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 	if rr.err != nil {
 		return nil, nil, rr.err
 	}
+
 	refs := rr.refs
+
 	// The previous checkpoint: the highest-numbered ref that exists; before
 	// the first one, HEAD (a clean tree has nothing to save).
 	compare, prevN := snap.HeadTree, 0
@@ -298,6 +312,7 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 			compare, prevN = r.Tree, n
 		}
 	}
+
 	if compare == snap.Tree {
 		return nil, nil, nil
 	}
@@ -321,6 +336,7 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 	if sr.err != nil {
 		return nil, nil, sr.err
 	}
+
 	stat := sr.stat
 	cp := store.Checkpoint{
 		ID:                n,
@@ -335,6 +351,7 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 	if err := o.Store.AppendCheckpoint(o.Invocation, cp); err != nil {
 		return nil, nil, err
 	}
+
 	return &cp, nil, nil
 }
 
@@ -347,6 +364,7 @@ func createSnapshotRef(ctx context.Context, o Options, snap *gitcore.Snapshot, n
 		if err != nil {
 			return "", 0, err
 		}
+
 		err = o.Repo.CreateRef(ctx, store.SnapshotRef(o.Invocation, n), commit)
 		if err == nil {
 			return commit, n, nil
@@ -354,6 +372,7 @@ func createSnapshotRef(ctx context.Context, o Options, snap *gitcore.Snapshot, n
 		if !errors.Is(err, gitcore.ErrRefExists) || attempt == 5 {
 			return "", 0, err
 		}
+
 		n++
 	}
 }
@@ -378,14 +397,17 @@ func List(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) 
 	if err != nil {
 		return nil, err
 	}
+
 	refs, err := repo.ForEachRef(ctx, store.SnapshotRefPrefix(inv))
 	if err != nil {
 		return nil, err
 	}
+
 	exists := map[string]bool{}
 	for _, r := range refs {
 		exists[r.Name] = true
 	}
+
 	known := map[int]bool{}
 	out := []store.Checkpoint{}
 	for _, c := range file.Checkpoints {
@@ -394,11 +416,13 @@ func List(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) 
 			out = append(out, c)
 		}
 	}
+
 	for _, r := range refs {
 		n, ok := store.SnapshotRefNumber(inv, r.Name)
 		if !ok || known[n] {
 			continue
 		}
+
 		c := store.Checkpoint{ID: n, SnapshotRef: r.Name, SnapshotCommit: r.Object, Reason: "unrecorded"}
 		if info, err := repo.Commit(ctx, r.Object); err == nil {
 			c.CreatedAt = info.Committed.Format(time.RFC3339)
@@ -409,8 +433,10 @@ func List(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) 
 				c.Diffstat = FormatDiffstat(stat)
 			}
 		}
+
 		out = append(out, c)
 	}
+
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }

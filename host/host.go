@@ -78,6 +78,7 @@ func (h *Host) Options() []string {
 	if h.ConfigFile != "" {
 		out = append(out, "-F", h.ConfigFile)
 	}
+
 	return append(out,
 		"-o", "ControlMaster=auto",
 		"-o", "ControlPath="+h.ControlPath(),
@@ -145,12 +146,14 @@ func (h *Host) RunTo(ctx context.Context, remote string, stdin []byte, stdout, s
 	if err := os.MkdirAll(h.ControlDir, 0o700); err != nil {
 		return Result{}, err
 	}
+
 	args := append(h.Options(), "-T", "--", h.Dest, remote)
 	cmd := exec.CommandContext(ctx, "ssh", args...)
 	cmd.Env = subproc.Scrub(os.Environ(), nil)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, io.MultiWriter(stderr, &errb)
+
 	// The master ssh forks to the background and keeps the pipes it was
 	// given: do not wait for them after ssh itself ended.
 	cmd.WaitDelay = 200 * time.Millisecond
@@ -172,6 +175,7 @@ func (h *Host) RunTo(ctx context.Context, remote string, stdin []byte, stdout, s
 	case err != nil:
 		return res, err
 	}
+
 	return res, nil
 }
 
@@ -195,6 +199,7 @@ func (h *Host) Fresh(ctx context.Context) bool {
 	if _, err := os.Lstat(h.ControlPath()); err != nil {
 		return false
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	args := append(h.Options(), "-O", "check", "--", h.Dest)
@@ -205,6 +210,7 @@ func (h *Host) Fresh(ctx context.Context) bool {
 		os.Remove(h.ControlPath())
 		return false
 	}
+
 	return true
 }
 

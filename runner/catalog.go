@@ -115,6 +115,7 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 			name = v
 		}
 	}
+
 	spec, builtin := builtins[name]
 	spec.Name = name
 	spec.Args = append([]string(nil), spec.Args...)
@@ -129,6 +130,7 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 		}
 		spec.Unattended = strconv.FormatBool(on)
 	}
+
 	if v, ok := cfg.Get(key + "command"); ok && v != "" {
 		spec.Program = v
 	}
@@ -137,6 +139,7 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 			return Spec{}, errs.UnknownRunner(name, usableNames(cfg))
 		}
 	}
+
 	spec.Args = append(spec.Args, cfg.GetAll(key+"arg")...)
 	spec.HeadlessArgs = append(spec.HeadlessArgs, cfg.GetAll(key+"headlessArg")...)
 	spec.HeadedArgs = append(spec.HeadedArgs, cfg.GetAll(key+"headedArg")...)
@@ -154,33 +157,39 @@ func Lookup(cfg *gitcore.Config, name string) (Spec, error) {
 			return Spec{}, errs.Config(key+"hooks", v, "claude or none")
 		}
 	}
+
 	spec.ResumeArgs = append([]string(nil), spec.ResumeArgs...)
 	if v := cfg.GetAll(key + "resumeArg"); len(v) > 0 {
 		spec.ResumeArgs = v
 		spec.SessionArgs, spec.ResumeLastArgs = nil, nil
 	}
+
 	spec.ResumeLastArgs = append([]string(nil), spec.ResumeLastArgs...)
 	var ok bool
 	if spec.Timeout, ok = cfg.Duration(key+"timeout", 0); !ok {
 		v, _ := cfg.Get(key + "timeout")
 		return Spec{}, errs.Config(key+"timeout", v, "a duration such as 30m")
 	}
+
 	if spec.Timeout == 0 {
 		if spec.Timeout, ok = cfg.Duration("agency.timeout", 0); !ok {
 			v, _ := cfg.Get("agency.timeout")
 			return Spec{}, errs.Config("agency.timeout", v, "a duration such as 30m")
 		}
 	}
+
 	if spec.IdleTimeout, ok = cfg.Duration(key+"idleTimeout", 0); !ok {
 		v, _ := cfg.Get(key + "idleTimeout")
 		return Spec{}, errs.Config(key+"idleTimeout", v, "a duration such as 5m")
 	}
+
 	if spec.IdleTimeout == 0 {
 		if spec.IdleTimeout, ok = cfg.Duration("agency.idleTimeout", 0); !ok {
 			v, _ := cfg.Get("agency.idleTimeout")
 			return Spec{}, errs.Config("agency.idleTimeout", v, "a duration such as 5m")
 		}
 	}
+
 	return spec, nil
 }
 
@@ -235,15 +244,18 @@ func (s Spec) Argv(headless bool, runnerArgs []string, prompt string, paths Path
 	if headless {
 		mode = s.HeadlessArgs
 	}
+
 	for _, a := range append(append(append(append([]string(nil), mode...), s.walled...), s.Args...), runnerArgs...) {
 		argv = append(argv, paths.expand(a))
 	}
+
 	if prompt != "" {
 		if s.EndOfOptions {
 			argv = append(argv, "--")
 		}
 		argv = append(argv, prompt)
 	}
+
 	return argv
 }
 
@@ -258,10 +270,12 @@ func (s Spec) Walled(walled, headless bool, runnerArgs []string) Spec {
 	if !walled || s.Unattended == "false" {
 		return s
 	}
+
 	mode := s.HeadedArgs
 	if headless {
 		mode = s.HeadlessArgs
 	}
+
 	args := append(append(append([]string(nil), mode...), s.Args...), runnerArgs...)
 	if headless || s.Unattended == "true" {
 		if !names(args, s.PermissionFlags) {
@@ -270,6 +284,7 @@ func (s Spec) Walled(walled, headless bool, runnerArgs []string) Spec {
 	} else if !names(args, s.SandboxFlags) {
 		s.walled = s.AttendedArgs
 	}
+
 	return s
 }
 
@@ -320,6 +335,7 @@ func versionOf(ctx context.Context, argv []string) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = subproc.Scrub(os.Environ(), nil)
+
 	// A program that leaves a child holding stdout must not hold us.
 	cmd.WaitDelay = time.Second
 	done := subproc.Trace(cmd)
@@ -329,6 +345,7 @@ func versionOf(ctx context.Context, argv []string) string {
 	if err != nil {
 		return ""
 	}
+
 	return strings.TrimSpace(line)
 }
 

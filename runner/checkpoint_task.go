@@ -26,10 +26,12 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 		s.logf("checkpoint: %v; using the defaults", err)
 		timing = DefaultCheckpointTiming
 	}
+
 	o, err := checkpoint.FromConfig(s.Repo, s.Store, s.Config, s.Invocation, rec.SandboxPath, rec.IncludeUntracked, "")
 	if err != nil {
 		s.logf("checkpoint: %v; leaving out untracked files over %d bytes", err, checkpoint.DefaultMaxFileSize)
 	}
+
 	o.Warn = func(err error) { s.logf("%v", err) }
 	o.Shadow, o.Branch = wall.ShadowDir(s.Store, s.Invocation), strings.TrimPrefix(rec.SandboxBranch, "refs/heads/")
 	t := &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
@@ -40,6 +42,7 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 			}
 		}
 	}
+
 	return t
 }
 

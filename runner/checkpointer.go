@@ -56,6 +56,7 @@ func CheckpointTimingFromConfig(cfg *gitcore.Config) (CheckpointTiming, error) {
 		}
 		*f.dst = d
 	}
+
 	return t, nil
 }
 
@@ -127,6 +128,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 		defer ticker.Stop()
 		tick = ticker.C
 	}
+
 	maxWait := c.t.FallbackInterval
 	if maxWait <= 0 {
 		maxWait = DefaultCheckpointTiming.FallbackInterval
@@ -134,6 +136,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 	if maxWait < c.t.Debounce {
 		maxWait = c.t.Debounce
 	}
+
 	// schedule arms the timer: after the debounce, but no later than
 	// maxWait after the first pending event (an agent that never pauses
 	// still gets checkpoints), and never before the rate limit allows.
@@ -141,6 +144,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 		if !pending {
 			pending, pendingSince = true, now
 		}
+
 		due := now.Add(c.t.Debounce)
 		if cap := pendingSince.Add(maxWait); due.After(cap) {
 			due = cap
@@ -148,6 +152,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 		if rl := c.lastAttempt().Add(c.t.RateLimit); rl.After(due) {
 			due = rl
 		}
+
 		stopTimer(timer)
 		timer.Reset(time.Until(due))
 	}
@@ -170,6 +175,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 				events = nil
 				continue
 			}
+
 			rel, track, trigger := c.classify(ev)
 			if track {
 				c.noteChanged(rel)
@@ -182,18 +188,21 @@ func (c *Checkpointer) Run(ctx context.Context) {
 					c.watchNewDir(ctx, w, ev.Name)
 				}
 			}
+
 			schedule(time.Now())
 		case err, ok := <-werrs:
 			if !ok {
 				werrs = nil
 				continue
 			}
+
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				c.logf("checkpoint: file event queue overflowed; checkpointing anyway")
 				c.changedLost = true
 				schedule(time.Now())
 				continue
 			}
+
 			c.logf("checkpoint: file watcher: %v", err)
 		case <-timer.C:
 			if since := time.Since(c.lastAttempt()); since < c.t.RateLimit {
@@ -209,6 +218,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 			if pending || time.Since(c.lastAttempt()) < c.t.RateLimit {
 				continue
 			}
+
 			dirty, err := c.o.Repo.Tree(c.root).IsDirtyQuick(ctx, c.o.IncludeUntracked)
 			if err != nil {
 				if ctx.Err() == nil {
@@ -216,6 +226,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 				}
 				continue
 			}
+
 			if dirty {
 				c.attempt(ctx, store.CheckpointFallback)
 			}
@@ -265,15 +276,18 @@ func (c *Checkpointer) attempt(ctx context.Context, reason string) {
 		}
 		sort.Strings(o.Changed)
 	}
+
 	c.changed, c.changedLost = nil, false
 	cp, err := checkpoint.TakeReporting(cctx, o, c.reportDenied)
 	if err != nil {
 		// The kept index may lack what was staged: look at everything next.
 		c.changedLost = true
 	}
+
 	c.last = time.Now()
 	switch {
 	case errs.Is(err, errs.EDenylisted):
+
 		// reportDenied logged it.
 	case err != nil:
 		c.logf("checkpoint (%s) failed: %v", reason, err)
@@ -306,21 +320,25 @@ func (c *Checkpointer) classify(ev fsnotify.Event) (rel string, track, trigger b
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return "", false, false
 	}
+
 	rel = filepath.ToSlash(rel)
 	if rel == store.AgencyDir || strings.HasPrefix(rel, store.AgencyDir+"/") {
 		return "", false, false
 	}
+
 	parts := strings.Split(rel, "/")
 	for _, p := range parts {
 		if p == ".git" {
 			return "", false, false
 		}
 	}
+
 	for i := 1; i < len(parts); i++ {
 		if c.ignored[strings.Join(parts[:i], "/")] {
 			return "", false, false
 		}
 	}
+
 	base := parts[len(parts)-1]
 	lock := strings.HasSuffix(base, ".lock") || strings.HasSuffix(base, ".lck")
 	return rel, true, !lock
@@ -354,6 +372,7 @@ func (c *Checkpointer) watchNewDir(ctx context.Context, w *fsnotify.Watcher, dir
 	if w == nil || c.watchFull {
 		return
 	}
+
 	var dirs []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
@@ -372,9 +391,11 @@ func (c *Checkpointer) watchNewDir(ctx context.Context, w *fsnotify.Watcher, dir
 		c.logf("checkpoint: check-ignore: %v", err)
 		ign = map[string]bool{}
 	}
+
 	for d := range ign {
 		c.ignored[d] = true
 	}
+
 	c.walkAndWatch(w, dir)
 }
 
@@ -393,6 +414,7 @@ func (c *Checkpointer) walkAndWatch(w *fsnotify.Watcher, dir string) {
 		return nil
 	})
 	sort.Strings(list)
+
 	for _, p := range list {
 		if c.watchFull {
 			return

@@ -32,9 +32,11 @@ func codexHome(env []string) string {
 			home = v
 		}
 	}
+
 	if home == "" {
 		return ""
 	}
+
 	return filepath.Join(home, ".codex")
 }
 
@@ -83,6 +85,7 @@ func rolloutFiles(home string, since time.Time) []string {
 		if seen[day] {
 			continue
 		}
+
 		seen[day] = true
 		paths, _ := filepath.Glob(filepath.Join(day, "rollout-*.jsonl"))
 		for _, p := range paths {
@@ -91,6 +94,7 @@ func rolloutFiles(home string, since time.Time) []string {
 			}
 		}
 	}
+
 	return out
 }
 
@@ -136,9 +140,11 @@ func readRolloutLine(r *bufio.Reader) ([]byte, error) {
 		} else {
 			line = append(line, chunk...)
 		}
+
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
+
 		return bytes.TrimRight(line, "\n"), err
 	}
 }
@@ -149,15 +155,18 @@ func rolloutRefusal(line []byte, since time.Time) (stream.Event, bool) {
 	if !bytes.Contains(line, []byte(`_call_output"`)) {
 		return stream.Event{}, false
 	}
+
 	var l rolloutLine
 	if json.Unmarshal(line, &l) != nil || l.Type != "response_item" || l.Timestamp.Before(since) {
 		return stream.Event{}, false
 	}
+
 	switch l.Payload.Type {
 	case "function_call_output", "custom_tool_call_output":
 	default:
 		return stream.Event{}, false
 	}
+
 	var out string
 	if json.Unmarshal(l.Payload.Output, &out) != nil {
 		var o struct {
@@ -168,5 +177,6 @@ func rolloutRefusal(line []byte, since time.Time) (stream.Event, bool) {
 		}
 		out = o.Content
 	}
+
 	return stream.CodexRefusal(out)
 }

@@ -41,11 +41,14 @@ func tmuxEnv(rec *store.InvocationRecord) []string {
 		case "TMUX", "TMUX_PANE", "_":
 			continue
 		}
+
 		if !envNameRE.MatchString(k) || strings.ContainsAny(kv, "\x00") {
 			continue // tmux -e takes only NAME=VALUE with a shell-like NAME
 		}
+
 		out = append(out, kv)
 	}
+
 	return out
 }
 
@@ -57,9 +60,11 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	// Every call bounded: a tmux server that stops answering must not stop
 	// the poll that enforces the run's timeouts and notices its end.
 	client := &tmux.Client{CallTimeout: tmuxCallWait}
+
 	if _, err := tmux.Available(); err != nil {
 		return s.failEarly("tmux is not installed", store.ExitUnknown)
 	}
+
 	name := SessionName(rec.InvocationID)
 	if rec.TmuxSession != nil && *rec.TmuxSession != "" {
 		name = *rec.TmuxSession
@@ -67,26 +72,31 @@ func runHeaded(ctx context.Context, s *Supervisor, rec *store.InvocationRecord) 
 	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
 		return s.failEarly("stopped before the runner started", cur.StopRequested)
 	}
+
 	logs := s.Store.SandboxLogsDir(s.Invocation)
 	if err := os.MkdirAll(logs, 0o700); err != nil {
 		return s.failEarly("cannot create logs: "+err.Error(), store.ExitUnknown)
 	}
+
 	logPath := filepath.Join(logs, PaneLog)
 	if f, err := store.OpenLog(logPath, os.O_APPEND); err == nil {
 		f.Close()
 	} else {
 		return s.failEarly("cannot open "+PaneLog+": "+err.Error(), store.ExitUnknown)
 	}
+
 	paneStart, hookStart := s.followUpStart(rec, logPath)
 	began := time.Now()
 	opts, err := s.headedSession(rec, name, logPath)
 	if err != nil {
 		return s.failEarly(err.Error(), store.ExitUnknown)
 	}
+
 	sess, err := client.NewSession(ctx, opts)
 	if err != nil {
 		return s.failEarly("cannot start the tmux session: "+err.Error(), store.ExitUnknown)
 	}
+
 	s.update(func(r *store.InvocationRecord) error {
 		r.Status = store.StatusRunning
 		r.TmuxSession = store.Str(name)
@@ -127,6 +137,7 @@ func (s *Supervisor) followUpStart(rec *store.InvocationRecord, panePath string)
 	if err := os.Remove(StatusPath(s.Store, s.Invocation)); err != nil && !os.IsNotExist(err) {
 		s.logf("status.json: %v", err)
 	}
+
 	return paneStart, hookStart
 }
 
@@ -137,6 +148,7 @@ func (s *Supervisor) finishHeaded(hw *headedWatch, rec *store.InvocationRecord) 
 	if status == "" && session == "" && usage == nil {
 		return
 	}
+
 	s.update(func(r *store.InvocationRecord) error {
 		if status != "" {
 			r.SemanticStatus, r.SemanticSummary = status, summary
@@ -144,6 +156,7 @@ func (s *Supervisor) finishHeaded(hw *headedWatch, rec *store.InvocationRecord) 
 		if session != "" {
 			r.SessionID = session
 		}
+
 		if usage != nil {
 			// The conversation's prompts, as the record counts them; a
 			// prompt typed into the pane directly counts too.
@@ -151,6 +164,7 @@ func (s *Supervisor) finishHeaded(hw *headedWatch, rec *store.InvocationRecord) 
 			usage.Turns = r.Turns
 			r.Usage = usage
 		}
+
 		return nil
 	})
 }
@@ -187,14 +201,17 @@ func waitPane(ctx context.Context, s *Supervisor, client *tmux.Client, sess tmux
 			return DeadStatus(st)
 		} else {
 			gone = 0
+
 			if !st.Closed && !st.Piped {
 				// tmux's pipe to pane.log ended while the agent runs: its
 				// `cat` failed (a full disk) or was killed. What the pane
 				// shows from now on is missing from the log.
 				s.logWriteFailed(PaneLog, errors.New("the pipe from the tmux pane to the log ended (disk full?)"))
 			}
+
 			hw.tick(bg)
 		}
+
 		time.Sleep(headedPoll)
 	}
 }
@@ -214,6 +231,7 @@ func DeadStatus(st tmux.PaneState) (*int, string) {
 		}
 		return store.Int(128 + st.Signal), reason
 	}
+
 	return nil, store.ExitExited
 }
 

@@ -60,12 +60,15 @@ func (sc *OSCScanner) Feed(p []byte) []OSCState {
 			if keep > len(buf) {
 				keep = len(buf)
 			}
+
 			tail := buf[len(buf)-keep:]
 			if j := bytes.IndexByte(tail, 0x1b); j >= 0 {
 				sc.pending = append([]byte(nil), tail[j:]...)
 			}
+
 			return out
 		}
+
 		body := buf[i+len(oscIntro):]
 		end, termLen := -1, 0
 		for k := 0; k < len(body) && k < maxOSC; k++ {
@@ -73,11 +76,13 @@ func (sc *OSCScanner) Feed(p []byte) []OSCState {
 				end, termLen = k, 1
 				break
 			}
+
 			if body[k] == 0x1b && k+1 < len(body) && body[k+1] == '\\' {
 				end, termLen = k, 2
 				break
 			}
 		}
+
 		if end < 0 {
 			if len(body) < maxOSC {
 				sc.pending = append([]byte(nil), buf[i:]...)
@@ -86,9 +91,11 @@ func (sc *OSCScanner) Feed(p []byte) []OSCState {
 			buf = body
 			continue
 		}
+
 		if st, ok := parseOSC(string(body[:end])); ok {
 			out = append(out, st)
 		}
+
 		buf = body[end+termLen:]
 	}
 }
@@ -107,6 +114,7 @@ func parseOSC(s string) (OSCState, bool) {
 			st.Kind = v
 		}
 	}
+
 	return st, st.State != ""
 }
 
@@ -144,6 +152,7 @@ func ScreenDialog(format, screen string) (Dialog, bool) {
 			return Dialog{summaryText("codex asks: " + firstText(screen))}, true
 		}
 	}
+
 	return Dialog{}, false
 }
 
@@ -155,16 +164,19 @@ func firstText(screen string) string {
 		if l == "" || strings.HasPrefix(l, ">_") || strings.HasPrefix(l, "›") {
 			continue
 		}
+
 		letters := 0
 		for _, r := range l {
 			if r >= 'A' && r <= 'z' {
 				letters++
 			}
 		}
+
 		if letters >= 3 && !strings.Contains(l, "OpenAI Codex") && !strings.HasPrefix(l, "/") {
 			return l
 		}
 	}
+
 	return "a question"
 }
 
@@ -181,12 +193,14 @@ func codexPermissionSummary(screen string) string {
 			cmd = strings.TrimPrefix(l, "$ ")
 		}
 	}
+
 	switch {
 	case cmd != "":
 		return summaryText("permission: " + cmd)
 	case q != "":
 		return summaryText("permission: " + q)
 	}
+
 	return "codex asks for permission"
 }
 
@@ -264,6 +278,7 @@ func newHeadedWatch(s *Supervisor, client *tmux.Client, pane string, rec *store.
 			w.codexHome = wall.CodexDir(wall.StateDir(s.Store, rec.InvocationID))
 		}
 	}
+
 	return w
 }
 
@@ -288,6 +303,7 @@ func (w *headedWatch) tick(ctx context.Context) {
 		w.s.checkWaiting(w.sandbox, true)
 	})
 	w.readPane()
+
 	if (w.format == stream.FormatClaude || w.format == stream.FormatCodex) &&
 		w.hook == nil && w.oscState == "" && time.Since(w.lastCapture) >= screenEvery {
 		w.lastCapture = time.Now()
@@ -298,6 +314,7 @@ func (w *headedWatch) tick(ctx context.Context) {
 	} else if w.hook != nil || w.oscState != "" {
 		w.dialog = ""
 	}
+
 	w.publish()
 	w.s.checkWaiting(w.sandbox, true)
 }
@@ -325,6 +342,7 @@ func (w *headedWatch) readHook(each func()) {
 	w.hookOff = off
 	for i := range events {
 		hs := events[i]
+
 		if i > 0 && each != nil {
 			each()
 		}
@@ -334,11 +352,13 @@ func (w *headedWatch) readHook(each func()) {
 		if w.hook != nil && hs.Time.Before(w.hook.Time) {
 			continue
 		}
+
 		w.hook, w.hookSeen = &hs, time.Now()
 		w.dialog = ""
 		if hs.SessionID != "" {
 			w.sessionID = hs.SessionID
 		}
+
 		switch hs.Event {
 		case "UserPromptSubmit":
 			w.turnDone, w.turnError = false, false
@@ -355,9 +375,11 @@ func (w *headedWatch) readPane() {
 		return
 	}
 	defer f.Close()
+
 	if _, err := f.Seek(w.paneOff, io.SeekStart); err != nil {
 		return
 	}
+
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := f.Read(buf)
@@ -367,6 +389,7 @@ func (w *headedWatch) readPane() {
 				w.applyOSC(st)
 			}
 		}
+
 		if err != nil {
 			return
 		}
@@ -396,11 +419,13 @@ func (w *headedWatch) applyOSC(st OSCState) {
 		if msg := codexLastMessage(w.screen(context.Background())); msg != "" {
 			w.oscSummary, w.lastMsg = msg, msg
 		}
+
 		// A turn whose tool calls codex refused says so before what the
 		// agent claims ("Done: wrote the file.").
 		if n, denial := w.refusals(w.turnFrom); n > 0 {
 			w.oscSummary = denial + prefixed("; then: ", w.lastMsg)
 		}
+
 		w.turnFrom = time.Now()
 	case "idle":
 		if w.hasPrompt && !w.sawWorking {
@@ -455,6 +480,7 @@ func (w *headedWatch) publish() {
 	if state == "" {
 		return
 	}
+
 	st := stream.StreamState{
 		LastKind:       "agent_state",
 		LastSummary:    summary,
@@ -467,6 +493,7 @@ func (w *headedWatch) publish() {
 		p.SessionID == st.SessionID && p.WaitingForUser == st.WaitingForUser {
 		return
 	}
+
 	w.events++
 	st.Events, st.LastEventAt = w.events, time.Now().UTC()
 	ls := LiveStatus{UpdatedAt: st.LastEventAt, Format: HeadedFormat, SessionID: st.SessionID, State: st}
@@ -474,6 +501,7 @@ func (w *headedWatch) publish() {
 		w.s.logf("status.json: %v", err)
 		return
 	}
+
 	w.published = st
 }
 
@@ -487,6 +515,7 @@ func (w *headedWatch) final(rec *store.InvocationRecord) (status, summary, sessi
 	if session == "" {
 		session = ResumeID(string(screen))
 	}
+
 	usage = TokenUsage(string(screen))
 	if usage == nil && w.turns > 0 {
 		usage = &store.Usage{}
@@ -497,6 +526,7 @@ func (w *headedWatch) final(rec *store.InvocationRecord) (status, summary, sessi
 	if rs, _ := stream.ReadRunnerStatus(rec.SandboxPath); rs != nil {
 		return rs.Status, rs.Summary, session, usage
 	}
+
 	switch {
 	case w.turnError:
 		return stream.StatusError, strings.TrimPrefix(w.lastMsg, "error: "), session, usage
@@ -504,6 +534,7 @@ func (w *headedWatch) final(rec *store.InvocationRecord) (status, summary, sessi
 		status, summary = w.doneStatus(rec)
 		return status, summary, session, usage
 	}
+
 	return "", "", session, usage
 }
 

@@ -64,8 +64,10 @@ func (p *paneStop) poll(ctx context.Context) {
 			p.s.logf("stop requested: ending the agent in steps")
 			p.begin(bg, false)
 		}
+
 		return
 	}
+
 	since := time.Since(p.asked)
 	switch {
 	case !p.again && since >= HeadedAgainAfter:
@@ -114,14 +116,17 @@ func (p *paneStop) timedOut() bool {
 	if s.timedOut.Load() {
 		return true
 	}
+
 	last := s.Store.LastOutput(s.Invocation)
 	if last.IsZero() {
 		last = p.began
 	}
+
 	why := s.timeoutWhy(p.began, last)
 	if why == "" {
 		return false
 	}
+
 	s.timeoutFired(why)
 	return true
 }

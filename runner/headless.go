@@ -32,7 +32,9 @@ func (w *chunkWriter) Write(p []byte) (int, error) {
 	if err == nil {
 		_, err = w.f.Write(p)
 	}
+
 	w.s.lastOutput.Store(time.Now().UnixNano())
+
 	if w.hook != nil {
 		w.hook.Write(p)
 	}
@@ -41,6 +43,7 @@ func (w *chunkWriter) Write(p []byte) (int, error) {
 		// broken pipe); the record says at once that the logs miss output.
 		w.s.logWriteFailed(filepath.Base(w.f.Name()), err)
 	}
+
 	return len(p), nil
 }
 
@@ -82,6 +85,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	if err := os.MkdirAll(logs, 0o700); err != nil {
 		return s.failEarly("cannot create logs: "+err.Error(), store.ExitUnknown)
 	}
+
 	open := func(name string) (*os.File, error) {
 		return store.OpenLog(filepath.Join(logs, name), os.O_APPEND)
 	}
@@ -95,9 +99,11 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		return s.failEarly("cannot open stderr.log: "+err.Error(), store.ExitUnknown)
 	}
 	defer errF.Close()
+
 	if len(rec.Command) == 0 {
 		return s.failEarly("the record has no command", store.ExitUnknown)
 	}
+
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return s.failEarly(err.Error(), store.ExitUnknown)
@@ -108,11 +114,13 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	if err != nil {
 		return s.failEarly(err.Error(), store.ExitUnknown)
 	}
+
 	hook := newStreamHook(s, rec)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if readyW != nil {
 		cmd.ExtraFiles = []*os.File{readyW}
 	}
+
 	cmd.Dir = rec.SandboxPath
 	cmd.Env = AgentEnv(rec)
 	cmd.Stdin = devnull
@@ -121,25 +129,31 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	if hook != nil {
 		out.hook, errOut.hook = hook, hook.Stderr()
 	}
+
 	cmd.Stdout = out
 	cmd.Stderr = errOut
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
 	// A descendant that survives the runner (one that ignored SIGINT, or a
 	// background job) keeps stdout open: without a bound, Wait would wait
 	// for it forever and the record would stay running.
 	cmd.WaitDelay = StopGrace
 	s.lastOutput.Store(time.Now().UnixNano())
+
 	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
 		return s.failEarly("stopped before the runner started", cur.StopRequested)
 	}
+
 	traced := subproc.Trace(cmd)
 	err = cmd.Start()
+
 	if readyW != nil {
 		readyW.Close()
 	}
 	if err != nil {
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
+
 	awaitReady(ready)
 	rpid := cmd.Process.Pid
 	rstart := StartTimeOf(rpid)
@@ -158,6 +172,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	wg.Add(2)
 	go func() { defer wg.Done(); s.watchdog(rpid, rstart, done) }()
 	go func() { defer wg.Done(); s.followWaiting(rec.SandboxPath, done) }()
+
 	// Forward a SIGTERM of the supervisor to the runner group.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
@@ -177,6 +192,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 
 	code, reason := exitStatus(cmd.ProcessState, waitErr)
 	s.noteExit()
+
 	if s.timedOut.Load() {
 		// The runner is gone; what is left of its group goes too.
 		killGroupRemains(rpid)
@@ -190,10 +206,13 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		for groupAlive(rpid) && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
+
 		killGroupRemains(rpid)
 	}
+
 	s.stopLeftovers(rec)
 	stopTasks()
+
 	if hook != nil {
 		cur, _ := s.Store.ReadInvocation(s.Invocation)
 		if cur == nil {
@@ -201,6 +220,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		}
 		hook.Close(cur)
 	}
+
 	return s.finish(code, reason)
 }
 
@@ -209,19 +229,23 @@ func (s *Supervisor) watchdog(pid int, start *uint64, done <-chan struct{}) {
 	if s.Spec.Timeout <= 0 && s.Spec.IdleTimeout <= 0 {
 		return
 	}
+
 	began := time.Now()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+
 	for {
 		select {
 		case <-done:
 			return
 		case <-tick.C:
 		}
+
 		why := s.timeoutWhy(began, time.Unix(0, s.lastOutput.Load()))
 		if why == "" {
 			continue
 		}
+
 		s.timeoutFired(why)
 		go s.stopGroup(pid, start)
 		<-done
@@ -236,6 +260,7 @@ func (s *Supervisor) stopGroup(pid int, start *uint64) {
 	if SignalGroup(pid, start, syscall.SIGINT) != nil {
 		return
 	}
+
 	deadline := time.Now().Add(StopGrace)
 	for time.Now().Before(deadline) {
 		if !Alive(pid, start) && !groupAlive(pid) {
@@ -243,6 +268,7 @@ func (s *Supervisor) stopGroup(pid int, start *uint64) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+
 	if SignalGroup(pid, start, syscall.SIGKILL) != nil {
 		killGroupRemains(pid)
 	}
@@ -269,6 +295,7 @@ func exitStatus(ps *os.ProcessState, err error) (int, string) {
 	if ps == nil {
 		return -1, store.ExitUnknown
 	}
+
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		sig := ws.Signal()
 		reason := store.ExitExited
@@ -278,7 +305,9 @@ func exitStatus(ps *os.ProcessState, err error) (int, string) {
 		case syscall.SIGINT, syscall.SIGTERM:
 			reason = store.ExitStopped
 		}
+
 		return 128 + int(sig), reason
 	}
+
 	return ps.ExitCode(), store.ExitExited
 }

@@ -81,6 +81,7 @@ func ClaudeHookSettings(self, inv, hookPath string) []byte {
 	for _, ev := range ClaudeHookEvents {
 		hooks[ev] = []group{{Hooks: []hook{{Type: "command", Command: cmd, Timeout: 10}}}}
 	}
+
 	b, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
 	return append(b, '\n')
 }
@@ -130,6 +131,7 @@ func HookStateOf(data []byte, now time.Time) (HookState, bool) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return HookState{}, false
 	}
+
 	hs := HookState{Event: in.Event, SessionID: in.SessionID, Time: now.UTC()}
 	switch in.Event {
 	case "SessionStart":
@@ -169,6 +171,7 @@ func HookStateOf(data []byte, now time.Time) (HookState, bool) {
 	default:
 		return HookState{}, false
 	}
+
 	return hs, true
 }
 
@@ -178,6 +181,7 @@ func errorText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
+
 	var obj struct {
 		Message string `json:"message"`
 		Type    string `json:"type"`
@@ -198,6 +202,7 @@ func errorText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "API error"
 	}
+
 	return string(raw)
 }
 
@@ -218,9 +223,11 @@ func toolSummary(name string, input json.RawMessage, cwd string) string {
 			break
 		}
 	}
+
 	if name == "" {
 		name = "a tool"
 	}
+
 	return summaryText(strings.TrimSpace(name + " " + arg))
 }
 
@@ -248,6 +255,7 @@ func RecordHookEvent(stdin io.Reader, out string) error {
 	if err != nil {
 		return err
 	}
+
 	hs, ok := HookStateOf(data, time.Now())
 	if !ok || out == "" {
 		return nil
@@ -255,10 +263,12 @@ func RecordHookEvent(stdin io.Reader, out string) error {
 	if !filepath.IsAbs(out) {
 		return fmt.Errorf("hook-event: --out %q is not absolute", out)
 	}
+
 	b, err := json.Marshal(hs)
 	if err != nil {
 		return err
 	}
+
 	// (on a fresh line when the last one was cut short)
 	return store.AppendLine(out, b)
 }
@@ -272,23 +282,28 @@ func ReadHookEvents(path string, off int64) ([]HookState, int64) {
 		return nil, off
 	}
 	defer f.Close()
+
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return nil, off
 	}
+
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return nil, off
 	}
+
 	var out []HookState
 	for {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
 			return out, off
 		}
+
 		var hs HookState
 		if json.Unmarshal(data[:i], &hs) == nil && hs.State != "" {
 			out = append(out, hs)
 		}
+
 		off += int64(i + 1)
 		data = data[i+1:]
 	}

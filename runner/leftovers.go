@@ -29,30 +29,36 @@ func StopLeftovers(inv, sandbox string, grace time.Duration) (stopped, alive []P
 	if len(procs) == 0 {
 		return nil, nil
 	}
+
 	for _, p := range procs {
 		if Alive(p.PID, &p.Start) {
 			syscall.Kill(p.PID, syscall.SIGTERM)
 		}
 	}
+
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) && anyAlive(procs) {
 		time.Sleep(50 * time.Millisecond)
 	}
+
 	for _, p := range procs {
 		if Alive(p.PID, &p.Start) {
 			syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	}
+
 	// SIGKILL is not instant: give the kernel a moment to reap.
 	deadline = time.Now().Add(time.Second)
 	for time.Now().Before(deadline) && anyAlive(procs) {
 		time.Sleep(20 * time.Millisecond)
 	}
+
 	for _, p := range procs {
 		if Alive(p.PID, &p.Start) {
 			alive = append(alive, p)
 		}
 	}
+
 	return procs, alive
 }
 

@@ -21,6 +21,7 @@ func findLeftovers(inv, sandbox string) []Proc {
 	if err != nil {
 		return nil
 	}
+
 	skip, self := notOurs(), os.Getpid()
 	marker := []byte("AGENCY_INVOCATION_ID=" + inv + "\x00")
 	root := canonicalDir(sandbox)
@@ -31,6 +32,7 @@ func findLeftovers(inv, sandbox string) []Proc {
 		if err != nil || skip[pid] || parentOf(pid) == self {
 			continue // us, our ancestors, our own children (git, hooks)
 		}
+
 		dir := "/proc/" + e.Name()
 		if fi, err := os.Stat(dir); err != nil || ownerOf(fi) != uid {
 			continue
@@ -38,6 +40,7 @@ func findLeftovers(inv, sandbox string) []Proc {
 		if exe, err := os.Readlink(dir + "/exe"); err == nil && strings.HasPrefix(filepath.Base(exe), "tmux") {
 			continue
 		}
+
 		match := false
 		if env, err := os.ReadFile(dir + "/environ"); err == nil && bytes.Contains(append([]byte{0}, env...), append([]byte{0}, marker...)) {
 			match = true
@@ -46,6 +49,7 @@ func findLeftovers(inv, sandbox string) []Proc {
 				match = true
 			}
 		}
+
 		if !match {
 			continue
 		}
@@ -53,6 +57,7 @@ func findLeftovers(inv, sandbox string) []Proc {
 			out = append(out, Proc{PID: pid, Start: st})
 		}
 	}
+
 	return out
 }
 

@@ -63,24 +63,29 @@ func (s *Supervisor) notify(event, display, summary string) {
 	if s.Config == nil {
 		return
 	}
+
 	command, ok := s.Config.Get("agency.notify.command")
 	if !ok || command == "" {
 		return
 	}
+
 	timeout, err := NotifyTimeoutFromConfig(s.Config)
 	if err != nil {
 		timeout = NotifyTimeout // agent start refused it; the config changed since
 	}
+
 	rec, err := s.Store.ReadInvocation(s.Invocation)
 	if err != nil {
 		s.logf("notify: %v", err)
 		return
 	}
+
 	n := Notification{Event: event, InvocationID: rec.InvocationID, Worktree: rec.IntegrationWorktreeID,
 		Runner: rec.Runner, DisplayStatus: display, Summary: summary, Time: now()}
 	if wt, err := s.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.Name != "" {
 		n.Worktree = wt.Name
 	}
+
 	s.notifyWG.Add(1)
 	go func() {
 		defer s.notifyWG.Done()
@@ -101,6 +106,7 @@ func RunNotify(ctx context.Context, command string, n Notification, rec *store.I
 	if err != nil {
 		return err
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
@@ -108,6 +114,7 @@ func RunNotify(ctx context.Context, command string, n Notification, rec *store.I
 	if fi, err := os.Stat(rec.SandboxPath); err == nil && fi.IsDir() {
 		cmd.Dir = rec.SandboxPath
 	}
+
 	cmd.Stdin = bytes.NewReader(append(body, '\n'))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -115,9 +122,11 @@ func RunNotify(ctx context.Context, command string, n Notification, rec *store.I
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
 	err = subproc.Run(cmd)
+
 	if ctx.Err() == context.DeadlineExceeded {
 		return fmt.Errorf("timed out after %s", timeout)
 	}
+
 	if err != nil {
 		msg := bytes.TrimSpace(out.Bytes())
 		if len(msg) > 500 {
@@ -126,8 +135,10 @@ func RunNotify(ctx context.Context, command string, n Notification, rec *store.I
 		if len(msg) > 0 {
 			return fmt.Errorf("%v: %s", err, msg)
 		}
+
 		return err
 	}
+
 	return nil
 }
 
@@ -160,13 +171,16 @@ func (s *Supervisor) checkWaiting(sandbox string, live bool) {
 	if ls := s.liveStatus(live); ls != nil {
 		in.Stream = ls.State
 	}
+
 	status, summary := stream.DeriveStatus(in)
 	waiting := NeedsUser(status)
 	was := s.waiting
 	s.waiting = waiting
+
 	if !waiting || was {
 		return
 	}
+
 	s.logf("the agent needs input: %s", summary)
 	s.event("needs_input", map[string]any{"summary": summary})
 	s.notify(NotifyNeedsInput, "needs input", summary)

@@ -27,6 +27,7 @@ func (s *Supervisor) endDisplay(rec *store.InvocationRecord) string {
 	if st != stream.StatusReadyToLand {
 		return st
 	}
+
 	commits, dirty, ok := s.sandboxWork(rec)
 	switch {
 	case !ok:
@@ -36,6 +37,7 @@ func (s *Supervisor) endDisplay(rec *store.InvocationRecord) string {
 	case !commits:
 		return stream.StatusNothingToLand
 	}
+
 	return st
 }
 
@@ -47,21 +49,25 @@ func (s *Supervisor) sandboxWork(rec *store.InvocationRecord) (commits, dirty, o
 	if s.Repo == nil || rec.BaseCommit == "" {
 		return false, false, false
 	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tip, err := s.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return false, false, false
 	}
+
 	commits = tip != rec.BaseCommit
 	t := s.Repo.Tree(rec.SandboxPath)
 	if head, err := t.Head(ctx); err == nil && head != rec.BaseCommit {
 		commits = true
 	}
+
 	st, err := t.Status(ctx)
 	if err != nil {
 		return commits, false, false
 	}
+
 	deny := checkpoint.FullDenylist(checkpoint.DenylistFromConfig(s.Config))
 	for _, e := range st {
 		switch {
@@ -71,5 +77,6 @@ func (s *Supervisor) sandboxWork(rec *store.InvocationRecord) (commits, dirty, o
 			dirty = true
 		}
 	}
+
 	return commits, dirty, true
 }

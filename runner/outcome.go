@@ -33,6 +33,7 @@ func (s *Supervisor) recordEnd(end func(*store.InvocationRecord) error) error {
 		o = outcomeOf(&c)
 		s.writeOutcome(o)
 	}
+
 	wait := 200 * time.Millisecond
 	deadline := time.Now().Add(EndRetryFor)
 	for {
@@ -43,13 +44,16 @@ func (s *Supervisor) recordEnd(end func(*store.InvocationRecord) error) error {
 			}
 			return nil
 		}
+
 		if o.Ended {
 			o.Pending = "record not written yet: " + pendingCause(err) + "; retrying"
 			s.writeOutcome(o)
 		}
+
 		if time.Now().After(deadline) {
 			return err
 		}
+
 		time.Sleep(wait)
 		wait = min(2*wait, endRetryMax)
 	}
@@ -105,6 +109,7 @@ func (s *Supervisor) lastStderrLine() string {
 	if err != nil {
 		return ""
 	}
+
 	off := max(0, fi.Size()-4096)
 	buf := make([]byte, fi.Size()-off)
 	n, _ := f.ReadAt(buf, off)
@@ -114,5 +119,6 @@ func (s *Supervisor) lastStderrLine() string {
 			return summaryText(l)
 		}
 	}
+
 	return ""
 }

@@ -46,10 +46,12 @@ func procState(pid int) (alive bool, start uint64, startErr error) {
 	if err != nil {
 		return false, 0, err
 	}
+
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 {
 		return false, 0, os.ErrInvalid
 	}
+
 	// Fields from 3 (state) on, without splitting them all: field 22 is
 	// the 20th.
 	var state, field22 []byte
@@ -59,27 +61,33 @@ func procState(pid int) (alive bool, start uint64, startErr error) {
 		if len(rest) == 0 {
 			break
 		}
+
 		end := bytes.IndexAny(rest, " \n")
 		if end < 0 {
 			end = len(rest)
 		}
+
 		switch n {
 		case 0:
 			state = rest[:end]
 		case 19:
 			field22 = rest[:end]
 		}
+
 		if n == 19 {
 			break
 		}
+
 		rest = rest[end:]
 	}
+
 	if len(state) == 0 || string(state) == "Z" {
 		return false, 0, nil
 	}
 	if field22 == nil {
 		return true, 0, os.ErrInvalid
 	}
+
 	start, err = strconv.ParseUint(string(field22), 10, 64)
 	return true, start, err
 }
@@ -93,17 +101,21 @@ func groupHasLive(pgid int) bool {
 	if err != nil {
 		return true
 	}
+
 	want := strconv.Itoa(pgid)
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
+
 		f, err := statFields(pid)
+
 		// f[0] is field 3 (state), f[2] field 5 (the process group).
 		if err == nil && len(f) > 2 && f[2] == want && f[0] != "Z" {
 			return true
 		}
 	}
+
 	return false
 }

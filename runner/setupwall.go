@@ -35,10 +35,12 @@ func wallSetupHint(logPath string, offset int64, sandbox string) string {
 	if err != nil {
 		return ""
 	}
+
 	offset = max(offset, fi.Size()-setupLogTail)
 	if offset < 0 || offset >= fi.Size() {
 		return ""
 	}
+
 	buf := make([]byte, fi.Size()-offset)
 	n, _ := f.ReadAt(buf, offset)
 	lines := strings.Split(string(buf[:n]), "\n")
@@ -47,6 +49,7 @@ func wallSetupHint(logPath string, offset int64, sandbox string) string {
 			return h
 		}
 	}
+
 	return ""
 }
 
@@ -57,6 +60,7 @@ func lineHint(l, sandbox string) string {
 	if !rofs && !noent {
 		return ""
 	}
+
 	for _, m := range absPath.FindAllStringSubmatch(l, -1) {
 		p := filepath.Clean(m[1])
 		if !outsideOf(sandbox, p) || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/") {
@@ -70,6 +74,7 @@ func lineHint(l, sandbox string) string {
 			return errs.SetupWallHidden(p)
 		}
 	}
+
 	return ""
 }
 

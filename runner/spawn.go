@@ -26,6 +26,7 @@ func SelfExe() string {
 			return abs
 		}
 	}
+
 	p, _ := os.Executable()
 	return p
 }
@@ -55,11 +56,13 @@ func agencyExeFor(self string, lookPath func(string) (string, error)) string {
 			return beside
 		}
 	}
+
 	if p, err := lookPath(AgencyProgram); err == nil {
 		if abs, err := filepath.Abs(p); err == nil {
 			return abs
 		}
 	}
+
 	return ""
 }
 
@@ -93,6 +96,7 @@ func SpawnSupervisor(inv, dir, logPath string, env []string) (*Spawned, error) {
 	if exe == "" {
 		return nil, errs.AgencyMissing(AgencyProgram)
 	}
+
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, errs.IO("create", logPath, err)
@@ -109,9 +113,11 @@ func SpawnSupervisor(inv, dir, logPath string, env []string) (*Spawned, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	traced := subproc.Trace(cmd)
+
 	if err := cmd.Start(); err != nil {
 		return nil, errs.Wrap(errs.EInternal, err, "", "cannot start the supervisor")
 	}
+
 	traced()
 	return &Spawned{cmd: cmd}, nil
 }
@@ -134,6 +140,7 @@ func SpawnRemover(dataDir, dir string, lock *os.File) error {
 	if exe == "" {
 		return errs.AgencyMissing(AgencyProgram)
 	}
+
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return errs.IO("open", os.DevNull, err)
@@ -145,14 +152,17 @@ func SpawnRemover(dataDir, dir string, lock *os.File) error {
 		cmd.Args = append(cmd.Args, "--locked")
 		cmd.ExtraFiles = []*os.File{lock}
 	}
+
 	cmd.Dir = "/"
 	cmd.Env = append(os.Environ(), "AGENCY_DATA_DIR="+dataDir)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	traced := subproc.Trace(cmd)
+
 	if err := cmd.Start(); err != nil {
 		return errs.Wrap(errs.EInternal, err, "", "cannot start the remover of retired trees")
 	}
+
 	traced()
 	go cmd.Wait()
 	return nil
@@ -167,11 +177,13 @@ func RemoveRetired(args []string) int {
 	if len(args) == 0 || len(args) > 2 || (len(args) == 2 && args[1] != "--locked") {
 		return 2
 	}
+
 	dir := args[0]
 	dataDir, err := store.DataDir(os.Getenv, "")
 	if err != nil || store.CheckInside(dataDir, dir) != nil {
 		return 1
 	}
+
 	if len(args) == 1 {
 		f, _, err := store.LockRetired(dir, true)
 		if err != nil {
@@ -179,9 +191,11 @@ func RemoveRetired(args []string) int {
 		}
 		defer f.Close()
 	}
+
 	if store.RemoveRetired(dataDir, dir) != nil {
 		return 1
 	}
+
 	return 0
 }
 
@@ -198,6 +212,7 @@ func SpawnHostFetcher(dir, name, logPath string) error {
 	if exe == "" {
 		return errs.AgencyMissing(AgencyProgram)
 	}
+
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return errs.IO("create", logPath, err)
@@ -213,9 +228,11 @@ func SpawnHostFetcher(dir, name, logPath string) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	traced := subproc.Trace(cmd)
+
 	if err := cmd.Start(); err != nil {
 		return errs.Wrap(errs.EInternal, err, "", "cannot start the fetcher of host %s", name)
 	}
+
 	traced()
 	go cmd.Wait()
 	return nil

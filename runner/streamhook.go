@@ -53,6 +53,7 @@ func ReadLiveStatus(st *store.Store, inv string) *LiveStatus {
 	if err != nil {
 		return nil
 	}
+
 	ls := *v.(*LiveStatus)
 	return &ls
 }
@@ -105,10 +106,12 @@ func Semantic(rs *stream.RunnerStatus, st stream.StreamState, end *Exit) (status
 	if last == "" {
 		last = st.LastSummary
 	}
+
 	validRS := rs != nil && rs.Valid()
 	if end == nil && validRS {
 		return rs.Status, orElse(rs.Summary, last)
 	}
+
 	switch {
 	case end != nil && end.TimedOut != "":
 		// What it was doing when it was stopped: the latest event.
@@ -126,6 +129,7 @@ func Semantic(rs *stream.RunnerStatus, st stream.StreamState, end *Exit) (status
 	case end != nil && validRS:
 		return rs.Status, orElse(rs.Summary, last)
 	}
+
 	return "", last
 }
 
@@ -163,7 +167,9 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 	if !ok {
 		return nil
 	}
+
 	path := filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "stream.jsonl")
+
 	// A resumed conversation appends to the stream of its earlier runs:
 	// their usage is where this run's account starts.
 	var prev stream.Usage
@@ -171,16 +177,19 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 		_, prev, _ = stream.LoadState(old)
 		old.Close()
 	}
+
 	// An earlier turn's supervisor killed mid-line: this turn starts on
 	// a line of its own.
 	if err := store.StartFreshLine(path); err != nil {
 		s.logf("stream.jsonl: %v", err)
 	}
+
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		s.logf("cannot open stream.jsonl: %v; no stream parsing", err)
 		return nil
 	}
+
 	h := &streamHook{s: s, format: s.Spec.Format, f: f, p: stream.NewParser(format, f),
 		stop: make(chan struct{}), done: make(chan struct{}), wrote: -1}
 	h.p.Continue(prev)
@@ -219,11 +228,13 @@ func (h *streamHook) writeStatus() {
 	if st.Events == h.wrote {
 		return
 	}
+
 	ls := LiveStatus{UpdatedAt: time.Now().UTC(), Format: h.format, SessionID: st.SessionID, State: st, Usage: h.p.Usage()}
 	if err := writeVolatile(StatusPath(h.s.Store, h.s.Invocation), ls); err != nil {
 		h.s.logf("status.json: %v", err)
 		return
 	}
+
 	h.wrote = st.Events
 }
 
@@ -232,9 +243,11 @@ func (h *streamHook) writeStatus() {
 func (h *streamHook) Close(rec *store.InvocationRecord) {
 	close(h.stop)
 	<-h.done
+
 	if err := h.p.Flush(); err != nil {
 		h.s.logf("stream.jsonl: %v", err)
 	}
+
 	h.f.Close()
 	h.writeStatus()
 	st, u := h.p.State(), h.p.Usage()
@@ -246,6 +259,7 @@ func (h *streamHook) Close(rec *store.InvocationRecord) {
 			end.Unchanged = h.s.unchanged(rec)
 		}
 	}
+
 	status, summary := Semantic(rs, st, end)
 	h.s.update(func(r *store.InvocationRecord) error {
 		r.SemanticStatus, r.SemanticSummary = status, summary
@@ -266,6 +280,7 @@ func (s *Supervisor) unchanged(rec *store.InvocationRecord) bool {
 	if s.Repo == nil || rec.BaseCommit == "" {
 		return false
 	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t := s.Repo.Tree(rec.SandboxPath)
@@ -273,6 +288,7 @@ func (s *Supervisor) unchanged(rec *store.InvocationRecord) bool {
 	if err != nil || head != rec.BaseCommit {
 		return false
 	}
+
 	dirty, err := t.IsDirty(ctx)
 	return err == nil && !dirty
 }
@@ -287,10 +303,12 @@ func writeVolatile(path string, v any) error {
 	if err != nil {
 		return err
 	}
+
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*") // 0600
 	if err != nil {
 		return err
 	}
+
 	tmp := f.Name()
 	_, err = f.Write(append(b, '\n'))
 	if cerr := f.Close(); err == nil {
@@ -299,9 +317,11 @@ func writeVolatile(path string, v any) error {
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
+
 	if err != nil {
 		os.Remove(tmp) // a full disk leaves a partial temp file
 		return err
 	}
+
 	return nil
 }

@@ -102,10 +102,12 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+
 	// Room for how the run ends, taken now (see recordEnd).
 	if err := s.Store.ReserveOutcome(s.Invocation, rec.Turns); err != nil {
 		s.logf("%v", err)
 	}
+
 	want := s.Store.SandboxTreePath(s.Invocation)
 	if filepath.Clean(rec.SandboxPath) != filepath.Clean(want) {
 		return s.failEarly(fmt.Sprintf("sandbox path %s is not the invocation's sandbox %s; refusing to run", rec.SandboxPath, want), store.ExitUnknown)
@@ -116,12 +118,14 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
 		return s.failEarly("the sandbox tree is missing; refusing to run", store.ExitUnknown)
 	}
+
 	// agent start put the setup to run (agency.setup, or an approved
 	// project setup) in the record.
 	setup := rec.SetupScript
 	if setup == "" && rec.SetupSource == "" {
 		setup, _ = s.Config.Get("agency.setup")
 	}
+
 	// A follow-up turn (agent send) runs in a sandbox that was set up for
 	// the first one.
 	if setup != "" && rec.Turns <= 1 {
@@ -132,6 +136,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	if rec.Mode == store.ModeHeaded {
 		return runHeaded(ctx, s, rec)
 	}
+
 	return s.runHeadless(ctx, rec)
 }
 
@@ -153,6 +158,7 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 	if err != nil {
 		return err
 	}
+
 	return errors.New(msg)
 }
 
@@ -189,6 +195,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	if fi, serr := os.Stat(logPath); serr == nil {
 		logStart = fi.Size()
 	}
+
 	code := -1
 	stopped := ""
 	argv, werr := s.walled(rec, []string{"/bin/sh", "-c", script})
@@ -196,12 +203,14 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		f.Close()
 		err = werr
 	}
+
 	if err == nil {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = rec.SandboxPath
 		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
 		// A cancelled supervisor ends the whole setup, the script's
 		// children too (its own group, as the agent), and waits boundedly.
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -217,12 +226,14 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 				st := StartTimeOf(pid)
 				t := time.NewTicker(100 * time.Millisecond)
 				defer t.Stop()
+
 				for {
 					select {
 					case <-done:
 						return
 					case <-t.C:
 					}
+
 					if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
 						asked <- cur.StopRequested
 						if cur.StopRequested == store.ExitKilled {
@@ -234,6 +245,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 								SignalGroup(pid, st, syscall.SIGKILL)
 							}()
 						}
+
 						return
 					}
 				}
@@ -241,19 +253,24 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 			err = cmd.Wait()
 			traced()
 			close(done)
+
 			if ctx.Err() != nil {
 				killGroupRemains(cmd.Process.Pid)
 			}
+
 			select {
 			case stopped = <-asked:
 			default:
 			}
 		}
+
 		f.Close()
+
 		if cmd.ProcessState != nil {
 			code = cmd.ProcessState.ExitCode()
 		}
 	}
+
 	if err == nil {
 		s.update(func(r *store.InvocationRecord) error {
 			r.SetupStatus = "succeeded"
@@ -263,6 +280,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		s.event("setup_finished", map[string]any{"exit_code": 0})
 		return true
 	}
+
 	msg := fmt.Sprintf("setup failed (exit %d): see %s; the sandbox is kept for inspection", code, logPath)
 	if stopped != "" {
 		msg = "stopped during setup; see " + logPath
@@ -271,6 +289,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 			msg += "; " + hint
 		}
 	}
+
 	s.logf("%s: %v", msg, err)
 	s.event("setup_failed", map[string]any{"exit_code": code, "log": logPath})
 	s.update(func(r *store.InvocationRecord) error {
@@ -283,10 +302,12 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 			r.ExitReason = store.Str(stopped)
 			r.Error = "stopped during setup"
 		}
+
 		r.FinishedAt = store.Str(now())
 		if r.LandingStatus == nil {
 			r.LandingStatus = store.Str(store.LandingPending)
 		}
+
 		return nil
 	})
 	s.notifyEnd()
@@ -317,11 +338,13 @@ func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord
 		// checkpoint's import begins.
 		tasks = append(tasks, newImportTask(s, rec))
 	}
+
 	tasks = append(tasks, newCheckpointTask(s, rec))
 	tctx, cancel := context.WithCancel(ctx)
 	for _, t := range tasks {
 		t.Start(tctx)
 	}
+
 	return func() {
 		cancel()
 		for _, t := range tasks {
@@ -407,28 +430,35 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 	s.recordLogFailureLocked()
 	incomplete := s.logFailure
 	s.logMu.Unlock()
+
 	if !s.exitNoted {
 		s.noteExit()
 	}
+
 	final := s.endReason(reason, s.stopAtExit)
 	data := map[string]any{"exit_code": nil, "exit_reason": final}
 	if code != nil {
 		data["exit_code"] = *code
 	}
+
 	s.event("exited", data)
+
 	// Never lost: see recordEnd.
 	err := s.recordEnd(func(r *store.InvocationRecord) error {
 		if incomplete != "" {
 			r.LogsIncomplete = incomplete
 		}
+
 		// A stop asked for after the runner had exited on its own (during
 		// the final checkpoint) does not change how it ended.
 		stop := r.StopRequested
 		if s.exitNoted {
 			stop = s.stopAtExit
 		}
+
 		why := s.endReason(reason, stop)
 		r.Status = store.StatusFinished
+
 		// Killed or timed out, a run did not complete, whatever its exit
 		// code (claude exits 0 on SIGINT; a killed tmux session has
 		// none). A stop the user asked for ended it as asked: finished,
@@ -441,6 +471,7 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 			// Nothing in its stream says why: its last words on stderr do.
 			r.SemanticSummary = s.lastStderrLine()
 		}
+
 		r.ExitCode = code
 		r.ExitReason = store.Str(why)
 		r.FinishedAt = store.Str(now())
@@ -450,6 +481,7 @@ func (s *Supervisor) finishWith(code *int, reason string) error {
 		if t := s.Store.LastOutput(s.Invocation); !t.IsZero() {
 			r.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
 		}
+
 		return nil
 	})
 	s.logf("runner exited: code %v, reason %s", data["exit_code"], final)

@@ -22,6 +22,7 @@ func TurnRunnerStatus(rec *store.InvocationRecord) *stream.RunnerStatus {
 	if err != nil || rs == nil {
 		return nil
 	}
+
 	if rec.TurnStartedAt != "" {
 		began, err := time.Parse(time.RFC3339, rec.TurnStartedAt)
 		fi, serr := os.Stat(filepath.Join(rec.SandboxPath, stream.RunnerStatusPath))
@@ -30,5 +31,6 @@ func TurnRunnerStatus(rec *store.InvocationRecord) *stream.RunnerStatus {
 			return nil
 		}
 	}
+
 	return rs
 }

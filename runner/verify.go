@@ -65,18 +65,22 @@ func RunVerify(ctx context.Context, spec VerifySpec) (out VerifyOutcome) {
 		out.Status, out.Error = store.VerifyErrored, "could not write the verify log: "+err.Error()
 		return out
 	}
+
 	log := newBoundedLog(f, VerifyLogLimit)
 	defer log.Close()
+
 	if spec.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, spec.Timeout)
 		defer cancel()
 	}
+
 	steps := []struct{ what, script string }{{"setup", spec.Setup}, {"verify", spec.Command}}
 	for _, st := range steps {
 		if st.script == "" {
 			continue
 		}
+
 		fmt.Fprintf(log, "$ %s\n", st.script)
 		code, err := runVerifyStep(ctx, spec, st.script, log)
 		out = stepOutcome(ctx, spec, st.what, code, err)
@@ -85,6 +89,7 @@ func RunVerify(ctx context.Context, spec VerifySpec) (out VerifyOutcome) {
 			return out
 		}
 	}
+
 	zero := 0
 	out.Passed, out.Status, out.ExitCode = true, store.VerifyPassed, &zero
 	return out
@@ -96,6 +101,7 @@ func stepOutcome(ctx context.Context, spec VerifySpec, what string, code int, er
 	if code >= 0 && err == nil {
 		out.ExitCode = &code
 	}
+
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		out.Status, out.ExitCode = store.VerifyCancelled, nil
@@ -112,6 +118,7 @@ func stepOutcome(ctx context.Context, spec VerifySpec, what string, code int, er
 	case code != 0:
 		out.Error = fmt.Sprintf("%s failed (exit %d)", what, code)
 	}
+
 	return out
 }
 
@@ -129,6 +136,7 @@ func runVerifyStep(ctx context.Context, spec VerifySpec, script string, log io.W
 			return -1, err
 		}
 	}
+
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = subproc.Scrub(os.Environ(), nil, spec.Env...)
@@ -136,9 +144,11 @@ func runVerifyStep(ctx context.Context, spec VerifySpec, script string, log io.W
 	cmd.SysProcAttr = verifySysProcAttr()
 	traced := subproc.Trace(cmd)
 	defer traced()
+
 	if err := cmd.Start(); err != nil {
 		return -1, err
 	}
+
 	pgid := cmd.Process.Pid
 	done := make(chan struct{})
 	go func() {
@@ -150,11 +160,14 @@ func runVerifyStep(ctx context.Context, spec VerifySpec, script string, log io.W
 	}()
 	err := cmd.Wait()
 	close(done)
+
 	// Whatever the check left behind in its group goes with it.
 	killGroupRemains(pgid)
+
 	if cmd.ProcessState == nil {
 		return -1, err
 	}
+
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return -1, err
@@ -163,6 +176,7 @@ func runVerifyStep(ctx context.Context, spec VerifySpec, script string, log io.W
 		(ws.Signal() == syscall.SIGINT || ws.Signal() == syscall.SIGTERM) {
 		return codeInterrupted, nil
 	}
+
 	return cmd.ProcessState.ExitCode(), nil
 }
 
@@ -184,20 +198,24 @@ func newBoundedLog(f *os.File, limit int64) *boundedLog {
 
 func (b *boundedLog) Write(p []byte) (int, error) {
 	n := len(p)
+
 	if room := b.head - b.written; room > 0 {
 		k := min(int64(len(p)), room)
 		b.f.Write(p[:k])
 		b.written += k
 		p = p[k:]
 	}
+
 	if len(p) == 0 {
 		return n, nil
 	}
+
 	b.tail = append(b.tail, p...)
 	if over := len(b.tail) - b.tailMax; over > 0 {
 		b.dropped += int64(over)
 		b.tail = append(b.tail[:0], b.tail[over:]...)
 	}
+
 	return n, nil
 }
 

@@ -57,12 +57,14 @@ func (t *importTask) Start(ctx context.Context) {
 		defer close(t.done)
 		tick := time.NewTicker(t.interval)
 		defer tick.Stop()
+
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
 			}
+
 			now := t.stamp()
 			if now == last {
 				continue
@@ -84,10 +86,12 @@ func (t *importTask) importOnce(ctx context.Context) bool {
 	defer lock.Unlock()
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importTimeout)
 	defer cancel()
+
 	if _, err := wall.ImportShadow(ictx, t.s.Repo, t.shadow, t.branch); err != nil {
 		t.s.logf("import from the wall: %v", err)
 		return false
 	}
+
 	return true
 }
 

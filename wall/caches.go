@@ -48,9 +48,11 @@ func PrepareCaches(dataDir, home string, getenv func(string) string) ([]string, 
 		}
 		env = append(env, v.name+"="+dir)
 	}
+
 	if p := goProxy(home, getenv); p != "" {
 		env = append(env, "GOPROXY="+p)
 	}
+
 	return env, nil
 }
 
@@ -66,14 +68,17 @@ func goProxy(home string, getenv func(string) string) string {
 		}
 		modcache = filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
 	}
+
 	dl := filepath.Join(modcache, "cache", "download")
 	if fi, err := os.Stat(dl); err != nil || !fi.IsDir() {
 		return ""
 	}
+
 	user := getenv("GOPROXY")
 	if user == "" {
 		user = "https://proxy.golang.org,direct"
 	}
+
 	// Comma: a module missing from the user's cache falls through to the
 	// next proxy (a file:// proxy answers "not found").
 	return "file://" + filepath.ToSlash(dl) + "," + strings.TrimSpace(user)

@@ -19,6 +19,7 @@ func ForProgram(st *store.Store, commonDir string, ws Settings, self, program st
 	if err != nil {
 		return nil, errs.WallFailed(errs.WallWhy(errs.WallMissing, ""))
 	}
+
 	home, _ := os.UserHomeDir()
 	w := &Wall{
 		Hide:      append(append([]string(nil), ws.Hide...), tmuxSocketDir()),
@@ -29,6 +30,7 @@ func ForProgram(st *store.Store, commonDir string, ws Settings, self, program st
 	if err != nil {
 		return nil, errs.WallFailed(err.Error())
 	}
+
 	w.Caches, w.Env = []string{CacheDir(st.DataDir)}, env
 	w.Visible = visibleRoots(st, commonDir, home, self, &store.InvocationRecord{Command: []string{program}})
 	w.Visible = append(append(w.Visible, ws.Readable...), w.Sockets...)

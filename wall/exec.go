@@ -54,6 +54,7 @@ func parseExecFlags(args []string) (execOptions, []string) {
 			return o, args
 		}
 	}
+
 	return o, args
 }
 
@@ -72,12 +73,14 @@ func (o execOptions) confine() error {
 			f.Close()
 		}
 	}
+
 	if o.maxProcs > 0 {
 		lim := &unix.Rlimit{Cur: uint64(o.maxProcs), Max: uint64(o.maxProcs)}
 		if err := unix.Setrlimit(unix.RLIMIT_NPROC, lim); err != nil {
 			return fmt.Errorf("process limit: %v", err)
 		}
 	}
+
 	return nil
 }
 
@@ -91,17 +94,22 @@ func Exec(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wall-exec: %v\n", err)
 		return 126
 	}
+
 	ready := o.ready
+
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
+
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "wall-exec: no command")
 		return 2
 	}
+
 	// A handled signal is reset to its default by exec; Notify installs
 	// the handler even for a signal ignored when this program started.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+
 	if ready > 2 {
 		// The supervisor records the agent as running (and so lets a stop
 		// signal it) only from now on: a signal sent before would have
@@ -110,10 +118,12 @@ func Exec(args []string, stderr io.Writer) int {
 		f.Write([]byte{1})
 		f.Close()
 	}
+
 	err := subproc.NewTerminal(args, "", nil).Exec()
 	fmt.Fprintf(stderr, "%s: %v\n", args[0], err)
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 		return 127
 	}
+
 	return 126
 }

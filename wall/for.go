@@ -45,12 +45,14 @@ func SettingsFromConfig(cfg *gitcore.Config) (Settings, error) {
 	if v, ok := cfg.Get("agency.isolate"); ok {
 		ws.Mode = strings.ToLower(strings.TrimSpace(v))
 	}
+
 	switch ws.Mode {
 	case IsolateAuto, IsolateBwrap, IsolateOff:
 	default:
 		return ws, errs.New(errs.EConfig, "set it to auto, bwrap or off: git config agency.isolate auto",
 			"agency.isolate is %q: want auto, bwrap or off", ws.Mode)
 	}
+
 	if v, ok := cfg.Get("agency.isolate.network"); ok {
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "none":
@@ -61,6 +63,7 @@ func SettingsFromConfig(cfg *gitcore.Config) (Settings, error) {
 				"agency.isolate.network is %q: want shared or none", v)
 		}
 	}
+
 	ws.Writable = expandHome(cfg.GetAll("agency.isolate.writable"))
 	ws.Hide = expandHome(cfg.GetAll("agency.isolate.hide"))
 	return ws, hygieneSettings(cfg, &ws)
@@ -115,10 +118,12 @@ func For(st *store.Store, commonDir string, ws Settings, rec *store.InvocationRe
 	if err != nil {
 		return nil, errs.WallFailed(errs.WallWhy(errs.WallMissing, ""))
 	}
+
 	gitDir, err := SandboxGitDir(rec.SandboxPath, commonDir)
 	if err != nil {
 		return nil, err
 	}
+
 	home, _ := os.UserHomeDir()
 	w := &Wall{
 		Sandbox: rec.SandboxPath, GitDir: gitDir, CommonDir: commonDir,
@@ -136,6 +141,7 @@ func For(st *store.Store, commonDir string, ws Settings, rec *store.InvocationRe
 	if err := w.ownStateAndCaches(st, rec, home); err != nil {
 		return nil, errs.WallFailed(err.Error())
 	}
+
 	w.Visible = visibleRoots(st, commonDir, home, self, rec)
 	w.Visible = append(append(w.Visible, ws.Readable...), w.Sockets...)
 	return w, nil
@@ -166,14 +172,17 @@ func (w *Wall) ownStateAndCaches(st *store.Store, rec *store.InvocationRecord, h
 	if err != nil {
 		return fmt.Errorf("cannot make the agent cache: %v", err)
 	}
+
 	w.Caches, w.Env = []string{CacheDir(st.DataDir)}, env
 	state := StateDir(st, rec.InvocationID)
+
 	if _, err := os.Stat(st.SandboxDir(rec.InvocationID)); err != nil {
 		return nil
 	}
 	if err := SeedState(state, home, os.Getenv); err != nil {
 		return fmt.Errorf("cannot copy the agent state: %v", err)
 	}
+
 	w.AgentState = []string{state}
 	w.Env = append(stateEnv(state), w.Env...)
 	return nil
@@ -186,6 +195,7 @@ func SandboxGitDir(sandbox, commonDir string) (string, error) {
 	if err != nil {
 		return "", errs.WallFailed(fmt.Sprintf("cannot read the sandbox's .git: %v", err))
 	}
+
 	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 	dir = strings.TrimSpace(dir)
 	if !ok || dir == "" {
@@ -194,10 +204,12 @@ func SandboxGitDir(sandbox, commonDir string) (string, error) {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(sandbox, dir)
 	}
+
 	dir = realPath(dir)
 	if filepath.Dir(dir) != filepath.Join(realPath(commonDir), "worktrees") {
 		return "", errs.WallFailed(fmt.Sprintf("the sandbox's .git names %s, not a worktree of this repository", dir))
 	}
+
 	return dir, nil
 }
 
@@ -210,6 +222,7 @@ func visibleRoots(st *store.Store, commonDir, home, self string, rec *store.Invo
 	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		roots = append(roots, os.Getenv(v))
 	}
+
 	// Only git's directory of XDG_CONFIG_HOME: binding all of it again
 	// over a writable grant inside it broke headed claude's state.
 	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
@@ -221,11 +234,13 @@ func visibleRoots(st *store.Store, commonDir, home, self string, rec *store.Invo
 	if len(rec.Command) > 0 {
 		roots = append(roots, RunnerRoots(rec.Command[0])...)
 	}
+
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
 		if filepath.IsAbs(d) {
 			roots = append(roots, d)
 		}
 	}
+
 	return roots
 }
 

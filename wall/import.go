@@ -36,13 +36,16 @@ func ImportShadow(ctx context.Context, repo *gitcore.Repo, shadow, branch string
 		return false, errs.IO("open", shadow, err)
 	}
 	defer root.Close()
+
 	if !shadowAlternatesIntact(root, repo.ObjectsDir()) {
 		return false, errs.WallFailed(fmt.Sprintf("%s: the agent changed its object directory's alternates; nothing was imported", shadow))
 	}
+
 	ids, err := shadowObjects(ctx, repo, root)
 	if err != nil {
 		return false, err
 	}
+
 	missing, err := repo.MissingObjects(ctx, ids)
 	if err != nil {
 		return false, err
@@ -50,10 +53,12 @@ func ImportShadow(ctx context.Context, repo *gitcore.Repo, shadow, branch string
 	if err := repo.ImportObjects(ctx, filepath.Join(shadow, "objects"), missing); err != nil {
 		return false, err
 	}
+
 	tip, ok := shadowTip(root, branch)
 	if !ok || tip == lastImported(shadow) {
 		return false, nil
 	}
+
 	ref := "refs/heads/" + branch
 	old, err := repo.RevParse(ctx, ref)
 	if err != nil || old == tip {
@@ -62,10 +67,12 @@ func ImportShadow(ctx context.Context, repo *gitcore.Repo, shadow, branch string
 	if err := repo.Connected(ctx, tip, old); err != nil {
 		return false, errs.WallFailed(fmt.Sprintf("the sandbox branch's commit %s from the wall is incomplete (%v); it was not imported", tip, err))
 	}
+
 	moved, err := moveToTip(ctx, repo, ref, tip, old)
 	if err != nil {
 		return false, err
 	}
+
 	return moved, noteImported(shadow, tip)
 }
 
@@ -90,6 +97,7 @@ func moveToTip(ctx context.Context, repo *gitcore.Repo, ref, tip, old string) (m
 		if err == nil {
 			return true, nil
 		}
+
 		cur, rerr := repo.RevParse(context.WithoutCancel(ctx), ref)
 		switch {
 		case rerr == nil && cur == tip:
@@ -102,6 +110,7 @@ func moveToTip(ctx context.Context, repo *gitcore.Repo, ref, tip, old string) (m
 			// Another git holds the ref's lock (git waits only 100 ms).
 			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
 		}
+
 		old = cur
 	}
 }
@@ -130,28 +139,34 @@ func shadowObjects(ctx context.Context, repo *gitcore.Repo, root *os.Root) ([]st
 	if err != nil {
 		return nil, err
 	}
+
 	names, err := dir.Readdirnames(-1)
 	dir.Close()
 	if err != nil {
 		return nil, err
 	}
+
 	var ids []string
 	for _, n := range names {
 		if len(n) != 2 || !isHex(n) {
 			continue
 		}
+
 		sub, err := root.Open(filepath.Join("objects", n))
 		if err != nil {
 			continue
 		}
+
 		ents, _ := sub.ReadDir(-1)
 		sub.Close()
+
 		for _, e := range ents {
 			if e.Type().IsRegular() && isObjectID(n+e.Name()) {
 				ids = append(ids, n+e.Name())
 			}
 		}
 	}
+
 	packed, err := shadowPacked(ctx, repo, root)
 	return append(ids, packed...), err
 }
@@ -162,6 +177,7 @@ func shadowPacked(ctx context.Context, repo *gitcore.Repo, root *os.Root) ([]str
 	if err != nil {
 		return nil, nil
 	}
+
 	names, _ := dir.Readdirnames(-1)
 	dir.Close()
 	var ids []string
@@ -169,17 +185,21 @@ func shadowPacked(ctx context.Context, repo *gitcore.Repo, root *os.Root) ([]str
 		if !strings.HasSuffix(n, ".idx") {
 			continue
 		}
+
 		f, err := openShadowFile(root, filepath.Join("objects", "pack", n))
 		if err != nil {
 			continue
 		}
+
 		got, err := repo.PackIndexIDs(ctx, f)
 		f.Close()
 		if err != nil {
 			continue
 		}
+
 		ids = append(ids, got...)
 	}
+
 	return ids, nil
 }
 

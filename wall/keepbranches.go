@@ -40,16 +40,19 @@ func KeepShadowBranches(ctx context.Context, repo *gitcore.Repo, shadow, gitDir,
 	if err != nil {
 		return nil // unwalled, or no shadow yet: nothing to keep
 	}
+
 	tips := shadowBranches(root)
 	root.Close()
 	theirs, err := refMap(ctx, repo, "refs/heads/")
 	if err != nil {
 		return err
 	}
+
 	kept, err := refMap(ctx, repo, KeptBranchPrefix(inv))
 	if err != nil {
 		return err
 	}
+
 	todo := branchesToKeep(tips, theirs, kept, branch)
 	head, off := offBranchHead(gitDir, branch)
 	if len(todo) == 0 && !off {
@@ -58,6 +61,7 @@ func KeepShadowBranches(ctx context.Context, repo *gitcore.Repo, shadow, gitDir,
 	if _, err := ImportShadow(ctx, repo, shadow, branch); err != nil {
 		return err
 	}
+
 	base := theirs[branch]
 	for _, name := range todo {
 		if repo.Connected(ctx, tips[name], base) != nil {
@@ -67,9 +71,11 @@ func KeepShadowBranches(ctx context.Context, repo *gitcore.Repo, shadow, gitDir,
 			return err
 		}
 	}
+
 	if !off {
 		return nil
 	}
+
 	return detachHead(ctx, repo, gitDir, head, branch, base, tips)
 }
 
@@ -121,6 +127,7 @@ func offBranchHead(gitDir, branch string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+
 	b, _ := io.ReadAll(io.LimitReader(f, 4096))
 	f.Close()
 	head := strings.TrimSpace(string(b))
@@ -141,8 +148,10 @@ func shadowBranches(root *os.Root) map[string]string {
 				}
 			}
 		}
+
 		f.Close()
 	}
+
 	fs.WalkDir(root.FS(), "refs/heads", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() || strings.HasSuffix(p, ".lock") {
 			return nil
@@ -173,6 +182,7 @@ func writeGitDirFile(dir, name, data string) error {
 	if err != nil {
 		return errs.IO("write", tmp, err)
 	}
+
 	_, werr := f.WriteString(data)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
@@ -180,9 +190,11 @@ func writeGitDirFile(dir, name, data string) error {
 	if werr == nil {
 		werr = root.Rename(tmp, name)
 	}
+
 	if werr != nil {
 		root.Remove(tmp)
 		return errs.IO("write", name, werr)
 	}
+
 	return nil
 }

@@ -44,6 +44,7 @@ func ProcLimitBase() string {
 			return v2
 		}
 	}
+
 	v1, ok := mounts["pids"]
 	if !ok {
 		return ""
@@ -56,6 +57,7 @@ func ProcLimitBase() string {
 	if writable(v1) {
 		return v1
 	}
+
 	return ""
 }
 
@@ -83,6 +85,7 @@ func cgroupMounts() map[string]string {
 		if !ok || len(fields) < 5 || len(tail) < 3 {
 			continue
 		}
+
 		mnt := unescapeMount(fields[4])
 		switch {
 		case tail[0] == "cgroup2":
@@ -91,6 +94,7 @@ func cgroupMounts() map[string]string {
 			out["pids"] = mnt
 		}
 	}
+
 	return out
 }
 
@@ -117,10 +121,12 @@ func SweepProcLimits(base string) {
 	if base == "" {
 		return
 	}
+
 	entries, err := os.ReadDir(base)
 	if err != nil {
 		return
 	}
+
 	for _, e := range entries {
 		pid, err := strconv.Atoi(strings.TrimPrefix(e.Name(), cgroupPrefix))
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), cgroupPrefix) || err != nil {
@@ -148,6 +154,7 @@ func unescapeMount(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
+
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+3 < len(s) {
@@ -157,8 +164,10 @@ func unescapeMount(s string) string {
 				continue
 			}
 		}
+
 		b.WriteByte(s[i])
 	}
+
 	return b.String()
 }
 

@@ -85,12 +85,14 @@ func classifyWallFailure(out []byte) string {
 	for _, s := range []string{"namespace", "uid map", "operation not permitted", "permission denied", "no permissions"} {
 		denied = denied || strings.Contains(msg, s)
 	}
+
 	switch {
 	case !denied:
 		return errs.WallBroken
 	case inContainer():
 		return errs.WallContainer
 	}
+
 	return errs.WallUserns
 }
 
@@ -101,14 +103,17 @@ func inContainer() bool {
 			return true
 		}
 	}
+
 	if os.Getenv("container") != "" {
 		return true
 	}
+
 	b, _ := os.ReadFile("/proc/1/cgroup")
 	for _, s := range []string{"docker", "kubepods", "containerd", "lxc", "podman"} {
 		if bytes.Contains(b, []byte(s)) {
 			return true
 		}
 	}
+
 	return false
 }

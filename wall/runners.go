@@ -25,10 +25,12 @@ func RunnerRoots(argv0 string) []string {
 	if err != nil {
 		return nil
 	}
+
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return nil
 	}
+
 	var out []string
 	for _, path := range []string{abs, realPath(abs)} {
 		out = append(out, filepath.Dir(path))
@@ -36,12 +38,14 @@ func RunnerRoots(argv0 string) []string {
 			out = append(out, root)
 		}
 	}
+
 	if interp := interpreter(realPath(abs)); interp != "" && interp != abs {
 		out = append(out, filepath.Dir(interp), filepath.Dir(realPath(interp)))
 		if root := packageRoot(interp); root != "" {
 			out = append(out, root)
 		}
 	}
+
 	return out
 }
 
@@ -58,6 +62,7 @@ func packageRoot(path string) string {
 			root = filepath.Dir(d)
 		}
 	}
+
 	if root == "" {
 		for d := dir; d != filepath.Dir(d) && root == ""; d = filepath.Dir(d) {
 			if _, err := os.Stat(filepath.Join(d, "pyvenv.cfg")); err == nil {
@@ -73,6 +78,7 @@ func packageRoot(path string) string {
 	if root == "" || root == filepath.Dir(root) || contains(privateDirs, root) {
 		return ""
 	}
+
 	return root
 }
 
@@ -89,9 +95,11 @@ func interpreter(path string) string {
 	if !ok {
 		return ""
 	}
+
 	fields := strings.Fields(rest)
 	if len(fields) == 0 || !filepath.IsAbs(fields[0]) || filepath.Base(fields[0]) == "env" {
 		return ""
 	}
+
 	return fields[0]
 }

@@ -63,23 +63,29 @@ func PrepareShadow(ctx context.Context, repo *gitcore.Repo, shadow, gitDir, bran
 	if fi, err := os.Lstat(shadow); err == nil && fi.IsDir() {
 		return refreshShadow(ctx, repo, shadow, filepath.Base(gitDir), branch)
 	}
+
 	tmp := shadow + ".new"
 	os.RemoveAll(tmp)
+
 	if err := makeShadow(ctx, repo, tmp, filepath.Base(gitDir)); err != nil {
 		os.RemoveAll(tmp)
 		return errs.WallFailed(fmt.Sprintf("cannot make the sandbox's git directory: %v", err))
 	}
+
 	if err := os.Rename(tmp, shadow); err != nil {
 		os.RemoveAll(tmp)
 		return errs.IO("create", shadow, err)
 	}
+
 	if branch == "" {
 		return nil
 	}
+
 	tip, err := repo.RevParse(ctx, "refs/heads/"+branch)
 	if err != nil {
 		return err
 	}
+
 	return noteImported(shadow, tip)
 }
 
@@ -89,6 +95,7 @@ func refreshShadow(ctx context.Context, repo *gitcore.Repo, shadow, wtName, bran
 	if err != nil {
 		return errs.IO("open", shadow, err)
 	}
+
 	err = root.MkdirAll(filepath.Join("worktrees", wtName), 0o755)
 	root.Close()
 	if err != nil {
@@ -100,6 +107,7 @@ func refreshShadow(ctx context.Context, repo *gitcore.Repo, shadow, wtName, bran
 	if _, err := ImportShadow(ctx, repo, shadow, branch); err != nil {
 		return err
 	}
+
 	tip, err := repo.RevParse(ctx, "refs/heads/"+branch)
 	if err != nil {
 		return err
@@ -107,17 +115,20 @@ func refreshShadow(ctx context.Context, repo *gitcore.Repo, shadow, wtName, bran
 	if err := writeShadowRef(shadow, branch, tip); err != nil {
 		return err
 	}
+
 	return noteImported(shadow, tip)
 }
 
 // makeShadow lays out a new shadow git directory at dir.
 func makeShadow(ctx context.Context, repo *gitcore.Repo, dir, wtName string) error {
 	common := repo.CommonDir
+
 	for _, d := range []string{"objects/info", "objects/pack", shadowBase, "refs/heads", "refs/tags", "logs", "hooks", "info", "worktrees/" + wtName} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return err
 		}
 	}
+
 	for _, d := range []string{"modules", "lfs", "rr-cache"} {
 		if fi, err := os.Stat(filepath.Join(common, d)); err == nil && fi.IsDir() {
 			if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
@@ -125,10 +136,12 @@ func makeShadow(ctx context.Context, repo *gitcore.Repo, dir, wtName string) err
 			}
 		}
 	}
+
 	seed, err := repo.RefSeed(ctx, shadowSkip...)
 	if err != nil {
 		return err
 	}
+
 	head, _ := os.ReadFile(filepath.Join(common, "HEAD"))
 	files := map[string][]byte{
 		"config": nil, "packed-refs": seed, "HEAD": head,
@@ -139,6 +152,7 @@ func makeShadow(ctx context.Context, repo *gitcore.Repo, dir, wtName string) err
 			return err
 		}
 	}
+
 	return copyRegularFiles(filepath.Join(common, "info"), filepath.Join(dir, "info"))
 }
 
@@ -151,6 +165,7 @@ func shadowAlternates(objects string) string {
 	if err != nil {
 		return out
 	}
+
 	for _, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -159,8 +174,10 @@ func shadowAlternates(objects string) string {
 		if !filepath.IsAbs(line) {
 			line = filepath.Join(objects, line)
 		}
+
 		out += line + "\n"
 	}
+
 	return out
 }
 
@@ -170,10 +187,12 @@ func copyRegularFiles(src, dst string) error {
 	if err != nil {
 		return nil
 	}
+
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue
 		}
+
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
 			continue
@@ -182,6 +201,7 @@ func copyRegularFiles(src, dst string) error {
 			return err
 		}
 	}
+
 	return nil
 }
 
@@ -197,12 +217,14 @@ func writeShadowRef(shadow, branch, tip string) error {
 	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return errs.IO("create", filepath.Join(shadow, filepath.Dir(name)), err)
 	}
+
 	tmp := name + ".agency-tmp"
 	root.Remove(tmp)
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return errs.IO("write", filepath.Join(shadow, tmp), err)
 	}
+
 	_, werr := f.WriteString(tip + "\n")
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
@@ -210,10 +232,12 @@ func writeShadowRef(shadow, branch, tip string) error {
 	if werr == nil {
 		werr = root.Rename(tmp, name)
 	}
+
 	if werr != nil {
 		root.Remove(tmp)
 		return errs.IO("write", filepath.Join(shadow, name), werr)
 	}
+
 	return nil
 }
 
@@ -244,6 +268,7 @@ func shadowTip(root *os.Root, branch string) (string, bool) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", false
 	}
+
 	f, err := openShadowFile(root, "packed-refs")
 	if err != nil {
 		return "", false
@@ -255,6 +280,7 @@ func shadowTip(root *os.Root, branch string) (string, bool) {
 			return id, isObjectID(id)
 		}
 	}
+
 	return "", false
 }
 
@@ -279,6 +305,7 @@ func shadowAlternatesIntact(root *os.Root, objects string) bool {
 			return false
 		}
 	}
+
 	f, err := openShadowFile(root, filepath.Join("objects", "info", "alternates"))
 	if err != nil {
 		return false

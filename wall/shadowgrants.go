@@ -21,12 +21,15 @@ func (w *Wall) shadowGrants(add func(p, from string, a Access, why string)) {
 	add(in("objects/info"), filepath.Join(s, "objects", "info"), Writable, "the sandbox's own object store")
 	add(in("objects/info/alternates"), filepath.Join(s, "objects", "info", "alternates"), ReadOnly, "the sandbox's alternate: the repository's object store")
 	add(in(shadowBase), filepath.Join(common, "objects"), ReadOnly, "the repository's object store")
+
 	for _, name := range []string{"config", "hooks", "modules"} {
 		add(in(name), filepath.Join(common, name), ReadOnly, "repository")
 	}
+
 	add(in("lfs"), filepath.Join(common, "lfs"), Writable, "Git LFS object store")
 	wt := in(filepath.Join("worktrees", filepath.Base(w.GitDir)))
 	add(wt, w.GitDir, Writable, "worktree git directory")
+
 	for _, name := range []string{"commondir", "gitdir", "config.worktree"} {
 		add(filepath.Join(wt, name), filepath.Join(w.GitDir, name), ReadOnly, "worktree git directory's links and config")
 	}

@@ -38,15 +38,19 @@ func boundSockets(r io.Reader) []string {
 			first = false
 			continue
 		}
+
 		f := strings.Fields(sc.Text())
 		if len(f) < 8 || !strings.HasPrefix(f[7], "/") || seen[f[7]] {
 			continue // unbound, or abstract (@name)
 		}
+
 		seen[f[7]] = true
+
 		if fi, err := os.Lstat(f[7]); err == nil && fi.Mode().Type() == fs.ModeSocket {
 			out = append(out, f[7])
 		}
 	}
+
 	return out
 }
 
@@ -74,6 +78,7 @@ func (w *Wall) socketMasks(grants []Grant) []string {
 	if !w.NoNetwork {
 		return nil
 	}
+
 	f, err := os.Open(procNetUnix)
 	if err != nil {
 		return nil
@@ -83,6 +88,7 @@ func (w *Wall) socketMasks(grants []Grant) []string {
 	for _, p := range w.Sockets {
 		allowed[realPath(p)] = true
 	}
+
 	var out []string
 	for _, s := range boundSockets(f) {
 		p := realPath(s)
@@ -91,6 +97,7 @@ func (w *Wall) socketMasks(grants []Grant) []string {
 		}
 		out = append(out, p)
 	}
+
 	return out
 }
 
@@ -104,11 +111,13 @@ func reachable(p string, grants []Grant) bool {
 			seen = false
 		}
 	}
+
 	// Grants are ordered parents first: the deepest one containing p wins.
 	for _, g := range grants {
 		if inside(p, g.Path) {
 			seen = g.Access != Hidden && g.Access != Private
 		}
 	}
+
 	return seen
 }

@@ -70,10 +70,12 @@ func SeedState(state, home string, getenv func(string) string) error {
 	if err := os.MkdirAll(filepath.Dir(state), 0o700); err != nil {
 		return err
 	}
+
 	tmp, err := os.MkdirTemp(filepath.Dir(state), ".agent-state-")
 	if err != nil {
 		return err
 	}
+
 	claudeDir, claudeJSON, codexDir := userState(home, getenv)
 	err = copyTree(claudeDir, ClaudeDir(tmp), claudeSkip)
 	if err == nil && claudeJSON != "" {
@@ -88,6 +90,7 @@ func SeedState(state, home string, getenv func(string) string) error {
 	if err != nil {
 		os.RemoveAll(tmp)
 	}
+
 	return err
 }
 
@@ -106,22 +109,26 @@ func copyTree(src, dst string, skip []string) error {
 	if err := os.MkdirAll(dst, 0o700); err != nil {
 		return err
 	}
+
 	fi, err := os.Stat(src)
 	if err != nil || !fi.IsDir() {
 		return nil
 	}
+
 	src = realPath(src)
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(src, p)
 		if err != nil || rel == "." {
 			return nil // an unreadable entry is left out
 		}
+
 		if top, _, _ := strings.Cut(rel, string(filepath.Separator)); contains(skip, top) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
+
 		to := filepath.Join(dst, rel)
 		switch {
 		case d.IsDir():
@@ -135,6 +142,7 @@ func copyTree(src, dst string, skip []string) error {
 		case d.Type().IsRegular():
 			return copyFile(p, to)
 		}
+
 		return nil
 	})
 }
@@ -152,14 +160,17 @@ func copyFile(src, dst string) error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
+
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, fi.Mode().Perm()&0o700)
 	if err != nil {
 		return err
 	}
+
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
 		return err
 	}
+
 	return out.Close()
 }
 

@@ -115,6 +115,7 @@ func (w *Wall) Grants() []Grant {
 	for _, p := range w.Visible {
 		add(p, ReadOnly, "visible")
 	}
+
 	if w.Shadow != "" {
 		w.shadowGrants(func(p, from string, a Access, why string) {
 			if _, err := os.Lstat(from); err == nil {
@@ -124,26 +125,33 @@ func (w *Wall) Grants() []Grant {
 	} else {
 		w.gitGrants(add)
 	}
+
 	add(w.Sandbox, Writable, "sandbox tree")
 	add(filepath.Join(w.Sandbox, ".git"), ReadOnly, "the sandbox's link to its git directory")
 	add(w.Logs, Writable, "the invocation's logs")
+
 	for _, p := range w.Caches {
 		add(p, Writable, "build cache")
 	}
+
 	for _, p := range w.AgentState {
 		add(p, Writable, "agent state")
 	}
+
 	for _, p := range w.Extra {
 		add(p, Writable, "agency.isolate.writable")
 	}
+
 	for _, p := range w.Hide {
 		add(p, Hidden, "hidden")
 	}
+
 	if w.NoNetwork {
 		for _, p := range w.RuntimeDirs {
 			add(p, Private, "runtime directory")
 		}
 	}
+
 	return orderGrants(out)
 }
 
@@ -158,20 +166,27 @@ func (w *Wall) Grants() []Grant {
 func (w *Wall) gitGrants(add func(string, Access, string)) {
 	common := w.CommonDir
 	add(common, ReadOnly, "repository")
+
 	for _, name := range []string{"config", "hooks", "info", "packed-refs", "refs", "logs", "worktrees", "modules"} {
 		add(filepath.Join(common, name), ReadOnly, "repository")
 	}
+
 	add(w.GitDir, Writable, "worktree git directory")
+
 	for _, name := range []string{"commondir", "gitdir", "config.worktree"} {
 		add(filepath.Join(w.GitDir, name), ReadOnly, "worktree git directory's links")
 	}
+
 	add(filepath.Join(common, "objects"), Writable, "object store")
+
 	// git-lfs's clean filter (an agent's `git add` of a tracked file)
 	// writes the file into it: content-addressed, as objects/ is.
 	add(filepath.Join(common, "lfs"), Writable, "Git LFS object store")
+
 	if w.Branch == "" {
 		return
 	}
+
 	ref := filepath.Join(common, "refs", "heads", filepath.FromSlash(w.Branch))
 	dir := filepath.Dir(ref)
 	add(dir, Writable, "the sandbox branch's ref directory")
@@ -182,6 +197,7 @@ func (w *Wall) gitGrants(add func(string, Access, string)) {
 		}
 		add(filepath.Join(dir, e.Name()), ReadOnly, "another branch")
 	}
+
 	add(filepath.Join(common, "logs", "refs", "heads", filepath.FromSlash(w.Branch)), Writable, "the sandbox branch's reflog")
 }
 
@@ -201,6 +217,7 @@ func orderGrants(in []Grant) []Grant {
 		seen[key] = true
 		out = append(out, g)
 	}
+
 	return out
 }
 
@@ -261,13 +278,16 @@ func (w *Wall) Args() []string {
 	if w.NoNetwork {
 		args = append(args, "--unshare-net")
 	}
+
 	for _, d := range privateDirs {
 		args = append(args, "--tmpfs", d)
 	}
+
 	grants := w.Grants()
 	for _, g := range grants {
 		args = append(args, mountArgs(g)...)
 	}
+
 	args = append(args, w.hygieneArgs(grants)...)
 	return append(args, "--chdir", realPath(w.Sandbox))
 }
@@ -294,6 +314,7 @@ func mountArgs(g Grant) []string {
 		}
 		return []string{"--ro-bind", g.From, g.Path}
 	}
+
 	switch g.Access {
 	case Writable:
 		return []string{"--bind", g.Path, g.Path}
@@ -305,6 +326,7 @@ func mountArgs(g Grant) []string {
 		}
 		return []string{"--ro-bind", os.DevNull, g.Path}
 	}
+
 	return []string{"--ro-bind", g.Path, g.Path}
 }
 
@@ -326,6 +348,7 @@ func (w *Wall) Command(argv []string) []string {
 		SweepProcLimits(base)
 		out = []string{"/bin/sh", "-c", wallShellLimited, "sh", base, strconv.Itoa(w.MaxProcs), w.Bwrap}
 	}
+
 	out = append(out, w.Args()...)
 	out = append(out, "--", w.Self, ExecCmd)
 	if w.ReadyFD > 2 {
@@ -337,6 +360,7 @@ func (w *Wall) Command(argv []string) []string {
 	if w.NoTerminal {
 		out = append(out, noTTYFlag)
 	}
+
 	out = append(out, "--")
 	return append(out, argv...)
 }

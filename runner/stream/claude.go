@@ -107,6 +107,7 @@ func (p *Parser) claude(typ string, raw []byte) []Event {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return []Event{{Kind: KindUnknown, SourceType: "malformed", Summary: "malformed " + typ + " line: " + cut(err.Error(), 80)}}
 	}
+
 	var evs []Event
 	switch typ {
 	case "system":
@@ -124,12 +125,14 @@ func (p *Parser) claude(typ string, raw []byte) []Event {
 	default:
 		return nil
 	}
+
 	if agent, label := p.subagent(&l); agent != "" {
 		for i := range evs {
 			evs[i].Agent = agent
 			evs[i].Summary = "[" + label + "] " + evs[i].Summary
 		}
 	}
+
 	return evs
 }
 
@@ -139,14 +142,17 @@ func (p *Parser) subagent(l *claudeLine) (agent, label string) {
 	if l.ParentToolUseID == "" {
 		return "", ""
 	}
+
 	agent = l.AgentID
 	if agent == "" {
 		agent = l.ParentToolUseID
 	}
+
 	label = p.tasks[l.ParentToolUseID]
 	if label == "" {
 		label = "subagent"
 	}
+
 	return agent, label
 }
 
@@ -182,6 +188,7 @@ func (p *Parser) claudeSystem(l *claudeLine) []Event {
 		if !failed {
 			return []Event{{Kind: KindHook, SourceType: src, Summary: text("hook " + l.HookName + " " + orDefault(l.Outcome, "done"))}}
 		}
+
 		s := "hook " + l.HookName + " failed"
 		if l.ExitCode != nil {
 			s += fmt.Sprintf(" (exit %d)", *l.ExitCode)
@@ -189,6 +196,7 @@ func (p *Parser) claudeSystem(l *claudeLine) []Event {
 		if l.Stderr != "" {
 			s += ": " + l.Stderr
 		}
+
 		return []Event{{Kind: KindError, SourceType: src, IsError: true, ExitCode: l.ExitCode, Summary: text(s)}}
 	case "task_started":
 		if l.ToolUseID != "" && l.Description != "" {
@@ -218,6 +226,7 @@ func (p *Parser) claudeSystem(l *claudeLine) []Event {
 	case "thinking_tokens":
 		return []Event{{Kind: KindProgress, SourceType: src, Summary: fmt.Sprintf("thinking (~%d tokens)", l.EstimatedTokens)}}
 	}
+
 	return []Event{{Kind: KindUnknown, SourceType: src, Summary: "system event " + l.Subtype}}
 }
 
@@ -232,9 +241,11 @@ func (p *Parser) claudeAssistant(l *claudeLine) []Event {
 				msg = append(msg, b.Text)
 			}
 		}
+
 		return []Event{{Kind: KindError, SourceType: "assistant", IsError: true,
 			Summary: text(l.Error + ": " + strings.Join(msg, " "))}}
 	}
+
 	var evs []Event
 	for _, b := range blocks {
 		switch b.Type {
@@ -249,15 +260,18 @@ func (p *Parser) claudeAssistant(l *claudeLine) []Event {
 			evs = append(evs, Event{Kind: KindUnknown, SourceType: "assistant/" + b.Type, Summary: "assistant content " + b.Type})
 		}
 	}
+
 	if len(evs) == 0 {
 		evs = append(evs, Event{Kind: KindMessage, SourceType: "assistant", Summary: ""})
 	}
+
 	// Claude prints one line per content block of a message, each with the
 	// message's usage: count it once, on the message's first line.
 	if m != nil && m.Usage != nil && (m.ID == "" || m.ID != p.lastMsgID) {
 		p.lastMsgID = m.ID
 		evs[0].Usage = m.Usage.usage()
 	}
+
 	return evs
 }
 
@@ -277,9 +291,11 @@ func (p *Parser) claudeToolUse(b claudeBlock) Event {
 	_ = json.Unmarshal(b.Input, &in)
 	str := func(k string) string { s, _ := in[k].(string); return s }
 	ev := Event{Kind: KindToolCall, SourceType: "assistant/tool_use", Tool: b.Name}
+
 	if (b.Name == "Task" || b.Name == "Agent") && str("description") != "" {
 		p.remember(p.tasks, b.ID, str("description"))
 	}
+
 	arg := ""
 	if path := str("file_path"); path != "" {
 		ev.Paths = []string{path}
@@ -298,6 +314,7 @@ func (p *Parser) claudeToolUse(b claudeBlock) Event {
 			}
 		}
 	}
+
 	ev.Summary = cut(oneLine(strings.TrimSpace(b.Name+" "+arg)), SummaryRunes)
 	return ev
 }
@@ -307,10 +324,12 @@ func (p *Parser) claudeUser(l *claudeLine) []Event {
 	if m == nil {
 		return nil
 	}
+
 	var s string
 	if json.Unmarshal(m.Content, &s) == nil {
 		return []Event{{Kind: KindMessage, SourceType: "user/text", Summary: text("user: " + s)}}
 	}
+
 	var evs []Event
 	for _, b := range claudeBlocks(m) {
 		switch b.Type {
@@ -321,6 +340,7 @@ func (p *Parser) claudeUser(l *claudeLine) []Event {
 			if p.cwd != "" {
 				sum = strings.ReplaceAll(sum, p.cwd+"/", "")
 			}
+
 			switch {
 			case b.IsError && name != "":
 				sum = name + " failed: " + sum
@@ -329,6 +349,7 @@ func (p *Parser) claudeUser(l *claudeLine) []Event {
 			case name != "":
 				sum = name + ": " + sum
 			}
+
 			evs = append(evs, Event{Kind: KindToolResult, SourceType: "user/tool_result", Tool: name, IsError: b.IsError, Summary: text(sum)})
 		case "text":
 			evs = append(evs, Event{Kind: KindMessage, SourceType: "user/text", Summary: text("user: " + b.Text)})
@@ -336,9 +357,11 @@ func (p *Parser) claudeUser(l *claudeLine) []Event {
 			evs = append(evs, Event{Kind: KindUnknown, SourceType: "user/" + b.Type, Summary: "user content " + b.Type})
 		}
 	}
+
 	if len(evs) == 0 {
 		return []Event{{Kind: KindMessage, SourceType: "user", Summary: "user:"}}
 	}
+
 	return evs
 }
 
@@ -366,6 +389,7 @@ func contentText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
+
 	var blocks []claudeBlock
 	_ = json.Unmarshal(raw, &blocks)
 	var parts []string
@@ -376,6 +400,7 @@ func contentText(raw json.RawMessage) string {
 			parts = append(parts, "["+b.Type+"]")
 		}
 	}
+
 	return strings.Join(parts, " ")
 }
 
@@ -395,15 +420,18 @@ func (p *Parser) claudeResult(l *claudeLine) Event {
 			u.ReasoningTokens += m.ThinkingTokens
 			cost += m.CostUSD
 		}
+
 		u.CostUSD = &cost
 	} else if l.Usage != nil {
 		t := l.Usage.usage()
 		t.Turns = u.Turns
 		u = t
 	}
+
 	if l.TotalCostUSD != nil {
 		u.CostUSD = l.TotalCostUSD
 	}
+
 	p.lastMsgID = ""
 	defer func() { p.denied = 0 }()
 	ev := Event{Kind: KindResult, SourceType: "result/" + l.Subtype, Subtype: l.Subtype, SessionID: l.SessionID,
@@ -416,6 +444,7 @@ func (p *Parser) claudeResult(l *claudeLine) Event {
 	if msg == "" {
 		msg = l.Subtype
 	}
+
 	// Why the run ended, when that is not simply "completed".
 	var why []string
 	if l.TerminalReason != "" && l.TerminalReason != "completed" {
@@ -424,10 +453,12 @@ func (p *Parser) claudeResult(l *claudeLine) Event {
 	if l.APIErrorStatus != nil {
 		why = append(why, fmt.Sprintf("HTTP %d", *l.APIErrorStatus))
 	}
+
 	reason := ""
 	if len(why) > 0 {
 		reason = " (" + strings.Join(why, ", ") + ")"
 	}
+
 	switch {
 	case l.IsError:
 		ev.Summary = text("failed" + reason + ": " + msg)
@@ -440,6 +471,7 @@ func (p *Parser) claudeResult(l *claudeLine) Event {
 		ev.NeedsInput = asksQuestion(msg)
 		ev.Summary = text(strings.TrimPrefix(reason+" ", " ") + msg)
 	}
+
 	return ev
 }
 

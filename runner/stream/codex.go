@@ -50,6 +50,7 @@ func (p *Parser) codex(typ string, raw []byte) []Event {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return []Event{{Kind: KindUnknown, SourceType: "malformed", Summary: "malformed " + typ + " line: " + cut(err.Error(), 80)}}
 	}
+
 	switch typ {
 	case "thread.started":
 		return []Event{{Kind: KindSessionStart, SourceType: typ, SessionID: l.ThreadID, Summary: "thread " + l.ThreadID + " started"}}
@@ -62,12 +63,14 @@ func (p *Parser) codex(typ string, raw []byte) []Event {
 			u.InputTokens, u.CachedInputTokens = l.Usage.InputTokens, l.Usage.CachedInputTokens
 			u.OutputTokens, u.ReasoningTokens = l.Usage.OutputTokens, l.Usage.ReasoningOutputTokens
 		}
+
 		ev := Event{Kind: KindTurnEnd, SourceType: typ, Usage: u,
 			Summary: fmt.Sprintf("turn completed (%d in, %d out tokens)", u.InputTokens, u.OutputTokens)}
 		if p.state.LastKind == KindMessage && asksQuestion(p.state.LastMessage) {
 			ev.NeedsInput = true
 			ev.Summary = text("waiting for input: " + p.state.LastMessage)
 		}
+
 		return []Event{ev}
 	case "turn.failed":
 		msg := "turn failed"
@@ -85,6 +88,7 @@ func (p *Parser) codex(typ string, raw []byte) []Event {
 		}
 		return p.codexItem(typ, l.Item)
 	}
+
 	return nil
 }
 
@@ -112,11 +116,13 @@ func (p *Parser) codexItem(typ string, it *codexItem) []Event {
 			ev.IsError = failed
 			ev.Summary = "$ " + cmd + " → " + it.Status
 		}
+
 		return []Event{ev}
 	case "file_change":
 		if !done {
 			return skip // reported once applied (or not) on item.completed
 		}
+
 		ev := Event{Kind: KindFileChange, SourceType: src, IsError: failed}
 		var parts []string
 		for _, c := range it.Changes {
@@ -124,10 +130,12 @@ func (p *Parser) codexItem(typ string, it *codexItem) []Event {
 			ev.ChangeKinds = append(ev.ChangeKinds, c.Kind)
 			parts = append(parts, c.Kind+" "+rel(p.cwd, c.Path))
 		}
+
 		ev.Summary = strings.Join(parts, ", ")
 		if failed {
 			ev.Summary += " (" + it.Status + ")"
 		}
+
 		ev.Summary = cut(ev.Summary, SummaryRunes)
 		return []Event{ev}
 	case "mcp_tool_call":
@@ -154,6 +162,7 @@ func (p *Parser) codexItem(typ string, it *codexItem) []Event {
 		// say); failures end the turn with turn.failed.
 		return []Event{{Kind: KindError, SourceType: src, Warning: true, Summary: text("warning: " + it.Message)}}
 	}
+
 	return []Event{{Kind: KindUnknown, SourceType: src, Summary: "unknown item type " + it.Type}}
 }
 

@@ -95,15 +95,18 @@ func (p *Parser) Write(b []byte) (int, error) {
 			b = b[i+1:]
 			continue
 		}
+
 		if i < 0 {
 			p.appendPartial(b)
 			return n, nil
 		}
+
 		if len(p.buf)+i > MaxLineBytes {
 			p.overlong()
 			b = b[i+1:]
 			continue
 		}
+
 		if len(p.buf) == 0 {
 			p.handleLine(b[:i])
 		} else {
@@ -111,8 +114,10 @@ func (p *Parser) Write(b []byte) (int, error) {
 			p.handleLine(p.buf)
 			p.buf = p.buf[:0]
 		}
+
 		b = b[i+1:]
 	}
+
 	return n, nil
 }
 
@@ -139,16 +144,19 @@ func (p *Parser) overlong() {
 func (p *Parser) Flush() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+
 	if p.skipping {
 		p.skipping = false
 	} else if len(p.buf) > 0 {
 		p.handleLine(p.buf)
 	}
+
 	p.buf = nil
 	if len(p.errBuf) > 0 {
 		p.stderrLine(string(p.errBuf))
 		p.errBuf = nil
 	}
+
 	return p.err
 }
 
@@ -173,11 +181,13 @@ func (w stderrWriter) Write(b []byte) (int, error) {
 			}
 			return n, nil
 		}
+
 		line := append(p.errBuf, b[:i]...)
 		p.stderrLine(string(line))
 		p.errBuf = p.errBuf[:0]
 		b = b[i+1:]
 	}
+
 	return n, nil
 }
 
@@ -219,6 +229,7 @@ func (p *Parser) handleLine(line []byte) {
 	if len(line) == 0 {
 		return
 	}
+
 	var head struct {
 		Type string `json:"type"`
 	}
@@ -226,10 +237,12 @@ func (p *Parser) handleLine(line []byte) {
 		p.emit(Event{Kind: KindUnknown, SourceType: "malformed", Summary: "malformed line: " + cut(oneLine(string(line)), 80)})
 		return
 	}
+
 	format := p.format
 	if format == FormatAuto {
 		format = detect(head.Type)
 	}
+
 	var evs []Event
 	switch format {
 	case FormatClaude:
@@ -237,9 +250,11 @@ func (p *Parser) handleLine(line []byte) {
 	case FormatCodex:
 		evs = p.codex(head.Type, line)
 	}
+
 	if evs == nil {
 		evs = []Event{unknown(head.Type)}
 	}
+
 	for _, ev := range evs {
 		p.emit(ev)
 	}
@@ -277,16 +292,20 @@ func (p *Parser) emitAt(ev Event, line int64) {
 	ev.Line = line
 	ev.Summary = oneLine(ev.Summary)
 	p.state.Apply(ev, &p.usage)
+
 	if p.w == nil || p.err != nil {
 		return
 	}
+
 	p.out.Reset()
 	enc := json.NewEncoder(&p.out)
 	enc.SetEscapeHTML(false) // keep "$ a > b" readable
+
 	if err := enc.Encode(ev); err != nil {
 		p.err = err
 		return
 	}
+
 	if _, err := p.w.Write(p.out.Bytes()); err != nil {
 		p.err = err
 	}

@@ -63,10 +63,12 @@ func (s *StreamState) Apply(ev Event, u *Usage) {
 	if ev.Agent == "" && !bookkeeping(ev.Kind) {
 		s.WaitingForUser = ev.NeedsInput
 	}
+
 	if ev.Denied {
 		s.Denials++
 		s.LastDenial = ev.Summary
 	}
+
 	switch ev.Kind {
 	case KindMessage:
 		if ev.Agent == "" {
@@ -94,9 +96,11 @@ func (s *StreamState) Apply(ev Event, u *Usage) {
 	case KindUnknown:
 		s.Unknown++
 	}
+
 	if u == nil || ev.Usage == nil {
 		return
 	}
+
 	switch ev.Kind {
 	case KindTurnEnd, KindResult:
 		// The conversation's total: never added up across turns, results
@@ -143,12 +147,14 @@ func LoadState(r io.Reader) (StreamState, Usage, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
+
 		if t := bytes.TrimSpace(line); !skipping && len(t) > 0 {
 			var ev Event
 			if json.Unmarshal(t, &ev) == nil && ev.Kind != "" {
 				s.Apply(ev, &u)
 			}
 		}
+
 		skipping, line = false, line[:0]
 		if err == io.EOF {
 			return s, u, nil

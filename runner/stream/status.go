@@ -92,6 +92,7 @@ func ReadRunnerStatus(sandboxTree string) (*RunnerStatus, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	var rs RunnerStatus
 	if err := json.Unmarshal(b, &rs); err != nil {
 		return nil, fmt.Errorf("%s: %w", RunnerStatusPath, err)
@@ -99,6 +100,7 @@ func ReadRunnerStatus(sandboxTree string) (*RunnerStatus, error) {
 	if !rs.Valid() {
 		return nil, fmt.Errorf("%s: unknown status %q", RunnerStatusPath, rs.Status)
 	}
+
 	rs.Summary = cut(oneLine(rs.Summary), SummaryRunes)
 	return &rs, nil
 }
@@ -144,12 +146,14 @@ type StatusInput struct {
 //  14. otherwise                       → "active", the last summary (else "running")
 func DeriveStatus(in StatusInput) (status, summary string) {
 	st := in.Stream
+
 	switch in.LandingStatus {
 	case LandingLanded:
 		return StatusLanded, "landed"
 	case LandingDiscarded:
 		return StatusDiscarded, "discarded"
 	}
+
 	switch in.Lifecycle {
 	case LifecycleFailed:
 		s := "exit_reason " + orDefault(in.ExitReason, "unknown")
@@ -161,23 +165,27 @@ func DeriveStatus(in StatusInput) (status, summary string) {
 				s, why, _ = strings.Cut(in.SemanticSummary, ": ")
 			}
 		}
+
 		if in.ExitCode != nil {
 			s += fmt.Sprintf(", exit %d", *in.ExitCode)
 		}
 		if why != "" {
 			s += ": " + why
 		}
+
 		return StatusFailed, s
 	case LifecycleFinished:
 		if in.ExitReason == ExitStopped {
 			return StatusStopped, "stopped" + prefixed(": ", in.SemanticSummary)
 		}
+
 		switch in.Semantic {
 		case StatusBlocked:
 			return StatusNeedsInput, orDefault(in.SemanticSummary, "blocked")
 		case StatusError:
 			return StatusFailed, orDefault(in.SemanticSummary, "the agent reported an error")
 		}
+
 		return StatusReadyToLand, orDefault(st.LastMessage, orDefault(st.LastSummary, orDefault(in.SemanticSummary, "finished")))
 	case LifecycleStarting:
 		return StatusStarting, "starting"
@@ -185,6 +193,7 @@ func DeriveStatus(in StatusInput) (status, summary string) {
 	default:
 		return StatusUnknown, "lifecycle " + orDefault(in.Lifecycle, "missing")
 	}
+
 	if in.Runner != nil && in.Runner.Valid() {
 		return in.Runner.Status, orDefault(in.Runner.Summary, st.LastSummary)
 	}
@@ -199,6 +208,7 @@ func DeriveStatus(in StatusInput) (status, summary string) {
 			return StatusStalled, "no output for " + idle.Truncate(time.Second).String()
 		}
 	}
+
 	return StatusActive, orDefault(st.LastSummary, "running")
 }
 

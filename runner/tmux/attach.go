@@ -55,11 +55,13 @@ func (c *Client) ClientOn(ctx context.Context, client, name string) (bool, error
 	if err != nil {
 		return false, err
 	}
+
 	for _, l := range strings.Split(string(res.Stdout), "\n") {
 		if cl, sess, ok := strings.Cut(l, "|"); ok && cl == client {
 			return sess == name, nil
 		}
 	}
+
 	return false, nil
 }
 
@@ -128,14 +130,17 @@ func (c *Client) BindReturn(ctx context.Context) error {
 	if strings.Contains(orig, ReturnOption) {
 		return nil
 	}
+
 	args := []string{"bind-key"}
 	if repeat {
 		args = append(args, "-r")
 	}
+
 	args = append(args, "-T", "prefix", "d", "if-shell", "-F", returnCondition, "switch-client -l")
 	if orig != "" {
 		args = append(args, orig)
 	}
+
 	_, err = c.run(ctx, args...)
 	return err
 }
@@ -148,6 +153,7 @@ func boundCommand(out string) (repeat bool, command string) {
 	if len(f) == 0 || f[0] != "bind-key" {
 		return false, ""
 	}
+
 	i := 1
 	if i < len(f) && f[i] == "-r" {
 		repeat, i = true, i+1
@@ -155,12 +161,14 @@ func boundCommand(out string) (repeat bool, command string) {
 	if i+3 >= len(f) || f[i] != "-T" || f[i+1] != "prefix" || f[i+2] != "d" {
 		return false, ""
 	}
+
 	// The command as printed, from its first word on (its own spacing
 	// and quotes kept).
 	line := strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
 	for _, w := range f[:i+3] {
 		line = strings.TrimLeft(strings.TrimPrefix(line, w), " \t")
 	}
+
 	return repeat, line
 }
 

@@ -83,6 +83,7 @@ func (c *Client) paneState(ctx context.Context, target string) (PaneState, error
 	if err != nil {
 		return PaneState{}, err
 	}
+
 	st, ok, err := parsePaneStates(res.Stdout, target)
 	if err != nil {
 		return PaneState{}, err
@@ -91,6 +92,7 @@ func (c *Client) paneState(ctx context.Context, target string) (PaneState, error
 		return PaneState{}, &Error{Args: []string{"list-panes", "-t", target}, ExitCode: 1,
 			Stderr: "can't find pane: " + target}
 	}
+
 	return st, nil
 }
 
@@ -101,10 +103,12 @@ func parsePaneStates(out []byte, target string) (PaneState, bool, error) {
 		if l == "" {
 			continue
 		}
+
 		f := strings.SplitN(l, "|", 9)
 		if len(f) != 9 {
 			return PaneState{}, false, fmt.Errorf("tmux: unexpected list-panes output %q", l)
 		}
+
 		if strings.HasPrefix(target, "%") {
 			if f[0] != target {
 				continue
@@ -112,6 +116,7 @@ func parsePaneStates(out []byte, target string) (PaneState, bool, error) {
 		} else if f[1] != "1" {
 			continue
 		}
+
 		st := PaneState{PaneID: f[0], Closed: f[3] == "1", Piped: f[7] == "1", Command: f[8]}
 		var err error
 		if st.serverPID, err = strconv.Atoi(f[6]); err != nil {
@@ -120,21 +125,25 @@ func parsePaneStates(out []byte, target string) (PaneState, bool, error) {
 		if st.PID, err = strconv.Atoi(f[2]); err != nil {
 			return PaneState{}, false, fmt.Errorf("tmux: unexpected pane pid %q", f[2])
 		}
+
 		if f[4] != "" {
 			if st.ExitStatus, err = strconv.Atoi(f[4]); err != nil {
 				return PaneState{}, false, fmt.Errorf("tmux: unexpected pane status %q", f[4])
 			}
 			st.HasStatus = true
 		}
+
 		if f[5] != "" {
 			if st.Signal, err = strconv.Atoi(f[5]); err != nil {
 				return PaneState{}, false, fmt.Errorf("tmux: unexpected pane signal %q", f[5])
 			}
 			st.HasSignal = true
 		}
+
 		st.Dead = st.Closed && (st.HasStatus || st.HasSignal)
 		return st, true, nil
 	}
+
 	return PaneState{}, false, nil
 }
 

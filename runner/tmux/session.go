@@ -86,16 +86,19 @@ func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, 
 	if !filepath.IsAbs(opts.Dir) {
 		return Session{}, fmt.Errorf("tmux: start directory %q is not absolute", opts.Dir)
 	}
+
 	if fi, err := os.Stat(opts.Dir); err != nil {
 		return Session{}, fmt.Errorf("tmux: start directory: %w", err)
 	} else if !fi.IsDir() {
 		return Session{}, fmt.Errorf("tmux: start directory %q is not a directory", opts.Dir)
 	}
+
 	for _, kv := range opts.Env {
 		if err := validEnv(kv); err != nil {
 			return Session{}, err
 		}
 	}
+
 	if opts.LogPath != "" && !filepath.IsAbs(opts.LogPath) {
 		return Session{}, fmt.Errorf("tmux: log path %q is not absolute", opts.LogPath)
 	}
@@ -114,6 +117,7 @@ func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, 
 	if opts.Height > 0 {
 		args = append(args, "-y", strconv.Itoa(opts.Height))
 	}
+
 	args = append(args, "--", "/bin/sh", "-c", "read _")
 
 	hl := opts.HistoryLimit
@@ -129,6 +133,7 @@ func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, 
 	for _, kv := range opts.Env {
 		args = append(args, "-e", kv)
 	}
+
 	args = append(args, "--", "/bin/sh", "-c", startGuard, "sh", opts.Dir)
 	args = append(args, opts.Argv...)
 
@@ -143,6 +148,7 @@ func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, 
 	if err == nil && perr != nil {
 		err = perr
 	}
+
 	if err != nil {
 		// If new-session itself succeeded (it printed the session id), a
 		// later command failed: remove the half-made session by id, never
@@ -158,8 +164,10 @@ func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, 
 				err = fmt.Errorf("%w; the half-made session %s is left behind (tmux kill-session -t '%s'): %v", err, s.ID, s.ID, kerr)
 			}
 		}
+
 		return Session{}, err
 	}
+
 	return s, nil
 }
 
@@ -179,14 +187,17 @@ func parseNewSession(out []byte) (Session, error) {
 	if len(lines) < 2 {
 		return s, fmt.Errorf("tmux: unexpected new-session output %q", out)
 	}
+
 	f := strings.Split(lines[1], "|")
 	if len(f) != 3 {
 		return s, fmt.Errorf("tmux: unexpected new-window output %q", lines[1])
 	}
+
 	pid, err := strconv.Atoi(f[2])
 	if err != nil {
 		return s, fmt.Errorf("tmux: unexpected pane pid %q", f[2])
 	}
+
 	s.WindowID, s.PaneID, s.PanePID = f[0], f[1], pid
 	return s, nil
 }

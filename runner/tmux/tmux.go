@@ -80,6 +80,7 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Result, error) {
 		res.ExitCode = ee.ExitCode()
 		return res, &Error{Args: c.Args, ExitCode: res.ExitCode, Stderr: string(res.Stderr)}
 	}
+
 	return res, err
 }
 
@@ -205,6 +206,7 @@ func (c *Client) runEnv(ctx context.Context, env []string, args ...string) (Resu
 	if err != nil {
 		return Result{}, err
 	}
+
 	esc := make([]string, len(args))
 	for i, a := range args {
 		if a == sep {
@@ -213,11 +215,13 @@ func (c *Client) runEnv(ctx context.Context, env []string, args ...string) (Resu
 		}
 		esc[i] = escapeArg(a)
 	}
+
 	if c.CallTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.CallTimeout)
 		defer cancel()
 	}
+
 	return c.runner().Run(ctx, Cmd{Path: p, Args: esc, Env: env})
 }
 
