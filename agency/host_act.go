@@ -19,25 +19,65 @@ const hostActWithin = 2 * time.Minute
 // stdout and stderr; then the invocation is synced (its record catches up,
 // its refs are fetched). It returns the remote command's exit status.
 func (a *App) ActOnHost(ctx context.Context, rec *store.InvocationRecord, stdout, stderr io.Writer, args ...string) (int, error) {
-	h, _, err := a.Host(rec.Host)
+	return a.OnHost(ctx, rec, HostRun{Stdout: stdout, Stderr: stderr}, append([]string{"agent"}, args...)...)
+}
+
+// HostRun is how a command forwarded to a host runs.
+type HostRun struct {
+	Stdout, Stderr io.Writer
+	// Long: the command follows the agent (logs -f, a followed send) and
+	// is not bounded by hostActWithin; the user ends it.
+	Long bool
+}
+
+// OnHost runs `git-agency <args>` in the host's mirror of this repository
+// for the invocation rec (any command: agent …, checkpoint …), then syncs
+// the invocation. It returns the remote command's exit status.
+func (a *App) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostRun, args ...string) (int, error) {
+	h, mirror, err := a.hostMirror(ctx, rec.Host)
 	if err != nil {
 		return 0, err
 	}
-	st := a.HostStateOf(rec.Host)
-	if st.Hello == nil || st.Hello.Mirror == "" {
-		if _, err := a.helloWithin(ctx, rec.Host, hostActWithin); err != nil {
-			return 0, a.unreachableErr(rec.Host, err)
-		}
-		st = a.HostStateOf(rec.Host)
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if !run.Long {
+		rctx, cancel = context.WithTimeout(ctx, hostActWithin)
 	}
-	ctx, cancel := context.WithTimeout(ctx, hostActWithin)
 	defer cancel()
-	res, err := h.RunTo(ctx, host.RemoteProgram(append([]string{"--repo", st.Hello.Mirror, "agent"}, args...)...), nil, stdout, stderr)
+	out, errw := run.Stdout, run.Stderr
+	if out == nil {
+		out = io.Discard
+	}
+	if errw == nil {
+		errw = io.Discard
+	}
+	res, err := h.RunTo(rctx, host.RemoteProgram(append([]string{"--repo", mirror}, args...)...), nil, out, errw)
 	if err != nil {
 		return 0, a.unreachableErr(rec.Host, err)
 	}
-	a.syncHost(ctx, rec.Host, []string{rec.InvocationID})
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), hostActWithin)
+	defer scancel()
+	a.syncHost(sctx, rec.Host, []string{rec.InvocationID})
 	return res.ExitCode, nil
+}
+
+// hostMirror is the ssh door to a host and the path of this repository's
+// mirror there (the host is asked when it is not known yet).
+func (a *App) hostMirror(ctx context.Context, name string) (*host.Host, string, error) {
+	h, _, err := a.Host(name)
+	if err != nil {
+		return nil, "", err
+	}
+	st := a.HostStateOf(name)
+	if st.Hello == nil || st.Hello.Mirror == "" {
+		if _, err := a.helloWithin(ctx, name, hostActWithin); err != nil {
+			return nil, "", a.unreachableErr(name, err)
+		}
+		st = a.HostStateOf(name)
+	}
+	if st.Hello == nil || st.Hello.Mirror == "" {
+		return nil, "", errs.HostFailed(name, "host-serve hello", 0, "no mirror of this repository")
+	}
+	return h, st.Hello.Mirror, nil
 }
 
 // unreachableErr is E_HOST_UNREACHABLE for a host ssh could not reach,

@@ -148,6 +148,9 @@ type HostStartRequest struct {
 	Full    bool                `json:"full"`
 	Queue   bool                `json:"queue"`
 	Version string              `json:"version"`
+	// LineageBase: the run continues another's branch (Base is its tip)
+	// and counts its work from this commit (StartOptions.LineageBase).
+	LineageBase string `json:"lineage_base,omitempty"`
 }
 
 // ExitNeedBase is host-serve start's exit status when the mirror lacks the
@@ -197,6 +200,7 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 	return a.StartInvocation(ctx, StartOptions{
 		Worktree: wt.WorktreeID, Runner: req.Runner, Headless: !req.Head, Prompt: req.Prompt, PromptSource: "host",
 		RunnerArgs: req.Args, NoIncludeUntracked: req.NoUntr, Full: req.Full, Queue: req.Queue, Base: req.Base,
+		LineageBase: req.LineageBase,
 	})
 }
 

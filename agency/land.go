@@ -336,6 +336,9 @@ func (a *App) landWorkAhead(ctx context.Context, rec *store.InvocationRecord, ti
 			return nil, err
 		}
 	}
+	if a.hostApplied(ctx, rec, w, tip, tree, apply) {
+		return w, nil // the host made it a commit (HostApplyAll)
+	}
 	if !w.Dirty || !apply {
 		return w, nil
 	}

@@ -21,6 +21,9 @@ func (c *AgentAttachCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if rec := onHostRecord(a, c.Invocation); rec != nil {
+		return attachOnHost(env, a, rec)
+	}
 	rec, cmd, err := a.AttachCmd(env.Ctx, c.Invocation)
 	if err != nil {
 		return err

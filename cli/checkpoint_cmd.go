@@ -35,6 +35,9 @@ func (c *CheckpointLsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "ls"); ok {
+		return err
+	}
 	rec, list, err := a.ListCheckpoints(env.Ctx, c.Invocation)
 	if err != nil {
 		return err
@@ -93,6 +96,9 @@ func (c *CheckpointApplyCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "apply", c.Checkpoint); ok {
+		return err
+	}
 	res, err := a.ApplyCheckpoint(env.Ctx, c.Invocation, c.Checkpoint)
 	if err != nil {
 		return err
@@ -137,6 +143,9 @@ type CheckpointCreateCmd struct {
 func (c *CheckpointCreateCmd) Run(env *Env) error {
 	a, err := env.App()
 	if err != nil {
+		return err
+	}
+	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "create"); ok {
 		return err
 	}
 	rec, cp, latest, err := a.CreateCheckpoint(env.Ctx, c.Invocation)

@@ -124,6 +124,21 @@ type HostServeCmd struct {
 	Hello  HostServeHelloCmd  `cmd:"" help:"This machine as a host (JSON)."`
 	Start  HostServeStartCmd  `cmd:"" help:"Start an agent a caller asked for (JSON on stdin and out)."`
 	Status HostServeStatusCmd `cmd:"" help:"The state of a caller's invocations (JSON)."`
+	Apply  HostServeApplyCmd  `cmd:"" help:"The commit of an invocation's uncommitted work, for a land --apply (JSON)."`
+}
+
+// HostServeApplyCmd is `host-serve apply`.
+type HostServeApplyCmd struct {
+	RepoID string `name:"repo-id" required:""`
+	ID     string `arg:""`
+}
+
+func (c *HostServeApplyCmd) Run(env *Env) error {
+	out, err := agency.ServeApply(env.Ctx, c.RepoID, c.ID)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(out)
 }
 
 // HostServeHelloCmd is `host-serve hello`.
