@@ -34,7 +34,20 @@ type HostRun struct {
 // for the invocation rec (any command: agent …, checkpoint …), then syncs
 // the invocation. It returns the remote command's exit status.
 func (a *App) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostRun, args ...string) (int, error) {
-	h, mirror, err := a.hostMirror(ctx, rec.Host)
+	code, err := a.runOnHost(ctx, rec.Host, run, args...)
+	if err != nil {
+		return 0, err
+	}
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), hostActWithin)
+	defer scancel()
+	a.syncHost(sctx, rec.Host, []string{rec.InvocationID})
+	return code, nil
+}
+
+// runOnHost runs `git-agency <args>` in the host's mirror of this
+// repository; it returns the remote command's exit status.
+func (a *App) runOnHost(ctx context.Context, name string, run HostRun, args ...string) (int, error) {
+	h, mirror, err := a.hostMirror(ctx, name)
 	if err != nil {
 		return 0, err
 	}
@@ -52,11 +65,8 @@ func (a *App) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostR
 	}
 	res, err := h.RunTo(rctx, host.RemoteProgram(append([]string{"--repo", mirror}, args...)...), nil, out, errw)
 	if err != nil {
-		return 0, a.unreachableErr(rec.Host, err)
+		return 0, a.unreachableErr(name, err)
 	}
-	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), hostActWithin)
-	defer scancel()
-	a.syncHost(sctx, rec.Host, []string{rec.InvocationID})
 	return res.ExitCode, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/host"
+	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -138,13 +139,18 @@ func (a *App) syncHost(ctx context.Context, name string, ids []string) {
 	}
 	c := a.readHostAgents(name)
 	c.UpdatedAt = a.now()
+	var notes []hostNote
 	for id, ag := range agents {
+		if ag.Record != nil && ag.Record.Active() && ag.Display == displayNeedsInput && c.Agents[id].Display != displayNeedsInput {
+			notes = append(notes, hostNote{runner.NotifyNeedsInput, ag.Display, ag.Record})
+		}
 		c.Agents[id] = ag
 	}
 	if os.MkdirAll(filepath.Dir(a.hostAgentsPath(name)), 0o700) == nil {
 		_ = store.WriteJSONCache(a.hostAgentsPath(name), c)
 	}
-	a.catchUp(ctx, agents)
+	notes = append(notes, a.catchUp(ctx, agents)...)
+	a.notifyHost(ctx, notes)
 }
 
 // fetchHostRefs fetches the sandbox branches and checkpoint refs of ids
@@ -166,8 +172,9 @@ func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids 
 }
 
 // catchUp writes into the local records what the host recorded of the
-// invocations that ended (their refs were just fetched).
-func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) {
+// invocations that ended (their refs were just fetched), and gives the
+// notifications of those ends.
+func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNote {
 	var ended []HostAgent
 	for _, ag := range agents {
 		if ag.Record != nil && !ag.Record.Active() {
@@ -175,13 +182,14 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) {
 		}
 	}
 	if len(ended) == 0 {
-		return
+		return nil
 	}
 	ctx, unlock, err := a.lockWorkWait(ctx, reconcileLockWait)
 	if err != nil {
-		return
+		return nil
 	}
 	defer unlock()
+	var notes []hostNote
 	for _, ag := range ended {
 		cur, err := a.Store.ReadInvocation(ag.Record.InvocationID)
 		if err != nil || cur.Host == "" {
@@ -194,10 +202,12 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) {
 				continue
 			}
 			a.event(cur.InvocationID, "host_caught_up", map[string]any{"status": up.Status})
+			notes = append(notes, endNote(up, ag.Display))
 		}
 		_ = store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(cur.InvocationID), "host-final"), []byte(a.now()+"\n"), 0o600)
 	}
 	_ = ctx
+	return notes
 }
 
 // withHostOutcome is cur with the host's outcome of the run.
