@@ -63,7 +63,7 @@ func TestHostNotify(t *testing.T) {
 	r.git("config", "agency.notify.command", "cat >> "+notes)
 	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "fclaude", "-d",
 		"--runner-arg=-runner-status", "--runner-arg=needs_input:Which file?", "--runner-arg=-interactive", "--prompt", "hi")
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(120 * time.Second)
 	for {
 		r.run("agent", "ls")
 		b, _ := os.ReadFile(notes)
@@ -87,6 +87,19 @@ func TestHostNotify(t *testing.T) {
 	}
 	if n := strings.Count(string(b), `"invocation_id":"`+id2+`"`); n != 1 {
 		t.Fatalf("%d notifications of one end", n)
+	}
+	// A follow-up the host refuses (sh cannot resume): the record here is
+	// back as it was, and that end is not notified again.
+	if out, err := r.run("agent", "send", id2, "--prompt", "again"); err == nil || !strings.Contains(out, "E_NO_RESUME") {
+		t.Fatalf("send to a runner that cannot resume: %v %s", err, out)
+	}
+	if rec := r.show(id2); rec["status"] != "finished" {
+		t.Fatalf("after the refused send the record says %v", rec["status"])
+	}
+	r.run("agent", "ls")
+	b, _ = os.ReadFile(notes)
+	if n := strings.Count(string(b), `"invocation_id":"`+id2+`"`); n != 1 {
+		t.Fatalf("a refused send notified its old end again: %s", b)
 	}
 }
 

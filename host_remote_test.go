@@ -63,7 +63,7 @@ func (r *hostRig) show(id string) map[string]any {
 // the sandbox branch of id has a commit with subject want.
 func (r *hostRig) waitBranch(id, want string) {
 	r.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(120 * time.Second)
 	for {
 		r.run("agent", "ls")
 		if out, _ := r.gitTry("log", "--format=%s", "agency/sandbox-"+id); strings.Contains(out, want) {
@@ -113,6 +113,10 @@ func TestHostSendResumes(t *testing.T) {
 	r.agency("agent", "land", id)
 	if b, _ := os.ReadFile(filepath.Join(r.wt, "hello.txt")); string(b) != "hi\nhi\nhi\n" {
 		t.Fatalf("landed hello.txt: %q", b)
+	}
+	// Landing is this side's: the host does not know, this side refuses.
+	if out, err := r.run("agent", "send", id, "--prompt", "more"); err == nil || !strings.Contains(out, "E_ALREADY_LANDED") {
+		t.Fatalf("send after the land: %v %s", err, out)
 	}
 }
 
@@ -198,6 +202,13 @@ func TestHostCheckpoints(t *testing.T) {
 	json.Unmarshal([]byte(r.agency("checkpoint", "ls", "--invocation", id, "--json")), &ls)
 	if len(ls.Checkpoints) != 2 {
 		t.Fatalf("checkpoint ls --json: %v", ls)
+	}
+	// Its host gone: the checkpoints fetched here are listed.
+	r.sshd.Stop()
+	out, err := r.run("checkpoint", "ls", "--invocation", id, "--json")
+	ls.Checkpoints = nil
+	if json.Unmarshal([]byte(out), &ls); err != nil || len(ls.Checkpoints) != 2 || ls.Checkpoints[1]["snapshot_ref"] != "refs/agency/snapshots/"+id+"/2" {
+		t.Fatalf("checkpoint ls with the host gone: %v %s", err, out)
 	}
 }
 

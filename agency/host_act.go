@@ -40,7 +40,7 @@ func (a *App) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostR
 	}
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), hostActWithin)
 	defer scancel()
-	a.syncHost(sctx, rec.Host, []string{rec.InvocationID})
+	a.syncHostWithin(sctx, rec.Host, []string{rec.InvocationID}, hostActWithin)
 	return code, nil
 }
 

@@ -22,6 +22,18 @@ import (
 // sync that follows. Without detached the host follows the new turn and
 // its output streams here. It returns the remote command's exit status.
 func (a *App) SendOnHost(ctx context.Context, rec *store.InvocationRecord, prompt string, detached bool, run HostRun) (int, error) {
+	// What only this side knows (landing is here), and what it can tell
+	// without asking the host.
+	switch {
+	case store.Deref(rec.LandingStatus) == store.LandingLanded:
+		return 0, errs.SendClosed(rec.InvocationID, errs.EAlreadyLanded, "landed")
+	case store.Deref(rec.LandingStatus) == store.LandingDiscarded:
+		return 0, errs.SendClosed(rec.InvocationID, errs.EDiscarded, "discarded")
+	case rec.Status == store.StatusQueued:
+		return 0, errs.SendQueued(rec.InvocationID)
+	case rec.Active() && rec.Mode == store.ModeHeadless:
+		return 0, errs.SendBusy(rec.InvocationID)
+	}
 	if _, _, err := a.hostMirror(ctx, rec.Host); err != nil {
 		return 0, err
 	}
@@ -51,6 +63,11 @@ func (a *App) reopenHostRecord(ctx context.Context, id string) error {
 	if cur.Active() {
 		return nil
 	}
+	// The end it had: should the host refuse the prompt, catching up
+	// that same end again is no new event to notify.
+	if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(id), hostReopened), []byte(store.Deref(cur.FinishedAt)), 0o600); err != nil {
+		return errs.IO("write", filepath.Join(a.Store.InvocationDir(id), hostReopened), err)
+	}
 	cur.Status, cur.FinishedAt, cur.ExitReason, cur.ExitCode = store.StatusRunning, nil, nil, nil
 	if err := a.Store.WriteInvocation(cur); err != nil {
 		return err
@@ -58,8 +75,31 @@ func (a *App) reopenHostRecord(ctx context.Context, id string) error {
 	if err := os.Remove(filepath.Join(a.Store.InvocationDir(id), "host-final")); err != nil && !os.IsNotExist(err) {
 		return errs.IO("remove", filepath.Join(a.Store.InvocationDir(id), "host-final"), err)
 	}
+	// What the host last said of it is its old end: views ask again.
+	c := a.readHostAgents(cur.Host)
+	if _, ok := c.Agents[id]; ok {
+		delete(c.Agents, id)
+		_ = store.WriteJSONCache(a.hostAgentsPath(cur.Host), c)
+	}
 	a.event(id, "host_send", map[string]any{"host": cur.Host})
 	return nil
+}
+
+// hostReopened is the file of a reopened host record holding the end it
+// had before (reopenHostRecord).
+const hostReopened = "host-reopened"
+
+// sameEnd: the end the host reports for the invocation in dir is the one
+// it had before it was reopened for a prompt the host then refused. The
+// mark is used up.
+func sameEnd(dir string, remote *store.InvocationRecord) bool {
+	p := filepath.Join(dir, hostReopened)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	_ = os.Remove(p)
+	return string(b) != "" && string(b) == store.Deref(remote.FinishedAt)
 }
 
 // HostAttachCmd is the command that attaches this terminal to a headed
@@ -85,7 +125,7 @@ func (a *App) HostAttachCmd(ctx context.Context, rec *store.InvocationRecord) (*
 func (a *App) AfterHostAttach(ctx context.Context, rec *store.InvocationRecord) *store.InvocationRecord {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hostActWithin)
 	defer cancel()
-	a.syncHost(sctx, rec.Host, []string{rec.InvocationID})
+	a.syncHostWithin(sctx, rec.Host, []string{rec.InvocationID}, hostActWithin)
 	if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
 		return cur
 	}

@@ -118,11 +118,17 @@ func (a *App) fetchedFinal(r *store.InvocationRecord) bool {
 // syncHost asks one host about ids, fetches their refs and catches up the
 // records of those that ended.
 func (a *App) syncHost(ctx context.Context, name string, ids []string) {
+	a.syncHostWithin(ctx, name, ids, hostAnswerWithin)
+}
+
+// syncHostWithin is syncHost bounded by within: after an action on the
+// host, which reached it anyway, longer than a view waits.
+func (a *App) syncHostWithin(ctx context.Context, name string, ids []string, within time.Duration) {
 	h, _, err := a.Host(name)
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, hostAnswerWithin)
+	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	out, err := a.hostCall(ctx, h, nil, append([]string{"host-serve", "status", "--repo-id", a.Store.RepoID}, ids...)...)
 	if err != nil {
@@ -202,7 +208,9 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNo
 				continue
 			}
 			a.event(cur.InvocationID, "host_caught_up", map[string]any{"status": up.Status})
-			notes = append(notes, endNote(up, ag.Display))
+			if !sameEnd(a.Store.InvocationDir(cur.InvocationID), ag.Record) {
+				notes = append(notes, endNote(up, ag.Display))
+			}
 		}
 		_ = store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(cur.InvocationID), "host-final"), []byte(a.now()+"\n"), 0o600)
 	}
