@@ -15,17 +15,11 @@ import (
 // completion scripts are where bash-completion ($XDG_DATA_HOME) and zsh
 // look.
 func TestMakeInstall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binaries: skipped with -short")
-	}
-	testenv.Need(t, "make")
 	root := t.TempDir()
 	gobin := filepath.Join(root, "bin")
-	cmd := exec.Command("make", "install", "GOBIN="+gobin, "BUILD="+filepath.Join(root, "build"),
+	runMake(t, nil, "install", "GOBIN="+gobin, "BUILD="+filepath.Join(root, "build"),
 		"XDG_DATA_HOME="+filepath.Join(root, "data"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make install: %v\n%s", err, out)
-	}
+
 	for _, f := range []string{
 		"bin/git-agency", "bin/git-sandbox",
 		"share/man/man1/git-agency.1", "share/man/man1/git-sandbox.1",
@@ -38,13 +32,9 @@ func TestMakeInstall(t *testing.T) {
 			t.Errorf("make install did not install %s", f)
 		}
 	}
+
 	testenv.Need(t, "man")
-	env := []string{}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MANPATH=") && !strings.HasPrefix(kv, "PATH=") {
-			env = append(env, kv)
-		}
-	}
+	env := withoutEnv("MANPATH", "PATH")
 	for _, page := range []string{"git-agency", "git-agency-agent-land", "git-sandbox-land", "git-agency-landing"} {
 		man := exec.Command("man", "-w", page)
 		man.Env = append(env, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -65,22 +55,16 @@ func TestMakeInstall(t *testing.T) {
 // TestDemo runs 'make demo' (demo/demo.sh) with its temp directory under a
 // test directory, and checks that it ran the agents and left nothing.
 func TestDemo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binaries: skipped with -short")
-	}
-	testenv.Need(t, "make")
 	tmp := t.TempDir()
-	cmd := exec.Command("make", "-s", "demo")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "DEMO_DELAY=20ms", "AGENCY_DATA_DIR="+filepath.Join(tmp, "must-not-be-used"))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("make demo: %v\n%s", err, out)
-	}
+	out := runMake(t, append(os.Environ(), "TMPDIR="+tmp, "DEMO_DELAY=20ms", "AGENCY_DATA_DIR="+filepath.Join(tmp, "must-not-be-used")),
+		"-s", "demo")
+
 	for _, want := range []string{"ready to land", "Welcome to the shop!", "$ git agency agent diff", "## commits: 1", "the integration log", "removing "} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
+
 	ents, _ := os.ReadDir(tmp)
 	if len(ents) != 0 {
 		t.Errorf("demo left %d entries in its TMPDIR (first: %s)", len(ents), ents[0].Name())

@@ -7,26 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/git-agency/git-agency/internal/testenv"
 )
 
 // Two `make man` builds of one commit write byte-identical pages, dated
 // with the commit's date (SOURCE_DATE_EPOCH unset), not the build's; with
 // SOURCE_DATE_EPOCH set, with that.
 func TestManBuildsAreReproducible(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binaries: skipped with -short")
-	}
-	testenv.Need(t, "make")
 	root := t.TempDir()
 	var builds []map[string][]byte
 	for _, b := range []string{"one", "two"} {
-		cmd := exec.Command("make", "-s", "man", "BUILD="+filepath.Join(root, b))
-		cmd.Env = withoutEnv("SOURCE_DATE_EPOCH")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("make man: %v\n%s", err, out)
-		}
+		runMake(t, withoutEnv("SOURCE_DATE_EPOCH"), "-s", "man", "BUILD="+filepath.Join(root, b))
 		pages := map[string][]byte{}
 		files, _ := filepath.Glob(filepath.Join(root, b, "man", "*"))
 		for _, f := range files {
@@ -41,6 +31,7 @@ func TestManBuildsAreReproducible(t *testing.T) {
 		}
 		builds = append(builds, pages)
 	}
+
 	for name, one := range builds[0] {
 		if !bytes.Equal(one, builds[1][name]) {
 			t.Errorf("%s differs between two builds of one commit", name)
@@ -49,12 +40,14 @@ func TestManBuildsAreReproducible(t *testing.T) {
 	if len(builds[0]) != len(builds[1]) {
 		t.Errorf("%d pages, then %d", len(builds[0]), len(builds[1]))
 	}
+
 	// SOURCE_DATE_EPOCH, when set, dates them instead.
 	man := exec.Command(filepath.Join(root, "one", "git-agency"), "man")
 	man.Env = append(withoutEnv("SOURCE_DATE_EPOCH"), "SOURCE_DATE_EPOCH=86400")
 	if out, err := man.Output(); err != nil || !strings.Contains(strings.SplitN(string(out), "\n", 2)[0], `"1970-01-02"`) {
 		t.Errorf("git-agency man with SOURCE_DATE_EPOCH=86400: %v\n%.200s", err, out)
 	}
+
 	git := exec.Command("git", "log", "-1", "--format=%cd", "--date=format-local:%Y-%m-%d")
 	git.Env = append(os.Environ(), "TZ=UTC")
 	out, err := git.Output()
@@ -65,15 +58,4 @@ func TestManBuildsAreReproducible(t *testing.T) {
 	if th, _, _ := strings.Cut(string(builds[0]["git-agency.1"]), "\n"); !strings.Contains(th, want) {
 		t.Errorf("git-agency.1 is dated %q, want the commit's date %s", th, want)
 	}
-}
-
-// withoutEnv is this process's environment without key.
-func withoutEnv(key string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, key+"=") {
-			env = append(env, kv)
-		}
-	}
-	return env
 }

@@ -5,12 +5,13 @@ package agency
 
 import (
 	"context"
-	"errors"
 	"os"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
+	"github.com/git-agency/git-agency/agency/land"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -51,10 +52,8 @@ type App struct {
 		dir string
 	}
 	// notes are the landing notifications waiting for the repo lock to be
-	// released (flushNotify).
-	notes []pendingNote
-	// notesMu guards notes: watch lands from its own goroutines.
-	notesMu sync.Mutex
+	// released (land.Notes; watch lands from its own goroutines).
+	notes land.Notes
 }
 
 // Open discovers the repository containing dir, reads agency.* config and
@@ -114,22 +113,26 @@ func newApp(repo *gitcore.Repo, cfg *gitcore.Config, st *store.Store) (*App, err
 	return a, nil
 }
 
+// core is the part of a that agency's own packages (land) work with, as
+// it is now (tests set Now, Warn and Failpoint after Open).
+func (a *App) core() core.Core {
+	return core.Core{Repo: a.Repo, Store: a.Store, Config: a.Config, Getenv: a.Getenv, Now: a.Now,
+		LockTimeout: a.LockTimeout, Failpoint: a.Failpoint, Warn: a.Warn}
+}
+
 // fail reports an injected failure at step, if any.
 func (a *App) fail(step string) error {
-	if a.Failpoint == nil {
-		return nil
-	}
-	return a.Failpoint(step)
+	c := a.core()
+	return c.Fail(step)
 }
 
 // Lock takes the repo lock. Use lockWork inside agency: it also bounds the
 // work done under the lock.
 func (a *App) Lock() (*store.Lock, error) { return a.Store.Lock(a.LockTimeout) }
 
-// LockedWorkTimeout bounds the work done under the repo lock: every
-// subprocess run with the context lockWork returns is ended by then, so a
-// hung hook or tmux server cannot hold every other command off for ever.
-const LockedWorkTimeout = 10 * time.Minute
+// LockedWorkTimeout bounds the work done under the repo lock
+// (core.LockedWorkTimeout).
+const LockedWorkTimeout = core.LockedWorkTimeout
 
 // lockWork takes the repo lock (waiting up to a.LockTimeout) and returns the
 // context to do the locked work with (ctx, bounded by LockedWorkTimeout)
@@ -140,50 +143,25 @@ func (a *App) lockWork(ctx context.Context) (context.Context, func(), error) {
 
 // lockWorkWait is lockWork waiting up to wait for the lock.
 func (a *App) lockWorkWait(ctx context.Context, wait time.Duration) (context.Context, func(), error) {
-	lock, err := a.Store.LockContext(ctx, wait)
-	if err != nil {
-		return ctx, func() {}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, LockedWorkTimeout)
-	return ctx, func() { cancel(); lock.Unlock() }, nil
+	c := a.core()
+	return c.LockWorkWait(ctx, wait)
 }
 
 // warn reports what went wrong without failing the command, so that it is
-// never silent: into the invocation's supervisor.log (when inv is not "")
-// and to a.Warn. A supervisor.log that cannot be written is said to a.Warn
-// too.
+// never silent (core.Core.Warning).
 func (a *App) warn(inv string, err error) {
-	if inv != "" {
-		if lerr := a.Store.AppendSupervisorLog(inv, "warning: "+errs.As(err).Msg); lerr != nil {
-			err = errors.Join(err, lerr)
-		}
-	}
-	if a.Warn != nil {
-		a.Warn(err)
-	}
+	c := a.core()
+	c.Warning(inv, err)
 }
 
-// event appends an event to the invocation's events.jsonl. A failure is
-// warned about, not returned: the record, written before the event, is
-// what counts, and the command did what it says.
+// event appends an event to the invocation's events.jsonl (core.Core.Event).
 func (a *App) event(inv, name string, data map[string]any) {
-	if err := a.Store.AppendEvent(inv, name, data); err != nil {
-		a.warn(inv, errs.EventNotRecorded(inv, name, err))
-	}
+	c := a.core()
+	c.Event(inv, name, data)
 }
 
 // now is the current time in RFC3339, UTC.
 func (a *App) now() string { return a.Now().UTC().Format(time.RFC3339) }
 
 // gitErr turns a *gitcore.GitError into an E_GIT error; other errors pass.
-func gitErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if ge := (*gitcore.GitError)(nil); errors.As(err, &ge) {
-		e := errs.Git(ge.Args, ge.ExitCode, ge.Stderr)
-		e.Err = ge
-		return e
-	}
-	return err
-}
+func gitErr(err error) error { return core.GitErr(err) }

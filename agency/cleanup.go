@@ -3,27 +3,19 @@ package agency
 import (
 	"context"
 	"errors"
-	"time"
 
-	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/store"
 )
 
-// cleanupTimeout bounds the cleanup after a failure.
-const cleanupTimeout = time.Minute
-
-// cleanupCtx is the context to undo a failed step with: ctx's values
-// without its cancellation (the failure may have been ctx's own end: a
-// deadline, Ctrl-C), with a deadline of its own.
+// cleanupCtx is the context to undo a failed step with (core.CleanupCtx).
 func cleanupCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	return core.CleanupCtx(ctx)
 }
 
 // withCleanup is err with what the cleanup after it could not undo (nil:
 // err as it is).
-func withCleanup(err, cleanupErr error) error {
-	return errs.CleanupFailed(gitErr(err), cleanupErr)
-}
+func withCleanup(err, cleanupErr error) error { return core.WithCleanup(err, cleanupErr) }
 
 // undoAdd takes back what this command made for a new tree: when added,
 // what `git worktree add -b branch tree` made (the tree, its registration,

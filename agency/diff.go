@@ -3,7 +3,7 @@ package agency
 import (
 	"context"
 
-	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
 )
@@ -88,5 +88,5 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 
 // SandboxBranchMissingErr is the error for a deleted sandbox branch.
 func SandboxBranchMissingErr(rec *store.InvocationRecord) error {
-	return errs.SandboxBranchMissing(rec.InvocationID, rec.SandboxBranch)
+	return core.SandboxBranchMissingErr(rec)
 }

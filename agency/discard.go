@@ -10,6 +10,10 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
+// FPDiscardAfterLog fails a discard once it logged itself, before the
+// tree goes.
+const FPDiscardAfterLog = "discard:after-log"
+
 // StopGrace is how long a stopped invocation gets before it is killed
 // (discard, worktree rm --force).
 var StopGrace = 5 * time.Second

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func (a *App) checkEscapes(ctx context.Context, add addFinding, records map[stri
 	fctx, cancel := context.WithTimeout(ctx, fsckBudget)
 	defer cancel()
 	if out, err := a.Repo.FsckConnectivity(fctx); err != nil && fctx.Err() == nil {
-		add("escapes", LevelProblem, "run 'git fsck' to see every missing object", common, "git fsck --connectivity-only failed: %s", firstLine(out))
+		add("escapes", LevelProblem, "run 'git fsck' to see every missing object", common, "git fsck --connectivity-only failed: %s", core.FirstLine(out))
 	}
 }
 

@@ -88,25 +88,6 @@ func TestForecastPairsAndCache(t *testing.T) {
 	}
 }
 
-func TestOverlaps(t *testing.T) {
-	for _, c := range []struct {
-		xs, ys []string
-		want   bool
-	}{
-		{[]string{"a.txt"}, []string{"b.txt"}, false},
-		{[]string{"a.txt"}, []string{"b.txt", "a.txt"}, true},
-		{[]string{"dir/x"}, []string{"dir"}, true},    // a file where a directory was
-		{[]string{"dir"}, []string{"dir/y/z"}, true},  // the other way round
-		{[]string{"dir/x"}, []string{"dir/y"}, false}, // siblings
-		{[]string{"dirx"}, []string{"dir/y"}, false},  // a prefix that is no directory
-		{nil, []string{"a"}, false},
-	} {
-		if got := overlaps(c.xs, c.ys); got != c.want {
-			t.Errorf("overlaps(%v, %v) = %v, want %v", c.xs, c.ys, got, c.want)
-		}
-	}
-}
-
 func TestQueuePlacesOldestFirst(t *testing.T) {
 	q := func(id, at string) store.InvocationEntry {
 		return store.InvocationEntry{ID: id, Record: &store.InvocationRecord{InvocationID: id, Status: store.StatusQueued, QueuedAt: at}}
@@ -203,7 +184,7 @@ func TestForecastMoveHead(t *testing.T) {
 	f.sh(tree, "git commit -q --allow-empty -m next")
 	next := head()
 	cache := &store.ForecastCache{Head: old, InHead: map[string]bool{"p-in": true, "p-out": false}}
-	f.a.moveHead(cache, next)
+	f.a.reader().MoveHead(cache, next)
 	if want := map[string]bool{old: true, "p-in": true}; !reflect.DeepEqual(cache.InHead, want) {
 		t.Errorf("child tip: InHead %v, want %v", cache.InHead, want)
 	}
@@ -211,7 +192,7 @@ func TestForecastMoveHead(t *testing.T) {
 		t.Errorf("child tip: HeadTree %q", cache.HeadTree)
 	}
 	f.sh(tree, "git commit -q --amend --allow-empty -m amended")
-	f.a.moveHead(cache, head())
+	f.a.reader().MoveHead(cache, head())
 	if len(cache.InHead) != 0 {
 		t.Errorf("amended tip: InHead %v, want nothing known", cache.InHead)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,7 +149,7 @@ func (a *App) lookAtTree(ctx context.Context, tree string) treeLook {
 // file.
 func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measure bool) {
 	looks := make([]treeLook, len(idx))
-	eachParallel(len(idx), func(k int) {
+	core.EachParallel(len(idx), func(k int) {
 		if it := &items[idx[k]]; !it.forced {
 			looks[k] = a.lookAtTree(ctx, it.tree)
 		}
@@ -195,7 +196,7 @@ func (a *App) decideTrees(ctx context.Context, items []GCItem, idx []int, measur
 	}
 	if measure {
 		// A stat per file: several trees at once.
-		eachParallel(len(idx), func(k int) {
+		core.EachParallel(len(idx), func(k int) {
 			if it := &items[idx[k]]; !it.Kept {
 				it.Bytes = store.DirSize(it.Target)
 			}
@@ -222,8 +223,8 @@ func (a *App) localOnlySubmodules(ctx context.Context, tree string) []string {
 		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 			continue // not checked out: nothing of its own
 		}
-		head, err := a.Repo.Tree(dir).Head(ctx)
-		if err != nil || head == "" {
+		head := gitcore.SubmoduleHead(dir) // from its files: no git runs in it
+		if head == "" {
 			continue
 		}
 		if a.Repo.SubmodulePublished(ctx, dir, head) ||

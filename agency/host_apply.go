@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/git-agency/git-agency/agency/land"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -17,7 +18,7 @@ import (
 
 // HostApplyRef is where a host keeps the commit of an invocation's
 // uncommitted work, and where this side fetches it to.
-func HostApplyRef(id string) string { return "refs/agency/apply/" + id }
+func HostApplyRef(id string) string { return land.HostApplyRef(id) }
 
 // HostApply is what `host-serve apply` says.
 type HostApply struct {
@@ -47,8 +48,13 @@ func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := landable(rec); err != nil {
-		return nil, err
+	switch {
+	case store.Deref(rec.LandingStatus) == store.LandingLanded:
+		return nil, errs.AlreadyLanded(rec.InvocationID)
+	case store.Deref(rec.LandingStatus) == store.LandingDiscarded:
+		return nil, errs.NothingToLandDiscarded(rec.InvocationID)
+	case rec.Active():
+		return nil, errs.InvocationRunning(rec.InvocationID, "land")
 	}
 	out := &HostApply{}
 	tree := a.sandboxTree(rec)
@@ -119,26 +125,4 @@ func (a *App) hostApply(ctx context.Context, rec *store.InvocationRecord) error 
 		return gitErr(err)
 	}
 	return nil
-}
-
-// hostApplied: with apply, for a host invocation (no sandbox tree here),
-// adds to w the fetched commit of its uncommitted work when it sits on
-// tip (the sandbox branch's fetched tip), what a local land --apply
-// snapshots; it reports whether rec is such an invocation.
-func (a *App) hostApplied(ctx context.Context, rec *store.InvocationRecord, w *landWork, tip, tree string, apply bool) bool {
-	if tree != "" || rec.Host == "" || !apply {
-		return false
-	}
-	c, err := a.Repo.RevParse(ctx, HostApplyRef(rec.InvocationID))
-	if err != nil || c == "" {
-		return true
-	}
-	info, err := a.Repo.Commit(ctx, c)
-	if err != nil || len(info.Parents) != 1 || info.Parents[0] != tip {
-		return true
-	}
-	msg := "agency: land invocation " + rec.InvocationID + "\n"
-	w.Commits = append(w.Commits, gitcore.Commit{ID: c, Parents: []string{tip}, Tree: info.Tree, Subject: strings.TrimSpace(msg), Message: msg})
-	w.Dirty, w.Applied = true, true
-	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"io"
 	"io/fs"
 	"os"
@@ -29,10 +30,7 @@ const FPIncludeCopy = "include:after-first-file"
 
 // IncludeSpec is what a new tree copies: the patterns, and where they came
 // from (".worktreeinclude", "git config agency.include"), for the user.
-type IncludeSpec struct {
-	Patterns []string
-	Sources  []string
-}
+type IncludeSpec = core.IncludeSpec
 
 // IncludePatterns returns the patterns of the first .worktreeinclude found
 // in trees (the source tree, then fallbacks such as the main worktree, for

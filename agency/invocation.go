@@ -424,17 +424,3 @@ func (a *App) countActive(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
-
-// newestOutput is the newest of t (the logs' newest modification time),
-// the record's last_output_at and its turn_started_at: a follow-up turn
-// counts from its start, not from the last turn's output.
-func newestOutput(r *store.InvocationRecord, t time.Time) time.Time {
-	for _, v := range []*string{r.LastOutputAt, &r.TurnStartedAt} {
-		if v != nil {
-			if rt, err := time.Parse(time.RFC3339, *v); err == nil && rt.After(t) {
-				t = rt
-			}
-		}
-	}
-	return t
-}

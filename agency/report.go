@@ -5,30 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/store"
 )
-
-// Report is what a successful land says, line by line; the first line is
-// its summary (watch's status line), cli prints them all.
-func (r *LandResult) Report() []string {
-	// What landed: the commits not already on the branch.
-	what := Plural(len(r.Commits)-min(len(r.Skipped), len(r.Commits)), "commit")
-	if r.Applied {
-		what += " and the uncommitted changes"
-	}
-	lines := []string{fmt.Sprintf("landed %s: %s onto %s (worktree %q)", r.InvocationID, what, r.Branch, r.WorktreeName)}
-	if len(r.Skipped) > 0 {
-		lines = append(lines, fmt.Sprintf("skipped %s already on the branch", Plural(len(r.Skipped), "commit")))
-	}
-	if r.VerifyReusedFrom != "" {
-		lines = append(lines, fmt.Sprintf("verify: passed on %s at %s, not run again", ShortSHA(r.VerifyTreeID), r.VerifiedAt))
-	}
-	lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox tree was removed (branch %s kept)", ShortSHA(r.ResultHead), store.SandboxBranch(r.InvocationID)))
-	if r.Note != "" {
-		lines = append(lines, "note: "+r.Note)
-	}
-	return lines
-}
 
 // Report is what a successful discard says, line by line; the first line
 // is its summary.
@@ -92,34 +71,10 @@ func KeptHeadLine(ref, goes string) string {
 }
 
 // Plural is "1 commit", "2 commits".
-func Plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func Plural(n int, word string) string { return core.Plural(n, word) }
 
 // ShortSHA is the first 12 characters of an object or invocation id.
-func ShortSHA(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func ShortSHA(id string) string { return core.ShortSHA(id) }
 
 // Ago renders a duration as "3m ago".
-func Ago(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
-}
+func Ago(d time.Duration) string { return core.Ago(d) }

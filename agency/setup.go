@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"io/fs"
 	"os"
 	"path"
@@ -32,7 +33,7 @@ const (
 )
 
 // SetupConfigKey is the user's own setup; it needs no approval.
-const SetupConfigKey = "agency.setup"
+const SetupConfigKey = core.SetupConfigKey
 
 // SetupApprovedKey holds, in local git config, the sha256 of every project
 // setup content the user approved.

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"os"
 	"path/filepath"
 	"sync"
@@ -107,7 +108,7 @@ func (a *App) checkRefsLogged(branch, tip string) error {
 // Wall is the wall of invocation rec, nil when it runs unwalled. Any
 // command run for the invocation (a verify) runs as w.Command(argv).
 func (a *App) Wall(ctx context.Context, rec *store.InvocationRecord) (*wall.Wall, error) {
-	w, err := wall.OfRecord(a.Store, a.Repo.CommonDir, a.Config, rec, agencyExe())
+	w, err := wall.OfRecord(a.Store, a.Repo.CommonDir, a.Config, rec, core.AgencyExe())
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ func (c *WorktreeAdoptCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	rec, err := a.AdoptWorktree(env.Ctx, agency.AdoptWorktreeOptions{Path: c.Path, Name: c.Name})
 	if err != nil {
 		return err
@@ -25,6 +26,7 @@ func (c *WorktreeAdoptCmd) Run(env *Env) error {
 	if c.JSON {
 		return printJSON(env.Stdout, rec)
 	}
+
 	fmt.Fprintf(env.Stdout, "adopted %s as worktree %q (%s) on branch %s\n", rec.TreePath, rec.Name, rec.WorktreeID, rec.Branch)
 	return nil
 }

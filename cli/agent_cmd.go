@@ -93,26 +93,32 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	if c.Now != "" {
 		if c.Worktree != "" {
 			return errs.NowWithWorktree()
 		}
+
 		rec, err := a.StartQueuedNow(env.Ctx, c.Now)
 		if err != nil {
 			return err
 		}
+
 		return c.follow(env, a, rec)
 	}
+
 	if c.Worktree == "" {
 		// Inside an integration worktree, that one.
 		if c.Worktree = a.WorktreeHere(); c.Worktree == "" {
 			return errs.StartNeedsWorktree(env.Prog)
 		}
 	}
+
 	opts := c.options()
 	if name := hostOf(a, c.Host, c.Worktree); name != "" {
 		return c.startOnHost(env, a, name, opts)
 	}
+
 	// Check what can be checked before asking for a prompt.
 	wt, _, err := a.PrepareStart(env.Ctx, opts)
 	if err != nil {
@@ -121,6 +127,7 @@ func (c *AgentStartCmd) Run(env *Env) error {
 	if opts, err = c.withPrompt(env, a, opts); err != nil {
 		return err
 	}
+
 	// Whether the worktree has edits the agent will not see is a pass over
 	// its files: it runs while the sandbox is made.
 	unseen := a.CheckUnseenEdits(env.Ctx, wt)
@@ -129,9 +136,11 @@ func (c *AgentStartCmd) Run(env *Env) error {
 		unseen.Stop()
 		return err
 	}
+
 	if unseen.Wait() {
 		fmt.Fprintln(env.Stderr, "warning: "+errs.UnseenEditsNote(worktreeNames(a.Store)[rec.IntegrationWorktreeID]))
 	}
+
 	return c.started(env, a, rec)
 }
 
@@ -168,15 +177,18 @@ func (c *AgentStartCmd) started(env *Env, a *agency.App, rec *store.InvocationRe
 		if c.JSON {
 			return startJSON(env, a, rec.InvocationID, true, false)
 		}
+
 		fmt.Fprintln(env.Stdout, rec.InvocationID)
 		place := 0
 		if list, err := a.Store.ScanInvocations(); err == nil {
 			place = agency.QueuePlaces(list)[rec.InvocationID]
 		}
+
 		fmt.Fprintf(env.Stderr, "queued %s: place %d; it starts when a running agent ends (agency.maxActive), or now with '%s agent start --now %s'\n",
 			rec.InvocationID, place, env.Prog, store.ShortID(rec.InvocationID))
 		return nil
 	}
+
 	return c.follow(env, a, rec)
 }
 
@@ -189,10 +201,12 @@ func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRec
 	if rec.SetupUnapproved != "" {
 		fmt.Fprintln(env.Stderr, errs.SetupNotApproved(rec.SetupUnapproved))
 	}
+
 	if c.Detached {
 		// A followed start shows setup.log, which says it too.
 		warnNotIgnored(env, rec.Include)
 	}
+
 	if c.JSON {
 		return startJSON(env, a, rec.InvocationID, c.Detached, rec.Mode == store.ModeHeaded)
 	}
@@ -202,6 +216,7 @@ func (c *AgentStartCmd) follow(env *Env, a *agency.App, rec *store.InvocationRec
 	if rec.Mode == store.ModeHeaded {
 		return attachHeaded(env, a, rec)
 	}
+
 	return followInvocation(env, a, rec.InvocationID, true, true, agency.LogReadable)
 }
 
@@ -216,12 +231,14 @@ func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error
 			// A headed agent's log is its screen: not for a stream.
 			o.Stdout = io.Discard
 		}
+
 		if exit = follow(env, a, inv, true, true, o); exit != nil {
 			if ee := (*ExitError)(nil); !errors.As(exit, &ee) {
 				return exit
 			}
 		}
 	}
+
 	v, err := a.ShowInvocation(env.Ctx, inv)
 	if err != nil {
 		return err
@@ -229,6 +246,7 @@ func startJSON(env *Env, a *agency.App, inv string, detached, headed bool) error
 	if err := printJSON(env.Stdout, newInvocationJSON(a, v, worktreeNames(a.Store)[v.Record.IntegrationWorktreeID])); err != nil {
 		return err
 	}
+
 	return exit
 }
 
@@ -259,6 +277,7 @@ func readPrompt(env *Env, a *agency.App, flag RawString, file string, editor boo
 		}
 		return prompt{p, "editor", ""}, nil
 	}
+
 	return prompt{}, nil
 }
 
@@ -269,16 +288,19 @@ func promptFromEditor(env *Env, a *agency.App) (string, error) {
 		e := errs.As(err)
 		return "", errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file, or set agency.editor, $VISUAL or $EDITOR", "no prompt given and %s", e.Msg)
 	}
+
 	f, err := os.CreateTemp("", "agency-prompt-*.md")
 	if err != nil {
 		return "", errs.IO("create", "prompt file", err)
 	}
+
 	path := f.Name()
 	f.Close()
 	defer os.Remove(path)
 	if err := runEditor(env, editor, path); err != nil {
 		return "", err
 	}
+
 	return agency.ReadPromptFile(path)
 }
 
@@ -299,6 +321,7 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 	if o.Stderr == nil {
 		o.Stderr = env.Stderr
 	}
+
 	if stopOnInterrupt {
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt)
@@ -307,26 +330,32 @@ func follow(env *Env, a *agency.App, inv string, stopOnInterrupt, exitWithAgent 
 		defer env.ownInterrupt.Store(false)
 		o.Interrupts = sigs
 	}
+
 	rec, err := a.Follow(env.Ctx, inv, o)
 	if errors.Is(err, agency.ErrOutputClosed) {
 		// `| head -1`: the reader has what it wanted; the agent runs on.
 		return nil
 	}
+
 	if err != nil {
 		if env.Ctx.Err() == nil {
 			return err
 		}
+
 		// SIGTERM: stop following quietly (the agent runs on under its
 		// supervisor). A followed start exits as a process killed by
 		// SIGTERM would.
 		if exitWithAgent {
 			return &ExitError{Code: 128 + int(syscall.SIGTERM)}
 		}
+
 		return nil
 	}
+
 	if !exitWithAgent {
 		return nil
 	}
+
 	return agentExit(rec)
 }
 
@@ -349,12 +378,14 @@ func agentExit(rec *store.InvocationRecord) error {
 	case store.ExitKilled:
 		return &ExitError{Code: ExitAgentKilled}
 	}
+
 	if rec.ExitCode != nil && *rec.ExitCode > 0 && *rec.ExitCode < 256 {
 		return &ExitError{Code: *rec.ExitCode}
 	}
 	if rec.Status == store.StatusFailed || (rec.ExitCode != nil && *rec.ExitCode != 0) {
 		return &ExitError{Code: 1}
 	}
+
 	return nil
 }
 
@@ -381,6 +412,7 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 	if r, err := a.ResolveInvocation(inv); err == nil && r.Host != "" {
 		return onHost(env, a, r, map[bool]string{false: "stop", true: "kill"}[kill], r.InvocationID)
 	}
+
 	rec, err := a.StopInvocation(env.Ctx, inv, kill, wait)
 	if err != nil {
 		return err
@@ -388,6 +420,7 @@ func stopCmd(env *Env, inv string, kill bool, wait time.Duration) error {
 	if rec.Active() {
 		return errs.StopGaveUp(rec.InvocationID, map[bool]string{false: "stop", true: "kill"}[kill], wait.String())
 	}
+
 	fmt.Fprintf(env.Stdout, "%s: %s (%s)\n", rec.InvocationID, rec.Status, store.Deref(rec.ExitReason))
 	return nil
 }
@@ -406,6 +439,7 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	rec, err := a.ResolveInvocation(c.Invocation)
 	if err != nil {
 		return err
@@ -416,6 +450,7 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	if rec.Host != "" {
 		return forward(env, a, rec, c.Follow, append([]string{"agent"}, c.hostArgs(rec.InvocationID)...)...)
 	}
+
 	// By default the normalised stream as readable lines; without one (a
 	// custom runner, a headed run) the runner's own output.
 	kind := agency.LogReadable
@@ -425,15 +460,18 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 	case c.Raw:
 		kind = agency.LogRaw
 	}
+
 	if c.Follow && !c.Stderr {
 		return followInvocation(env, a, rec.InvocationID, false, false, kind)
 	}
+
 	if rec.Mode == store.ModeHeaded && kind == agency.LogReadable {
 		// Its screen as text, terminal or not: pane.log's bytes hold
 		// queries the terminal would answer into the shell (--raw).
 		a.CopyScreen(env.Ctx, rec, env.Stdout)
 		return nil
 	}
+
 	a.CopyLogs(rec, kind, env.Stdout, env.Stderr)
 	return nil
 }
@@ -449,6 +487,7 @@ func (c *AgentOpenCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	rec, err := a.ResolveInvocation(c.Invocation)
 	if err != nil {
 		return err
@@ -456,10 +495,12 @@ func (c *AgentOpenCmd) Run(env *Env) error {
 	if _, err := os.Stat(rec.SandboxPath); err != nil {
 		return errs.New(errs.ENotFound, "its sandbox was removed when it was landed or discarded", "invocation %s has no sandbox tree", rec.InvocationID)
 	}
+
 	editor, err := a.Editor(c.Editor)
 	if err != nil {
 		return err
 	}
+
 	return runEditor(env, editor, rec.SandboxPath)
 }
 

@@ -65,11 +65,13 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	color := env.Color()
 	d, err := a.Diff(env.Ctx, c.Invocation, gitcore.DiffOptions{Color: color && !c.JSON, Stat: c.Stat})
 	if err != nil {
 		return err
 	}
+
 	r := d.Invocation
 	if c.JSON {
 		out := diffJSON{InvocationID: r.InvocationID, BaseCommit: r.BaseCommit, SandboxBranch: r.SandboxBranch,
@@ -81,8 +83,10 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 			out.Astray = &astrayJSON{Where: as.Where, Head: as.Head, Branch: as.Branch}
 			out.Astray.Commits, out.Astray.Subjects = idsAndSubjects(as.Commits)
 		}
+
 		return printJSON(env.Stdout, out)
 	}
+
 	var b bytes.Buffer
 	head := func(s string) {
 		if color {
@@ -94,13 +98,17 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 	if len(short) > 12 {
 		short = short[:12]
 	}
+
 	head(fmt.Sprintf("## commits: %d (%s..%s)", len(d.Commits), short, r.SandboxBranch))
 	b.Write(d.Log)
+
 	if len(d.Patch) > 0 {
 		b.WriteString("\n")
 		b.Write(d.Patch)
 	}
+
 	b.WriteString("\n")
+
 	if as := d.Astray; as != nil {
 		head(fmt.Sprintf("## commits off the sandbox branch: %d (HEAD %s; land refuses them, discard keeps them under refs/agency/kept/)", len(as.Commits), as.Where))
 		for _, cm := range as.Commits {
@@ -108,6 +116,7 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 		}
 		b.WriteString("\n")
 	}
+
 	switch {
 	case !d.SandboxPresent:
 		head("## uncommitted changes: none (the sandbox tree was removed)")
@@ -117,12 +126,14 @@ func (c *AgentDiffCmd) Run(env *Env) error {
 		head(fmt.Sprintf("## uncommitted changes in the sandbox: %d file(s), tracked and untracked (land them with --apply)", len(d.UncommittedFiles)))
 		b.Write(d.Uncommitted)
 	}
+
 	if len(d.Denied) > 0 {
 		head("## left out, denylisted untracked files (never landed): " + strings.Join(d.Denied, " "))
 	}
 	for _, p := range d.DirtySubmodules {
 		head("## left out: " + agency.DirtySubmoduleLine(p))
 	}
+
 	return page(env, a, &b, c.NoPager)
 }
 
@@ -133,10 +144,12 @@ func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
 	if env.StdoutTTY && !noPager {
 		pager = a.Repo.Pager(env.Ctx)
 	}
+
 	if pager == "" {
 		_, err := io.Copy(env.Stdout, text)
 		return err
 	}
+
 	penv := os.Environ()
 	if os.Getenv("LESS") == "" {
 		penv = append(penv, "LESS=FRX")
@@ -144,6 +157,7 @@ func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
 	if os.Getenv("LV") == "" {
 		penv = append(penv, "LV=-c")
 	}
+
 	cmd := subproc.ShellTerminal(pager, "", penv)
 	cmd.SetStdio(text, env.Stdout, env.Stderr)
 	if err := cmd.Run(); err != nil {
@@ -154,6 +168,7 @@ func page(env *Env, a *agency.App, text *bytes.Buffer, noPager bool) error {
 			return err
 		}
 	}
+
 	return nil
 }
 
@@ -176,10 +191,12 @@ func (c *AgentLandCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	ids, err := c.ids(env, a)
 	if err != nil {
 		return err
 	}
+
 	if c.Apply {
 		// The uncommitted work of an agent on a host comes as a commit
 		// the host makes and this side fetches.
@@ -195,6 +212,7 @@ func (c *AgentLandCmd) Run(env *Env) error {
 	if len(ids) > 1 || c.All || c.Batch > 1 {
 		return c.landMany(env, a, ids, opts)
 	}
+
 	res, err := a.Land(env.Ctx, opts)
 	if c.JSON {
 		// One land or several: the same array of outcomes.
@@ -205,11 +223,14 @@ func (c *AgentLandCmd) Run(env *Env) error {
 		if perr := printJSON(env.Stdout, []agency.LandOutcome{agency.OutcomeOf(inv, res, err)}); perr != nil {
 			return perr
 		}
+
 		return err
 	}
+
 	if err != nil {
 		return err
 	}
+
 	printLines(env.Stdout, res.Report())
 	return nil
 }
@@ -235,6 +256,7 @@ func (c *AgentLandCmd) ids(env *Env, a *agency.App) ([]string, error) {
 	case len(c.Invocations) == 0:
 		return nil, errs.LandNoIDs()
 	}
+
 	return c.Invocations, nil
 }
 
@@ -243,6 +265,7 @@ func (c *AgentLandCmd) check(env *Env, a *agency.App, opts agency.LandOptions) e
 	if err != nil {
 		return err
 	}
+
 	if c.JSON {
 		if err := printJSON(env.Stdout, res); err != nil {
 			return err
@@ -250,12 +273,14 @@ func (c *AgentLandCmd) check(env *Env, a *agency.App, opts agency.LandOptions) e
 	} else {
 		printCheck(env.Stdout, res)
 	}
+
 	if err := res.Refusal(); err != nil && !c.JSON {
 		return err // land would refuse: its own error
 	}
 	if !res.Clean || res.Refused != "" {
 		return &ExitError{Code: 1}
 	}
+
 	return nil
 }
 
@@ -265,6 +290,7 @@ func (c *AgentLandCmd) landMany(env *Env, a *agency.App, ids []string, opts agen
 	if opts.Batch > 1 && !a.AnyVerify() {
 		return errs.VerifyNotConfigured("--batch")
 	}
+
 	outs := a.LandMany(env.Ctx, ids, opts)
 	landed := 0
 	for _, o := range outs {
@@ -272,6 +298,7 @@ func (c *AgentLandCmd) landMany(env *Env, a *agency.App, ids []string, opts agen
 			landed++
 		}
 	}
+
 	if c.JSON {
 		if err := printJSON(env.Stdout, outs); err != nil {
 			return err
@@ -287,9 +314,11 @@ func (c *AgentLandCmd) landMany(env *Env, a *agency.App, ids []string, opts agen
 			fmt.Fprintln(env.Stdout)
 		}
 	}
+
 	if landed == len(outs) {
 		return nil
 	}
+
 	return errs.LandSome(landed, len(outs))
 }
 
@@ -298,6 +327,7 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 	if res.Applied {
 		what += " and the uncommitted changes"
 	}
+
 	if res.Clean && res.Refused != "" {
 		fmt.Fprintf(w, "%s would apply cleanly (%s onto %s at %s), but land refuses as things are:\n", res.InvocationID, what, res.Branch, agency.ShortSHA(res.TargetHead))
 	} else if res.Clean {
@@ -307,11 +337,14 @@ func printCheck(w io.Writer, res *agency.LandResult) {
 		if res.ConflictCommit != "" {
 			at = "commit " + agency.ShortSHA(res.ConflictCommit) + " (" + res.ConflictWhat + ")"
 		}
+
 		fmt.Fprintf(w, "%s would conflict at %s onto %s at %s, in:\n", res.InvocationID, at, res.Branch, agency.ShortSHA(res.TargetHead))
+
 		for _, f := range res.Conflicts {
 			fmt.Fprintf(w, "  %s\n", f)
 		}
 	}
+
 	if res.Clean && len(res.Skipped) > 0 {
 		fmt.Fprintf(w, "note: %s already on the branch would be skipped\n", agency.Plural(len(res.Skipped), "commit"))
 	}
@@ -341,15 +374,18 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	ids, onHosts, err := resolveDiscards(a, c.Invocations)
 	if err != nil {
 		return err
 	}
+
 	for _, rec := range onHosts {
 		if err := discardOnHost(env, a, rec); err != nil {
 			return err
 		}
 	}
+
 	var recs []discardJSON
 	var first error
 	for _, id := range ids {
@@ -358,18 +394,24 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 			if len(ids) == 1 {
 				return err
 			}
+
 			printError(env, err)
+
 			if first == nil {
 				first = &ExitError{Code: 1}
 			}
+
 			continue
 		}
+
 		recs = append(recs, discardJSON{InvocationRecord: res.Invocation, KeptRef: res.Kept,
 			KeptSubmodules: res.KeptSubmodules, DirtySubmodules: res.DirtySubmodules})
+
 		if !c.JSON {
 			printLines(env.Stdout, res.Report())
 		}
 	}
+
 	if c.JSON {
 		var err error
 		if len(c.Invocations) == 1 && len(recs) == 1 {
@@ -377,10 +419,12 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 		} else {
 			err = printJSON(env.Stdout, recs)
 		}
+
 		if err != nil {
 			return err
 		}
 	}
+
 	return first
 }
 
@@ -414,6 +458,7 @@ func (c *RunCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	start := AgentStartCmd{Worktree: c.Name, StartFlags: c.StartFlags}
 	opts := start.options()
 	if _, err := a.PrepareRunner(opts); err != nil {
@@ -422,21 +467,25 @@ func (c *RunCmd) Run(env *Env) error {
 	if opts, err = start.withPrompt(env, a, opts); err != nil {
 		return err
 	}
+
 	if !c.NoOpen {
 		if _, err := a.Editor(c.Editor); err != nil {
 			return errs.NoEditorOr("--no-open")
 		}
 	}
+
 	create := WorktreeCreateCmd{Name: c.Name, Parent: c.Parent, Open: !c.NoOpen, Editor: c.Editor, Full: c.Full}
 	wt, err := create.create(env, a)
 	if err != nil {
 		return err
 	}
+
 	rec, err := a.StartInvocation(env.Ctx, opts)
 	if err != nil {
 		kept, uerr := a.UndoCreateWorktree(env.Ctx, wt)
 		return errs.RunStartFailed(err, wt.Name, kept, uerr)
 	}
+
 	return start.started(env, a, rec)
 }
 
@@ -450,13 +499,16 @@ func resolveDiscards(a *agency.App, queries []string) ([]string, []*store.Invoca
 		if err != nil {
 			return nil, nil, err
 		}
+
 		if rec.Host != "" {
 			onHosts = append(onHosts, rec)
 			continue
 		}
+
 		if !slices.Contains(ids, rec.InvocationID) {
 			ids = append(ids, rec.InvocationID)
 		}
 	}
+
 	return ids, onHosts, nil
 }

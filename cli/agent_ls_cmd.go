@@ -60,10 +60,12 @@ func (c *AgentLsCmd) Run(env *Env) error {
 	if c.AllRepos && c.Worktree != "" {
 		return errs.AllReposWithWorktree()
 	}
+
 	groups, err := repoGroups(env, c.AllRepos)
 	if err != nil {
 		return err
 	}
+
 	out := []any{}
 	for i, g := range groups {
 		var views []agency.InvocationView
@@ -72,6 +74,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			if err != nil {
 				return err
 			}
+
 			views, err = g.App.ListInvocations(env.Ctx, agency.ListOptions{WorktreeID: e.ID, IntegrationDirty: true})
 			if err != nil {
 				return err
@@ -79,9 +82,11 @@ func (c *AgentLsCmd) Run(env *Env) error {
 		} else if views, err = g.ListInvocations(env.Ctx, agency.ListOptions{IntegrationDirty: true}); err != nil {
 			return err
 		}
+
 		if !c.All {
 			views = recent(views, time.Now())
 		}
+
 		names := worktreeNames(g.Store)
 		if c.JSON {
 			for _, v := range views {
@@ -93,8 +98,10 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				j.repoJSON = g.json
 				out = append(out, j)
 			}
+
 			continue
 		}
+
 		g.header(env, i)
 		t := newTable(env, "ID", "WORKTREE", "RUNNER", "MODE", "STATUS", "STATE", "LANDS", "STARTED", "SUMMARY")
 		t.lead = g.lead()
@@ -103,6 +110,7 @@ func (c *AgentLsCmd) Run(env *Env) error {
 				t.add(v.ID, "-", "-", "-", "broken", "broken", "-", "-", "-")
 				continue
 			}
+
 			r := v.Record
 			summary := lsSummary(r)
 			if v.CheckpointsError != "" {
@@ -111,13 +119,17 @@ func (c *AgentLsCmd) Run(env *Env) error {
 			if t := recordTrouble(r); t != "" {
 				summary = t
 			}
+
 			t.add(r.InvocationID, orDash(names[r.IntegrationWorktreeID]), r.Runner, modeText(r), r.Status, displayText(&v), forecastText(v.Forecast)+verifyMark(r), env.when(r.StartedAt), summary)
 		}
+
 		t.flush()
 	}
+
 	if c.JSON {
 		return printJSON(env.Stdout, out)
 	}
+
 	return nil
 }
 
@@ -140,18 +152,21 @@ func dirtyIntegration(env *Env, a *agency.App, views []agency.InvocationView) {
 	if a == nil {
 		return
 	}
+
 	dirty := map[string]bool{}
 	for i := range views {
 		v := &views[i]
 		if v.Forecast == nil || v.Record == nil {
 			continue
 		}
+
 		wt := v.Record.IntegrationWorktreeID
 		d, seen := dirty[wt]
 		if !seen {
 			d = a.IntegrationDirty(env.Ctx, wt)
 			dirty[wt] = d
 		}
+
 		if d && v.Forecast.Refused == "" {
 			v.Forecast = agency.DirtyRefused(v.Forecast)
 		}
@@ -180,6 +195,7 @@ func forecastText(f *agency.Forecast) string {
 	if len(f.ConflictsWith) == 0 {
 		return "clean"
 	}
+
 	var with []string
 	for _, p := range f.ConflictsWith {
 		if p != agency.ConflictsIntegration {
@@ -187,6 +203,7 @@ func forecastText(f *agency.Forecast) string {
 		}
 		with = append(with, p)
 	}
+
 	return "conflicts:" + strings.Join(with, ",")
 }
 
@@ -237,10 +254,12 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	v, err := a.ShowInvocation(env.Ctx, c.Invocation)
 	if err != nil {
 		return err
 	}
+
 	name := worktreeNames(a.Store)[v.Record.IntegrationWorktreeID]
 	views := []agency.InvocationView{*v}
 	dirtyIntegration(env, a, views)
@@ -248,6 +267,7 @@ func (c *AgentShowCmd) Run(env *Env) error {
 	if c.JSON {
 		return printJSON(env.Stdout, newInvocationJSON(a, v, name))
 	}
+
 	printInvocation(env.Stdout, v, name, a)
 	return nil
 }
@@ -271,14 +291,17 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	if r.Host != "" {
 		p("host", r.Host)
 	}
+
 	p("isolation", isolationText(r.Isolation))
 	p("command", fmt.Sprintf("%q", r.Command))
+
 	if r.SessionID != "" {
 		p("session_id", r.SessionID)
 	}
 	if r.Turns > 0 {
 		p("turns", fmt.Sprint(r.Turns))
 	}
+
 	p("sandbox_path", r.SandboxPath)
 	p("sandbox_branch", r.SandboxBranch)
 	p("base_commit", r.BaseCommit)
@@ -292,15 +315,18 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	if !v.LastOutput.IsZero() {
 		last = v.LastOutput.UTC().Format(time.RFC3339)
 	}
+
 	p("last_output_at", last)
 	p("landing_status", orDash(store.Deref(r.LandingStatus)))
 	printVerify(p, r)
+
 	if r.LogsIncomplete != "" {
 		p("logs", "INCOMPLETE: "+r.LogsIncomplete)
 	}
 	if r.RecordPending != "" {
 		p("record", r.RecordPending)
 	}
+
 	if f := v.Forecast; f != nil {
 		line := forecastText(f)
 		if len(f.ConflictFiles) > 0 {
@@ -308,6 +334,7 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 		}
 		p("forecast", line)
 	}
+
 	if l := r.Land; l != nil {
 		p("land", strings.TrimSpace(l.State+"  "+l.Note))
 	}
@@ -317,7 +344,9 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	if r.PromptPath != "" {
 		p("prompt_path", r.PromptPath)
 	}
+
 	p("include_untracked", fmt.Sprint(r.IncludeUntracked))
+
 	if r.SetupStatus != "" {
 		p("setup_status", r.SetupStatus+"  ("+orDash(r.SetupSource)+")")
 	}
@@ -330,27 +359,34 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	if r.Sparse {
 		p("sparse", "true")
 	}
+
 	p("disk", humanBytes(a.DiskBytes(r)))
+
 	if r.SemanticStatus != "" {
 		p("semantic_status", r.SemanticStatus+"  "+r.SemanticSummary)
 	}
+
 	if u := r.Usage; u != nil {
 		cost := "-"
 		if u.CostUSD != nil {
 			cost = fmt.Sprintf("$%.4f", *u.CostUSD)
 		}
+
 		in := fmt.Sprintf("%d input", u.InputTokens)
 		if u.CachedInputTokens > 0 {
 			in += fmt.Sprintf(" (%d cached)", u.CachedInputTokens)
 		}
+
 		out := fmt.Sprintf("%d output", u.OutputTokens)
 		if u.ReasoningTokens > 0 {
 			out += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
 		}
+
 		turns := fmt.Sprintf("%d turns", u.Turns)
 		if u.Turns == 1 {
 			turns = "1 turn"
 		}
+
 		if u.InputTokens == 0 && u.OutputTokens == 0 && u.CostUSD == nil {
 			// A headed claude counts turns through its hooks; its
 			// tokens are never reported (not zero).
@@ -361,12 +397,14 @@ func printInvocation(w io.Writer, v *agency.InvocationView, wtName string, a *ag
 	} else if r.Mode == store.ModeHeadless {
 		p("usage", "-")
 	}
+
 	if r.Error != "" {
 		p("error", r.Error)
 	}
 	if v.CheckpointsError != "" {
 		p("checkpoints", v.CheckpointsError)
 	}
+
 	p("logs", a.Store.SandboxLogsDir(r.InvocationID))
 }
 

@@ -24,6 +24,7 @@ func (c *AgentSendCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	if done, err := c.elsewhere(env, a); done {
 		return err
 	}
@@ -31,6 +32,7 @@ func (c *AgentSendCmd) Run(env *Env) error {
 	if _, err := a.PrepareSend(env.Ctx, c.Invocation); err != nil {
 		return err
 	}
+
 	pr, err := readPrompt(env, a, c.Prompt, c.PromptFile, true)
 	if err != nil {
 		return err
@@ -38,20 +40,25 @@ func (c *AgentSendCmd) Run(env *Env) error {
 	if strings.TrimSpace(pr.text) == "" {
 		return errs.SendPromptEmpty()
 	}
+
 	rec, err := a.ResolveInvocation(c.Invocation)
 	if err != nil {
 		return err
 	}
+
 	res, err := a.Send(env.Ctx, agency.SendOptions{
 		Invocation: rec.InvocationID, Prompt: pr.text, PromptSource: pr.source, PromptPath: pr.path,
 	})
 	if err != nil {
 		return err
 	}
+
 	fmt.Fprintln(env.Stdout, res.Record.InvocationID)
+
 	if c.Detached {
 		return nil
 	}
+
 	if res.Typed {
 		// Typed into a running headed agent: join it when there is a
 		// terminal to join it from.
@@ -62,11 +69,14 @@ func (c *AgentSendCmd) Run(env *Env) error {
 			}
 			return runAttach(env, cmd)
 		}
+
 		return nil
 	}
+
 	if res.Record.Mode == store.ModeHeaded {
 		return attachHeaded(env, a, res.Record)
 	}
+
 	// Only the new turn's output, as a followed start shows it.
 	return follow(env, a, rec.InvocationID, true, true, agency.FollowOptions{Kind: agency.LogReadable, From: res.LogSizes})
 }

@@ -21,6 +21,7 @@ func (c *AgentAttachCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	if rec := onHostRecord(a, c.Invocation); rec != nil {
 		return attachOnHost(env, a, rec)
 	}
@@ -31,6 +32,7 @@ func (c *AgentAttachCmd) Run(env *Env) error {
 	if !env.StdinTTY || !env.StdoutTTY {
 		return errs.New(errs.EUsage, "run it from a terminal, or use 'tmux attach -t "+store.Deref(rec.TmuxSession)+"'", "attach needs a terminal")
 	}
+
 	// tmux's client exits 0 both when the user detaches and when the
 	// session ends; the record tells them apart. An agent that ended gives
 	// its outcome, as an attached start does (so `attach X && next` goes
@@ -43,6 +45,7 @@ func (c *AgentAttachCmd) Run(env *Env) error {
 	case aerr != nil:
 		return errs.AttachEnded(end.InvocationID, end.Status)
 	}
+
 	return agentExit(end)
 }
 
@@ -54,15 +57,18 @@ func attachHeaded(env *Env, a *agency.App, rec *store.InvocationRecord) error {
 			rec.InvocationID, store.Deref(rec.TmuxSession))
 		return nil
 	}
+
 	// The supervisor creates the session; wait until it is running.
 	cur := a.WaitRunning(env.Ctx, rec.InvocationID)
 	if cur != nil && !cur.Active() {
 		return agentExit(cur)
 	}
+
 	cur, cmd, err := a.AttachCmd(env.Ctx, rec.InvocationID)
 	if err != nil {
 		return err
 	}
+
 	// The client returns when the agent ended (its outcome is the exit
 	// status; so when it ended before the client could attach) or the user
 	// detached (0: the agent runs on).

@@ -36,6 +36,7 @@ func (c *CheckpointLsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "ls"); ok {
 		if !errs.Is(err, errs.EHostUnreachable) {
 			return err
@@ -71,10 +72,12 @@ func (c *CheckpointLsCmd) print(env *Env, rec *store.InvocationRecord, list []st
 	if c.JSON {
 		return printJSON(env.Stdout, checkpointsJSON{InvocationID: rec.InvocationID, Checkpoints: list})
 	}
+
 	if len(list) == 0 {
 		fmt.Fprintf(env.Stderr, "invocation %s has no checkpoints yet\n", rec.InvocationID)
 		return nil
 	}
+
 	t := newTable(env, "ID", "CREATED", "REASON", "DIFFSTAT", "UNTRACKED", "COMMIT")
 	for _, cp := range list {
 		untracked := "no"
@@ -83,6 +86,7 @@ func (c *CheckpointLsCmd) print(env *Env, rec *store.InvocationRecord, list []st
 		}
 		t.add(fmt.Sprint(cp.ID), env.when(cp.CreatedAt), orDash(cp.Reason), orDash(cp.Diffstat), untracked, short(cp.SnapshotCommit))
 	}
+
 	t.flush()
 	return nil
 }
@@ -119,6 +123,7 @@ func (c *CheckpointApplyCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "apply", c.Checkpoint); ok {
 		return err
 	}
@@ -126,24 +131,29 @@ func (c *CheckpointApplyCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	inv := res.Invocation.InvocationID
 	if c.JSON {
 		return printJSON(env.Stdout, applyJSON{InvocationID: inv, Applied: res.Applied, UndoCheckpoint: res.Undo, UndoTaken: res.UndoTaken,
 			Head: res.Head, LaterCommits: res.LaterCommits})
 	}
+
 	switch {
 	case res.UndoTaken:
 		fmt.Fprintf(env.Stdout, "saved the state before the rollback as checkpoint %d\n", res.Undo)
 	case res.Undo > 0:
 		fmt.Fprintf(env.Stdout, "the state before the rollback is checkpoint %d (unchanged since)\n", res.Undo)
 	}
+
 	fmt.Fprintf(env.Stdout, "restored checkpoint %d into %s\n", res.Applied.ID, res.Invocation.SandboxPath)
+
 	if res.LaterCommits > 0 {
 		fmt.Fprintln(env.Stdout, errs.RollbackLaterCommits(res.LaterCommits, short(res.Head), short(res.Applied.HeadSHA), res.Invocation.SandboxPath))
 	}
 	if res.Undo > 0 {
 		fmt.Fprintf(env.Stdout, "undo with: git agency checkpoint apply --invocation %s %d\n", inv, res.Undo)
 	}
+
 	return nil
 }
 
@@ -168,6 +178,7 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "create"); ok {
 		return err
 	}
@@ -175,6 +186,7 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	if c.JSON {
 		out := checkpointCreateJSON{InvocationID: rec.InvocationID, Created: cp != nil, Latest: latest, Checkpoint: cp}
 		if cp != nil {
@@ -182,6 +194,7 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 		}
 		return printJSON(env.Stdout, out)
 	}
+
 	switch {
 	case cp != nil:
 		fmt.Fprintf(env.Stdout, "checkpoint %d of %s: %s\n", cp.ID, rec.InvocationID, cp.Diffstat)
@@ -190,6 +203,7 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 	default:
 		fmt.Fprintf(env.Stdout, "no uncommitted changes; nothing to checkpoint\n")
 	}
+
 	return nil
 }
 

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,6 +45,7 @@ func (c *CompleteCmd) Run(env *Env) error {
 	if err != nil {
 		return nil
 	}
+
 	var out []string
 	switch c.What {
 	case "worktrees":
@@ -65,9 +68,11 @@ func (c *CompleteCmd) Run(env *Env) error {
 			}
 		}
 	}
+
 	for _, s := range out {
 		fmt.Fprintln(env.Stdout, s)
 	}
+
 	return nil
 }
 
@@ -91,20 +96,24 @@ func completionSpec(app *kong.Application) []*cmdSpec {
 			if c.Hidden {
 				continue
 			}
+
 			s.subs = append(s.subs, c.Name)
 			s.lookup[c.Name] = c.Name
 			for _, al := range c.Aliases {
 				s.lookup[al] = c.Name
 			}
 		}
+
 		for _, f := range n.Flags {
 			if f.Hidden {
 				continue
 			}
+
 			if f.IsBool() || f.IsCounter() {
 				s.flags = append(s.flags, "--"+f.Name)
 				continue
 			}
+
 			s.flags = append(s.flags, "--"+f.Name+"=")
 			s.vflags["--"+f.Name] = valueKind(f.Name, f.Enum)
 			if f.Short != 0 {
@@ -112,9 +121,11 @@ func completionSpec(app *kong.Application) []*cmdSpec {
 				s.vflags["-"+string(f.Short)] = s.vflags["--"+f.Name]
 			}
 		}
+
 		if path != "" {
 			s.flags = append(s.flags, "--help")
 		}
+
 		for _, p := range n.Positional {
 			k := positionalKind(p)
 			if p.IsCumulative() {
@@ -123,7 +134,9 @@ func completionSpec(app *kong.Application) []*cmdSpec {
 			}
 			s.args = append(s.args, k)
 		}
+
 		out = append(out, s)
+
 		for _, c := range n.Children {
 			if c.Hidden {
 				continue
@@ -142,6 +155,7 @@ func valueKind(name, enum string) string {
 	if enum != "" {
 		return "enum:" + strings.Join(strings.Split(enum, ","), " ")
 	}
+
 	switch strings.TrimSuffix(name, "s") {
 	case "worktree", "into", "target":
 		return "worktree"
@@ -154,6 +168,7 @@ func valueKind(name, enum string) string {
 	case "path", "file", "prompt-file", "dir", "repo":
 		return "file"
 	}
+
 	return ""
 }
 
@@ -175,6 +190,7 @@ func writeBashCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 	__ga_subs="" __ga_flags="" __ga_args="" __ga_rest=""
 	case "$1" in
 `, sub, fn, h)
+
 	for _, s := range specs {
 		var args []string
 		for _, a := range s.args {
@@ -184,34 +200,21 @@ func writeBashCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 			shQuote(s.path), shQuote(strings.Join(s.subs, " ")), shQuote(strings.Join(s.flags, " ")),
 			shQuote(strings.Join(args, " ")), shQuote(s.rest))
 	}
+
 	fmt.Fprintf(w, "\t*) return 1 ;;\n\tesac\n}\n\n")
 
 	// word -> canonical subcommand, per path
 	fmt.Fprintf(w, "# %s_sub PATH WORD: the canonical subcommand WORD names under PATH, in __ga_sub.\n%s_sub ()\n{\n\tcase \"$1:$2\" in\n", h, h)
-	for _, s := range specs {
-		keys := make([]string, 0, len(s.lookup))
-		for k := range s.lookup {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(w, "\t%s) __ga_sub=%s ;;\n", shQuote(s.path+":"+k), shQuote(s.lookup[k]))
-		}
-	}
+
+	writeCaseArms(w, specs, func(s *cmdSpec) map[string]string { return s.lookup }, "\t", "__ga_sub")
+
 	fmt.Fprintf(w, "\t*) return 1 ;;\n\tesac\n}\n\n")
 
 	// value flag -> kind
 	fmt.Fprintf(w, "# %s_vflag PATH FLAG: the value kind of a flag that takes a value, in __ga_kind.\n%s_vflag ()\n{\n\tcase \"$1:$2\" in\n", h, h)
-	for _, s := range specs {
-		keys := make([]string, 0, len(s.vflags))
-		for k := range s.vflags {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(w, "\t%s) __ga_kind=%s ;;\n", shQuote(s.path+":"+k), shQuote(s.vflags[k]))
-		}
-	}
+
+	writeCaseArms(w, specs, func(s *cmdSpec) map[string]string { return s.vflags }, "\t", "__ga_kind")
+
 	fmt.Fprintf(w, "\t*) return 1 ;;\n\tesac\n}\n\n")
 
 	fmt.Fprintf(w, `# %[1]s_values KIND PREFIX CUR: complete a value of a kind.
@@ -286,6 +289,17 @@ func writeBashCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 `, h, sub, fn)
 }
 
+// writeCaseArms writes, for every spec and every key of its map m, in the
+// keys' order, the shell case arm `indent'PATH:KEY') variable='VALUE' ;;`.
+func writeCaseArms(w io.Writer, specs []*cmdSpec, m func(*cmdSpec) map[string]string, indent, variable string) {
+	for _, s := range specs {
+		values := m(s)
+		for _, k := range slices.Sorted(maps.Keys(values)) {
+			fmt.Fprintf(w, "%s%s) %s=%s ;;\n", indent, shQuote(s.path+":"+k), variable, shQuote(values[k]))
+		}
+	}
+}
+
 func orUnderscore(s string) string {
 	if s == "" {
 		return "_"
@@ -306,6 +320,7 @@ func writeZshCompletion(w io.Writer, sub string, specs []*cmdSpec) {
   ga_subs=() ga_flags=() ga_args=() ga_rest=""
   case "$1" in
 `, sub, fn, h)
+
 	for _, s := range specs {
 		var args []string
 		for _, a := range s.args {
@@ -315,30 +330,17 @@ func writeZshCompletion(w io.Writer, sub string, specs []*cmdSpec) {
 			shQuote(s.path), strings.Join(quoteAll(s.subs), " "), strings.Join(quoteAll(s.flags), " "),
 			strings.Join(args, " "), shQuote(s.rest))
 	}
+
 	fmt.Fprintf(w, "    *) return 1 ;;\n  esac\n}\n\n")
 	fmt.Fprintf(w, "%s_sub() {\n  case \"$1:$2\" in\n", h)
-	for _, s := range specs {
-		keys := make([]string, 0, len(s.lookup))
-		for k := range s.lookup {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(w, "    %s) ga_sub=%s ;;\n", shQuote(s.path+":"+k), shQuote(s.lookup[k]))
-		}
-	}
+
+	writeCaseArms(w, specs, func(s *cmdSpec) map[string]string { return s.lookup }, "    ", "ga_sub")
+
 	fmt.Fprintf(w, "    *) return 1 ;;\n  esac\n}\n\n")
 	fmt.Fprintf(w, "%s_vflag() {\n  case \"$1:$2\" in\n", h)
-	for _, s := range specs {
-		keys := make([]string, 0, len(s.vflags))
-		for k := range s.vflags {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(w, "    %s) ga_kind=%s ;;\n", shQuote(s.path+":"+k), shQuote(s.vflags[k]))
-		}
-	}
+
+	writeCaseArms(w, specs, func(s *cmdSpec) map[string]string { return s.vflags }, "    ", "ga_kind")
+
 	fmt.Fprintf(w, "    *) return 1 ;;\n  esac\n}\n\n")
 	fmt.Fprintf(w, `%[1]s_values() {
   local -a vals

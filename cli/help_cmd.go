@@ -22,6 +22,7 @@ func (c *HelpCmd) Run(env *Env, app *kong.Kong) error {
 		writeCommandList(env.Stdout, env.Prog, app.Model.Node)
 		return nil
 	}
+
 	n := findCommand(app.Model.Node, c.Command)
 	if n == nil && len(c.Command) == 1 {
 		if text, ok := docs.Topic(c.Command[0]); ok {
@@ -29,17 +30,21 @@ func (c *HelpCmd) Run(env *Env, app *kong.Kong) error {
 			return nil
 		}
 	}
+
 	if n == nil || n.Hidden {
 		return errs.NoSuchCommand(env.Prog, strings.Join(c.Command, " "))
 	}
+
 	if len(n.Children) > 0 {
 		writeCommandList(env.Stdout, env.Prog, n)
 		return nil
 	}
+
 	p := commandPage(env.Prog, n)
 	if p == nil {
 		return errs.NoSuchCommand(env.Prog, strings.Join(c.Command, " "))
 	}
+
 	writeTextPage(env.Stdout, env.Prog, n, p)
 	return nil
 }
@@ -53,11 +58,14 @@ func findCommand(n *kong.Node, words []string) *kong.Node {
 				next = c
 			}
 		}
+
 		if next == nil {
 			return nil
 		}
+
 		n = next
 	}
+
 	return n
 }
 
@@ -105,6 +113,7 @@ func helpPrinter(prog string) kong.HelpPrinter {
 		if p == nil {
 			return nil
 		}
+
 		_, err := io.WriteString(ctx.Stdout, examplesHelp(prog, sel, p))
 		return err
 	}

@@ -30,10 +30,12 @@ func (c *HostLsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	rows, err := a.ListHosts(env.Ctx)
 	if err != nil {
 		return err
 	}
+
 	if c.JSON {
 		out := make([]map[string]any, 0, len(rows))
 		for _, r := range rows {
@@ -41,6 +43,7 @@ func (c *HostLsCmd) Run(env *Env) error {
 		}
 		return printJSON(env.Stdout, out)
 	}
+
 	printHostRows(env.Stdout, a, rows)
 	return nil
 }
@@ -56,6 +59,7 @@ func printHostRows(w io.Writer, a *agency.App, rows []agency.HostRow) {
 				state += " since " + r.State.Since
 			}
 		}
+
 		if h := r.State.Hello; h != nil {
 			run, queued, ver = fmt.Sprint(h.Running), fmt.Sprint(h.Queued), h.Version
 			maxA = fmt.Sprint(r.Config.MaxActiveOn(h))
@@ -64,8 +68,10 @@ func printHostRows(w io.Writer, a *agency.App, rows []agency.HostRow) {
 				wall = h.Wall
 			}
 		}
+
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Config.Name, r.Config.SSH, state, run, queued, maxA, ver, wall)
 	}
+
 	tw.Flush()
 }
 
@@ -79,24 +85,30 @@ func (c *HostCheckCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	checks, err := a.CheckHost(env.Ctx, c.Name, version())
 	if err != nil {
 		return err
 	}
+
 	bad := 0
 	for _, ch := range checks {
 		mark := "ok  "
 		if !ch.OK {
 			mark, bad = "FAIL", bad+1
 		}
+
 		fmt.Fprintf(env.Stdout, "%s %-10s %s\n", mark, ch.Name, ch.Detail)
+
 		if !ch.OK {
 			fmt.Fprintf(env.Stdout, "     hint: %s\n", ch.Hint)
 		}
 	}
+
 	if bad > 0 {
 		return errs.New(errs.EHost, "follow the hints above", "host %s: %d check(s) failed", c.Name, bad)
 	}
+
 	return nil
 }
 
@@ -162,6 +174,7 @@ func (c *HostServeStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	rec, err := agency.ServeStart(env.Ctx, version(), in)
 	if errors.Is(err, agency.ErrNeedBase) {
 		return &ExitError{Code: agency.ExitNeedBase}
@@ -169,6 +182,7 @@ func (c *HostServeStartCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	return json.NewEncoder(env.Stdout).Encode(rec)
 }
 
@@ -209,6 +223,7 @@ func (c *AgentStartCmd) startOnHost(env *Env, a *agency.App, name string, opts a
 	if err != nil {
 		return err
 	}
+
 	rec, err := a.StartOnHost(env.Ctx, name, version(), opts)
 	if err != nil {
 		return err
@@ -216,6 +231,7 @@ func (c *AgentStartCmd) startOnHost(env *Env, a *agency.App, name string, opts a
 	if c.JSON {
 		return printJSON(env.Stdout, rec)
 	}
+
 	fmt.Fprintln(env.Stdout, rec.InvocationID)
 	return nil
 }

@@ -63,15 +63,18 @@ func (e *Env) App() (*agency.App, error) {
 	if e.app != nil {
 		return e.app, nil
 	}
+
 	a, err := agency.Open(e.Ctx, e.Dir, e.Runner)
 	if err != nil {
 		return nil, err
 	}
+
 	if r := a.Relinked; r != nil && r.Err == nil {
 		fmt.Fprintf(e.Stderr, "note: this repository moved from %s; its records were relinked and %d worktree(s) repaired\n", r.From, len(r.Repaired))
 	} else if r != nil {
 		fmt.Fprintf(e.Stderr, "warning: this repository moved from %s and relinking its records failed: %v ('git agency doctor' retries)\n", r.From, errs.As(r.Err).Msg)
 	}
+
 	// What goes wrong without failing the command is said, not dropped.
 	a.Warn = func(err error) { fmt.Fprintf(e.Stderr, "warning: %s\n", errs.As(err).Msg) }
 	a.DetachRemovals = true
@@ -109,6 +112,7 @@ func Main(prog string, grammar any, args []string) int {
 		fmt.Fprintf(os.Stderr, "error: %s: cannot read the current directory: %v\n", errs.EIO, err)
 		return 1
 	}
+
 	env := &Env{
 		Ctx: ctx, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir,
 		StdoutTTY: isatty.IsTerminal(os.Stdout.Fd()),
@@ -137,12 +141,14 @@ func cancelOnInterrupt(env *Env, cancel context.CancelFunc) func() {
 				return
 			case <-sigs:
 			}
+
 			if env.ownInterrupt.Load() {
 				continue
 			}
 			if env.Ctx.Err() != nil {
 				os.Exit(128 + int(syscall.SIGINT))
 			}
+
 			cancel()
 		}
 	}()
@@ -168,6 +174,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 			panic(r)
 		}
 	}()
+
 	if len(args) == 0 && len(parser.Model.Children) > 0 {
 		// A program of subcommands run with none, as `git worktree`: the
 		// usage summary on stderr, and the usage exit status.
@@ -177,6 +184,7 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		}
 		return 2
 	}
+
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		// --json asks for JSON errors even when the line does not parse.
@@ -187,10 +195,13 @@ func Run(env *Env, grammar any, args []string) (code int) {
 		}
 		return printError(env, usageError(env.Prog, err))
 	}
+
 	tuneGC(env, kctx)
+
 	if err := kctx.Run(); err != nil {
 		return printError(env, err)
 	}
+
 	return 0
 }
 
@@ -288,6 +299,7 @@ func usageError(prog string, err error) *errs.Error {
 			}
 		}
 	}
+
 	return errs.Usage(err.Error(), help)
 }
 
@@ -303,6 +315,7 @@ func helpPath(prog string, err error) string {
 			return prog + " " + strings.Join(names, " ")
 		}
 	}
+
 	return prog
 }
 
@@ -318,6 +331,7 @@ func printError(env *Env, err error) int {
 	if errors.As(err, &ex) {
 		return ex.Code
 	}
+
 	var ge *gitcore.GitError
 	var e *errs.Error
 	if !errors.As(err, &e) && errors.As(err, &ge) {
@@ -326,6 +340,7 @@ func printError(env *Env, err error) int {
 	if e == nil {
 		e = errs.As(err)
 	}
+
 	if e.Hint == "" {
 		// What to do about the code in general, when the error has no
 		// more particular advice (docs/errors.md says the same).
@@ -333,10 +348,12 @@ func printError(env *Env, err error) int {
 		c.Hint = errs.Fix[e.Code]
 		e = &c
 	}
+
 	if env.JSON {
 		if e.Detail == nil {
 			e.Detail = []string{}
 		}
+
 		obj := map[string]any{"error": map[string]any{
 			"code": string(e.Code), "message": e.Msg, "hint": e.Hint, "detail": e.Detail,
 		}}
@@ -351,12 +368,14 @@ func printError(env *Env, err error) int {
 			fmt.Fprintf(env.Stderr, "hint: %s\n", e.Hint)
 		}
 	}
+
 	if e.Exit != 0 {
 		return e.Exit
 	}
 	if e.Code == errs.EUsage {
 		return 2
 	}
+
 	return 1
 }
 

@@ -26,19 +26,23 @@ func (c *ManCmd) Run(env *Env, app *kong.Kong) error {
 	top := strings.ReplaceAll(env.Prog, " ", "-")
 	if c.List {
 		fmt.Fprintln(env.Stdout, top+".1")
+
 		for _, n := range visibleLeaves(app.Model) {
 			fmt.Fprintln(env.Stdout, pageName(env.Prog, n)+".1")
 		}
 		for _, t := range manTopics(env.Prog) {
 			fmt.Fprintln(env.Stdout, top+"-"+t+".7")
 		}
+
 		return nil
 	}
+
 	name, section, _ := strings.Cut(c.Page, ".")
 	if name == "" || name == top && section != "7" {
 		writeMan(env.Stdout, env.Prog, app.Model)
 		return nil
 	}
+
 	if section != "7" {
 		for _, n := range visibleLeaves(app.Model) {
 			if p := commandPage(env.Prog, n); p != nil && pageName(env.Prog, n) == name {
@@ -47,11 +51,13 @@ func (c *ManCmd) Run(env *Env, app *kong.Kong) error {
 			}
 		}
 	}
+
 	if t, ok := strings.CutPrefix(name, top+"-"); ok && section != "1" && containsString(manTopics(env.Prog), t) {
 		text, _ := docs.Topic(t)
 		writeTopicMan(env.Stdout, name, text)
 		return nil
 	}
+
 	return errs.NoSuchCommand(env.Prog, c.Page)
 }
 
@@ -100,17 +106,22 @@ func writeMan(w io.Writer, prog string, app *kong.Application) {
 	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n", roff(app.Help))
 	fmt.Fprintf(w, ".PP\nCommands that take a worktree accept its \\fBname\\fR, its \\fBid\\fR or a \\fBunique id prefix\\fR; commands that take an invocation accept its id or a unique prefix. Every read command has \\fB\\-\\-json\\fR.\n")
 	fmt.Fprintf(w, ".SH COMMANDS\nEach command has its own page, which \\fB%s help <command>\\fR prints too.\n", roff(prog))
+
 	for _, n := range visibleLeaves(app) {
 		fmt.Fprintf(w, ".TP\n.B %s %s\n%s See \\fB%s\\fR(1).\n", roff(prog), roff(strings.Join(commandWords(n), " ")), roff(n.Help), roff(pageName(prog, n)))
 	}
+
 	fmt.Fprintf(w, ".SH OPTIONS\n")
+
 	for _, f := range app.Flags {
 		if f.Hidden || f.Name == "help" {
 			continue
 		}
 		fmt.Fprintf(w, ".TP\n.B \\-\\-%s\n%s\n", roff(f.Name), roff(f.Help))
 	}
+
 	fmt.Fprintf(w, ".SH CONFIGURATION\nEvery setting is read with \\fBgit config\\fR (any scope) under \\fBagency.\\fR; flags win over configuration.\n")
+
 	for _, k := range configKeys {
 		fmt.Fprintf(w, ".TP\n.B %s\n%s", roff(k.Key), roff(k.Meaning))
 		if k.Default != "" {
@@ -118,6 +129,7 @@ func writeMan(w io.Writer, prog string, app *kong.Application) {
 		}
 		fmt.Fprintf(w, ".\n")
 	}
+
 	fmt.Fprintf(w, ".SH ENVIRONMENT\n.TP\n.B AGENCY_DATA_DIR\nThe data directory (wins over agency.dataDir).\n.TP\n.B NO_COLOR\nNo colour in output.\n.TP\n.B AGENCY_TRACE\nSet to 1: print every subprocess (git, tmux, the supervisor, the agent) and its duration on stderr.\n")
 	fmt.Fprintf(w, ".SH FILES\n.TP\n.B $DATA/repos/<repo_id>/\nOne repository's records: repo.json, .lock, integration_worktrees/<id>/{meta.json,tree/}, sandboxes/<inv>/{checkpoints.json,logs/,tree/}, invocations/<inv>/{meta.json,events.jsonl,supervisor.log}.\n"+
 		".TP\n.B .worktreeinclude\nAt the repository root, gitignore syntax: ignored files copied into every new integration worktree and sandbox (see agency.include).\n"+
@@ -128,10 +140,13 @@ func writeMan(w io.Writer, prog string, app *kong.Application) {
 	for c := range errs.Meaning {
 		codes = append(codes, string(c))
 	}
+
 	sort.Strings(codes)
+
 	for _, c := range codes {
 		fmt.Fprintf(w, ".TP\n.B %s\n%s. %s.\n", roff(c), roff(errs.Meaning[errs.Code(c)]), roff(errs.Fix[errs.Code(c)]))
 	}
+
 	fmt.Fprintf(w, ".SH SEE ALSO\n\\fBgit-agency\\fR(1), \\fBgit-sandbox\\fR(1), \\fBgit-worktree\\fR(1)\n")
 }
 

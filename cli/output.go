@@ -53,6 +53,7 @@ func indentJSON(src []byte) []byte {
 				}
 				j++
 			}
+
 			out = append(out, src[i:j+1]...)
 			i = j
 		case '{', '[':
@@ -61,6 +62,7 @@ func indentJSON(src []byte) []byte {
 				i++
 				continue
 			}
+
 			out = append(out, c)
 			depth++
 			newline()
@@ -77,6 +79,7 @@ func indentJSON(src []byte) []byte {
 			out = append(out, c)
 		}
 	}
+
 	return out
 }
 
@@ -111,14 +114,17 @@ func (t *table) flush() {
 			}
 			fmt.Fprintln(w, strings.Join(r, "\t"))
 		}
+
 		w.Flush()
 		return
 	}
+
 	tw := tabwriter.NewWriter(t.env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(t.header, "\t"))
 	for _, r := range t.rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
+
 	tw.Flush()
 }
 

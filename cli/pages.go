@@ -71,13 +71,16 @@ func parsePage(name, text string) *cmdPage {
 		if strings.HasPrefix(line, "```") {
 			fenced = !fenced
 		}
+
 		if !fenced && strings.HasPrefix(line, "## ") {
 			flush()
 			cur = &pageSection{Title: strings.TrimSpace(line[3:])}
 			continue
 		}
+
 		body = append(body, line)
 	}
+
 	flush()
 	return p
 }
@@ -128,14 +131,17 @@ func commandPage(prog string, n *kong.Node) *cmdPage {
 	if p := loadPage("sandbox-" + strings.Join(words, "-")); p != nil {
 		return p
 	}
+
 	agencyWords := sharedAgencyCommand(n)
 	if agencyWords == nil {
 		return nil
 	}
+
 	p := loadPage(strings.Join(agencyWords, "-"))
 	if p == nil {
 		return nil
 	}
+
 	from := "git agency " + strings.Join(agencyWords, " ")
 	to := "git sandbox " + strings.Join(words, " ")
 	for i, s := range p.Sections {
@@ -143,6 +149,7 @@ func commandPage(prog string, n *kong.Node) *cmdPage {
 			p.Sections[i].Body = strings.ReplaceAll(s.Body, from, to)
 		}
 	}
+
 	return p
 }
 

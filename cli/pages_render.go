@@ -29,10 +29,12 @@ func commandOptions(n *kong.Node) []pageOption {
 		}
 		out = append(out, pageOption{term, p.Help})
 	}
+
 	for _, f := range n.Flags {
 		if f.Hidden || f.Name == "help" {
 			continue
 		}
+
 		term := "--" + f.Name
 		if f.Short != 0 {
 			term = "-" + string(f.Short) + ", " + term
@@ -40,12 +42,15 @@ func commandOptions(n *kong.Node) []pageOption {
 		if !f.IsBool() {
 			term += " " + f.FormatPlaceHolder()
 		}
+
 		help := f.Help
 		if f.Enum != "" {
 			help += " One of: " + strings.ReplaceAll(f.Enum, ",", ", ") + "."
 		}
+
 		out = append(out, pageOption{term, help})
 	}
+
 	return out
 }
 
@@ -87,25 +92,31 @@ func writeManPage(w io.Writer, prog string, n *kong.Node, p *cmdPage) {
 	fmt.Fprintf(w, ".SH SYNOPSIS\n.nf\n\\fB%s %s\\fR\n.fi\n", roff(prog), roff(n.Summary()))
 	fmt.Fprintf(w, ".SH DESCRIPTION\n%s\n", roff(n.Help))
 	fmt.Fprint(w, mdRoff(p.Description))
+
 	if opts := commandOptions(n); len(opts) > 0 {
 		fmt.Fprintf(w, ".SH OPTIONS\n")
 		for _, o := range opts {
 			fmt.Fprintf(w, ".TP\n.B %s\n%s\n", roff(o.Term), roff(o.Help))
 		}
 	}
+
 	for _, s := range p.Sections {
 		if strings.EqualFold(s.Title, "See also") {
 			continue
 		}
+
 		fmt.Fprintf(w, ".SH %s\n", roff(strings.ToUpper(s.Title)))
+
 		if strings.EqualFold(s.Title, "Errors") {
 			for _, e := range pageErrors(s.Body) {
 				fmt.Fprintf(w, ".TP\n.B %s\n%s\n", roff(e.Code), mdInlineRoff(errorLine(e)))
 			}
 			continue
 		}
+
 		fmt.Fprint(w, mdRoff(s.Body))
 	}
+
 	fmt.Fprintf(w, ".SH SEE ALSO\n%s.PP\n\\fBgit-agency\\fR(1), \\fBgit-sandbox\\fR(1)\n", mdRoff(p.Section("See also")))
 }
 
@@ -115,25 +126,31 @@ func writeTextPage(w io.Writer, prog string, n *kong.Node, p *cmdPage) {
 	fmt.Fprintf(w, "NAME\n    %s %s - %s\n\n", prog, strings.Join(commandWords(n), " "), firstSentence(n.Help))
 	fmt.Fprintf(w, "SYNOPSIS\n    %s %s\n\n", prog, n.Summary())
 	fmt.Fprintf(w, "DESCRIPTION\n%s\n\n%s\n", indentBy(n.Help, "    "), ind(p.Description))
+
 	if opts := commandOptions(n); len(opts) > 0 {
 		fmt.Fprintf(w, "\nOPTIONS\n")
 		for _, o := range opts {
 			fmt.Fprintf(w, "    %s\n        %s\n", o.Term, o.Help)
 		}
 	}
+
 	for _, s := range p.Sections {
 		if strings.EqualFold(s.Title, "See also") {
 			continue
 		}
+
 		fmt.Fprintf(w, "\n%s\n", strings.ToUpper(s.Title))
+
 		if strings.EqualFold(s.Title, "Errors") {
 			for _, e := range pageErrors(s.Body) {
 				fmt.Fprintf(w, "    %s\n        %s\n", e.Code, mdText(errorLine(e)))
 			}
 			continue
 		}
+
 		fmt.Fprintf(w, "%s\n", ind(s.Body))
 	}
+
 	fmt.Fprintf(w, "\nSEE ALSO\n%s\n    man %s; %s help (every command)\n", indentBy(mdText(p.Section("See also")), "    "), pageName(prog, n), prog)
 }
 
@@ -198,6 +215,7 @@ func mdInlineRoff(s string) string {
 			b.WriteString(`\fB` + roff(part) + font())
 			continue
 		}
+
 		for j, seg := range strings.Split(part, "**") {
 			if j > 0 {
 				bold = !bold
@@ -206,9 +224,11 @@ func mdInlineRoff(s string) string {
 			b.WriteString(roff(seg))
 		}
 	}
+
 	if bold {
 		b.WriteString(`\fR`)
 	}
+
 	return b.String()
 }
 
@@ -235,12 +255,15 @@ func spansPerLine(s string) string {
 			out = append(out, l)
 			continue
 		}
+
 		if fenced {
 			out = append(out, l)
 			continue
 		}
+
 		chunk = append(chunk, l)
 	}
+
 	flush()
 	return strings.Join(out, "\n")
 }
@@ -286,6 +309,7 @@ func mdRoff(s string) string {
 			fmt.Fprintf(&b, "%s\n", mdInlineRoff(strings.TrimSpace(l)))
 		}
 	}
+
 	return b.String()
 }
 

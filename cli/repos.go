@@ -55,15 +55,18 @@ func repoGroups(env *Env, all bool) ([]repoGroup, error) {
 		}
 		return []repoGroup{{RepoEntry: &agency.RepoEntry{App: a, Store: a.Store}}}, nil
 	}
+
 	repos, err := agency.AllRepos(env.Ctx, env.Dir, env.Runner)
 	if err != nil {
 		return nil, err
 	}
+
 	var out []repoGroup
 	for i := range repos {
 		r := &repos[i]
 		out = append(out, repoGroup{RepoEntry: r, json: repoJSON{RepoPath: r.Path, RepoName: r.Name, RepoGone: r.Gone}})
 	}
+
 	return out, nil
 }
 

@@ -28,10 +28,12 @@ func (f SetupTreeFlag) open(env *Env) (*agency.App, string, error) {
 	if f.Worktree == "" {
 		return a, a.Repo.Toplevel, nil
 	}
+
 	wt, err := a.ResolvePresentWorktree(f.Worktree)
 	if err != nil {
 		return nil, "", err
 	}
+
 	return a, wt.TreePath, nil
 }
 
@@ -46,6 +48,7 @@ func (c *SetupShowCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	plan, err := a.ResolveSetup(env.Ctx, tree)
 	if err != nil {
 		return err
@@ -53,10 +56,12 @@ func (c *SetupShowCmd) Run(env *Env) error {
 	if c.JSON {
 		return printJSON(env.Stdout, plan)
 	}
+
 	if plan == nil {
 		fmt.Fprintln(env.Stdout, "no setup: agency.setup is unset and the project declares none")
 		return nil
 	}
+
 	status := "approved"
 	switch {
 	case !plan.NeedsApproval:
@@ -64,14 +69,19 @@ func (c *SetupShowCmd) Run(env *Env) error {
 	case !plan.Approved:
 		status = "NOT approved: it does not run until you run 'git agency setup approve'"
 	}
+
 	fmt.Fprintf(env.Stdout, "source: %s\nstatus: %s\n", plan.Source, status)
+
 	if plan.SHA256 != "" {
 		fmt.Fprintf(env.Stdout, "sha256: %s\n", plan.SHA256)
 	}
+
 	fmt.Fprintf(env.Stdout, "script:\n%s", indent(plan.Script))
+
 	for _, f := range plan.WorkingDiffers {
 		fmt.Fprintln(env.Stdout, errs.SetupWorkingDiffers(f))
 	}
+
 	return nil
 }
 
@@ -96,6 +106,7 @@ func (c *SetupApproveCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	plan, err := a.ApproveSetup(env.Ctx, tree, c.SHA256)
 	if err != nil {
 		return err
@@ -103,6 +114,7 @@ func (c *SetupApproveCmd) Run(env *Env) error {
 	if c.JSON {
 		return printJSON(env.Stdout, plan)
 	}
+
 	switch {
 	case plan == nil:
 		return errs.NoSetup(agency.CursorSetupFile + " or " + agency.CodexSetupFile)
@@ -114,5 +126,6 @@ func (c *SetupApproveCmd) Run(env *Env) error {
 			fmt.Fprintln(env.Stdout, errs.SetupWorkingDiffers(f))
 		}
 	}
+
 	return nil
 }

@@ -26,6 +26,7 @@ func (c *DoctorCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	findings := a.Doctor(env.Ctx)
 	problems := 0
 	for _, f := range findings {
@@ -33,6 +34,7 @@ func (c *DoctorCmd) Run(env *Env) error {
 			problems++
 		}
 	}
+
 	if c.JSON {
 		if err := printJSON(env.Stdout, doctorJSON{OK: problems == 0, Problems: problems, Findings: findings}); err != nil {
 			return err
@@ -42,9 +44,11 @@ func (c *DoctorCmd) Run(env *Env) error {
 		}
 		return nil
 	}
+
 	for _, f := range findings {
 		tag := map[string]string{agency.LevelOK: "ok     ", agency.LevelWarn: "warn   ", agency.LevelProblem: "PROBLEM"}[f.Level]
 		fmt.Fprintf(env.Stdout, "%s %-13s %s\n", tag, f.Check, f.Message)
+
 		if f.Path != "" && f.Level != agency.LevelOK {
 			fmt.Fprintf(env.Stdout, "        %-13s path: %s\n", "", f.Path)
 		}
@@ -52,9 +56,11 @@ func (c *DoctorCmd) Run(env *Env) error {
 			fmt.Fprintf(env.Stdout, "        %-13s hint: %s\n", "", f.Hint)
 		}
 	}
+
 	if problems > 0 {
 		return errs.Unhealthy(problems)
 	}
+
 	fmt.Fprintln(env.Stdout, "no problems found")
 	return nil
 }
@@ -74,6 +80,7 @@ func (c *GCCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	age := c.OlderThan
 	if age == "" {
 		age = "30d"
@@ -81,6 +88,7 @@ func (c *GCCmd) Run(env *Env) error {
 			age = v
 		}
 	}
+
 	d, err := agency.ParseAge(age)
 	if err != nil || d < 0 {
 		if c.OlderThan == "" {
@@ -88,7 +96,9 @@ func (c *GCCmd) Run(env *Env) error {
 		}
 		return errs.New(errs.EUsage, "use a duration such as 30d or 12h", "invalid --older-than %q", age)
 	}
+
 	opts := agency.GCOptions{OlderThan: d, IncludePending: c.IncludePending, Force: c.Force}
+
 	// Progress on a terminal only: a large repository's gc takes minutes.
 	var progress *gcProgress
 	if env.StderrTTY && !c.JSON {
@@ -96,11 +106,13 @@ func (c *GCCmd) Run(env *Env) error {
 		opts.Progress = progress.step
 		defer progress.clear()
 	}
+
 	plan, err := a.GCPlan(env.Ctx, opts)
 	progress.clear()
 	if err != nil {
 		return err
 	}
+
 	act := c.Yes && !c.DryRun
 	pending := 0
 	for _, it := range plan.Items {
@@ -108,6 +120,7 @@ func (c *GCCmd) Run(env *Env) error {
 			pending++
 		}
 	}
+
 	interactive := env.StdinTTY && env.StdoutTTY && !c.JSON
 	if !c.Yes && !c.DryRun && interactive && pending > 0 {
 		printGC(env, plan, "would remove")
@@ -119,6 +132,7 @@ func (c *GCCmd) Run(env *Env) error {
 			return nil
 		}
 	}
+
 	if act {
 		var step func(agency.GCStep)
 		if progress != nil {
@@ -127,20 +141,24 @@ func (c *GCCmd) Run(env *Env) error {
 		plan = a.GC(env.Ctx, plan, step)
 		progress.clear()
 	}
+
 	if c.JSON {
 		if plan.Items == nil {
 			plan.Items = []agency.GCItem{} // nothing to do is [], not null
 		}
 		return printJSON(env.Stdout, plan)
 	}
+
 	if act {
 		printGC(env, plan, "removed")
 	} else if !interactive || c.DryRun {
 		printGC(env, plan, "would remove")
 	}
+
 	if !act && pending > 0 && !c.DryRun {
 		fmt.Fprintln(env.Stdout, "dry run (not a terminal): nothing removed; rerun with --yes to remove")
 	}
+
 	if !c.JSON {
 		gcOnHosts(env, a, opts, act, age)
 	}
@@ -149,6 +167,7 @@ func (c *GCCmd) Run(env *Env) error {
 			return errs.New(errs.EIO, "the other items were removed; see the lines above", "gc could not remove %d item(s)", countErrors(plan))
 		}
 	}
+
 	return nil
 }
 
@@ -188,14 +207,17 @@ func (p *gcProgress) step(s agency.GCStep) {
 			p.kept++
 			what = "keep"
 		}
+
 		line = fmt.Sprintf("gc: %d decided (%d to remove, %d kept): %s %s %s",
 			p.decided, p.decided-p.kept, p.kept, what, s.Item.Kind, s.Item.Target)
 	default:
 		line = fmt.Sprintf("gc: removed %d/%d, freed %s: %s %s", s.Done, s.Total, humanBytes(s.BytesFreed), s.Item.Kind, s.Item.Target)
 	}
+
 	if r := []rune(line); len(r) > 100 {
 		line = string(r[:99]) + "…"
 	}
+
 	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 	p.shown = true
 }
@@ -237,6 +259,7 @@ func printGC(env *Env, plan *agency.GCResult, verb string) {
 			fmt.Fprintf(env.Stdout, "%-13s %-15s %s%s: %s\n", verb, it.Kind, it.Target, size, it.Reason)
 		}
 	}
+
 	if verb == "removed" {
 		fmt.Fprintf(env.Stdout, "removed %d item(s), freed %s\n", n, humanBytes(plan.BytesFreed))
 	} else {

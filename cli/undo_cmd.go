@@ -32,10 +32,12 @@ func (c *UndoCmd) Run(env *Env) error {
 	if c.List {
 		return c.list(env, a)
 	}
+
 	undo := a.Undo
 	if c.Skip {
 		undo = a.SkipUndo
 	}
+
 	res, err := undo(env.Ctx)
 	if err != nil {
 		return err
@@ -43,13 +45,16 @@ func (c *UndoCmd) Run(env *Env) error {
 	if c.JSON {
 		return printJSON(env.Stdout, res)
 	}
+
 	verb := "undid"
 	if c.Skip {
 		verb = "skipped"
 	} else if res.Resumed {
 		verb = "finished the interrupted undo of"
 	}
+
 	fmt.Fprintf(env.Stdout, "%s #%d: %s\n", verb, res.Undone.Seq, agency.Describe(res.Undone.Operation))
+
 	for _, l := range undoneLines(res.Undone.Operation, c.Skip) {
 		fmt.Fprintln(env.Stdout, l)
 	}
@@ -59,6 +64,7 @@ func (c *UndoCmd) Run(env *Env) error {
 	if res.Next != nil {
 		fmt.Fprintf(env.Stdout, "next 'git agency undo' would undo #%d: %s\n", res.Next.Seq, agency.Describe(res.Next.Operation))
 	}
+
 	return nil
 }
 
@@ -67,6 +73,7 @@ func undoneLines(op store.Operation, skipped bool) []string {
 	if skipped {
 		return nil
 	}
+
 	saved := func(what string) string {
 		if op.Restore != nil && op.Restore.Commit != "" {
 			return what + " recreated with its uncommitted work"
@@ -93,6 +100,7 @@ func undoneLines(op store.Operation, skipped bool) []string {
 		}
 		return lines
 	}
+
 	return nil
 }
 
@@ -101,6 +109,7 @@ func (c *UndoCmd) list(env *Env, a *agency.App) error {
 	if err != nil {
 		return err
 	}
+
 	out := oplogJSON{Operations: []store.OplogEntry{}}
 	for i := len(log.Entries) - 1; i >= 0; i-- {
 		out.Operations = append(out.Operations, log.Entries[i])
@@ -108,17 +117,21 @@ func (c *UndoCmd) list(env *Env, a *agency.App) error {
 	if n := log.Next(); n != nil {
 		out.Next = n.Seq
 	}
+
 	if log.Interrupted != nil {
 		out.Interrupted = log.Interrupted.Seq
 		out.Next = log.Interrupted.Undoes
 	}
+
 	if c.JSON {
 		return printJSON(env.Stdout, out)
 	}
+
 	if len(out.Operations) == 0 {
 		fmt.Fprintln(env.Stderr, "the operation log is empty")
 		return nil
 	}
+
 	t := newTable(env, "SEQ", "TIME", "OPERATION", "STATE")
 	for _, e := range out.Operations {
 		state := "-"
@@ -134,8 +147,10 @@ func (c *UndoCmd) list(env *Env, a *agency.App) error {
 		case e.Seq == out.Next:
 			state = "next to undo"
 		}
+
 		t.add(fmt.Sprint(e.Seq), env.when(e.Time), agency.Describe(e.Operation), state)
 	}
+
 	t.flush()
 	return nil
 }

@@ -43,6 +43,7 @@ func verifyMark(r *store.InvocationRecord) string {
 			return " verify:passed"
 		}
 	}
+
 	return ""
 }
 
@@ -54,14 +55,17 @@ func printVerify(p func(k, v string), r *store.InvocationRecord) {
 	} else {
 		p("verify_status", status)
 	}
+
 	if r.VerifyStatus == "" {
 		return
 	}
 	if r.VerifyStatus == store.VerifyRunning && status == store.VerifyNone {
 		p("verify_note", "a verify was interrupted (its land process is gone); land again")
 	}
+
 	p("verify_command", r.VerifyCommand)
 	p("verify_commit", r.VerifyCommit)
+
 	if r.VerifyExitCode != nil {
 		p("verify_exit_code", fmt.Sprint(*r.VerifyExitCode))
 	}
@@ -77,7 +81,9 @@ func printVerify(p func(k, v string), r *store.InvocationRecord) {
 	if r.VerifiedAsPartOf != "" {
 		p("verified_as_part_of", r.VerifiedAsPartOf)
 	}
+
 	p("verify_log", r.VerifyLog)
+
 	if r.VerifyRounds > 0 {
 		p("verify_rounds", fmt.Sprint(r.VerifyRounds))
 	}

@@ -29,9 +29,11 @@ func pageDate(sourceDateEpoch, buildDate string, bi *debug.BuildInfo) string {
 			return time.Unix(n, 0).UTC().Format("2006-01-02")
 		}
 	}
+
 	if bi == nil {
 		return ""
 	}
+
 	for _, s := range bi.Settings {
 		if s.Key != "vcs.time" {
 			continue
@@ -40,6 +42,7 @@ func pageDate(sourceDateEpoch, buildDate string, bi *debug.BuildInfo) string {
 			return t.UTC().Format("2006-01-02")
 		}
 	}
+
 	return ""
 }
 
@@ -65,6 +68,7 @@ func buildVersion(bi *debug.BuildInfo) string {
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
 		return v
 	}
+
 	var rev string
 	var dirty bool
 	for _, s := range bi.Settings {
@@ -75,6 +79,7 @@ func buildVersion(bi *debug.BuildInfo) string {
 			dirty = s.Value == "true"
 		}
 	}
+
 	if rev == "" {
 		return "dev"
 	}
@@ -84,5 +89,6 @@ func buildVersion(bi *debug.BuildInfo) string {
 	if dirty {
 		rev += "-dirty"
 	}
+
 	return rev
 }

@@ -33,6 +33,7 @@ func (c *WatchCmd) Run(env *Env) error {
 		return errs.New(errs.EInternal, "reinstall with 'make install'; it installs "+WatchProgram+" beside git-agency",
 			"%s is not installed", WatchProgram)
 	}
+
 	argv := []string{WatchProgram}
 	if c.Interval != 0 {
 		argv = append(argv, "--interval", c.Interval.String())
@@ -43,6 +44,7 @@ func (c *WatchCmd) Run(env *Env) error {
 	if c.AllRepos {
 		argv = append(argv, "--all-repos")
 	}
+
 	// The watch program acts on the same repository as we do: it keeps our
 	// environment (GIT_DIR and all) as it is.
 	argv[0] = exe
@@ -56,7 +58,9 @@ func (c *WatchCmd) Run(env *Env) error {
 		err := cmd.Exec()
 		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
 	}
+
 	cmd.SetStdio(env.Stdin, env.Stdout, env.Stderr)
+
 	if err := cmd.Run(); err != nil {
 		var ee *subproc.ExitError
 		if errors.As(err, &ee) {
@@ -64,6 +68,7 @@ func (c *WatchCmd) Run(env *Env) error {
 		}
 		return errs.Wrap(errs.EInternal, err, "", "cannot run %s", exe)
 	}
+
 	return nil
 }
 
@@ -113,6 +118,7 @@ func WatchRepos(env *Env, c *WatchCmd) (*agency.App, []agency.RepoEntry, error) 
 		a, err := env.App()
 		return a, nil, err
 	}
+
 	repos, err := agency.AllRepos(env.Ctx, env.Dir, env.Runner)
 	if err != nil {
 		return nil, nil, err
@@ -120,6 +126,7 @@ func WatchRepos(env *Env, c *WatchCmd) (*agency.App, []agency.RepoEntry, error) 
 	if repos == nil {
 		repos = []agency.RepoEntry{}
 	}
+
 	a, _ := env.App()
 	return a, repos, nil
 }

@@ -54,10 +54,12 @@ func (c *WorktreeCreateCmd) create(env *Env, a *agency.App) (*store.WorktreeReco
 			return nil, err
 		}
 	}
+
 	rec, err := a.CreateWorktree(env.Ctx, agency.CreateWorktreeOptions{Name: c.Name, Parent: c.Parent, Full: c.Full})
 	if err != nil {
 		return nil, err
 	}
+
 	if c.JSON {
 		if err := printJSON(env.Stdout, rec); err != nil {
 			return rec, err
@@ -65,6 +67,7 @@ func (c *WorktreeCreateCmd) create(env *Env, a *agency.App) (*store.WorktreeReco
 	} else {
 		fmt.Fprintf(env.Stdout, "created worktree %q (%s) on branch %s from %s\n", rec.Name, rec.WorktreeID, rec.Branch, rec.ParentBranch)
 		fmt.Fprintf(env.Stdout, "path: %s\n", rec.TreePath)
+
 		if i := rec.Include; i != nil {
 			files := fmt.Sprintf("%d ignored files", i.Files)
 			if i.Files == 1 {
@@ -72,11 +75,14 @@ func (c *WorktreeCreateCmd) create(env *Env, a *agency.App) (*store.WorktreeReco
 			}
 			fmt.Fprintf(env.Stdout, "included: %s (%s) listed by %s\n", files, humanBytes(i.Bytes), includeSources(i.Sources))
 		}
+
 		if rec.Sparse {
 			fmt.Fprintln(env.Stdout, "sparse: the same sparse-checkout patterns as the current tree (--full for every file)")
 		}
+
 		warnNotIgnored(env, rec.Include)
 	}
+
 	if c.Open {
 		if err := runEditor(env, editor, rec.TreePath); err != nil {
 			e := errs.As(err)
@@ -84,6 +90,7 @@ func (c *WorktreeCreateCmd) create(env *Env, a *agency.App) (*store.WorktreeReco
 			fmt.Fprintf(env.Stderr, "hint: %s\n", errs.OpenFailedHint(rec.Name))
 		}
 	}
+
 	return rec, nil
 }
 
@@ -138,12 +145,14 @@ func (c *WorktreeLsCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	out := []any{}
 	for i, g := range groups {
 		list, err := g.Worktrees(c.All)
 		if err != nil {
 			return err
 		}
+
 		if c.JSON {
 			for _, e := range list {
 				if e.Broken {
@@ -152,8 +161,10 @@ func (c *WorktreeLsCmd) Run(env *Env) error {
 					out = append(out, worktreeJSON{repoJSON: g.json, WorktreeRecord: e.Record})
 				}
 			}
+
 			continue
 		}
+
 		g.header(env, i)
 		t := newTable(env, "NAME", "ID", "BRANCH", "STATE", "CREATED", "PATH")
 		t.lead = g.lead()
@@ -162,18 +173,23 @@ func (c *WorktreeLsCmd) Run(env *Env) error {
 				t.add("-", e.ID, "-", "broken", "-", e.Dir)
 				continue
 			}
+
 			r := e.Record
 			path := r.TreePath
 			if r.State != store.StatePresent {
 				path = "-"
 			}
+
 			t.add(r.Name, r.WorktreeID, r.Branch, r.State, env.when(r.CreatedAt), path)
 		}
+
 		t.flush()
 	}
+
 	if c.JSON {
 		return printJSON(env.Stdout, out)
 	}
+
 	return nil
 }
 
@@ -196,14 +212,17 @@ func (c *WorktreeShowCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	e, err := a.ResolveWorktree(c.Worktree, c.All)
 	if err != nil {
 		return err
 	}
+
 	r := e.Record
 	if c.JSON {
 		return printJSON(env.Stdout, r)
 	}
+
 	w := env.Stdout
 	fmt.Fprintf(w, "name:          %s\n", r.Name)
 	fmt.Fprintf(w, "worktree_id:   %s\n", r.WorktreeID)
@@ -214,11 +233,14 @@ func (c *WorktreeShowCmd) Run(env *Env) error {
 	if r.Adopted {
 		fmt.Fprintf(w, "adopted:       true\n")
 	}
+
 	fmt.Fprintf(w, "created_at:    %s\n", r.CreatedAt)
 	fmt.Fprintf(w, "last_used_at:  %s\n", orDash(r.LastUsedAt))
+
 	if r.ArchivedAt != "" {
 		fmt.Fprintf(w, "archived_at:   %s\n", r.ArchivedAt)
 	}
+
 	fmt.Fprintf(w, "record_dir:    %s\n", e.Dir)
 	return nil
 }
@@ -252,14 +274,17 @@ func (c *WorktreeOpenCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	r, err := a.ResolvePresentWorktree(c.Worktree)
 	if err != nil {
 		return err
 	}
+
 	editor, err := a.Editor(c.Editor)
 	if err != nil {
 		return err
 	}
+
 	return runEditor(env, editor, r.TreePath)
 }
 
@@ -273,10 +298,12 @@ func (c *WorktreeShellCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	r, err := a.ResolvePresentWorktree(c.Worktree)
 	if err != nil {
 		return err
 	}
+
 	cmd := agency.ShellCmd(a.Getenv, r.TreePath)
 	cmd.SetStdio(env.Stdin, env.Stdout, env.Stderr)
 	if err := cmd.Run(); err != nil {
@@ -287,6 +314,7 @@ func (c *WorktreeShellCmd) Run(env *Env) error {
 		}
 		return errs.Wrap(errs.EIO, err, "check $SHELL", "shell failed")
 	}
+
 	return nil
 }
 
@@ -313,6 +341,7 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+
 	res, err := a.RemoveWorktree(env.Ctx, agency.RemoveWorktreeOptions{Query: c.Worktree, Force: c.Force})
 	if err != nil {
 		return err
@@ -320,8 +349,10 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 	if c.JSON {
 		return printJSON(env.Stdout, worktreeRmJSON{Worktree: res.Worktree, Discarded: nonNil(res.Discarded), Kept: nonNil(res.Kept), KeptRef: res.KeptRef, KeptSubmodules: res.KeptSubmodules})
 	}
+
 	r := res.Worktree
 	fmt.Fprintf(env.Stdout, "removed worktree %q (%s); record archived, branch %s kept\n", r.Name, r.WorktreeID, r.Branch)
+
 	if res.KeptRef != "" {
 		fmt.Fprintln(env.Stdout, agency.KeptHeadLine(res.KeptRef, "'git update-ref -d "+res.KeptRef+"' deletes it"))
 	}
@@ -334,6 +365,7 @@ func (c *WorktreeRmCmd) Run(env *Env) error {
 	for _, id := range res.Kept {
 		fmt.Fprintf(env.Stdout, "kept the sandbox of %s (%s, not landed): inspect it or 'git agency agent discard %s'\n", id, keptState(a, id), id)
 	}
+
 	return nil
 }
 

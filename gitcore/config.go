@@ -110,6 +110,7 @@ func (c *Config) Subsections(prefix string) []string {
 	if c == nil {
 		return nil
 	}
+
 	p := strings.ToLower(prefix) + "."
 	seen := map[string]bool{}
 	var out []string
@@ -118,17 +119,20 @@ func (c *Config) Subsections(prefix string) []string {
 		if !strings.HasPrefix(strings.ToLower(k), p) {
 			continue
 		}
+
 		rest := k[len(p):]
 		i := strings.LastIndex(rest, ".")
 		if i <= 0 {
 			continue
 		}
+
 		sub := rest[:i]
 		if !seen[sub] {
 			seen[sub] = true
 			out = append(out, sub)
 		}
 	}
+
 	return out
 }
 

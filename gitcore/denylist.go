@@ -25,22 +25,26 @@ func Denied(p string, patterns []string) bool {
 		if pat == "" {
 			continue
 		}
+
 		if dir, ok := strings.CutSuffix(pat, "/"); ok {
 			if deniedDir(p, dir) {
 				return true
 			}
 			continue
 		}
+
 		// With a '/' anywhere (a leading one included) it is anchored.
 		subject := base
 		if strings.Contains(pat, "/") {
 			subject = p
 		}
+
 		pat = strings.TrimPrefix(pat, "/")
 		if ok, _ := path.Match(pat, subject); ok {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -58,5 +62,6 @@ func deniedDir(p, dir string) bool {
 			return true
 		}
 	}
+
 	return false
 }

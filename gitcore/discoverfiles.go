@@ -34,14 +34,17 @@ func repoFromFiles(r CommandRunner, top, gitDir, gitFile string) (*Repo, bool) {
 	if !ok {
 		return nil, false
 	}
+
 	for _, p := range []string{top, gitFile, gitDir} {
 		if p != "" && !repofiles.OwnedByUs(p) {
 			return nil, false
 		}
 	}
+
 	if entries, ok := configfile.RepoFiles(gitDir, common); !ok || !plainRepoConfig(entries) {
 		return nil, false
 	}
+
 	return &Repo{runner: r, GitDir: gitDir, CommonDir: common, Toplevel: top, tips: &tipsMemo{}, fromFiles: true}, true
 }
 
@@ -67,5 +70,6 @@ func plainRepoConfig(entries []ConfigEntry) bool {
 			return false
 		}
 	}
+
 	return true
 }

@@ -36,6 +36,7 @@ func runGroup(cmd *exec.Cmd) error {
 	if signal.Ignored(syscall.SIGHUP) {
 		return subproc.Run(cmd)
 	}
+
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	done := subproc.Trace(cmd)
@@ -44,6 +45,7 @@ func runGroup(cmd *exec.Cmd) error {
 		go forwardHangup(hup, 0, closed())
 		return err
 	}
+
 	ended := make(chan struct{})
 	defer close(ended)
 	go forwardHangup(hup, cmd.Process.Pid, ended)
@@ -67,6 +69,7 @@ func forwardHangup(hup chan os.Signal, pid int, ended <-chan struct{}) {
 			return
 		}
 	}
+
 	signal.Stop(hup)
 	_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
 }

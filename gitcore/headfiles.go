@@ -30,15 +30,18 @@ func (t *Tree) headCommit(gitDir string) string {
 	if !t.repo.ownsGitDir(gitDir) {
 		return ""
 	}
+
 	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
+
 	s := strings.TrimSpace(string(b))
 	ref, symbolic := strings.CutPrefix(s, "ref: ")
 	if !symbolic {
 		return repofiles.HexOID(s)
 	}
+
 	var packed map[string]string
 	id, _ := repofiles.Branch(t.repo.CommonDir, ref, &packed)
 	return id
@@ -53,6 +56,7 @@ func (r *Repo) ownsGitDir(gitDir string) bool {
 	if common == "" {
 		return false
 	}
+
 	g, c := realDir(gitDir), realDir(common)
 	if g == c {
 		return true
@@ -60,14 +64,17 @@ func (r *Repo) ownsGitDir(gitDir string) bool {
 	if filepath.Dir(g) != filepath.Join(c, "worktrees") {
 		return false
 	}
+
 	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
 	if err != nil {
 		return false
 	}
+
 	back := strings.TrimSpace(string(b))
 	if !filepath.IsAbs(back) {
 		back = filepath.Join(gitDir, back)
 	}
+
 	return realDir(back) == c
 }
 
@@ -98,15 +105,18 @@ func (t *Tree) BranchFromFiles() (branch string, ok bool) {
 	if _, err := os.Lstat(filepath.Join(common, "reftable")); !os.IsNotExist(err) {
 		return "", false
 	}
+
 	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return "", false
 	}
+
 	s := strings.TrimSpace(string(b))
 	ref, symbolic := strings.CutPrefix(s, "ref: ")
 	if !symbolic {
 		return "", repofiles.HexOID(s) != ""
 	}
+
 	name, isBranch := strings.CutPrefix(ref, "refs/heads/")
 	if !isBranch || name == "" || strings.Contains(name, "..") {
 		return "", false
@@ -114,6 +124,7 @@ func (t *Tree) BranchFromFiles() (branch string, ok bool) {
 	if refShadowed(gitDir, common, name) {
 		return "", false
 	}
+
 	return name, true
 }
 
@@ -130,6 +141,7 @@ func refShadowed(gitDir, common, name string) bool {
 			}
 		}
 	}
+
 	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
 	if os.IsNotExist(err) {
 		return false
@@ -137,11 +149,13 @@ func refShadowed(gitDir, common, name string) bool {
 	if err != nil {
 		return true
 	}
+
 	for _, line := range strings.Split(string(packed), "\n") {
 		if _, ref, ok := strings.Cut(line, " "); ok && slices.Contains(shadows, ref) {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -157,6 +171,7 @@ func (r *Repo) BranchExistsFromFiles(name string) (exists, ok bool) {
 	if _, err := os.Lstat(filepath.Join(common, "reftable")); !os.IsNotExist(err) {
 		return false, false
 	}
+
 	ref := "refs/heads/" + name
 	fi, err := os.Lstat(filepath.Join(common, filepath.FromSlash(ref)))
 	switch {
@@ -165,6 +180,7 @@ func (r *Repo) BranchExistsFromFiles(name string) (exists, ok bool) {
 	case err != nil && !os.IsNotExist(err):
 		return false, false
 	}
+
 	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
 	if os.IsNotExist(err) {
 		return false, true
@@ -172,10 +188,12 @@ func (r *Repo) BranchExistsFromFiles(name string) (exists, ok bool) {
 	if err != nil {
 		return false, false
 	}
+
 	for _, line := range strings.Split(string(packed), "\n") {
 		if _, n, found := strings.Cut(line, " "); found && n == ref {
 			return true, true
 		}
 	}
+
 	return false, true
 }

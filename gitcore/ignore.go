@@ -69,6 +69,7 @@ func (m *IgnoreMatcher) matchOne(path string, isDir bool) bool {
 
 func compileIgnore(p string) (ignoreRule, bool) {
 	var r ignoreRule
+
 	// Trailing spaces are dropped unless escaped with a backslash.
 	for strings.HasSuffix(p, " ") && !strings.HasSuffix(p, `\ `) {
 		p = p[:len(p)-1]
@@ -76,17 +77,20 @@ func compileIgnore(p string) (ignoreRule, bool) {
 	if p == "" || p[0] == '#' {
 		return r, false
 	}
+
 	if p[0] == '!' {
 		r.negate, p = true, p[1:]
 	} else if p[0] == '\\' && len(p) > 1 && (p[1] == '!' || p[1] == '#') {
 		p = p[1:]
 	}
+
 	if strings.HasSuffix(p, "/") {
 		r.dirOnly, p = true, strings.TrimRight(p, "/")
 	}
 	if p == "" {
 		return r, false
 	}
+
 	anchored := strings.Contains(p, "/")
 	p = strings.TrimPrefix(p, "/")
 	var b strings.Builder
@@ -94,6 +98,7 @@ func compileIgnore(p string) (ignoreRule, bool) {
 	if !anchored {
 		b.WriteString("(?:.*/)?")
 	}
+
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
@@ -118,14 +123,17 @@ func compileIgnore(p string) (ignoreRule, bool) {
 			for j < len(p) && p[j] != ']' {
 				j++
 			}
+
 			if j >= len(p) {
 				b.WriteString(`\[`)
 				continue
 			}
+
 			class := p[i+1 : j]
 			if class != "" && (class[0] == '!' || class[0] == '^') {
 				class = "^" + class[1:]
 			}
+
 			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
 			i = j
 		case c == '\\' && i+1 < len(p):
@@ -135,11 +143,13 @@ func compileIgnore(p string) (ignoreRule, bool) {
 			b.WriteString(regexp.QuoteMeta(string(c)))
 		}
 	}
+
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	if err != nil {
 		return r, false
 	}
+
 	r.re = re
 	return r, true
 }

@@ -16,18 +16,21 @@ func (r *Repo) MissingObjects(ctx context.Context, ids []string) ([]string, erro
 	if len(ids) == 0 {
 		return nil, nil
 	}
+
 	in := strings.Join(ids, "\n") + "\n"
 	out, err := r.exec(ctx, r.Toplevel, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in),
 		"cat-file", "--batch-check=%(objectname)")
 	if err != nil {
 		return nil, err
 	}
+
 	var missing []string
 	for _, line := range strings.Split(string(out), "\n") {
 		if id, ok := strings.CutSuffix(line, " missing"); ok {
 			missing = append(missing, id)
 		}
 	}
+
 	return missing, nil
 }
 
@@ -39,12 +42,14 @@ func (r *Repo) PackIndexIDs(ctx context.Context, idx *os.File) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
+
 	var ids []string
 	for _, line := range strings.Split(string(res.Stdout), "\n") {
 		if f := strings.Fields(line); len(f) >= 2 {
 			ids = append(ids, f[1])
 		}
 	}
+
 	return ids, nil
 }
 
@@ -58,16 +63,19 @@ func (r *Repo) ImportObjects(ctx context.Context, objects string, ids []string) 
 	if len(ids) == 0 {
 		return nil
 	}
+
 	env := []string{"GIT_OBJECT_DIRECTORY=" + objects, "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + r.ObjectsDir()}
 	pack, err := r.exec(ctx, r.Toplevel, env, []byte(strings.Join(ids, "\n")+"\n"),
 		"pack-objects", "--stdout", "-q", "--no-reuse-object")
 	if err != nil {
 		return err
 	}
+
 	args := []string{"unpack-objects", "-q"}
 	if len(ids) > unpackLimit {
 		args = []string{"index-pack", "--stdin", "--fix-thin"}
 	}
+
 	_, err = r.exec(ctx, r.Toplevel, nil, pack, args...)
 	return err
 }
@@ -102,6 +110,7 @@ func (r *Repo) RefSeed(ctx context.Context, skip ...string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	var b bytes.Buffer
 	for _, line := range strings.SplitAfter(string(out), "\n") {
 		_, name, ok := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
@@ -110,6 +119,7 @@ func (r *Repo) RefSeed(ctx context.Context, skip ...string) ([]byte, error) {
 		}
 		b.WriteString(line)
 	}
+
 	return b.Bytes(), nil
 }
 

@@ -62,6 +62,7 @@ func scanIndex(p string, oidLen int, accept func(*index.Entry) bool) (links, ok 
 	if !ok {
 		return false, false
 	}
+
 	for it.Next() {
 		e := it.Entry()
 		if !accept(e) {
@@ -69,11 +70,13 @@ func scanIndex(p string, oidLen int, accept func(*index.Entry) bool) (links, ok 
 		}
 		links = links || e.Gitlink()
 	}
+
 	exts, ok := it.Extensions()
 	for _, x := range exts {
 		if x.Sig == "link" || x.Sig == "sdir" {
 			return false, false
 		}
 	}
+
 	return links, ok
 }

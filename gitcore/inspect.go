@@ -21,6 +21,7 @@ func Locate(ctx context.Context, r CommandRunner, dir string) (loc Location, ok 
 	if r == nil {
 		r = ExecRunner{}
 	}
+
 	res, err := r.Run(ctx, Cmd{Dir: dir, Env: CleanEnv(os.Environ(), "GIT_OPTIONAL_LOCKS=0"),
 		Args: []string{"rev-parse", "--is-bare-repository", "--git-common-dir", "--show-toplevel"}})
 	if err != nil {
@@ -29,10 +30,12 @@ func Locate(ctx context.Context, r CommandRunner, dir string) (loc Location, ok 
 		}
 		return loc, false, err
 	}
+
 	lines := strings.Split(strings.TrimRight(string(res.Stdout), "\n"), "\n")
 	if len(lines) < 2 {
 		return loc, false, nil
 	}
+
 	loc.Bare = lines[0] == "true"
 	common := lines[1]
 	if !filepath.IsAbs(common) {
@@ -41,10 +44,12 @@ func Locate(ctx context.Context, r CommandRunner, dir string) (loc Location, ok 
 	if resolved, err := filepath.EvalSymlinks(common); err == nil {
 		common = resolved
 	}
+
 	loc.CommonDir = filepath.Clean(common)
 	if len(lines) < 3 || lines[2] == "" {
 		return loc, false, nil
 	}
+
 	loc.Toplevel = lines[2]
 	return loc, true, nil
 }

@@ -21,6 +21,7 @@ func (r *Repo) CommitFromFiles(id string) (tree string, parents []string, ok boo
 	if repofiles.HexOID(id) == "" || r.CommonDir == "" {
 		return "", nil, false
 	}
+
 	f, err := os.Open(filepath.Join(r.CommonDir, "objects", id[:2], id[2:]))
 	if err != nil {
 		return "", nil, false
@@ -31,6 +32,7 @@ func (r *Repo) CommitFromFiles(id string) (tree string, parents []string, ok boo
 		return "", nil, false
 	}
 	defer z.Close()
+
 	// The header lines come first and are short; a commit's message is
 	// not needed.
 	buf := make([]byte, 4096)
@@ -39,6 +41,7 @@ func (r *Repo) CommitFromFiles(id string) (tree string, parents []string, ok boo
 	if !found || !strings.HasPrefix(string(head), "commit ") {
 		return "", nil, false
 	}
+
 	for _, line := range strings.Split(string(rest), "\n") {
 		key, val, _ := strings.Cut(line, " ")
 		switch key {
@@ -53,5 +56,6 @@ func (r *Repo) CommitFromFiles(id string) (tree string, parents []string, ok boo
 			return tree, parents, tree != "" // the headers after parents
 		}
 	}
+
 	return "", nil, false // cut short before the author line
 }

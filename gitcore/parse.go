@@ -32,6 +32,7 @@ func ParseWorktreeList(out []byte) []Worktree {
 			}
 			continue
 		}
+
 		key, val, _ := strings.Cut(field, " ")
 		if key == "worktree" {
 			if cur != nil {
@@ -40,9 +41,11 @@ func ParseWorktreeList(out []byte) []Worktree {
 			cur = &Worktree{Path: val}
 			continue
 		}
+
 		if cur == nil {
 			continue
 		}
+
 		switch key {
 		case "HEAD":
 			cur.Head = val
@@ -58,9 +61,11 @@ func ParseWorktreeList(out []byte) []Worktree {
 			cur.Prunable = true
 		}
 	}
+
 	if cur != nil {
 		list = append(list, *cur)
 	}
+
 	return list
 }
 
@@ -100,6 +105,7 @@ func ParseStatusV2(out []byte) ([]StatusEntry, error) {
 		if f == "" || f[0] == '#' {
 			continue
 		}
+
 		switch f[0] {
 		case '1':
 			parts := strings.SplitN(f, " ", 9)
@@ -129,6 +135,7 @@ func ParseStatusV2(out []byte) ([]StatusEntry, error) {
 			return nil, fmt.Errorf("status: unknown entry %q", f)
 		}
 	}
+
 	return list, nil
 }
 

@@ -92,10 +92,12 @@ func (r *Repo) RefsWithTrees(ctx context.Context, prefix string) ([]Ref, error) 
 	if refs, ok := r.refsWithTreesFromFiles(prefix); ok {
 		return refs, nil
 	}
+
 	out, err := r.query(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(tree)", "--", prefix)
 	if err != nil {
 		return nil, err
 	}
+
 	var refs []Ref
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Split(line, "\x00")
@@ -103,6 +105,7 @@ func (r *Repo) RefsWithTrees(ctx context.Context, prefix string) ([]Ref, error) 
 			refs = append(refs, Ref{Name: f[0], Object: f[1], Tree: f[2]})
 		}
 	}
+
 	return refs, nil
 }
 
@@ -165,10 +168,12 @@ func ParseShortstat(s string) Shortstat {
 		if len(f) < 2 {
 			continue
 		}
+
 		n, err := strconv.Atoi(f[0])
 		if err != nil {
 			continue
 		}
+
 		switch {
 		case strings.HasPrefix(f[1], "file"):
 			st.Files = n
@@ -178,6 +183,7 @@ func ParseShortstat(s string) Shortstat {
 			st.Deletions = n
 		}
 	}
+
 	return st
 }
 
@@ -216,6 +222,7 @@ func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]boo
 	if len(paths) == 0 {
 		return ignored, nil
 	}
+
 	in := strings.Join(paths, "\x00") + "\x00"
 	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in), "check-ignore", "-z", "--stdin")
 	if err != nil {
@@ -224,11 +231,13 @@ func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]boo
 		}
 		return nil, err
 	}
+
 	for _, p := range strings.Split(string(out), "\x00") {
 		if p != "" {
 			ignored[p] = true
 		}
 	}
+
 	return ignored, nil
 }
 
@@ -305,6 +314,7 @@ func (r *Repo) HookPath(ctx context.Context, name string) string {
 	if err != nil {
 		return ""
 	}
+
 	p := strings.TrimSpace(string(out))
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(r.Toplevel, p)
@@ -312,6 +322,7 @@ func (r *Repo) HookPath(ctx context.Context, name string) string {
 	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 		return ""
 	}
+
 	return p
 }
 
@@ -327,6 +338,7 @@ func (t *Tree) InProgress(ctx context.Context) string {
 		if err != nil {
 			return ""
 		}
+
 		p := strings.TrimSpace(string(out))
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(t.Path, p)
@@ -335,6 +347,7 @@ func (t *Tree) InProgress(ctx context.Context) string {
 			return s.op
 		}
 	}
+
 	return ""
 }
 
@@ -347,6 +360,7 @@ func (r *Repo) refsWithTreesFromFiles(prefix string) ([]Ref, bool) {
 	if !ok {
 		return nil, false
 	}
+
 	refs := make([]Ref, 0, len(ids))
 	for name, id := range ids {
 		tree, _, ok := r.CommitFromFiles(id)
@@ -355,6 +369,7 @@ func (r *Repo) refsWithTreesFromFiles(prefix string) ([]Ref, bool) {
 		}
 		refs = append(refs, Ref{Name: name, Object: id, Tree: tree})
 	}
+
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
 	return refs, true
 }
@@ -367,6 +382,7 @@ func (r *Repo) refsFromFiles(prefix string) ([]Ref, bool) {
 	if !ok {
 		return nil, false
 	}
+
 	refs := make([]Ref, 0, len(ids))
 	for name, id := range ids {
 		fi, err := os.Stat(filepath.Join(r.CommonDir, "objects", id[:2], id[2:]))
@@ -375,6 +391,7 @@ func (r *Repo) refsFromFiles(prefix string) ([]Ref, bool) {
 		}
 		refs = append(refs, Ref{Name: name, Object: id})
 	}
+
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
 	return refs, true
 }

@@ -53,6 +53,7 @@ func racyRuleFor(gitDir string, f *index.File) racyRule {
 	if err != nil || f.Stamp == "" {
 		return r
 	}
+
 	stamp, when, _ := strings.Cut(strings.TrimSuffix(string(b), "\n"), "\n")
 	sec, nsec, _ := strings.Cut(when, ".")
 	s, err1 := strconv.ParseUint(sec, 10, 32)
@@ -60,6 +61,7 @@ func racyRuleFor(gitDir string, f *index.File) racyRule {
 	if stamp != f.Stamp || err1 != nil || err2 != nil {
 		return r
 	}
+
 	r.proven, r.pSec, r.pNse = true, uint32(s), uint32(n)
 	return r
 }
@@ -78,16 +80,19 @@ func beginRacyProof(gitDir, stamp string) *racyProof {
 	if stamp == "" {
 		return nil
 	}
+
 	f, err := os.CreateTemp(gitDir, SnapshotIndexPrefix+strconv.Itoa(os.Getpid())+"-racy-*")
 	if err != nil {
 		return nil
 	}
+
 	fi, err := f.Stat()
 	f.Close()
 	if err != nil {
 		os.Remove(f.Name())
 		return nil
 	}
+
 	t := fi.ModTime()
 	return &racyProof{tmp: f.Name(), gitDir: gitDir, stamp: stamp, when: fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond())}
 }

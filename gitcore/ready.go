@@ -55,20 +55,24 @@ func (t *Tree) SparseCheckout(ctx context.Context) (Sparse, error) {
 	if err != nil || !on {
 		return Sparse{}, err
 	}
+
 	cone, err := t.configBool(ctx, "core.sparseCheckoutCone")
 	if err != nil {
 		return Sparse{}, err
 	}
+
 	out, err := t.query(ctx, "sparse-checkout", "list")
 	if err != nil {
 		return Sparse{}, err
 	}
+
 	sp := Sparse{Enabled: true, Cone: cone}
 	for _, l := range strings.Split(string(out), "\n") {
 		if l != "" {
 			sp.Patterns = append(sp.Patterns, l)
 		}
 	}
+
 	return sp, nil
 }
 
@@ -154,14 +158,17 @@ func tempPatterns(patterns []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+
 	_, err = f.WriteString(strings.Join(patterns, "\n") + "\n")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+
 	if err != nil {
 		os.Remove(f.Name())
 		return "", err
 	}
+
 	return f.Name(), nil
 }
 
@@ -199,16 +206,19 @@ func (t *Tree) CommittedFile(ctx context.Context, rev, rel string) (data []byte,
 	if err != nil {
 		return nil, false, false, err
 	}
+
 	// "<mode> SP <type> SP <object> TAB <path> NUL"
 	meta, _, found := bytes.Cut(out, []byte("\t"))
 	f := strings.Fields(string(meta))
 	if !found || len(f) != 3 || f[1] != "blob" {
 		return nil, false, false, nil
 	}
+
 	data, err = t.query(ctx, "cat-file", "blob", f[2])
 	if err != nil {
 		return nil, false, false, err
 	}
+
 	return data, f[0] == "120000", true, nil
 }
 
@@ -220,18 +230,22 @@ func (t *Tree) CommittedPaths(ctx context.Context, rev string, rels ...string) (
 	for _, r := range rels {
 		args = append(args, ":(literal)"+r)
 	}
+
 	out, err := t.query(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
+
 	held := map[string]bool{}
 	for _, r := range rels {
 		held[r] = false
 	}
+
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		if _, p, ok := bytes.Cut(rec, []byte("\t")); ok {
 			held[string(p)] = true
 		}
 	}
+
 	return held, nil
 }

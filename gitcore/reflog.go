@@ -44,6 +44,7 @@ func (r *Repo) ReflogBreak(branch, tip string, now time.Time) (expected, found s
 	if last := entries[len(entries)-1]; last.new != tip {
 		return last.new, tip, true
 	}
+
 	for i := len(entries) - 1; i > 0; i-- {
 		prev, cur := entries[i-1], entries[i]
 		if strings.HasPrefix(cur.msg, ReflogAccept) || now.Sub(prev.when) > reflogKept {
@@ -53,6 +54,7 @@ func (r *Repo) ReflogBreak(branch, tip string, now time.Time) (expected, found s
 			return prev.new, cur.old, true
 		}
 	}
+
 	return "", "", false
 }
 
@@ -70,20 +72,24 @@ func (r *Repo) reflogTailEntries(branch string) []reflogEntry {
 		f.Seek(fi.Size()-reflogTail, io.SeekStart)
 		partial = true
 	}
+
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil
 	}
+
 	lines := strings.Split(string(bytes.TrimRight(data, "\n")), "\n")
 	if partial && len(lines) > 0 {
 		lines = lines[1:] // cut in the middle
 	}
+
 	var out []reflogEntry
 	for _, l := range lines {
 		if e, ok := parseReflogLine(l); ok {
 			out = append(out, e)
 		}
 	}
+
 	return out
 }
 

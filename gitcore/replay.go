@@ -34,18 +34,22 @@ func (r *Repo) Commits(ctx context.Context, base, tip string) ([]Commit, error) 
 	if err != nil {
 		return nil, err
 	}
+
 	var list []Commit
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if rec == "" {
 			continue
 		}
+
 		f := strings.SplitN(rec, "\x01", 8)
 		if len(f) != 8 {
 			continue
 		}
+
 		list = append(list, Commit{ID: f[0], Parents: strings.Fields(f[1]), Tree: f[2],
 			AuthorName: f[3], AuthorEmail: f[4], AuthorDate: f[5], Subject: f[6], Message: f[7]})
 	}
+
 	return list, nil
 }
 
@@ -102,6 +106,7 @@ func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, m
 	if !w.User {
 		env = append(append([]string{}, OwnIdentity...), env...)
 	}
+
 	out, err := r.exec(ctx, r.Toplevel, env, []byte(message), args...)
 	if err != nil {
 		if w.Sign {
@@ -109,6 +114,7 @@ func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, m
 		}
 		return "", err
 	}
+
 	return strings.TrimSpace(string(out)), nil
 }
 
@@ -121,11 +127,13 @@ func (r *Repo) MergeTree(ctx context.Context, ours, theirs string) (string, []st
 	if err != nil && ExitCode(err) != 1 {
 		return "", nil, err
 	}
+
 	fields := strings.Split(string(out), "\x00")
 	tree := fields[0]
 	if err == nil {
 		return tree, nil, nil
 	}
+
 	var files []string
 	seen := map[string]bool{}
 	for _, f := range fields[1:] {
@@ -134,11 +142,13 @@ func (r *Repo) MergeTree(ctx context.Context, ours, theirs string) (string, []st
 			files = append(files, f)
 		}
 	}
+
 	if len(files) == 0 {
 		// Exit 1 is a conflict only with the conflicted files listed; without
 		// them the merge is neither clean nor a conflict we can name.
 		return "", nil, err
 	}
+
 	return "", files, nil
 }
 
@@ -181,10 +191,12 @@ func (r *Repo) Replay(ctx context.Context, onto string, commits []Commit, w Writ
 	if err != nil {
 		return nil, err
 	}
+
 	trees := map[string]string{}
 	for _, c := range commits {
 		trees[c.ID] = c.Tree
 	}
+
 	treeOf := func(id string) (string, error) {
 		if t, ok := trees[id]; ok {
 			return t, nil
@@ -202,30 +214,37 @@ func (r *Repo) Replay(ctx context.Context, onto string, commits []Commit, w Writ
 				return nil, err
 			}
 		}
+
 		newTree, conflicts, err := r.pickTree(ctx, curTree, parentTree, c)
 		if err != nil {
 			return nil, err
 		}
+
 		if conflicts != nil {
 			res.Tip = ""
 			res.Conflict = &ReplayConflict{Commit: c, Files: conflicts}
 			return res, nil
 		}
+
 		if newTree == curTree && c.Tree != parentTree {
 			res.Skipped = append(res.Skipped, c.ID)
 			continue
 		}
+
 		var env []string // no author: the current user's identity
 		if c.AuthorName != "" || c.AuthorEmail != "" {
 			env = []string{"GIT_AUTHOR_NAME=" + c.AuthorName, "GIT_AUTHOR_EMAIL=" + c.AuthorEmail, "GIT_AUTHOR_DATE=" + c.AuthorDate}
 		}
+
 		id, err := r.WriteCommit(ctx, newTree, []string{res.Tip}, c.Message, env, w)
 		if err != nil {
 			return nil, err
 		}
+
 		res.Tip, curTree = id, newTree
 		res.Written = append(res.Written, id)
 	}
+
 	return res, nil
 }
 
@@ -241,10 +260,12 @@ func (r *Repo) pickTree(ctx context.Context, cur, parentTree string, c Commit) (
 		// A root commit: merge-tree would need unrelated histories.
 		return "", nil, errRootCommit
 	}
+
 	ours, err := r.WriteCommit(ctx, cur, []string{c.Parents[0]}, "agency: replay base\n", nil, Writer{})
 	if err != nil {
 		return "", nil, err
 	}
+
 	return r.MergeTree(ctx, ours, c.ID)
 }
 
@@ -267,6 +288,7 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 	if err := t.SwitchFiles(ctx, from, to); err != nil {
 		return err
 	}
+
 	if err := t.MoveHead(ctx, from, to, reflog); err != nil {
 		// Put the index and files back so the tree is as it was, unless
 		// HEAD moved meanwhile: then they are no longer ours to touch.
@@ -277,6 +299,7 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 		}
 		return err
 	}
+
 	return nil
 }
 
@@ -289,6 +312,7 @@ func (t *Tree) FastForwardBranch(ctx context.Context, branch, from, to, reflog s
 	if err := t.SwitchFiles(ctx, from, to); err != nil {
 		return err
 	}
+
 	if err := t.repo.MoveBranch(ctx, branch, from, to, reflog); err != nil {
 		if tip, terr := t.repo.RevParse(ctx, "refs/heads/"+branch); terr == nil && tip == from {
 			if _, rerr := t.run(ctx, "read-tree", "-m", "-u", to, from); rerr != nil {
@@ -297,6 +321,7 @@ func (t *Tree) FastForwardBranch(ctx context.Context, branch, from, to, reflog s
 		}
 		return err
 	}
+
 	return nil
 }
 
@@ -324,13 +349,16 @@ func (t *Tree) SwitchFiles(ctx context.Context, from, to string) error {
 		if berr == nil && len(blocking) > 0 {
 			return &BlockedError{Paths: blocking, Err: err}
 		}
+
 		// It failed part way (a full disk): some files may be written.
 		// Put them back so the tree is as it was and a retry can succeed.
 		if rerr := t.undoPartialReadTree(ctx, from, to); rerr != nil {
 			return fmt.Errorf("%w; putting the files back to %s also failed: %v", err, from, rerr)
 		}
+
 		return err
 	}
+
 	return nil
 }
 
@@ -347,34 +375,41 @@ func (t *Tree) undoPartialReadTree(ctx context.Context, from, to string) error {
 	if head, err := t.Head(ctx); err != nil || (head != from && head != to) {
 		return err
 	}
+
 	if same, err := t.IndexMatches(ctx, to); err != nil {
 		return err
 	} else if same {
 		_, err := t.run(ctx, "read-tree", "-m", "-u", to, from)
 		return err
 	}
+
 	changed, err := t.repo.DiffNames(ctx, from, to)
 	if err != nil || len(changed) == 0 {
 		return err
 	}
+
 	out, err := t.query(ctx, append([]string{"--literal-pathspecs", "ls-files", "-z", "--"}, changed...)...)
 	if err != nil {
 		return err
 	}
+
 	tracked := map[string]bool{}
 	for _, p := range splitZ(out) {
 		tracked[p] = true
 	}
+
 	var restore []string
 	for _, p := range changed {
 		if tracked[p] {
 			restore = append(restore, p)
 			continue
 		}
+
 		full := filepath.Join(t.Path, filepath.FromSlash(p))
 		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
 			return err
 		}
+
 		// Directories read-tree made for it, now empty.
 		for d := filepath.Dir(full); d != filepath.Clean(t.Path) && strings.HasPrefix(d, filepath.Clean(t.Path)); d = filepath.Dir(d) {
 			if os.Remove(d) != nil {
@@ -382,11 +417,13 @@ func (t *Tree) undoPartialReadTree(ctx context.Context, from, to string) error {
 			}
 		}
 	}
+
 	if len(restore) > 0 {
 		if _, err := t.run(ctx, append([]string{"--literal-pathspecs", "checkout-index", "-f", "-q", "--"}, restore...)...); err != nil {
 			return err
 		}
 	}
+
 	return nil
 }
 
@@ -435,12 +472,14 @@ func (o DiffOptions) args() []string {
 	} else {
 		a = append(a, "--no-color")
 	}
+
 	if o.Stat {
 		a = append(a, "--stat")
 	}
 	if o.Patch {
 		a = append(a, "--patch")
 	}
+
 	return a
 }
 

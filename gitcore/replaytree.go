@@ -61,6 +61,7 @@ func (r *Repo) ReplayTree(ctx context.Context, onto, ontoTree string, commits []
 				next, files, err = r.MergeTree(ctx, ours, c.ID)
 			}
 		}
+
 		if err != nil {
 			return "", nil, err
 		}
@@ -70,8 +71,10 @@ func (r *Repo) ReplayTree(ctx context.Context, onto, ontoTree string, commits []
 		if files != nil {
 			return "", &ReplayConflict{Commit: Commit{ID: c.ID, Tree: c.Tree, Parents: []string{c.Parent}}, Files: files}, nil
 		}
+
 		cur = next
 	}
+
 	return cur, nil, nil
 }
 

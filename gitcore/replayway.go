@@ -34,15 +34,18 @@ func (t *Tree) blockingPaths(ctx context.Context, from, to string, refresh bool)
 	if err != nil || len(changed) == 0 {
 		return nil, err
 	}
+
 	st, err := t.statusOf(ctx, changed, refresh)
 	if err != nil {
 		return nil, err
 	}
+
 	var out []string
 	for _, e := range st {
 		if e.Kind == StatusIgnored {
 			continue
 		}
+
 		for _, c := range changed {
 			if e.Path == c || strings.HasPrefix(e.Path, c+"/") || strings.HasPrefix(c, e.Path+"/") {
 				out = append(out, e.Path)
@@ -50,16 +53,19 @@ func (t *Tree) blockingPaths(ctx context.Context, from, to string, refresh bool)
 			}
 		}
 	}
+
 	seen := map[string]bool{}
 	for _, p := range out {
 		seen[p] = true
 	}
+
 	for _, p := range t.leadingNonDirs(changed) {
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
 		}
 	}
+
 	return out, nil
 }
 
@@ -68,23 +74,43 @@ func (t *Tree) blockingPaths(ctx context.Context, from, to string, refresh bool)
 // paths are too many to name. refresh runs it as a writer: git then saves
 // the index entries it refreshed.
 func (t *Tree) statusOf(ctx context.Context, paths []string, refresh bool) ([]StatusEntry, error) {
-	args := []string{"--literal-pathspecs", "status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none"}
+	args := []string{"--literal-pathspecs", "status", "--porcelain=v2", "-z", "--untracked-files=all", statusSubmodules}
 	size := 0
 	for _, p := range paths {
 		size += len(p) + 1
 	}
+	var keep func(string) bool
 	if len(paths) <= maxWayPathspecs && size <= maxWayPathspecBytes {
 		args = append(append(args, "--"), paths...)
+		keep = func(sub string) bool { return underAny(sub, paths) }
 	}
+
 	exec := t.query
 	if refresh {
 		exec = t.run
 	}
+
 	out, err := exec(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseStatusV2(out)
+
+	st, err := ParseStatusV2(out)
+	if err != nil {
+		return nil, err
+	}
+	return t.withSubmoduleDirt(st, true, keep), nil
+}
+
+// underAny reports whether p is one of paths or lies below one (what a
+// literal pathspec of them matches).
+func underAny(p string, paths []string) bool {
+	for _, q := range paths {
+		if p == q || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // leadingNonDirs are the leading directories of changed that the tree
@@ -96,6 +122,7 @@ func (t *Tree) leadingNonDirs(changed []string) []string {
 	for _, c := range changed {
 		isChanged[c] = true
 	}
+
 	known := map[string]bool{} // leading directory -> blocks
 	var out []string
 	for _, c := range changed {
@@ -113,11 +140,13 @@ func (t *Tree) leadingNonDirs(changed []string) []string {
 					break // nothing below a missing directory
 				}
 			}
+
 			if blocks {
 				break
 			}
 		}
 	}
+
 	return out
 }
 

@@ -56,6 +56,7 @@ func discoverWithGit(ctx context.Context, r CommandRunner, dir string) (*Repo, e
 	if repo, ok := discoverWorkTree(ctx, r, dir); ok {
 		return reachable(repo)
 	}
+
 	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(),
 		Args: []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir"}})
 	if err != nil {
@@ -64,6 +65,7 @@ func discoverWithGit(ctx context.Context, r CommandRunner, dir string) (*Repo, e
 		}
 		return nil, err
 	}
+
 	lines := strings.Split(strings.TrimRight(string(res.Stdout), "\n"), "\n")
 	if len(lines) != 3 {
 		return nil, errs.Internal("unexpected rev-parse output %q", res.Stdout)
@@ -71,12 +73,14 @@ func discoverWithGit(ctx context.Context, r CommandRunner, dir string) (*Repo, e
 	if lines[0] == "true" {
 		return nil, errs.BareRepo(dir)
 	}
+
 	repo := newRepo(r, dir, lines[1], lines[2])
 	res, err = r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(), Args: []string{"rev-parse", "--show-toplevel"}})
 	if err != nil {
 		// Inside the .git directory itself: there is no working tree here.
 		return nil, errs.NotARepo(dir)
 	}
+
 	repo.Toplevel = strings.TrimRight(string(res.Stdout), "\n")
 	return reachable(repo)
 }
@@ -100,10 +104,12 @@ func discoverWorkTree(ctx context.Context, r CommandRunner, dir string) (*Repo, 
 	if err != nil {
 		return nil, false
 	}
+
 	lines := strings.Split(strings.TrimRight(string(res.Stdout), "\n"), "\n")
 	if len(lines) != 4 || lines[0] != "false" || lines[3] == "" {
 		return nil, false
 	}
+
 	repo := newRepo(r, dir, lines[1], lines[2])
 	repo.Toplevel = lines[3]
 	return repo, true
@@ -113,6 +119,7 @@ func discoverWorkTree(ctx context.Context, r CommandRunner, dir string) (*Repo, 
 // common (relative to dir when not absolute; symlinks resolved).
 func newRepo(r CommandRunner, dir, gitDir, common string) *Repo {
 	repo := &Repo{runner: r, GitDir: gitDir, tips: &tipsMemo{}}
+
 	if !filepath.IsAbs(common) {
 		// Relative to dir as git sees it: its path with symlinks resolved
 		// (a lexical join would take "../.." through a symlink wrong).
@@ -121,9 +128,11 @@ func newRepo(r CommandRunner, dir, gitDir, common string) *Repo {
 		}
 		common = filepath.Join(dir, common)
 	}
+
 	if resolved, err := filepath.EvalSymlinks(common); err == nil {
 		common = resolved
 	}
+
 	repo.CommonDir = filepath.Clean(common)
 	return repo
 }
@@ -246,12 +255,18 @@ func (t *Tree) Status(ctx context.Context) ([]StatusEntry, error) {
 	return t.status(ctx, "--untracked-files=all")
 }
 
+// status is the tree's status, submodules as --ignore-submodules=none
+// shows them; but no git looks inside one (see statusSubmodules).
 func (t *Tree) status(ctx context.Context, untracked string) ([]StatusEntry, error) {
-	out, err := t.query(ctx, "status", "--porcelain=v2", "-z", untracked, "--ignore-submodules=none")
+	out, err := t.query(ctx, "status", "--porcelain=v2", "-z", untracked, statusSubmodules)
 	if err != nil {
 		return nil, err
 	}
-	return ParseStatusV2(out)
+	st, err := ParseStatusV2(out)
+	if err != nil {
+		return nil, err
+	}
+	return t.withSubmoduleDirt(st, untracked != "--untracked-files=no", nil), nil
 }
 
 // HasTrackedChanges reports whether the tree has staged or unstaged changes
@@ -355,13 +370,16 @@ func (t *Tree) onlyOurs(p, ours string, isOurs func(string) bool) bool {
 		if err != nil {
 			return false
 		}
+
 		for _, e := range ents {
 			if !e.Type().IsRegular() || !isOurs(e.Name()) {
 				return false
 			}
 		}
+
 		return true
 	}
+
 	name, ok := strings.CutPrefix(p, ours+"/")
 	return ok && !strings.Contains(name, "/") && isOurs(name)
 }
@@ -459,10 +477,12 @@ func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
 	if refs, ok := r.refsFromFiles(prefix); ok {
 		return refs, nil
 	}
+
 	out, err := r.query(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)", "--", prefix)
 	if err != nil {
 		return nil, err
 	}
+
 	var refs []Ref
 	for _, line := range strings.Split(string(out), "\n") {
 		name, obj, ok := strings.Cut(line, "\x00")
@@ -470,6 +490,7 @@ func (r *Repo) ForEachRef(ctx context.Context, prefix string) ([]Ref, error) {
 			refs = append(refs, Ref{Name: name, Object: obj})
 		}
 	}
+
 	return refs, nil
 }
 
@@ -484,6 +505,7 @@ func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
 			return agencyEntries(all), nil
 		}
 	}
+
 	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.|^rerere\.enabled$|^core\.sparsecheckout$`)
 	if err != nil {
 		if ExitCode(err) == 1 {
@@ -491,6 +513,7 @@ func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
 		}
 		return nil, err
 	}
+
 	return ParseConfigZ(out), nil
 }
 
@@ -512,15 +535,18 @@ func Version(ctx context.Context, r CommandRunner) (string, error) {
 	if r == nil {
 		r = ExecRunner{}
 	}
+
 	res, err := r.Run(ctx, Cmd{Args: []string{"version"}, Env: CleanEnv(os.Environ())})
 	if err != nil {
 		return "", err
 	}
+
 	v := strings.TrimSpace(string(res.Stdout))
 	v = strings.TrimPrefix(v, "git version ")
 	if f := strings.Fields(v); len(f) > 0 {
 		v = f[0]
 	}
+
 	return v, nil
 }
 
@@ -538,6 +564,7 @@ func (r *Repo) Unreachable(ctx context.Context, commits []string) (map[string]bo
 	if len(commits) == 0 {
 		return out, nil
 	}
+
 	want := map[string]bool{}
 	args := []string{"rev-list"}
 	for _, c := range commits {
@@ -546,15 +573,18 @@ func (r *Repo) Unreachable(ctx context.Context, commits []string) (map[string]bo
 			args = append(args, c)
 		}
 	}
+
 	res, err := r.query(ctx, append(args, "--not", "--glob=refs/*")...)
 	if err != nil {
 		return nil, err
 	}
+
 	for _, line := range strings.Split(string(res), "\n") {
 		if want[line] {
 			out[line] = true
 		}
 	}
+
 	return out, nil
 }
 

@@ -65,6 +65,7 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Result, error) {
 	for _, kv := range c.Pin {
 		args = append(args, "-c", kv)
 	}
+
 	cmd := exec.CommandContext(ctx, "git", append(args, c.Args...)...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
@@ -79,12 +80,14 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Result, error) {
 	} else {
 		err = subproc.Run(cmd)
 	}
+
 	res := Result{Stdout: out.Bytes(), Stderr: errb.Bytes()}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		res.ExitCode = ee.ExitCode()
 		return res, &GitError{Args: c.Args, ExitCode: res.ExitCode, Stderr: string(res.Stderr)}
 	}
+
 	return res, err
 }
 

@@ -96,15 +96,18 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 			return snap, err
 		}
 	}
+
 	if req.Kept == nil {
 		if spliced, ok, err := t.snapshotSpliced(ctx, req); ok || err != nil {
 			return spliced, err
 		}
 	}
+
 	index, snap, dropExcluded, err := t.snapshotStart(ctx, req.Exclude)
 	if err != nil {
 		return nil, err
 	}
+
 	indexStamp := stampOf(index)
 	var tmp string
 	if k := req.Kept; k != nil {
@@ -118,19 +121,24 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		}
 		defer os.Remove(tmp)
 	}
+
 	env := []string{"GIT_INDEX_FILE=" + tmp}
 	out, err := t.exec(ctx, append(env, "GIT_OPTIONAL_LOCKS=0"), nil, snapshotStatusArgs(req)...)
 	if err != nil {
 		return nil, err
 	}
+
 	entries, err := ParseStatusV2(out)
 	if err != nil {
 		return nil, err
 	}
+
 	list, staged, listedExcluded := snapshotPaths(req, entries, snap, t)
+
 	if len(snap.Denied) > 0 {
 		return snap, nil
 	}
+
 	if dropExcluded || listedExcluded {
 		args := []string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}
 		for _, e := range req.Exclude {
@@ -140,6 +148,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 			return nil, err
 		}
 	}
+
 	if len(list) > 0 {
 		var stage []byte
 		for _, e := range list {
@@ -149,14 +158,17 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 			return nil, err
 		}
 	}
+
 	out, err = t.runEnv(ctx, env, nil, privateIndex("write-tree")...)
 	if err != nil {
 		return nil, err
 	}
+
 	snap.Tree = strings.TrimSpace(string(out))
 	if k := req.Kept; k != nil {
 		k.derived(index, indexStamp, snap, staged)
 	}
+
 	return snap, nil
 }
 
@@ -190,15 +202,18 @@ func snapshotPaths(req SnapshotRequest, entries []StatusEntry, snap *Snapshot, t
 	listedExcluded := false
 	for _, e := range entries {
 		p := strings.TrimSuffix(e.Path, "/")
+
 		if e.Kind == StatusIgnored {
 			continue
 		}
+
 		if excluded(p, req.Exclude) {
 			if e.Kind != StatusUntracked {
 				listedExcluded = true
 			}
 			continue
 		}
+
 		if e.NotInHead && Denied(p, req.Denylist) {
 			// Staged (or intent-to-add) but never committed: its current
 			// content is as secret as an untracked file's, and staging it
@@ -206,28 +221,35 @@ func snapshotPaths(req SnapshotRequest, entries []StatusEntry, snap *Snapshot, t
 			snap.Denied = append(snap.Denied, p)
 			continue
 		}
+
 		if e.Kind == StatusUntracked {
 			if !req.IncludeUntracked {
 				continue
 			}
+
 			if strings.HasSuffix(e.Path, "/") {
 				// With --untracked-files=all only a nested repository is
 				// listed as a directory.
 				snap.Nested = append(snap.Nested, p)
 				continue
 			}
+
 			if t.LeavesOut(req, p) {
 				snap.LeftOut = append(snap.LeftOut, p)
 				continue
 			}
+
 			if Denied(p, req.Denylist) {
 				snap.Denied = append(snap.Denied, p)
 				continue
 			}
+
 			staged[p] = true
 		}
+
 		list = append(list, e)
 	}
+
 	return list, staged, listedExcluded
 }
 
@@ -247,6 +269,7 @@ func (t *Tree) snapshotSpliced(ctx context.Context, req SnapshotRequest) (*Snaps
 	if !ok || err != nil {
 		return nil, false, err
 	}
+
 	snap := &Snapshot{Head: head}
 	list, _, listedExcluded := snapshotPaths(req, entries, snap, t)
 	if len(snap.Denied) > 0 {
@@ -255,10 +278,12 @@ func (t *Tree) snapshotSpliced(ctx context.Context, req SnapshotRequest) (*Snaps
 	if listedExcluded || len(list) > maxChanged {
 		return nil, false, nil
 	}
+
 	changes, old, rehash, ok := splicePlan(list)
 	if !ok {
 		return nil, false, nil
 	}
+
 	// HEAD's trees along the listed paths (and at the excluded paths,
 	// which HEAD must not have) are read while the files are staged.
 	treesCh := make(chan *baseTrees, 1)
@@ -267,25 +292,31 @@ func (t *Tree) snapshotSpliced(ctx context.Context, req SnapshotRequest) (*Snaps
 	if len(rehash) > 0 {
 		staged, err = t.stageSmall(ctx, filepath.Dir(index), old, rehash, len(head)/2)
 	}
+
 	bt := <-treesCh
 	if err != nil || bt == nil {
 		return nil, false, nil
 	}
+
 	snap.HeadTree = bt.root
+
 	if !onlyFiles(staged) {
 		return nil, false, nil
 	}
 	for p, e := range staged {
 		changes[p] = e
 	}
+
 	if len(changes) == 0 {
 		snap.Tree = snap.HeadTree
 		return snap, true, nil
 	}
+
 	root, err := t.spliceTrees(ctx, bt.trees, changes, len(head)/2)
 	if err != nil {
 		return nil, false, nil
 	}
+
 	snap.Tree = root
 	return snap, true, nil
 }
@@ -298,11 +329,13 @@ func (t *Tree) splicedStatus(ctx context.Context, req SnapshotRequest) (string, 
 	if err != nil {
 		return "", "", nil, false, err
 	}
+
 	before := stampOf(index)
 	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, nil, append(snapshotStatusArgs(req), "--branch")...)
 	if err != nil {
 		return "", "", nil, false, err
 	}
+
 	head := statusHead(out)
 	if head == "" || before == (stamp{}) {
 		return "", "", nil, false, nil
@@ -310,6 +343,7 @@ func (t *Tree) splicedStatus(ctx context.Context, req SnapshotRequest) (string, 
 	if plain, links := indexPlain(index, len(head)/2); !plain || links || stampOf(index) != before {
 		return "", "", nil, false, nil
 	}
+
 	entries, err := ParseStatusV2(out)
 	return index, head, entries, err == nil, err
 }
@@ -322,19 +356,23 @@ func (t *Tree) headTreesFor(ctx context.Context, head string, list []StatusEntry
 	for _, e := range list {
 		paths = append(paths, e.Path)
 	}
+
 	dirs := ancestors(paths)
 	for _, e := range exclude {
 		dirs = append(dirs, strings.Trim(e, "/"))
 	}
+
 	bt, err := t.readTrees(ctx, head, dirs)
 	if err != nil || bt.head != head || bt.root == "" {
 		return nil
 	}
+
 	for _, e := range exclude {
 		if _, inHead := bt.trees[strings.Trim(e, "/")]; inHead {
 			return nil
 		}
 	}
+
 	return bt
 }
 
@@ -360,11 +398,13 @@ func splicePlan(list []StatusEntry) (changes map[string]*TreeEntry, old map[stri
 		case e.Kind != StatusChanged && e.Kind != StatusUntracked:
 			return nil, nil, nil, false
 		}
+
 		if !seen[p] { // deleted from the index and untracked: listed twice
 			seen[p] = true
 			rehash = append(rehash, p)
 		}
 	}
+
 	return changes, old, rehash, true
 }
 
@@ -401,10 +441,12 @@ func (t *Tree) snapshotStart(ctx context.Context, exclude []string) (string, *Sn
 	for _, p := range exclude {
 		in.WriteString("HEAD:" + strings.Trim(p, "/") + "\n")
 	}
+
 	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in.String()), "cat-file", "--batch-check=%(objectname) %(objecttype)")
 	if err != nil {
 		return "", nil, false, err
 	}
+
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	found := func(i int) (string, bool) {
 		if i >= len(lines) {
@@ -423,10 +465,12 @@ func (t *Tree) snapshotStart(ctx context.Context, exclude []string) (string, *Sn
 			}
 		}
 	}
+
 	index, err := t.indexPath(ctx)
 	if err != nil {
 		return "", nil, false, err
 	}
+
 	return index, snap, dropExcluded, nil
 }
 
@@ -447,14 +491,17 @@ func (t *Tree) indexPath(ctx context.Context) (string, error) {
 			}
 		}
 	}
+
 	out, err := t.query(ctx, "rev-parse", "--git-path", "index")
 	if err != nil {
 		return "", err
 	}
+
 	index := strings.TrimRight(string(out), "\n")
 	if !filepath.IsAbs(index) {
 		index = filepath.Join(t.Path, index)
 	}
+
 	return index, nil
 }
 
@@ -484,9 +531,11 @@ func copyIndex(index, dst string) (string, error) {
 	} else {
 		f, err = os.CreateTemp(filepath.Dir(index), SnapshotIndexPrefix+strconv.Itoa(os.Getpid())+"-*")
 	}
+
 	if err != nil {
 		return "", err
 	}
+
 	name := f.Name()
 	src, err := os.Open(index)
 	if err != nil {
@@ -498,23 +547,28 @@ func copyIndex(index, dst string) (string, error) {
 		return "", err
 	}
 	defer src.Close()
+
 	if _, err := io.Copy(f, src); err != nil {
 		f.Close()
 		os.Remove(name)
 		return "", err
 	}
+
 	if err := f.Close(); err != nil {
 		os.Remove(name)
 		return "", err
 	}
+
 	fi, err := src.Stat()
 	if err == nil {
 		err = os.Chtimes(name, fi.ModTime(), fi.ModTime())
 	}
+
 	if err != nil {
 		os.Remove(name)
 		return "", err
 	}
+
 	return name, nil
 }
 

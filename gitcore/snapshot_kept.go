@@ -121,14 +121,17 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 	if snap, ok := t.snapshotTracked(ctx, req, k); ok {
 		return snap, true, nil
 	}
+
 	changed := map[string]bool{}
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-renames",
 		"--untracked-files=all", "--ignored=matching", SnapshotSubmodules, "--"}
+
 	// What the tracked path spliced since, the kept index stages now.
 	all := append([]string(nil), req.Changed...)
 	for p := range k.pending {
 		all = append(all, p)
 	}
+
 	for _, p := range all {
 		p = strings.Trim(filepath.ToSlash(p), "/")
 		if p == "" || changed[p] || excluded(p, req.Exclude) {
@@ -140,12 +143,15 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 		if fi, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(p))); err == nil && fi.IsDir() {
 			return nil, false, nil // a new directory: events inside it may be lost
 		}
+
 		changed[p] = true
 		args = append(args, ":(literal)"+p)
 	}
+
 	if len(changed) == 0 {
 		return nil, false, nil
 	}
+
 	// The worktree's own index, as the full path's copy of it would be.
 	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, nil, args...)
 	if err != nil {
@@ -154,10 +160,12 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 	if head := statusHead(out); head != k.head {
 		return nil, false, nil
 	}
+
 	entries, err := ParseStatusV2(out)
 	if err != nil {
 		return nil, false, nil
 	}
+
 	listed := map[string]StatusEntry{}
 	var dirs []StatusEntry // ignored or untracked directories, "dir/"
 	for _, e := range entries {
@@ -167,6 +175,7 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 		}
 		listed[e.Path] = e
 	}
+
 	inDir := func(p string, kind StatusKind) bool {
 		for _, d := range dirs {
 			if d.Kind == kind && strings.HasPrefix(p, d.Path) {
@@ -175,6 +184,7 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 		}
 		return false
 	}
+
 	// Every path to decide: the changed ones, what the status found under
 	// them, and the untracked files staged earlier under a path that is gone.
 	decide := map[string]bool{}
@@ -188,13 +198,16 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 			}
 		}
 	}
+
 	for p := range listed {
 		decide[p] = true
 	}
+
 	paths := make([]string, 0, len(decide))
 	for p := range decide {
 		paths = append(paths, p)
 	}
+
 	sort.Strings(paths)
 
 	snap := &Snapshot{Head: k.head, HeadTree: k.headTree, Incremental: true}
@@ -203,10 +216,12 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 	for u := range k.staged {
 		staged[u] = true
 	}
+
 	for _, p := range paths {
 		if excluded(p, req.Exclude) {
 			continue
 		}
+
 		e, ok := listed[p]
 		switch {
 		case ok && e.Kind == StatusIgnored, !ok && inDir(p, StatusIgnored):
@@ -220,6 +235,7 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 			if !req.IncludeUntracked {
 				continue
 			}
+
 			if t.LeavesOut(req, p) {
 				snap.LeftOut = append(snap.LeftOut, p)
 				if staged[p] {
@@ -228,9 +244,11 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 				}
 				continue
 			}
+
 			if Denied(p, req.Denylist) {
 				return nil, false, nil // the full path reports it
 			}
+
 			staged[p] = true
 			stage = append(append(stage, p...), 0)
 		case ok && e.NotInHead && Denied(p, req.Denylist):
@@ -258,7 +276,9 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 			drop = append(append(drop, p...), 0)
 		}
 	}
+
 	env := []string{"GIT_INDEX_FILE=" + k.path}
+
 	// From here on the kept index changes: a failure leaves it unusable.
 	k.ok = false
 	if len(stage) > 0 {
@@ -266,15 +286,18 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 			return nil, false, nil
 		}
 	}
+
 	if len(drop) > 0 {
 		if _, err := t.runEnv(ctx, env, drop, privateIndex("update-index", "--force-remove", "-z", "--stdin")...); err != nil {
 			return nil, false, nil
 		}
 	}
+
 	out, err = t.runEnv(ctx, env, nil, privateIndex("write-tree")...)
 	if err != nil {
 		return nil, false, nil
 	}
+
 	snap.Tree = strings.TrimSpace(string(out))
 	k.self, k.staged, k.ok = stampOf(k.path), staged, true
 	k.tree, k.pending = snap.Tree, nil
@@ -296,22 +319,27 @@ func (t *Tree) snapshotTracked(ctx context.Context, req SnapshotRequest, k *Kept
 	if !k.plain || k.tree == "" {
 		return nil, false
 	}
+
 	paths, ok := t.trackedCandidates(req, k)
 	if !ok {
 		return nil, false
 	}
+
 	bt, err := t.readTrees(ctx, k.tree, ancestors(paths))
 	if err != nil || bt.head != k.head {
 		return nil, false
 	}
+
 	old, ok := filesIn(bt.trees, paths)
 	if !ok {
 		return nil, false
 	}
+
 	staged, err := t.stageSmall(ctx, filepath.Dir(k.indexPath), old, paths, len(k.tree)/2)
 	if err != nil || !onlyFiles(staged) {
 		return nil, false
 	}
+
 	root, err := t.spliceTrees(ctx, bt.trees, staged, len(k.tree)/2)
 	if err != nil {
 		return nil, false
@@ -322,6 +350,7 @@ func (t *Tree) snapshotTracked(ctx context.Context, req SnapshotRequest, k *Kept
 	for _, p := range paths {
 		k.pending[p] = true
 	}
+
 	k.tree = root
 	return &Snapshot{Head: k.head, HeadTree: k.headTree, Tree: root, Incremental: true}, true
 }
@@ -338,6 +367,7 @@ func (t *Tree) trackedCandidates(req SnapshotRequest, k *KeptIndex) ([]string, b
 		if p == "" || seen[p] || excluded(p, req.Exclude) {
 			continue
 		}
+
 		seen[p] = true
 		if strings.Contains(p, "\n") || p == ".gitignore" || strings.HasSuffix(p, "/.gitignore") || k.staged[p] || Denied(p, req.Denylist) {
 			return nil, false
@@ -345,8 +375,10 @@ func (t *Tree) trackedCandidates(req SnapshotRequest, k *KeptIndex) ([]string, b
 		if fi, err := os.Lstat(filepath.Join(t.Path, filepath.FromSlash(p))); err == nil && fi.IsDir() {
 			return nil, false
 		}
+
 		paths = append(paths, p)
 	}
+
 	return paths, len(paths) > 0
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-agency/git-agency/internal/testrepo"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -26,13 +28,7 @@ func git(t *testing.T, dir string, args ...string) string {
 
 func write(t *testing.T, dir, name, content string) {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testrepo.Write(t, dir, name, content)
 }
 
 func snapRepo(t *testing.T) (*Repo, string) {

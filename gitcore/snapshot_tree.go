@@ -70,16 +70,19 @@ func (t *Tree) readTrees(ctx context.Context, base string, dirs []string) (*base
 		if strings.ContainsAny(d, "\n") {
 			return nil, fmt.Errorf("path with a newline: %q", d)
 		}
+
 		if d == "" {
 			in.WriteString(base + "^{tree}\n")
 		} else {
 			in.WriteString(base + ":" + d + "\n")
 		}
 	}
+
 	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in.String()), "cat-file", "--batch")
 	if err != nil {
 		return nil, err
 	}
+
 	r := bufio.NewReader(bytes.NewReader(out))
 	oidLen := len(base) / 2
 	bt := &baseTrees{trees: map[string][]namedEntry{}}
@@ -96,14 +99,17 @@ func (t *Tree) readTrees(ctx context.Context, base string, dirs []string) (*base
 		case dirs[i] == "":
 			bt.root = oid
 		}
+
 		if kind != "tree" {
 			bt.trees[dirs[i]] = nil
 			continue
 		}
+
 		if bt.trees[dirs[i]], err = parseTree(body, oidLen); err != nil {
 			return nil, err
 		}
 	}
+
 	return bt, nil
 }
 
@@ -114,6 +120,7 @@ func readBatchObject(r *bufio.Reader) (string, string, []byte, error) {
 	if err != nil {
 		return "", "", nil, fmt.Errorf("cat-file: short output")
 	}
+
 	f := strings.Fields(line)
 	if len(f) == 2 && f[1] == "missing" {
 		return "", "missing", nil, nil
@@ -121,14 +128,17 @@ func readBatchObject(r *bufio.Reader) (string, string, []byte, error) {
 	if len(f) != 3 {
 		return "", "", nil, fmt.Errorf("cat-file: %q", line)
 	}
+
 	size, err := strconv.Atoi(f[2])
 	if err != nil {
 		return "", "", nil, fmt.Errorf("cat-file: %q", line)
 	}
+
 	body := make([]byte, size+1) // and the newline after it
 	if _, err := io.ReadFull(r, body); err != nil {
 		return "", "", nil, fmt.Errorf("cat-file: short object")
 	}
+
 	return f[0], f[1], body[:size], nil
 }
 
@@ -141,10 +151,12 @@ func parseTree(b []byte, oidLen int) ([]namedEntry, error) {
 		if sp < 0 || nul < sp || nul+1+oidLen > len(b) {
 			return nil, fmt.Errorf("malformed tree")
 		}
+
 		out = append(out, namedEntry{name: string(b[sp+1 : nul]),
 			TreeEntry: TreeEntry{Mode: string(b[:sp]), OID: hex.EncodeToString(b[nul+1 : nul+1+oidLen])}})
 		b = b[nul+1+oidLen:]
 	}
+
 	return out, nil
 }
 
@@ -159,6 +171,7 @@ func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEn
 	if err != nil {
 		return nil, err
 	}
+
 	tmp := f.Name()
 	f.Close()
 	os.Remove(tmp) // git starts from an empty index; the name stays ours
@@ -170,27 +183,32 @@ func (t *Tree) stageSmall(ctx context.Context, dir string, old map[string]TreeEn
 			args = append(args, "--cacheinfo", e.Mode+","+e.OID+","+p)
 		}
 	}
+
 	args = append(args, "--")
 	args = append(args, paths...)
 	if _, err := t.runEnv(ctx, env, nil, args...); err != nil {
 		return nil, err
 	}
+
 	staged := make(map[string]*TreeEntry, len(paths))
 	for _, p := range paths {
 		staged[p] = nil
 	}
+
 	// The private index is read here rather than by `git ls-files`: one
 	// process less on every checkpoint's way.
 	ents, ok := readSmallIndex(tmp, oidLen)
 	if !ok {
 		return t.stagedByLsFiles(ctx, env, staged)
 	}
+
 	for p, e := range ents {
 		if _, want := staged[p]; !want {
 			return nil, fmt.Errorf("index: unexpected path %q", p)
 		}
 		staged[p] = &TreeEntry{Mode: e.Mode, OID: e.OID}
 	}
+
 	return staged, nil
 }
 
@@ -202,10 +220,12 @@ func (t *Tree) stagedByLsFiles(ctx context.Context, env []string, staged map[str
 	if err != nil {
 		return nil, err
 	}
+
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if rec == "" {
 			continue
 		}
+
 		meta, p, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 3 || f[2] != "0" {
@@ -214,12 +234,15 @@ func (t *Tree) stagedByLsFiles(ctx context.Context, env []string, staged map[str
 		if _, want := staged[p]; !want {
 			return nil, fmt.Errorf("ls-files: unexpected path %q", p)
 		}
+
 		mode := f[0]
 		if mode == "040000" {
 			mode = "40000"
 		}
+
 		staged[p] = &TreeEntry{Mode: mode, OID: f[1]}
 	}
+
 	return staged, nil
 }
 
@@ -231,10 +254,12 @@ func readSmallIndex(p string, oidLen int) (map[string]TreeEntry, bool) {
 	if err != nil {
 		return nil, false
 	}
+
 	it, ok := index.Entries(data, oidLen)
 	if !ok {
 		return nil, false
 	}
+
 	ents := map[string]TreeEntry{}
 	for it.Next() {
 		e := it.Entry()
@@ -243,6 +268,7 @@ func readSmallIndex(p string, oidLen int) (map[string]TreeEntry, bool) {
 		}
 		ents[string(e.Path)] = TreeEntry{Mode: strconv.FormatUint(uint64(e.Mode), 8), OID: hex.EncodeToString(e.OID)}
 	}
+
 	_, ok = it.Extensions()
 	return ents, ok
 }
@@ -281,9 +307,11 @@ func (t *Tree) spliceTrees(ctx context.Context, trees map[string][]namedEntry, c
 		paths = append(paths, p)
 		setEntry(byDir, p, e)
 	}
+
 	var batch bytes.Buffer
 	var want []string
 	root := ""
+
 	// Every directory above a change, whether base has it or not (a file
 	// turned directory: it starts empty), deepest first: a directory's
 	// subtrees are written before it.
@@ -292,6 +320,7 @@ func (t *Tree) spliceTrees(ctx context.Context, trees map[string][]namedEntry, c
 		for _, e := range trees[d] {
 			ents[e.name] = e.TreeEntry
 		}
+
 		for name, e := range byDir[d] {
 			if e == nil {
 				delete(ents, name)
@@ -299,26 +328,33 @@ func (t *Tree) spliceTrees(ctx context.Context, trees map[string][]namedEntry, c
 				ents[name] = *e
 			}
 		}
+
 		if len(ents) == 0 && d != "" {
 			setEntry(byDir, d, nil)
 			continue
 		}
+
 		id := treeID(ents, oidLen)
+
 		for _, name := range sortedTreeNames(ents) {
 			e := ents[name]
 			fmt.Fprintf(&batch, "%s %s %s\t%s\x00", e.Mode, objectType(e.Mode), e.OID, name)
 		}
+
 		batch.WriteByte(0)
 		want = append(want, id)
+
 		if d == "" {
 			root = id
 		} else {
 			setEntry(byDir, d, &TreeEntry{Mode: "40000", OID: id})
 		}
 	}
+
 	if root == "" {
 		return "", fmt.Errorf("the snapshot would be empty")
 	}
+
 	return root, t.mktree(ctx, batch.Bytes(), want)
 }
 
@@ -329,15 +365,18 @@ func (t *Tree) mktree(ctx context.Context, batch []byte, want []string) error {
 	if err != nil {
 		return err
 	}
+
 	got := strings.Fields(string(out))
 	if len(got) != len(want) {
 		return fmt.Errorf("mktree wrote %d trees, want %d", len(got), len(want))
 	}
+
 	for i := range got {
 		if got[i] != want[i] {
 			return fmt.Errorf("mktree wrote %s, want %s", got[i], want[i])
 		}
 	}
+
 	return nil
 }
 
@@ -369,10 +408,12 @@ func setEntry(byDir map[string]map[string]*TreeEntry, p string, e *TreeEntry) {
 	if byDir[parent] == nil {
 		byDir[parent] = map[string]*TreeEntry{}
 	}
+
 	name := path.Base(p)
 	if prev := byDir[parent][name]; e == nil && prev != nil && !prev.isTree() {
 		return
 	}
+
 	byDir[parent][name] = e
 }
 
@@ -393,6 +434,7 @@ func sortedTreeNames(ents map[string]TreeEntry) []string {
 	for n := range ents {
 		names = append(names, n)
 	}
+
 	key := func(n string) string {
 		if ents[n].isTree() {
 			return n + "/"
@@ -412,12 +454,14 @@ func treeID(ents map[string]TreeEntry, oidLen int) string {
 		body.WriteString(e.Mode + " " + name + "\x00")
 		body.Write(raw)
 	}
+
 	var h hash.Hash
 	if oidLen == sha256.Size {
 		h = sha256.New()
 	} else {
 		h = sha1.New()
 	}
+
 	fmt.Fprintf(h, "tree %d\x00", body.Len())
 	h.Write(body.Bytes())
 	return hex.EncodeToString(h.Sum(nil))

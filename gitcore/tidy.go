@@ -60,23 +60,28 @@ func (r *Repo) AdminWorktrees() ([]AdminWorktree, error) {
 		}
 		return nil, err
 	}
+
 	var out []AdminWorktree
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
+
 		dir := filepath.Join(root, e.Name())
 		b, err := os.ReadFile(filepath.Join(dir, "gitdir"))
 		if err != nil {
 			continue
 		}
+
 		gitfile := strings.TrimSpace(string(b))
 		w := AdminWorktree{AdminDir: dir, Path: filepath.Dir(gitfile)}
 		if _, err := os.Stat(filepath.Join(dir, "locked")); err == nil {
 			w.Locked = true
 		}
+
 		out = append(out, w)
 	}
+
 	return out, nil
 }
 
@@ -98,6 +103,7 @@ func (r *Repo) GitlinkChanges(ctx context.Context, from, to string) ([]Gitlink, 
 	if err != nil {
 		return nil, err
 	}
+
 	// -z --raw: ":<old mode> <new mode> <old sha> <new sha> <status>\0<path>\0"
 	f := splitZ(out)
 	var links []Gitlink
@@ -107,6 +113,7 @@ func (r *Repo) GitlinkChanges(ctx context.Context, from, to string) ([]Gitlink, 
 			links = append(links, Gitlink{Path: f[i+1], Commit: meta[3]})
 		}
 	}
+
 	return links, nil
 }
 
@@ -117,6 +124,7 @@ func (r *Repo) SubmodulePaths(ctx context.Context, dir string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
+
 	// "<mode> <sha> <stage>\t<path>\0"
 	var paths []string
 	for _, e := range splitZ(out) {
@@ -124,6 +132,7 @@ func (r *Repo) SubmodulePaths(ctx context.Context, dir string) ([]string, error)
 			paths = append(paths, path)
 		}
 	}
+
 	return paths, nil
 }
 
@@ -151,19 +160,8 @@ func (r *Repo) SubmoduleHas(ctx context.Context, dir, commit string) bool {
 	return err == nil
 }
 
-// SubmodulePublished reports whether, in the submodule checked out at dir,
-// commit is on a remote-tracking branch: it was pushed (or fetched), so it
-// outlives this clone.
-func (r *Repo) SubmodulePublished(ctx context.Context, dir, commit string) bool {
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		return false
-	}
-	out, err := r.Tree(dir).query(ctx, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/")
-	return err == nil && strings.TrimSpace(string(out)) != ""
-}
-
-// DirtySubmodules lists, from a status taken with --ignore-submodules=none
-// (Tree.Status), the submodules with changed or untracked files inside
+// DirtySubmodules lists, from a status of the tree (Tree.Status: as
+// --ignore-submodules=none would show them), the submodules with changed or untracked files inside
 // them: work no snapshot of the superproject can hold (it records only the
 // commit checked out in a submodule), that goes with the tree.
 func DirtySubmodules(st []StatusEntry) []string {

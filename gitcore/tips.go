@@ -17,6 +17,7 @@ func (r *Repo) RefTips(ctx context.Context, refs ...string) (map[string]string, 
 	if len(refs) == 0 {
 		return tips, nil
 	}
+
 	key := strings.Join(refs, "\x00")
 	stamps, keep := r.refStamps(refs)
 	if keep {
@@ -27,23 +28,28 @@ func (r *Repo) RefTips(ctx context.Context, refs ...string) (map[string]string, 
 			return tips, nil
 		}
 	}
+
 	want := map[string]bool{}
 	for _, ref := range refs {
 		want[ref] = true
 	}
+
 	out, err := r.query(ctx, append([]string{"for-each-ref", "--format=%(refname)%00%(objectname)", "--"}, refs...)...)
 	if err != nil {
 		return nil, err
 	}
+
 	for _, line := range strings.Split(string(out), "\n") {
 		name, obj, ok := strings.Cut(line, "\x00")
 		if ok && want[name] {
 			tips[name] = obj
 		}
 	}
+
 	if keep {
 		r.tips.store(key, stamps, tips)
 	}
+
 	return tips, nil
 }
 
@@ -55,6 +61,7 @@ func IndexStamp(tree string) string {
 	if err != nil {
 		return ""
 	}
+
 	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
 	if !ok {
 		return ""
@@ -62,9 +69,11 @@ func IndexStamp(tree string) string {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(tree, dir)
 	}
+
 	fi, err := os.Stat(filepath.Join(dir, "index"))
 	if err != nil {
 		return ""
 	}
+
 	return fmt.Sprintf("%d.%d", fi.Size(), fi.ModTime().UnixNano())
 }

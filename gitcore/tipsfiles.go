@@ -22,5 +22,6 @@ func (r *Repo) RefTipsFromFiles(refs ...string) (map[string]string, bool) {
 			tips[ref] = id
 		}
 	}
+
 	return tips, true
 }

@@ -36,16 +36,20 @@ func (m *tipsMemo) lookup(key string, stamps []filestamp.Stamp) (map[string]stri
 	if m == nil {
 		return nil, false
 	}
+
 	m.mu.Lock()
 	defer m.mu.Unlock()
+
 	if m.tips == nil || m.key != key || len(m.stamps) != len(stamps) {
 		return nil, false
 	}
+
 	for i := range stamps {
 		if stamps[i] != m.stamps[i] {
 			return nil, false
 		}
 	}
+
 	return m.tips, true
 }
 
@@ -53,10 +57,12 @@ func (m *tipsMemo) store(key string, stamps []filestamp.Stamp, tips map[string]s
 	if m == nil {
 		return
 	}
+
 	now := time.Now
 	if m.now != nil {
 		now = m.now
 	}
+
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.key, m.stamps, m.tips = "", nil, nil
@@ -65,10 +71,12 @@ func (m *tipsMemo) store(key string, stamps []filestamp.Stamp, tips map[string]s
 			return
 		}
 	}
+
 	kept := make(map[string]string, len(tips))
 	for k, v := range tips {
 		kept[k] = v
 	}
+
 	m.key, m.stamps, m.tips = key, stamps, kept
 }
 
@@ -82,16 +90,19 @@ func (r *Repo) refStamps(refs []string) (stamps []filestamp.Stamp, keep bool) {
 	if _, err := os.Lstat(filepath.Join(r.CommonDir, "reftable")); !os.IsNotExist(err) {
 		return nil, false
 	}
+
 	stamps = make([]filestamp.Stamp, 0, len(refs)+1)
 	for _, ref := range refs {
 		if !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
 			return nil, false
 		}
+
 		path := filepath.Join(r.CommonDir, filepath.FromSlash(ref))
 		st, symlink, err := filestamp.Lstat(path)
 		if err != nil || symlink {
 			return nil, false
 		}
+
 		if st.Exists && st.Size < 64 {
 			// A loose ref is "<object id>\n" (41 or 65 bytes); a
 			// symbolic one says "ref: ".
@@ -99,11 +110,14 @@ func (r *Repo) refStamps(refs []string) (stamps []filestamp.Stamp, keep bool) {
 				return nil, false
 			}
 		}
+
 		stamps = append(stamps, st)
 	}
+
 	st, symlink, err := filestamp.Lstat(filepath.Join(r.CommonDir, "packed-refs"))
 	if err != nil || symlink {
 		return nil, false
 	}
+
 	return append(stamps, st), true
 }

@@ -36,10 +36,12 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 	if head == "" || (oidLen != 20 && oidLen != 32) {
 		return false
 	}
+
 	gitDir, ok := repofiles.WorktreeGitDir(t.Path)
 	if !ok || t.headCommit(gitDir) != head {
 		return false
 	}
+
 	f, ok := index.Map(filepath.Join(gitDir, "index"))
 	if !ok {
 		return false
@@ -49,6 +51,7 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 	if !ok || hex.EncodeToString(idx.cacheTree) != headTree {
 		return false
 	}
+
 	doubt, ok := t.statEntries(idx.entries, racyRuleFor(gitDir, f))
 	if !ok {
 		return false
@@ -56,10 +59,13 @@ func (t *Tree) TrackedUnchanged(ctx context.Context, head, headTree string) bool
 	if len(doubt) == 0 {
 		return true
 	}
+
 	proof := beginRacyProof(gitDir, f.Stamp)
+
 	if !idx.attributes {
 		doubt = t.settleAsIs(gitDir, oidLen, doubt)
 	}
+
 	same := t.sameContent(ctx, doubt)
 	proof.end(same)
 	return same
@@ -100,6 +106,7 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 	if !ok {
 		return out, false
 	}
+
 	out.entries = make([]statEntry, 0, min(it.Count(), uint32(len(data)/62)))
 	for it.Next() {
 		e := it.Entry()
@@ -107,16 +114,19 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 		if bytes.HasSuffix(name, []byte(".gitattributes")) && (len(name) == 14 || name[len(name)-15] == '/') {
 			out.attributes = true
 		}
+
 		keep, ok := entryLooked(e)
 		if !ok {
 			return out, false
 		}
+
 		if keep {
 			out.entries = append(out.entries, statEntry{path: string(name), oid: e.OID, mode: e.Mode,
 				ctime: e.CtimeSec, ctimeN: e.CtimeNsec, mtime: e.MtimeSec, mtim: e.MtimeNsec,
 				ino: e.Ino, uid: e.UID, gid: e.GID, size: e.Size})
 		}
 	}
+
 	exts, ok := it.Extensions()
 	for _, x := range exts {
 		switch {
@@ -128,6 +138,7 @@ func parseIndexStat(data []byte, oidLen int) (indexStat, bool) {
 			return out, false // a split index's "link", …
 		}
 	}
+
 	return out, ok
 }
 
@@ -152,14 +163,17 @@ func cacheTreeRoot(b []byte, oidLen int) []byte {
 	if len(b) == 0 || b[0] != 0 {
 		return nil
 	}
+
 	nl := bytes.IndexByte(b, '\n')
 	if nl < 0 {
 		return nil
 	}
+
 	count, _, _ := strings.Cut(string(b[1:nl]), " ")
 	if n, err := strconv.Atoi(count); err != nil || n < 0 || nl+1+oidLen > len(b) {
 		return nil
 	}
+
 	return b[nl+1 : nl+1+oidLen]
 }
 
@@ -188,6 +202,7 @@ func (t *Tree) statEntries(entries []statEntry, racy racyRule) ([]statEntry, boo
 			mu.Unlock()
 		}()
 	}
+
 	wg.Wait()
 	return doubt, !bad && len(doubt) <= maxHashed
 }
@@ -210,6 +225,7 @@ func (t *Tree) statPart(part []statEntry, racy racyRule) ([]statEntry, bool) {
 		if !dirs.allReal(dir) {
 			return nil, false
 		}
+
 		same, ok := st.match(dir, name, e)
 		if !ok {
 			return nil, false
@@ -218,6 +234,7 @@ func (t *Tree) statPart(part []statEntry, racy racyRule) ([]statEntry, bool) {
 			mine = append(mine, e)
 		}
 	}
+
 	return mine, true
 }
 
@@ -242,11 +259,13 @@ func (d leadingDirs) allReal(dir string) bool {
 	if v, seen := d.real[dir]; seen {
 		return v
 	}
+
 	v := d.allReal(path.Dir(dir))
 	if v {
 		fi, err := os.Lstat(filepath.Join(d.root, filepath.FromSlash(dir)))
 		v = err == nil && fi.IsDir()
 	}
+
 	d.real[dir] = v
 	return v
 }
@@ -258,6 +277,7 @@ func (t *Tree) sameContent(ctx context.Context, entries []statEntry) bool {
 	if len(entries) == 0 {
 		return true
 	}
+
 	var in strings.Builder
 	for _, e := range entries {
 		if strings.ContainsAny(e.path, "\n\"") {
@@ -265,18 +285,22 @@ func (t *Tree) sameContent(ctx context.Context, entries []statEntry) bool {
 		}
 		in.WriteString(e.path + "\n")
 	}
+
 	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in.String()), "hash-object", "--stdin-paths")
 	if err != nil {
 		return false
 	}
+
 	ids := strings.Fields(string(out))
 	if len(ids) != len(entries) {
 		return false
 	}
+
 	for i, e := range entries {
 		if ids[i] != hex.EncodeToString(e.oid) {
 			return false
 		}
 	}
+
 	return true
 }

@@ -35,6 +35,7 @@ func (t *Tree) settleAsIs(gitDir string, oidLen int, doubt []statEntry) []statEn
 	if len(doubt) == 0 || t.attributesMayApply(gitDir) {
 		return doubt
 	}
+
 	seen := map[string]bool{}
 	var left []statEntry
 	for _, e := range doubt {
@@ -47,10 +48,12 @@ func (t *Tree) settleAsIs(gitDir string, oidLen int, doubt []statEntry) []statEn
 				break
 			}
 		}
+
 		if e.mode&0o170000 != 0o100000 || e.size > maxAsIs || !blobIs(filepath.Join(t.Path, filepath.FromSlash(e.path)), oidLen, e.oid) {
 			left = append(left, e)
 		}
 	}
+
 	return left
 }
 
@@ -63,10 +66,12 @@ func (t *Tree) attributesMayApply(gitDir string) bool {
 	if _, set := os.LookupEnv("GIT_ATTR_SOURCE"); set {
 		return true
 	}
+
 	common, ok := repofiles.CommonDirOf(gitDir)
 	if !ok {
 		return true
 	}
+
 	cfg, ok := configfile.Files(gitDir, common)
 	if !ok {
 		return true
@@ -74,12 +79,14 @@ func (t *Tree) attributesMayApply(gitDir string) bool {
 	if _, set := NewConfig(cfg).Get("core.attributesFile"); set {
 		return true
 	}
+
 	files := []string{filepath.Join(common, "info", "attributes")}
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
 		files = append(files, filepath.Join(xdg, "git", "attributes"))
 	} else if home := os.Getenv("HOME"); home != "" {
 		files = append(files, filepath.Join(home, ".config", "git", "attributes"))
 	}
+
 	if no, ok := configfile.Bool(os.Getenv("GIT_ATTR_NOSYSTEM")); !ok {
 		return true
 	} else if !no {
@@ -88,11 +95,13 @@ func (t *Tree) attributesMayApply(gitDir string) bool {
 		}
 		files = append(files, "/etc/gitattributes")
 	}
+
 	for _, f := range files {
 		if _, err := os.Stat(f); !os.IsNotExist(err) {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -103,12 +112,14 @@ func blobIs(p string, oidLen int, oid []byte) bool {
 	if err != nil || len(b) > maxAsIs {
 		return false
 	}
+
 	var h hash.Hash
 	if oidLen == sha256.Size {
 		h = sha256.New()
 	} else {
 		h = sha1.New()
 	}
+
 	fmt.Fprintf(h, "blob %d\x00", len(b))
 	h.Write(b)
 	return bytes.Equal(h.Sum(nil), oid)

@@ -40,10 +40,12 @@ func (s *entryStatter) match(dir, name string, e statEntry) (same, ok bool) {
 		}
 		s.dir, s.fd = dir, fd
 	}
+
 	var st unix.Stat_t
 	if err := unix.Fstatat(s.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return false, false
 	}
+
 	return statDataMatches(uint32(st.Mode), st.Mtim, st.Ctim, st.Ino, st.Size, e)
 }
 
@@ -65,6 +67,7 @@ func statDataMatches(mode uint32, mtim, ctim unix.Timespec, ino uint64, size int
 	default:
 		return false, false
 	}
+
 	// The owner is not compared (git's status compares it, then finds the
 	// content the same): a walled agent of root runs as another user of
 	// its own user namespace, so the index its git wrote names that user

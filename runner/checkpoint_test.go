@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,74 +15,29 @@ import (
 	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/testrepo"
+	"github.com/git-agency/git-agency/internal/testsandbox"
 	"github.com/git-agency/git-agency/store"
 )
 
-const testInv = "20260128120500-b7c9"
-
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+const testInv = testsandbox.Inv
 
 func writeT(t *testing.T, dir, name, content string) {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testrepo.Write(t, dir, name, content)
 }
 
 // sandbox makes a repository with one commit, a store, an invocation
 // directory and a sandbox worktree on agency/sandbox-<inv> with .agency/.
 func sandbox(t *testing.T) checkpoint.Options {
 	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("HOME", dir)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_AUTHOR_NAME", "t")
-	t.Setenv("GIT_AUTHOR_EMAIL", "t@t")
-	t.Setenv("GIT_COMMITTER_NAME", "t")
-	t.Setenv("GIT_COMMITTER_EMAIL", "t@t")
-	repoDir := filepath.Join(dir, "repo")
-	os.MkdirAll(repoDir, 0o755)
-	gitT(t, repoDir, "init", "-q", "-b", "main")
-	writeT(t, repoDir, "a.txt", "a\n")
-	writeT(t, repoDir, ".gitignore", "node_modules/\n")
-	gitT(t, repoDir, "add", "-A")
-	gitT(t, repoDir, "commit", "-q", "-m", "init")
-	repo, err := gitcore.Discover(context.Background(), nil, repoDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(filepath.Join(dir, "data"), repo.CommonDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(st.InvocationDir(testInv), 0o700)
-	os.MkdirAll(st.SandboxDir(testInv), 0o700)
-	tree := st.SandboxTreePath(testInv)
-	gitT(t, repoDir, "worktree", "add", "-q", "-b", store.SandboxBranch(testInv), tree, "HEAD")
-	writeT(t, tree, ".agency/.gitignore", "*\n")
-	return checkpoint.Options{Repo: repo, Store: st, Invocation: testInv, SandboxPath: tree, IncludeUntracked: true}
+	sb := testsandbox.New(t)
+	return checkpoint.Options{Repo: sb.Repo, Store: sb.Store, Invocation: sb.Inv, SandboxPath: sb.Tree, IncludeUntracked: true}
 }
 
 func treeHas(t *testing.T, o checkpoint.Options, commit, path string) bool {
-	out := gitT(t, o.SandboxPath, "ls-tree", "-r", "--name-only", commit)
-	for _, l := range strings.Split(out, "\n") {
-		if l == path {
-			return true
-		}
-	}
-	return false
+	t.Helper()
+	return testrepo.TreeHas(t, o.SandboxPath, commit, path)
 }
 
 func TestCheckpointTimingFromConfig(t *testing.T) {

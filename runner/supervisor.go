@@ -311,10 +311,13 @@ type BackgroundTask interface {
 }
 
 func (s *Supervisor) startTasks(ctx context.Context, rec *store.InvocationRecord) (stop func()) {
-	tasks := []BackgroundTask{newCheckpointTask(s, rec)}
+	var tasks []BackgroundTask
 	if rec.Isolation == wall.IsolateBwrap {
+		// Stopped first: its import in progress ends before the final
+		// checkpoint's import begins.
 		tasks = append(tasks, newImportTask(s, rec))
 	}
+	tasks = append(tasks, newCheckpointTask(s, rec))
 	tctx, cancel := context.WithCancel(ctx)
 	for _, t := range tasks {
 		t.Start(tctx)

@@ -21,18 +21,28 @@ const importInterval = time.Second
 // reads, name objects only the shadow has. It looks at two stamps a
 // second (the worktree's index and the shadow's packed-refs and
 // sandbox ref) and runs git only when one changed.
+//
+// An import is never cut off: it runs under the sandbox's checkpoint lock
+// (so never beside a checkpoint's own import, nor the final one), with a
+// context the run's end does not cancel. Killed in the middle of its
+// compare-and-swap, git would leave the sandbox branch's ref locked, and
+// the final import, and every later one, would fail on it.
 type importTask struct {
-	s      *Supervisor
-	shadow string
-	branch string
-	stamps []string
-	done   chan struct{}
+	s        *Supervisor
+	shadow   string
+	branch   string
+	stamps   []string
+	interval time.Duration
+	done     chan struct{}
 }
 
-func newImportTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTask {
+// importTimeout bounds one import of the task.
+const importTimeout = 5 * time.Minute
+
+func newImportTask(s *Supervisor, rec *store.InvocationRecord) *importTask {
 	branch := strings.TrimPrefix(rec.SandboxBranch, "refs/heads/")
 	shadow := wall.ShadowDir(s.Store, s.Invocation)
-	t := &importTask{s: s, shadow: shadow, branch: branch, done: make(chan struct{})}
+	t := &importTask{s: s, shadow: shadow, branch: branch, interval: importInterval, done: make(chan struct{})}
 	if gitDir, err := wall.SandboxGitDir(rec.SandboxPath, s.Repo.CommonDir); err == nil {
 		t.stamps = append(t.stamps, filepath.Join(gitDir, "index"))
 	}
@@ -42,11 +52,11 @@ func newImportTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTask {
 }
 
 func (t *importTask) Start(ctx context.Context) {
+	last := t.stamp()
 	go func() {
 		defer close(t.done)
-		tick := time.NewTicker(importInterval)
+		tick := time.NewTicker(t.interval)
 		defer tick.Stop()
-		last := t.stamp()
 		for {
 			select {
 			case <-ctx.Done():
@@ -57,16 +67,32 @@ func (t *importTask) Start(ctx context.Context) {
 			if now == last {
 				continue
 			}
-			if _, err := wall.ImportShadow(ctx, t.s.Repo, t.shadow, t.branch); err != nil {
-				t.s.logf("import from the wall: %v", err)
-				continue
+			if t.importOnce(ctx) {
+				last = now
 			}
-			last = now
 		}
 	}()
 }
 
-// Stop waits for the loop; the final checkpoint imports what is left.
+// importOnce imports what the shadow holds, and reports whether that is
+// done (false: try again at the next change or tick).
+func (t *importTask) importOnce(ctx context.Context) bool {
+	lock, err := t.s.Store.LockCheckpoints(t.s.Invocation, 0)
+	if err != nil {
+		return false // a checkpoint is taken, and imports first
+	}
+	defer lock.Unlock()
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), importTimeout)
+	defer cancel()
+	if _, err := wall.ImportShadow(ictx, t.s.Repo, t.shadow, t.branch); err != nil {
+		t.s.logf("import from the wall: %v", err)
+		return false
+	}
+	return true
+}
+
+// Stop waits for the loop, and for an import it is in; the final
+// checkpoint imports what is left.
 func (t *importTask) Stop(context.Context) { <-t.done }
 
 // stamp is the size and modification time of each stamp file.

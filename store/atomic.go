@@ -58,6 +58,7 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename fu
 	if err != nil {
 		return errs.IO("write", path, err)
 	}
+
 	tmp := f.Name()
 	fail := func(err error) error {
 		f.Close()
@@ -70,35 +71,43 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename fu
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
+
 	if sync {
 		if err := f.Sync(); err != nil {
 			return fail(err)
 		}
 	}
+
 	if err := f.Close(); err != nil {
 		os.Remove(tmp)
 		return errs.IO("write", path, err)
 	}
+
 	killAtRecordWrite()
+
 	if beforeRename != nil {
 		if err := beforeRename(); err != nil {
 			os.Remove(tmp)
 			return err
 		}
 	}
+
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return errs.IO("write", path, err)
 	}
+
 	if !sync {
 		return nil
 	}
+
 	if d, err := os.Open(dir); err == nil {
 		// The rename is done: a file system that cannot sync a directory
 		// (some answer EINVAL) still has the file.
 		_ = d.Sync()
 		d.Close()
 	}
+
 	return nil
 }
 
@@ -134,10 +143,12 @@ func CheckInside(root, path string) error {
 	if err != nil {
 		return errs.UnsafePath(path, root)
 	}
+
 	p, err := filepath.Abs(path)
 	if err != nil {
 		return errs.UnsafePath(path, root)
 	}
+
 	r, p = filepath.Clean(r), filepath.Clean(p)
 	if rr, err := filepath.EvalSymlinks(r); err == nil {
 		r = rr
@@ -146,10 +157,12 @@ func CheckInside(root, path string) error {
 			p = filepath.Join(pp, filepath.Base(p))
 		}
 	}
+
 	rel, err := filepath.Rel(r, p)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return errs.UnsafePath(path, root)
 	}
+
 	return nil
 }
 

@@ -74,9 +74,11 @@ func (s *Store) ReadCheckpoints(inv string) (*CheckpointsFile, error) {
 		}
 		return nil, errs.IO("read", s.CheckpointsPath(inv), err)
 	}
+
 	if f.Checkpoints == nil {
 		f.Checkpoints = []Checkpoint{}
 	}
+
 	sort.SliceStable(f.Checkpoints, func(i, j int) bool { return f.Checkpoints[i].ID < f.Checkpoints[j].ID })
 	return &f, nil
 }
@@ -96,12 +98,14 @@ func (s *Store) AppendCheckpoint(inv string, cp Checkpoint) error {
 	if err != nil {
 		return err
 	}
+
 	out := f.Checkpoints[:0]
 	for _, c := range f.Checkpoints {
 		if c.ID != cp.ID {
 			out = append(out, c)
 		}
 	}
+
 	f.Checkpoints = append(out, cp)
 	sort.SliceStable(f.Checkpoints, func(i, j int) bool { return f.Checkpoints[i].ID < f.Checkpoints[j].ID })
 	return s.WriteCheckpoints(inv, f)
@@ -120,11 +124,13 @@ func NextCheckpointID(inv string, f *CheckpointsFile, refNames []string) int {
 			}
 		}
 	}
+
 	for _, r := range refNames {
 		if n, ok := SnapshotRefNumber(inv, r); ok && n > max {
 			max = n
 		}
 	}
+
 	return max + 1
 }
 

@@ -37,6 +37,7 @@ func (s *Store) AppendEvent(inv, name string, data map[string]any) error {
 	if err := appendLine(s.EventsPath(inv), line, false); err != nil {
 		return errs.IO("append event", s.EventsPath(inv), err)
 	}
+
 	return nil
 }
 
@@ -46,6 +47,7 @@ func (s *Store) ReadEvents(inv string) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	var out []Event
 	for _, l := range lines {
 		var ev Event
@@ -53,6 +55,7 @@ func (s *Store) ReadEvents(inv string) ([]Event, error) {
 			out = append(out, ev)
 		}
 	}
+
 	return out, nil
 }
 

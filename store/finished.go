@@ -126,6 +126,7 @@ func (s *Store) readFinishedCache() (map[string]finishedEntry, string) {
 	if err != nil {
 		return nil, ""
 	}
+
 	if m := s.finished; m != nil {
 		m.mu.Lock()
 		defer m.mu.Unlock()
@@ -133,6 +134,7 @@ func (s *Store) readFinishedCache() (map[string]finishedEntry, string) {
 			return m.entries, m.gen
 		}
 	}
+
 	var c finishedCache
 	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&c); err != nil || c.Version != finishedCacheVersion {
 		return nil, ""
@@ -140,6 +142,7 @@ func (s *Store) readFinishedCache() (map[string]finishedEntry, string) {
 	if m := s.finished; m != nil {
 		m.file, m.gen, m.entries = fileIDOf(fi), c.Gen, c.Entries
 	}
+
 	return c.Entries, c.Gen
 }
 
@@ -148,10 +151,12 @@ func (s *Store) writeFinishedCache(entries map[string]finishedEntry, gen string)
 	if err := gob.NewEncoder(&b).Encode(finishedCache{Version: finishedCacheVersion, Gen: gen, Entries: entries}); err != nil {
 		return
 	}
+
 	// Best effort: a cache that cannot be written is rebuilt next time.
 	if WriteFileAtomic(s.FinishedCachePath(), b.Bytes(), 0o600) != nil {
 		return
 	}
+
 	if m := s.finished; m != nil {
 		if fi, err := os.Stat(s.FinishedCachePath()); err == nil {
 			m.mu.Lock()
@@ -215,18 +220,22 @@ func (s *Store) startRecordsGen() {
 	if _, err := os.Lstat(path); err == nil {
 		return
 	}
+
 	line, err := recordsGenLine(genClean)
 	if err != nil {
 		return
 	}
+
 	f, err := os.CreateTemp(s.RepoDir(), ".records.gen.tmp-"+WriterTag(os.Getpid())+"*")
 	if err != nil {
 		return
 	}
+
 	_, werr := f.WriteString(line)
 	if cerr := f.Close(); werr == nil && cerr == nil {
 		_ = os.Link(f.Name(), path)
 	}
+
 	os.Remove(f.Name())
 }
 

@@ -92,6 +92,7 @@ func (s *Store) ReadForecast(wt string) *ForecastCache {
 	if c.Pairs == nil {
 		c.Pairs = map[string]ForecastPair{}
 	}
+
 	return &c
 }
 

@@ -40,6 +40,7 @@ func (s *Store) findMoved(commonDir string) (id, from string) {
 		if marked == s.RepoID {
 			return "", ""
 		}
+
 		var rr RepoRecord
 		if ReadJSON(filepath.Join(s.ReposDir(), marked, "repo.json"), &rr) != nil || rr.CommonDir == "" {
 			return "", ""
@@ -50,15 +51,19 @@ func (s *Store) findMoved(commonDir string) (id, from string) {
 		if readIdentity(rr.CommonDir) == marked {
 			return "", "" // the original is still there: a copy
 		}
+
 		return marked, rr.CommonDir
 	}
+
 	if _, err := os.Stat(s.RepoDir()); err == nil {
 		return "", "" // known here already
 	}
+
 	trees := registeredTrees(commonDir)
 	if len(trees) == 0 {
 		return "", ""
 	}
+
 	ids, _ := ReadDirNames(s.ReposDir())
 	for _, cand := range ids {
 		var rr RepoRecord
@@ -68,6 +73,7 @@ func (s *Store) findMoved(commonDir string) (id, from string) {
 		if _, err := os.Stat(rr.CommonDir); !os.IsNotExist(err) {
 			continue
 		}
+
 		root := filepath.Join(s.ReposDir(), cand) + string(filepath.Separator)
 		for _, t := range trees {
 			if strings.HasPrefix(t, root) {
@@ -75,6 +81,7 @@ func (s *Store) findMoved(commonDir string) (id, from string) {
 			}
 		}
 	}
+
 	return "", ""
 }
 
@@ -85,6 +92,7 @@ func registeredTrees(commonDir string) []string {
 	if err != nil {
 		return nil
 	}
+
 	var out []string
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join(commonDir, "worktrees", e.Name(), "gitdir"))
@@ -92,6 +100,7 @@ func registeredTrees(commonDir string) []string {
 			out = append(out, filepath.Dir(strings.TrimSpace(string(b))))
 		}
 	}
+
 	return out
 }
 

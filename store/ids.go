@@ -28,6 +28,7 @@ func ValidID(s string) bool {
 	if len(s) != 19 || s[14] != '-' {
 		return false
 	}
+
 	for i := 0; i < 19; i++ {
 		c := s[i]
 		switch {
@@ -38,6 +39,7 @@ func ValidID(s string) bool {
 			return false
 		}
 	}
+
 	return true
 }
 
@@ -62,6 +64,7 @@ func MkdirID(parent string, now time.Time) (string, error) {
 	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return "", errs.IO("create", parent, err)
 	}
+
 	for attempt := 0; ; attempt++ {
 		id := NewID(now)
 		err := os.Mkdir(filepath.Join(parent, id), 0o700)

@@ -27,10 +27,12 @@ func StartFreshLine(path string) error {
 	if err != nil || fi.Size() == 0 {
 		return err
 	}
+
 	last := make([]byte, 1)
 	if _, err := f.ReadAt(last, fi.Size()-1); err != nil || last[0] == '\n' {
 		return err
 	}
+
 	_, err = f.Write([]byte{'\n'})
 	return err
 }
@@ -46,6 +48,7 @@ func DamagedLines(path string, complete bool) (int, error) {
 		}
 		return 0, err
 	}
+
 	bad := 0
 	for len(data) > 0 {
 		line, rest, found := bytes.Cut(data, []byte{'\n'})
@@ -57,6 +60,7 @@ func DamagedLines(path string, complete bool) (int, error) {
 			bad++
 		}
 	}
+
 	return bad, nil
 }
 
@@ -78,12 +82,14 @@ func appendLine(path string, line []byte, sync bool) error {
 			line = append([]byte{'\n'}, line...)
 		}
 	}
+
 	if _, err := f.Write(line); err != nil {
 		return err
 	}
 	if sync {
 		return f.Sync()
 	}
+
 	return nil
 }
 
@@ -97,6 +103,7 @@ func readLines(path string) ([][]byte, error) {
 		}
 		return nil, err
 	}
+
 	var out [][]byte
 	start := 0
 	for i, b := range data {
@@ -105,5 +112,6 @@ func readLines(path string) ([][]byte, error) {
 			start = i + 1
 		}
 	}
+
 	return out, nil
 }

@@ -41,10 +41,12 @@ func (s *Store) AtomicTemps() []TempFile {
 			dirs = append(dirs, filepath.Join(parent, id))
 		}
 	}
+
 	sbs, _ := ReadIDDirs(s.SandboxesDir())
 	for _, id := range sbs {
 		dirs = append(dirs, s.SandboxLogsDir(id))
 	}
+
 	ignore := "." + dataDirIgnore + AtomicTempMarker
 	return append(FilesIn(dirs, IsAtomicTemp), FilesIn([]string{s.DataDir}, func(name string) bool {
 		return strings.HasPrefix(name, ignore)
@@ -60,6 +62,7 @@ func FilesIn(dirs []string, match func(name string) bool) []TempFile {
 		if err != nil {
 			continue
 		}
+
 		for _, e := range ents {
 			if !e.Type().IsRegular() || !match(e.Name()) {
 				continue
@@ -69,6 +72,7 @@ func FilesIn(dirs []string, match func(name string) bool) []TempFile {
 			}
 		}
 	}
+
 	return out
 }
 

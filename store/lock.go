@@ -67,6 +67,7 @@ func lockFile(ctx context.Context, path string, timeout time.Duration) (*Lock, e
 	if err != nil {
 		return nil, errs.IO("open lock", path, err)
 	}
+
 	deadline := time.Now().Add(timeout)
 	wait := 5 * time.Millisecond
 	for {
@@ -74,14 +75,17 @@ func lockFile(ctx context.Context, path string, timeout time.Duration) (*Lock, e
 		if err == nil {
 			return &Lock{f: f}, nil
 		}
+
 		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
 			f.Close()
 			return nil, errs.IO("lock", path, err)
 		}
+
 		if time.Now().After(deadline) {
 			f.Close()
 			return nil, errs.Locked(path, timeout.String())
 		}
+
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -90,6 +94,7 @@ func lockFile(ctx context.Context, path string, timeout time.Duration) (*Lock, e
 			return nil, errs.Interrupted("waiting for the repository lock")
 		case <-t.C:
 		}
+
 		if wait < 100*time.Millisecond {
 			wait *= 2
 		}

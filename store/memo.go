@@ -65,19 +65,24 @@ func (m *fileMemo) load(path string, fi os.FileInfo, load func() (val any, keep 
 			return e.val, e.err
 		}
 	}
+
 	val, keep, err := load()
 	if m == nil {
 		return val, err
 	}
+
 	now := time.Now
 	if m.now != nil {
 		now = m.now
 	}
+
 	m.mu.Lock()
 	defer m.mu.Unlock()
+
 	if m.entries == nil || len(m.entries) >= memoLimit {
 		m.entries = map[string]memoEntry{}
 	}
+
 	// fi was taken before the load: a file replaced in between is kept
 	// under the older stamp, so it is read again next time.
 	if keep && id.Settled(now()) {
@@ -85,6 +90,7 @@ func (m *fileMemo) load(path string, fi os.FileInfo, load func() (val any, keep 
 	} else {
 		delete(m.entries, path)
 	}
+
 	return val, err
 }
 
@@ -114,6 +120,7 @@ func (s *Store) readInvocationMemo(id string, fi os.FileInfo) (*InvocationRecord
 	if err != nil {
 		return nil, err
 	}
+
 	rec := *v.(*InvocationRecord)
 	return &rec, nil
 }
@@ -136,6 +143,7 @@ func (s *Store) CheckpointsError(inv string) error {
 	if e := (*errs.Error)(nil); errors.As(err, &e) {
 		return e
 	}
+
 	return errs.IO("read", path, err)
 }
 
@@ -149,6 +157,7 @@ func (s *Store) invocationNames() ([]string, error) {
 	if err != nil {
 		return ReadIDDirs(dir)
 	}
+
 	v, err := s.memo.load(dir, fi, func() (any, bool, error) {
 		names, err := ReadIDDirs(dir)
 		return names, err == nil, err
@@ -156,5 +165,6 @@ func (s *Store) invocationNames() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	return v.([]string), nil
 }

@@ -115,6 +115,7 @@ func (s *Store) ReadOplog() ([]Operation, error) {
 	if err != nil {
 		return nil, errs.IO("read", s.OplogPath(), err)
 	}
+
 	var out []Operation
 	for _, l := range lines {
 		var op Operation
@@ -122,6 +123,7 @@ func (s *Store) ReadOplog() ([]Operation, error) {
 			out = append(out, op)
 		}
 	}
+
 	return out, nil
 }
 
@@ -145,10 +147,12 @@ func (s *Store) AppendOperation(op Operation) (Operation, error) {
 	if err := s.RequireLock("appending to the operation log"); err != nil {
 		return op, err
 	}
+
 	lines, err := s.ReadOplog()
 	if err != nil {
 		return op, err
 	}
+
 	if op.Key != "" {
 		for _, e := range FoldOplog(lines).Entries {
 			if e.Key == op.Key && e.UndoneBy == 0 {
@@ -156,12 +160,14 @@ func (s *Store) AppendOperation(op Operation) (Operation, error) {
 			}
 		}
 	}
+
 	if op.Seq == 0 {
 		op.Seq = NextSeq(lines)
 	}
 	if op.Time == "" {
 		op.Time = time.Now().UTC().Format(time.RFC3339)
 	}
+
 	line, err := json.Marshal(op)
 	if err != nil {
 		return op, errs.Internal("encode operation: %v", err)
@@ -169,6 +175,7 @@ func (s *Store) AppendOperation(op Operation) (Operation, error) {
 	if err := appendLine(s.OplogPath(), line, true); err != nil {
 		return op, errs.IO("append", s.OplogPath(), err)
 	}
+
 	return op, nil
 }
 
@@ -206,15 +213,18 @@ func FoldOplog(lines []Operation) *Oplog {
 			e.Operation = l
 		}
 	}
+
 	out := &Oplog{}
 	for _, e := range bySeq {
 		if e.Op != OpUndo {
 			continue
 		}
+
 		target, ok := bySeq[e.Undoes]
 		if !ok || target.Op == OpUndo {
 			continue
 		}
+
 		switch e.State {
 		case UndoDone:
 			target.UndoneBy, target.UndoState = e.Seq, UndoDone
@@ -232,12 +242,14 @@ func FoldOplog(lines []Operation) *Oplog {
 			}
 		}
 	}
+
 	if out.Interrupted != nil && bySeq[out.Interrupted.Undoes].UndoneBy != 0 {
 		out.Interrupted = nil // another undo finished it
 	}
 	for _, e := range bySeq {
 		out.Entries = append(out.Entries, *e)
 	}
+
 	sort.Slice(out.Entries, func(i, j int) bool { return out.Entries[i].Seq < out.Entries[j].Seq })
 	return out
 }

@@ -70,6 +70,7 @@ func (s *Store) WriteOutcome(inv string, o Outcome) error {
 	if err != nil {
 		return err
 	}
+
 	if fi, err := os.Stat(path); err == nil && fi.Size() == int64(len(data)) {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err == nil {
@@ -81,14 +82,18 @@ func (s *Store) WriteOutcome(inv string, o Outcome) error {
 				err = cerr
 			}
 		}
+
 		if err != nil {
 			return errs.IO("write", path, err)
 		}
+
 		return nil
 	}
+
 	if err := s.checkWrite(path); err != nil {
 		return errs.IO("write", path, err)
 	}
+
 	return WriteFileAtomic(path, data, 0o600)
 }
 
@@ -138,10 +143,13 @@ func ApplyOutcome(rec *InvocationRecord, o Outcome) bool {
 	if o.LogsIncomplete != "" && rec.LogsIncomplete == "" {
 		rec.LogsIncomplete = o.LogsIncomplete
 	}
+
 	rec.RecordPending = o.Pending
+
 	if !o.Ended {
 		return true
 	}
+
 	rec.Status = o.Status
 	rec.ExitCode = o.ExitCode
 	rec.ExitReason = Str(o.ExitReason)
@@ -152,6 +160,7 @@ func ApplyOutcome(rec *InvocationRecord, o Outcome) bool {
 	if rec.LandingStatus == nil {
 		rec.LandingStatus = Str(LandingPending)
 	}
+
 	return true
 }
 

@@ -48,11 +48,13 @@ func (s *Store) ReadQueuedEnv(inv string) (env []string, ok bool, err error) {
 	if err != nil {
 		return nil, false, errs.IO("read", s.QueuedEnvPath(inv), err)
 	}
+
 	for _, kv := range bytes.Split(data, []byte{0}) {
 		if len(kv) > 0 {
 			env = append(env, string(kv))
 		}
 	}
+
 	return env, true, nil
 }
 

@@ -18,6 +18,7 @@ func ScanRepos(dataDir string) ([]RepoScan, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	var out []RepoScan
 	for _, id := range names {
 		e := RepoScan{ID: id, Dir: filepath.Join(dir, id)}
@@ -27,7 +28,9 @@ func ScanRepos(dataDir string) ([]RepoScan, error) {
 		} else {
 			e.Record = &rec
 		}
+
 		out = append(out, e)
 	}
+
 	return out, nil
 }

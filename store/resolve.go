@@ -36,23 +36,27 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 	if query == "" {
 		return -1, errs.NotFound(kind, query)
 	}
+
 	for i, c := range cands {
 		if c.ID == query {
 			return i, nil
 		}
 	}
+
 	var byName []int
 	for i, c := range cands {
 		if c.Name != "" && c.Name == query && !c.Archived && !c.Broken {
 			byName = append(byName, i)
 		}
 	}
+
 	if len(byName) == 1 {
 		return byName[0], nil
 	}
 	if len(byName) > 1 {
 		return -1, errs.Ambiguous(kind, query, describe(cands, byName))
 	}
+
 	var byPrefix []int
 	for i, c := range cands {
 		if c.Broken || (c.Archived && !opts.All) {
@@ -62,6 +66,7 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 			byPrefix = append(byPrefix, i)
 		}
 	}
+
 	if len(byPrefix) == 0 {
 		// watch shows invocations by the 4-hex end of their id: accept
 		// that too, or any prefix of it ("b7c9", "b7", "inv-b7c9"), when
@@ -77,6 +82,7 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 			}
 		}
 	}
+
 	switch len(byPrefix) {
 	case 1:
 		return byPrefix[0], nil
@@ -87,12 +93,14 @@ func Resolve(kind, query string, cands []Candidate, opts ResolveOptions) (int, e
 		} else if id := closestID(query, cands); id != "" {
 			e = errs.NotFoundDidYouMean(kind, query, id)
 		}
+
 		for _, c := range cands {
 			if c.Archived && (c.Name == query || strings.HasPrefix(c.ID, query)) {
 				e.Hint = "a removed (archived) " + kind + " matches; use its full id " + c.ID
 				break
 			}
 		}
+
 		return -1, e
 	default:
 		return -1, errs.Ambiguous(kind, query, describe(cands, byPrefix))
@@ -126,8 +134,10 @@ func describe(cands []Candidate, idx []int) []string {
 		if c.Archived {
 			s += "  (archived)"
 		}
+
 		out = append(out, s)
 	}
+
 	return out
 }
 
@@ -163,6 +173,7 @@ func closestName(query string, cands []Candidate) string {
 		if c.Name == "" || c.Archived || c.Broken {
 			continue
 		}
+
 		switch d := editDistance(query, c.Name); {
 		case d < bestD:
 			best, bestD, tie = c.Name, d, false
@@ -170,9 +181,11 @@ func closestName(query string, cands []Candidate) string {
 			tie = true
 		}
 	}
+
 	if tie {
 		return ""
 	}
+
 	return best
 }
 
@@ -188,11 +201,13 @@ func closestID(query string, cands []Candidate) string {
 	if isShort {
 		q = short
 	}
+
 	best, bestD, tie := "", len(q)/3+1, false
 	for _, c := range cands {
 		if c.Name != "" || c.Archived || c.Broken {
 			continue
 		}
+
 		id := c.ID
 		if isShort {
 			if len(c.ID) <= 5 || c.ID[len(c.ID)-5] != '-' {
@@ -200,6 +215,7 @@ func closestID(query string, cands []Candidate) string {
 			}
 			id = ShortID(c.ID)
 		}
+
 		switch d := editDistance(q, id); {
 		case d < bestD:
 			best, bestD, tie = id, d, false
@@ -207,9 +223,11 @@ func closestID(query string, cands []Candidate) string {
 			tie = true
 		}
 	}
+
 	if tie {
 		return ""
 	}
+
 	return best
 }
 
@@ -222,20 +240,24 @@ func editDistance(a, b string) int {
 		d[i] = make([]int, len(b)+1)
 		d[i][0] = i
 	}
+
 	for j := range d[0] {
 		d[0][j] = j
 	}
+
 	for i := 1; i <= len(a); i++ {
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
+
 			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
 			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
 				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
 			}
 		}
 	}
+
 	return d[len(a)][len(b)]
 }

@@ -34,24 +34,29 @@ func LockRetired(dir string, wait bool) (f *os.File, ok bool, err error) {
 	if err != nil {
 		return nil, false, errs.IO("open", dir, err)
 	}
+
 	how := syscall.LOCK_EX
 	if !wait {
 		how |= syscall.LOCK_NB
 	}
+
 	for {
 		err = syscall.Flock(int(f.Fd()), how)
 		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
 	}
+
 	if errors.Is(err, syscall.EWOULDBLOCK) {
 		f.Close()
 		return nil, false, nil
 	}
+
 	if err != nil {
 		f.Close()
 		return nil, false, errs.IO("lock", dir, err)
 	}
+
 	return f, true, nil
 }
 
@@ -81,11 +86,13 @@ func RemoveRetired(dataDir, dir string) error {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), retiredBeside)); err != nil {
 		return errs.UnsafePath(dir, "a retired directory")
 	}
+
 	for {
 		entries := RetiredEntries(dir)
 		if len(entries) == 0 {
 			return nil
 		}
+
 		for _, e := range entries {
 			if err := RemoveAllInside(dir, e); err != nil {
 				return err

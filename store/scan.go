@@ -36,6 +36,7 @@ func (s *Store) ScanWorktrees() ([]WorktreeEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	var out []WorktreeEntry
 	for _, id := range names {
 		e := WorktreeEntry{ID: id, Dir: s.IntegrationWorktreeDir(id)}
@@ -47,8 +48,10 @@ func (s *Store) ScanWorktrees() ([]WorktreeEntry, error) {
 		} else {
 			e.Record = &rec
 		}
+
 		out = append(out, e)
 	}
+
 	sort.SliceStable(out, func(i, j int) bool {
 		ci, cj := createdAt(out[i].Record), createdAt(out[j].Record)
 		if ci != cj && ci != "" && cj != "" {
@@ -113,16 +116,19 @@ func (s *Store) scanInvocations(trustGen bool) ([]InvocationEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	s.startRecordsGen()
 	gen := s.readRecordsGen()
 	cache, cacheGen := s.readFinishedCache()
 	trusted := trustGen && gen != "" && cacheGen == gen
+
 	// keep holds the cache entries checked against their files; hits,
 	// those served from a trusted cache: copied into keep only when the
 	// cache is written (a scan that changes nothing copies nothing).
 	keep := map[string]finishedEntry{}
 	var hits []string
 	changed := false
+
 	// Paths by concatenation: filepath.Join cleans every one, and a
 	// thousand records are three thousand joins a scan.
 	root := s.InvocationsDir() + string(filepath.Separator)
@@ -136,20 +142,24 @@ func (s *Store) scanInvocations(trustGen bool) ([]InvocationEntry, error) {
 		} else if s.scanOne(&e, c, cached, keep) {
 			changed = true
 		}
+
 		out = append(out, e)
 	}
+
 	// Tag what was checked with the generation only when no writer
 	// marked it between the start of the scan and now.
 	tag := ""
 	if gen != "" && s.readRecordsGen() == gen {
 		tag = gen
 	}
+
 	if changed || len(keep)+len(hits) != len(cache) || tag != cacheGen {
 		for _, id := range hits {
 			keep[id] = cache[id]
 		}
 		s.writeFinishedCache(keep, tag)
 	}
+
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
@@ -171,6 +181,7 @@ func (s *Store) scanOne(e *InvocationEntry, c finishedEntry, cached bool, keep m
 		e.fromCache(c)
 		return false
 	}
+
 	var rec *InvocationRecord
 	var err error
 	if statErr == nil {
@@ -181,6 +192,7 @@ func (s *Store) scanOne(e *InvocationEntry, c finishedEntry, cached bool, keep m
 	} else {
 		rec, err = s.ReadInvocation(e.ID)
 	}
+
 	switch {
 	case err != nil:
 		e.Broken, e.Err = true, err
@@ -196,6 +208,7 @@ func (s *Store) scanOne(e *InvocationEntry, c finishedEntry, cached bool, keep m
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -258,6 +271,7 @@ func ReadDirNames(dir string) ([]string, error) {
 		}
 		return nil, err
 	}
+
 	var names []string
 	for _, e := range ents {
 		if !e.IsDir() || e.Name()[0] == '.' {
@@ -265,6 +279,7 @@ func ReadDirNames(dir string) ([]string, error) {
 		}
 		names = append(names, e.Name())
 	}
+
 	return names, nil
 }
 
@@ -319,16 +334,20 @@ func (s *Store) UpdateInvocationLocked(id string, fn func(*InvocationRecord) err
 	if err := s.RequireLock("updating invocation record " + id); err != nil {
 		return nil, err
 	}
+
 	rec, err := s.ReadInvocation(id)
 	if err != nil {
 		return nil, err
 	}
+
 	wasFinished := Finished(rec)
+
 	if err := fn(rec); err != nil {
 		return nil, err
 	}
 	if err := s.writeInvocation(rec, wasFinished); err != nil {
 		return nil, err
 	}
+
 	return rec, nil
 }

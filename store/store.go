@@ -37,15 +37,18 @@ func DataDir(getenv func(string) string, configured string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+
 	if len(dir) > 1 && dir[0] == '~' && dir[1] == '/' {
 		if home := getenv("HOME"); home != "" {
 			dir = filepath.Join(home, dir[2:])
 		}
 	}
+
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", errs.IO("resolve data dir", dir, err)
 	}
+
 	return abs, nil
 }
 
@@ -58,15 +61,18 @@ func chosenDataDir(getenv func(string) string, configured string) (string, error
 		}
 		return dir, nil
 	}
+
 	if configured != "" {
 		if !homeOrAbs(configured) {
 			return "", errs.Config("agency.dataDir", configured, "an absolute path, or one that starts with ~/")
 		}
 		return configured, nil
 	}
+
 	if x := getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, "agency"), nil
 	}
+
 	home := getenv("HOME")
 	if home == "" {
 		h, err := os.UserHomeDir()
@@ -75,6 +81,7 @@ func chosenDataDir(getenv func(string) string, configured string) (string, error
 		}
 		home = h
 	}
+
 	return filepath.Join(home, ".local", "share", "agency"), nil
 }
 
@@ -118,9 +125,11 @@ func Open(dataDir, commonDir string) (*Store, error) {
 		// The identity file names the records, whatever the path hashes to.
 		s.RepoID, s.MovedFrom = id, from
 	}
+
 	if err := os.MkdirAll(s.RepoDir(), 0o700); err != nil {
 		return nil, errs.IO("create", s.RepoDir(), err)
 	}
+
 	if _, err := os.Stat(s.RepoJSONPath()); os.IsNotExist(err) {
 		// The ignore file first: a kill between the two writes leaves no
 		// repo.json, so the next command makes both.
@@ -131,6 +140,7 @@ func Open(dataDir, commonDir string) (*Store, error) {
 			return nil, err
 		}
 	}
+
 	s.keepIdentity(commonDir)
 	return s, nil
 }

@@ -19,15 +19,18 @@ func TempWriterPID(name, marker string) (pid int, ok bool) {
 	if i < 0 {
 		return 0, false
 	}
+
 	rest := name[i+len(marker):]
 	j := strings.IndexByte(rest, '-')
 	if j <= 0 {
 		return 0, false
 	}
+
 	n, err := strconv.Atoi(rest[:j])
 	if err != nil || n <= 0 {
 		return 0, false
 	}
+
 	return n, true
 }
 

@@ -18,6 +18,7 @@ func pidExists(pid int) bool {
 	if err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
+
 	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
 		s := string(b)
 		// The command name (field 2) may hold spaces and parentheses: the
@@ -26,5 +27,6 @@ func pidExists(pid int) bool {
 			return false
 		}
 	}
+
 	return true
 }

@@ -2,21 +2,17 @@ package wall
 
 import (
 	"net"
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/git-agency/git-agency/internal/testrepo"
+	"github.com/git-agency/git-agency/internal/testsandbox"
 )
 
-const testInv = "20260128120500-b7c9"
+const testInv = testsandbox.Inv
 
 func gitT(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return testrepo.Git(t, dir, args...)
 }
 
 // listenUnix listens on a unix socket at path.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -61,10 +62,48 @@ func ImportShadow(ctx context.Context, repo *gitcore.Repo, shadow, branch string
 	if err := repo.Connected(ctx, tip, old); err != nil {
 		return false, errs.WallFailed(fmt.Sprintf("the sandbox branch's commit %s from the wall is incomplete (%v); it was not imported", tip, err))
 	}
-	if err := repo.MoveRef(ctx, ref, tip, old, ImportReflog); err != nil {
+	moved, err := moveToTip(ctx, repo, ref, tip, old)
+	if err != nil {
 		return false, err
 	}
-	return true, noteImported(shadow, tip)
+	return moved, noteImported(shadow, tip)
+}
+
+func isAncestor(ctx context.Context, repo *gitcore.Repo, a, b string) bool {
+	ok, err := repo.IsAncestor(ctx, a, b)
+	return err == nil && ok
+}
+
+// casAttempts bounds moveToTip's compare-and-swaps.
+const casAttempts = 5
+
+// moveToTip moves ref from old to tip by compare and swap. When the swap
+// loses, the ref is read again: at tip already (another import of the
+// same commit won), it is done; at an ancestor of tip (an import of an
+// earlier commit of the agent's, or the same value while another git held
+// the ref's lock), the swap is tried again from there. Anything else (the
+// ref moved elsewhere: a checkpoint applied, a reset made outside) is the
+// swap's error. moved is false when another import moved it.
+func moveToTip(ctx context.Context, repo *gitcore.Repo, ref, tip, old string) (moved bool, err error) {
+	for attempt := 1; ; attempt++ {
+		err = repo.MoveRef(ctx, ref, tip, old, ImportReflog)
+		if err == nil {
+			return true, nil
+		}
+		cur, rerr := repo.RevParse(context.WithoutCancel(ctx), ref)
+		switch {
+		case rerr == nil && cur == tip:
+			return false, nil
+		case attempt >= casAttempts || rerr != nil || ctx.Err() != nil:
+			return false, err
+		case cur != old && !isAncestor(ctx, repo, cur, tip):
+			return false, err
+		case cur == old:
+			// Another git holds the ref's lock (git waits only 100 ms).
+			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+		}
+		old = cur
+	}
 }
 
 // importedPath is the file beside a shadow (outside it, so out of the

@@ -48,10 +48,12 @@ func main() {
 	if len(os.Args) > 1 {
 		prompt = os.Args[len(os.Args)-1]
 	}
+
 	delay := 300 * time.Millisecond
 	if d, err := time.ParseDuration(os.Getenv("DEMO_DELAY")); err == nil {
 		delay = d
 	}
+
 	cwd, _ := os.Getwd()
 	session := fmt.Sprintf("demo-%d", os.Getpid())
 	start := time.Now()
@@ -63,6 +65,7 @@ func main() {
 		if line == "" {
 			continue
 		}
+
 		time.Sleep(delay)
 		turns++
 		verb, rest, _ := strings.Cut(line, " ")
@@ -87,21 +90,26 @@ func main() {
 		default:
 			err = fmt.Errorf("unknown step %q", verb)
 		}
+
 		if err != nil {
 			failed = true
 			emit(toolResult(id, err.Error(), true))
 			break
 		}
+
 		emit(toolResult(id, "ok", false))
 	}
+
 	sub := "success"
 	if failed {
 		sub = "error_during_execution"
 	}
+
 	emit(text("Done."))
 	emit(map[string]any{"type": "result", "subtype": sub, "is_error": failed, "session_id": session,
 		"num_turns": turns, "duration_ms": time.Since(start).Milliseconds(), "total_cost_usd": 0,
 		"result": "finished the demo task", "usage": map[string]any{"input_tokens": 100 * turns, "output_tokens": 40 * turns}})
+
 	if failed {
 		os.Exit(1)
 	}
@@ -111,6 +119,7 @@ func edit(verb, path, body string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
+
 	switch verb {
 	case "write":
 		return os.WriteFile(path, []byte(body+"\n"), 0o644)
@@ -127,6 +136,7 @@ func edit(verb, path, body string) error {
 		if !ok {
 			return fmt.Errorf("replace needs OLD => NEW")
 		}
+
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -134,6 +144,7 @@ func edit(verb, path, body string) error {
 		if !strings.Contains(string(b), old) {
 			return fmt.Errorf("%s does not contain %q", path, old)
 		}
+
 		return os.WriteFile(path, []byte(strings.Replace(string(b), old, repl, 1)), 0o644)
 	}
 }

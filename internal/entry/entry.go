@@ -30,6 +30,7 @@ func Run(args []string, stdin io.Reader, stderr io.Writer) (status int, ok bool)
 	if len(args) == 0 {
 		return 0, false
 	}
+
 	switch args[0] {
 	case runner.HookEventCmd:
 		return HookEvent(args[1:], stdin), true
@@ -38,6 +39,7 @@ func Run(args []string, stdin io.Reader, stderr io.Writer) (status int, ok bool)
 	case runner.RemoveRetiredCmd:
 		return runner.RemoveRetired(args[1:]), true
 	}
+
 	return 0, false
 }
 

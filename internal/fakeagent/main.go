@@ -160,6 +160,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if rest := fs.Args(); len(rest) > 0 {
 		a.prompt = rest[len(rest)-1]
 	}
+
 	switch a.stream {
 	case "":
 	case "claude", "codex":
@@ -167,11 +168,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if a.resume != "" {
 			id = a.resume
 		}
+
 		sess, err := openSession(id, a.prompt, a.resume != "")
 		if err != nil {
 			fmt.Fprintf(stderr, "fakeagent: %v\n", err)
 			return 1
 		}
+
 		a.emit = newEmitter(a.stream, stdout, sess, a.resume != "")
 	default:
 		fmt.Fprintf(stderr, "fakeagent: -stream must be claude or codex, not %q\n", a.stream)
@@ -194,6 +197,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if a.emit != nil {
 		a.emit.start()
 	}
+
 	for _, f := range a.actions {
 		if err := f(); err != nil {
 			fmt.Fprintf(stderr, "fakeagent: %v\n", err)
@@ -204,18 +208,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+
 	if a.emit != nil {
 		a.emit.finish(a.exit, a.needsInput)
 		if err := a.emit.session.save(); err != nil {
 			fmt.Fprintf(stderr, "fakeagent: %v\n", err)
 		}
 	}
+
 	if a.interactive {
 		interact(stdin, stdout)
 	}
 	if a.sleep > 0 {
 		time.Sleep(a.sleep) // signals still end the process via the handler
 	}
+
 	return a.exit
 }
 
@@ -229,28 +236,35 @@ func (a *agent) writeFile(v string, appendTo bool) error {
 	if !ok || path == "" {
 		return fmt.Errorf("want path=content, got %q", v)
 	}
+
 	content = unescape(content)
+
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
+
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if appendTo {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 	}
+
 	f, err := os.OpenFile(path, flags, 0o644)
 	if err != nil {
 		return err
 	}
+
 	if _, err := f.WriteString(content); err != nil {
 		f.Close()
 		return err
 	}
+
 	if err := f.Close(); err != nil {
 		return err
 	}
 	if a.emit != nil {
 		a.emit.write(path, content, appendTo)
 	}
+
 	return nil
 }
 
@@ -276,15 +290,18 @@ func writeRunnerStatus(v string) error {
 	if err != nil {
 		return err
 	}
+
 	dir := filepath.Join(".agency", "state")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+
 	// Write then rename so a reader never sees half a file.
 	tmp := filepath.Join(dir, "runner_status.json.tmp")
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
 		return err
 	}
+
 	return os.Rename(tmp, filepath.Join(dir, "runner_status.json"))
 }
 
@@ -301,6 +318,7 @@ func (a *agent) runHook(v string) error {
 			return fmt.Errorf("-hook %s: %v", event, err)
 		}
 	}
+
 	wd, _ := os.Getwd()
 	in["hook_event_name"], in["session_id"], in["cwd"] = event, hookSession, wd
 	body, _ := json.Marshal(in)
@@ -317,15 +335,18 @@ func (a *agent) runHook(v string) error {
 				return fmt.Errorf("--settings: %v", err)
 			}
 		}
+
 		if err := json.Unmarshal(raw, &settings); err != nil {
 			return fmt.Errorf("--settings: %v", err)
 		}
 	}
+
 	for _, g := range settings.Hooks[event] {
 		for _, h := range g.Hooks {
 			if h.Type != "command" {
 				continue
 			}
+
 			cmd := exec.Command("/bin/sh", "-c", h.Command)
 			cmd.Stdin = strings.NewReader(string(body))
 			cmd.Stdout, cmd.Stderr = a.stderr, a.stderr
@@ -334,6 +355,7 @@ func (a *agent) runHook(v string) error {
 			}
 		}
 	}
+
 	return nil
 }
 
@@ -360,14 +382,17 @@ func interact(stdin io.Reader, stdout io.Writer) {
 	sc := bufio.NewScanner(stdin)
 	for {
 		fmt.Fprint(stdout, "> ")
+
 		if !sc.Scan() {
 			fmt.Fprintln(stdout)
 			return
 		}
+
 		line := sc.Text()
 		if strings.TrimSpace(line) == "exit" {
 			return
 		}
+
 		fmt.Fprintf(stdout, "echo: %s\n", line)
 	}
 }

@@ -58,6 +58,7 @@ func (m obj) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
+
 		k, _ := json.Marshal(m[i])
 		b.Write(k)
 		b.WriteByte(':')
@@ -65,8 +66,10 @@ func (m obj) MarshalJSON() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+
 		b.Write(v)
 	}
+
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
@@ -123,6 +126,7 @@ func (e *emitter) write(path, content string, appended bool) {
 		if appended {
 			kind = "update"
 		}
+
 		item := o("id", e.id("item_"), "type", "file_change",
 			"changes", []obj{o("path", abs, "kind", kind)}, "status", "in_progress")
 		e.line(o("type", "item.started", "item", item))
@@ -130,10 +134,12 @@ func (e *emitter) write(path, content string, appended bool) {
 		e.line(o("type", "item.completed", "item", item))
 		return
 	}
+
 	tool, input := "Write", o("file_path", abs, "content", content)
 	if appended {
 		tool, input = "Edit", o("file_path", abs, "old_string", "", "new_string", content)
 	}
+
 	id := e.id("toolu_fake")
 	e.assistant(o("type", "tool_use", "id", id, "name", tool, "input", input))
 	e.toolResult(id, "File created successfully at: "+abs)
@@ -159,10 +165,12 @@ func (e *emitter) command(cmd, output string) {
 // the result); codex prints nothing in its JSONL, only an error on stderr.
 func (e *emitter) deny(path string, stderr io.Writer) {
 	abs := e.abs(path)
+
 	if e.format == "codex" {
 		fmt.Fprintln(stderr, "2026-11-23T15:25:59.451708Z ERROR codex_core::tools::router: error=patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings")
 		return
 	}
+
 	id := e.id("toolu_fake")
 	input := o("file_path", abs, "content", "x")
 	e.assistant(o("type", "tool_use", "id", id, "name", "Write", "input", input))
@@ -199,6 +207,7 @@ func (e *emitter) finish(exit int, needsInput bool) {
 	if e.resumed {
 		text = fmt.Sprintf("RECALL: first prompt was <<%s>>; %d user prompts in history", e.session.FirstPrompt, e.session.Prompts)
 	}
+
 	// This run's usage; the conversation's totals, as the real CLIs
 	// report them on a resumed conversation (cumulative).
 	tot := e.session.add(20, 10, 0.00035)
@@ -209,11 +218,13 @@ func (e *emitter) finish(exit int, needsInput bool) {
 			e.line(o("type", "turn.failed", "error", o("message", msg)))
 			return
 		}
+
 		e.line(o("type", "item.completed", "item", o("id", e.id("item_"), "type", "agent_message", "text", text)))
 		e.line(o("type", "turn.completed", "usage", o("input_tokens", tot.InputTokens, "cached_input_tokens", 0,
 			"output_tokens", tot.OutputTokens, "reasoning_output_tokens", 0)))
 		return
 	}
+
 	if exit != 0 {
 		text = "API Error: 500 fake agent failure"
 		e.line(o("type", "assistant", "message", o("id", e.id("msg_fake"), "model", "<synthetic>", "role", "assistant",
@@ -222,6 +233,7 @@ func (e *emitter) finish(exit int, needsInput bool) {
 	} else {
 		e.assistant(o("type", "text", "text", text))
 	}
+
 	e.line(o("type", "result", "subtype", "success", "is_error", exit != 0, "duration_ms", 42,
 		"num_turns", max(e.turns, 1), "result", text, "stop_reason", "end_turn", "session_id", e.session.ID,
 		"total_cost_usd", tot.CostUSD, "usage", o("input_tokens", 20, "cache_creation_input_tokens", 0,
@@ -253,14 +265,17 @@ func openSession(id, prompt string, resume bool) (*session, error) {
 	if !resume {
 		return &session{ID: id, FirstPrompt: prompt, Prompts: 1}, nil
 	}
+
 	b, err := os.ReadFile(sessionPath(id))
 	if err != nil {
 		return nil, fmt.Errorf("no conversation found with session ID: %s", id)
 	}
+
 	var s session
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, err
 	}
+
 	s.Prompts++
 	return &s, nil
 }

@@ -72,7 +72,10 @@ func (g importGraph) leaf(p string) bool { return len(g[p]) == 0 }
 //     package;
 //   - cli and watch never import runner, wall or checkpoint themselves:
 //     they reach supervision through agency, and the hidden entry points
-//     through internal/entry, which the programs register.
+//     through internal/entry, which the programs register;
+//   - agency's own packages (agency/land, agency/view, agency/internal/core)
+//     sit below agency and never import it; cli and watch reach them only
+//     through agency.App.
 //
 // It returns one sentence per broken rule, sorted.
 func importRules(g importGraph) []string {
@@ -84,6 +87,10 @@ func importRules(g importGraph) []string {
 				out = append(out, p+" imports "+im+", which is not a leaf (store and gitcore import only leaves)")
 			case (under(p, "cli") || under(p, "watch")) && (under(im, "runner") || under(im, "wall") || under(im, "checkpoint")):
 				out = append(out, p+" imports "+im+" (cli and watch reach it only through agency or internal/entry)")
+			case (under(p, "cli") || under(p, "watch")) && strings.HasPrefix(im, "agency/"):
+				out = append(out, p+" imports "+im+" (cli and watch reach agency's packages only through agency.App)")
+			case strings.HasPrefix(p, "agency/") && im == "agency":
+				out = append(out, p+" imports agency (agency's own packages sit below it)")
 			}
 		}
 		if under(p, "runner") || under(p, "wall") || under(p, "checkpoint") {
@@ -99,7 +106,7 @@ func importRules(g importGraph) []string {
 // Imports point down only, as docs/architecture.md draws them.
 func TestImportDirection(t *testing.T) {
 	g := productionImports(t)
-	for _, p := range []string{"store", "gitcore", "runner", "wall", "checkpoint", "cli", "watch", "agency", "internal/entry"} {
+	for _, p := range []string{"store", "gitcore", "runner", "wall", "checkpoint", "cli", "watch", "agency", "agency/land", "agency/view", "internal/entry"} {
 		if g[p] == nil {
 			t.Fatalf("no package %s in the import graph: the walk or the rules are out of date", p)
 		}
@@ -124,6 +131,10 @@ func TestImportDirectionCatches(t *testing.T) {
 		{"gitcore", "agency", "runner reaches agency (runner →"},
 		{"cli", "runner", "cli imports runner"},
 		{"watch", "wall", "watch imports wall"},
+		{"agency/land", "agency", "agency/land imports agency"},
+		{"cli", "agency/land", "cli imports agency/land"},
+		{"agency/view", "agency", "agency/view imports agency"},
+		{"watch", "agency/view", "watch imports agency/view"},
 	} {
 		t.Run(tt.from+"→"+tt.to, func(t *testing.T) {
 			g := importGraph{}

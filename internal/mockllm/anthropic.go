@@ -17,6 +17,7 @@ func (s *Server) anthropicPlan(body map[string]any) ([]map[string]any, string) {
 	if len(tools) == 0 { // side request: title, topic, summary
 		return []map[string]any{{"type": "text", "text": "Mock side reply"}}, "end_turn"
 	}
+
 	prompts, results := anthropicPrompts(body)
 	if strings.Contains(last(prompts), MarkRecall) {
 		return []map[string]any{{"type": "text", "text": recall(prompts)}}, "end_turn"
@@ -24,6 +25,7 @@ func (s *Server) anthropicPlan(body map[string]any) ([]map[string]any, string) {
 	if results > 0 {
 		return []map[string]any{{"type": "text", "text": s.cfg.Final}}, "end_turn"
 	}
+
 	a := s.ask(last(prompts))
 	_, write := tools["Write"]
 	if _, ok := tools["Bash"]; ok && (a.Shell != "" || !write) {
@@ -34,6 +36,7 @@ func (s *Server) anthropicPlan(body map[string]any) ([]map[string]any, string) {
 		return []map[string]any{{"type": "tool_use", "id": s.id("toolu_"), "name": "Bash",
 			"input": map[string]any{"command": cmd, "description": desc}}}, "tool_use"
 	}
+
 	if write && a.Shell == "" {
 		path := a.Path
 		if !filepath.IsAbs(path) {
@@ -41,9 +44,11 @@ func (s *Server) anthropicPlan(body map[string]any) ([]map[string]any, string) {
 				path = filepath.Join(m[1], path)
 			}
 		}
+
 		return []map[string]any{{"type": "tool_use", "id": s.id("toolu_"), "name": "Write",
 			"input": map[string]any{"file_path": path, "content": s.cfg.Content}}}, "tool_use"
 	}
+
 	return []map[string]any{{"type": "text", "text": s.cfg.Final}}, "end_turn"
 }
 
@@ -56,10 +61,12 @@ func anthropicPrompts(body map[string]any) (prompts []string, results int) {
 		if str(mm["role"]) != "user" {
 			continue
 		}
+
 		blocks, _ := mm["content"].([]any)
 		if text, ok := mm["content"].(string); ok {
 			blocks = []any{map[string]any{"type": "text", "text": text}}
 		}
+
 		for _, c := range blocks {
 			cm, _ := c.(map[string]any)
 			switch str(cm["type"]) {
@@ -72,6 +79,7 @@ func anthropicPrompts(body map[string]any) (prompts []string, results int) {
 			}
 		}
 	}
+
 	return prompts, results
 }
 
@@ -82,10 +90,12 @@ func (s *Server) messages(w http.ResponseWriter, body map[string]any) string {
 	if name := str(blocks[0]["name"]); name != "" {
 		reply = "tool_call " + name
 	}
+
 	model := str(body["model"])
 	if model == "" {
 		model = "mock-model"
 	}
+
 	id := s.id("msg_")
 	usage := map[string]any{"input_tokens": 10, "output_tokens": 5,
 		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
@@ -94,6 +104,7 @@ func (s *Server) messages(w http.ResponseWriter, body map[string]any) string {
 			"content": blocks, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
 		return reply
 	}
+
 	sw := startSSE(w)
 	sw.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
@@ -112,8 +123,10 @@ func (s *Server) messages(w http.ResponseWriter, body map[string]any) string {
 			sw.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
 				"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
 		}
+
 		sw.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
+
 	sw.event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
 	sw.event("message_stop", map[string]any{"type": "message_stop"})

@@ -111,10 +111,12 @@ func StartConfig(addr string, cfg Config) (*Server, error) {
 	if cfg.HangFor <= 0 {
 		cfg.HangFor = 15 * time.Minute
 	}
+
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+
 	s := &Server{cfg: cfg, ln: ln, done: make(chan struct{})}
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go s.http.Serve(ln)
@@ -166,6 +168,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 		_ = json.Unmarshal(b, &body)
 	}
+
 	path := r.URL.Path
 	responses := strings.HasSuffix(path, "/responses")
 	switch {
@@ -187,6 +190,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 				"usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}})
 		}
+
 		s.record(r, 200, "stall")
 		s.hang(r.Context())
 	case r.Method != http.MethodPost:
@@ -299,6 +303,7 @@ func toolNames(body map[string]any) map[string]map[string]any {
 			names[name] = m
 		}
 	}
+
 	return names
 }
 
@@ -340,11 +345,13 @@ func (s *Server) ask(prompt string) toolAsk {
 	if strings.Contains(prompt, MarkBash) {
 		return toolAsk{Shell: BashCommand}
 	}
+
 	if _, rest, ok := strings.Cut(prompt, MarkWrite); ok {
 		if f := strings.Fields(rest); len(f) > 0 {
 			return toolAsk{Path: f[0]}
 		}
 	}
+
 	return toolAsk{Path: s.cfg.File}
 }
 

@@ -27,6 +27,7 @@ func responsesPrompts(body map[string]any) (prompts []string, outputs int) {
 				}
 				text = strings.Join(parts, "\n")
 			}
+
 			if ownPrompt(text) {
 				prompts, outputs = append(prompts, text), 0
 			}
@@ -34,6 +35,7 @@ func responsesPrompts(body map[string]any) (prompts []string, outputs int) {
 			outputs++
 		}
 	}
+
 	return prompts, outputs
 }
 
@@ -53,6 +55,7 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 		return map[string]any{"type": "function_call", "id": "fc_" + callID[5:], "status": "completed",
 			"name": name, "arguments": string(a), "call_id": callID}
 	}
+
 	// A prompt that mentions MOCK_SHELL asks for a shell command instead
 	// of the patch; @@BASH@@ and @@SHELL@@ for a given one.
 	prompts, _ := responsesPrompts(body)
@@ -63,17 +66,22 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 		for _, l := range strings.Split(strings.TrimSuffix(s.cfg.Content, "\n"), "\n") {
 			b.WriteString("+" + l + "\n")
 		}
+
 		b.WriteString("*** End Patch\n")
+
 		if str(t["type"]) == "custom" { // freeform tool: the patch is the input
 			return map[string]any{"type": "custom_tool_call", "id": "ctc_" + callID[5:], "status": "completed",
 				"name": "apply_patch", "input": b.String(), "call_id": callID}
 		}
+
 		return fc("apply_patch", map[string]any{"input": b.String()})
 	}
+
 	script := a.Shell
 	if script == "" {
 		script = s.shellScript(a.Path)
 	}
+
 	switch {
 	case tools["exec_command"] != nil && a.Escalate:
 		return fc("exec_command", map[string]any{"cmd": script, "sandbox_permissions": "require_escalated",
@@ -85,6 +93,7 @@ func (s *Server) responsesToolCall(body map[string]any) map[string]any {
 	case tools["shell"] != nil:
 		return fc("shell", map[string]any{"command": []string{"bash", "-lc", script}})
 	}
+
 	return nil
 }
 
@@ -100,16 +109,19 @@ func (s *Server) responses(w http.ResponseWriter, body map[string]any) string {
 	case outputs == 0:
 		item = s.responsesToolCall(body)
 	}
+
 	reply := "text"
 	if item == nil {
 		item = s.message(text)
 	} else {
 		reply = "tool_call " + str(item["name"])
 	}
+
 	model := str(body["model"])
 	if model == "" {
 		model = "mock-model"
 	}
+
 	resp := map[string]any{"id": s.id("resp_"), "object": "response", "created_at": time.Now().Unix(),
 		"status": "in_progress", "model": model, "output": []any{}}
 	sw := startSSE(w)
@@ -119,11 +131,13 @@ func (s *Server) responses(w http.ResponseWriter, body map[string]any) string {
 		sw.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta",
 			"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": text})
 	}
+
 	sw.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	done := map[string]any{}
 	for k, v := range resp {
 		done[k] = v
 	}
+
 	done["status"], done["output"] = "completed", []any{item}
 	done["usage"] = map[string]any{"input_tokens": 10, "input_tokens_details": map[string]any{"cached_tokens": 0},
 		"output_tokens": 5, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 15}

@@ -43,15 +43,18 @@ type Sshd struct {
 // Start starts a server; the test's cleanup stops it.
 func Start(t *testing.T) *Sshd {
 	t.Helper()
+
 	// Missing, these skip the test; under CI=true they fail it.
 	sshd := testenv.Need(t, "sshd")
 	testenv.Need(t, "ssh")
 	testenv.Need(t, "ssh-keygen")
+
 	// A short directory: ControlPath sockets and sun_path are 108 bytes.
 	dir, err := os.MkdirTemp("", "sshd-")
 	if err != nil {
 		t.Fatal(err)
 	}
+
 	t.Cleanup(func() { removeDir(dir) })
 	s := &Sshd{Dir: dir, HostHome: filepath.Join(dir, "hosthome"), Alias: "testhost", t: t, sshdPath: sshd}
 	for _, d := range []string{s.HostHome, filepath.Join(dir, "client"), s.TmuxDir()} {
@@ -59,13 +62,16 @@ func Start(t *testing.T) *Sshd {
 			t.Fatal(err)
 		}
 	}
+
 	keygen(t, filepath.Join(dir, "host_key"))
 	keygen(t, filepath.Join(dir, "client", "id"))
 	pub, err := os.ReadFile(filepath.Join(dir, "client", "id.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
+
 	writeFile(t, filepath.Join(dir, "authorized_keys"), string(pub), 0o600)
+
 	if os.Getuid() == 0 {
 		// sshd started as root needs its privilege separation directory
 		// (Debian's service makes it at boot).
@@ -73,6 +79,7 @@ func Start(t *testing.T) *Sshd {
 			t.Fatal(err)
 		}
 	}
+
 	s.Port = freePort(t)
 	s.writeServerConfig()
 	s.Restart()
@@ -80,12 +87,14 @@ func Start(t *testing.T) *Sshd {
 	if err != nil {
 		t.Fatal(err)
 	}
+
 	f := strings.Fields(string(hostPub))
 	writeFile(t, filepath.Join(dir, "client", "known_hosts"), fmt.Sprintf("[127.0.0.1]:%d %s %s\n", s.Port, f[0], f[1]), 0o600)
 	u, err := user.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
+
 	s.ClientConfig = filepath.Join(dir, "client", "config")
 	writeFile(t, s.ClientConfig, fmt.Sprintf(`Host %s
   HostName 127.0.0.1
@@ -129,6 +138,7 @@ func (s *Sshd) Restart() {
 	t := s.t
 	t.Helper()
 	cmd := exec.Command(s.sshdPath, "-D", "-e", "-f", s.sshdCfg)
+
 	// A file, not a pipe: the sessions sshd starts keep its stderr.
 	logf, err := os.OpenFile(filepath.Join(s.Dir, "sshd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
@@ -141,6 +151,7 @@ func (s *Sshd) Restart() {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start sshd: %v", err)
 	}
+
 	s.cmd, s.done = cmd, make(chan struct{})
 	go func(done chan struct{}) { cmd.Wait(); close(done) }(s.done)
 	t.Cleanup(s.Stop)
@@ -151,14 +162,17 @@ func (s *Sshd) Restart() {
 			c.Close()
 			return
 		}
+
 		select {
 		case <-s.done:
 			t.Fatalf("sshd exited: %s", errb.String())
 		default:
 		}
+
 		if time.Now().After(deadline) {
 			t.Fatalf("sshd did not listen on %d: %s", s.Port, errb.String())
 		}
+
 		// Polling a port another process opens: no event to wait on.
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -172,16 +186,19 @@ func (s *Sshd) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
+
 	select {
 	case <-s.done:
 		return
 	default:
 	}
+
 	pids := sshdDescendants(s.cmd.Process.Pid)
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	for _, p := range pids {
 		syscall.Kill(p, syscall.SIGKILL)
 	}
+
 	<-s.done
 }
 
@@ -195,21 +212,26 @@ func sshdDescendants(pid int) []int {
 		if err != nil {
 			continue
 		}
+
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
 		if err != nil {
 			continue
 		}
+
 		i, j := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 		if i < 0 || j < i {
 			continue
 		}
+
 		f := strings.Fields(string(b[j+1:]))
 		if len(f) < 2 {
 			continue
 		}
+
 		pp, _ := strconv.Atoi(f[1])
 		parent[p], name[p] = pp, string(b[i+1:j])
 	}
+
 	var out []int
 	for p := range parent {
 		for q := parent[p]; q > 1; q = parent[q] {
@@ -221,6 +243,7 @@ func sshdDescendants(pid int) []int {
 			}
 		}
 	}
+
 	return out
 }
 

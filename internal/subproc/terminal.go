@@ -74,15 +74,18 @@ func (t *Terminal) Exec() error {
 	if err != nil {
 		return err
 	}
+
 	env := t.cmd.Env
 	if env == nil {
 		env = os.Environ()
 	}
+
 	if t.cmd.Dir != "" {
 		if err := os.Chdir(t.cmd.Dir); err != nil {
 			return err
 		}
 	}
+
 	TraceTo(os.Stderr, Tracing(), t.cmd.Args)()
 	return syscall.Exec(path, t.cmd.Args, env)
 }

@@ -41,6 +41,7 @@ func Look(prog string) (string, error) {
 	if p, err := exec.LookPath(prog); err == nil {
 		return p, nil
 	}
+
 	if prog == "sshd" {
 		for _, dir := range []string{"/usr/sbin", "/sbin", "/usr/local/sbin"} {
 			p := filepath.Join(dir, prog)
@@ -49,9 +50,11 @@ func Look(prog string) (string, error) {
 			}
 		}
 	}
+
 	if CI() {
 		return "", fmt.Errorf("CI=true and %s is not installed: .ci/run installs it; a test that needs it must not skip under CI", prog)
 	}
+
 	return "", nil
 }
 
@@ -109,10 +112,12 @@ func Hermetic(dir string) error {
 			return err
 		}
 	}
+
 	global := filepath.Join(dir, "gitconfig")
 	if err := os.WriteFile(global, []byte(gitconfig), 0o644); err != nil {
 		return err
 	}
+
 	for k, v := range map[string]string{
 		"HOME":                home,
 		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
@@ -127,9 +132,11 @@ func Hermetic(dir string) error {
 			return err
 		}
 	}
+
 	for _, k := range []string{"GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "XDG_CONFIG_DIRS"} {
 		os.Unsetenv(k)
 	}
+
 	return nil
 }
 

@@ -35,10 +35,12 @@ func Files(gitDir, common string) ([]Entry, bool) {
 			return nil, false
 		}
 	}
+
 	files, ok := userConfigFiles()
 	if !ok {
 		return nil, false
 	}
+
 	var all []Entry
 	for _, f := range files {
 		entries, ok := Read(f)
@@ -47,16 +49,19 @@ func Files(gitDir, common string) ([]Entry, bool) {
 		}
 		all = append(all, entries...)
 	}
+
 	repo, ok := RepoFiles(gitDir, common)
 	if !ok {
 		return nil, false
 	}
+
 	all = append(all, repo...)
 	for _, e := range all {
 		if strings.HasPrefix(e.Key, "include.") || strings.HasPrefix(e.Key, "includeif.") {
 			return nil, false
 		}
 	}
+
 	return all, true
 }
 
@@ -67,10 +72,12 @@ func RepoFiles(gitDir, common string) ([]Entry, bool) {
 	if !ok {
 		return nil, false
 	}
+
 	wc, set := last(local, "extensions.worktreeconfig")
 	if !set {
 		return local, true
 	}
+
 	// "" is also a variable without a value (true): ask git.
 	on, ok := Bool(wc)
 	if !ok || wc == "" {
@@ -79,6 +86,7 @@ func RepoFiles(gitDir, common string) ([]Entry, bool) {
 	if !on {
 		return local, true
 	}
+
 	wt, ok := Read(filepath.Join(gitDir, "config.worktree"))
 	return append(local, wt...), ok
 }
@@ -92,10 +100,12 @@ func userConfigFiles() ([]string, bool) {
 			return nil, false
 		}
 	}
+
 	files, ok := systemConfigFile()
 	if !ok {
 		return nil, false
 	}
+
 	global, ok := globalConfigFiles()
 	return append(files, global...), ok
 }
@@ -117,6 +127,7 @@ func systemConfigFile() ([]string, bool) {
 	case !GitUnderUsr():
 		return nil, false
 	}
+
 	return []string{"/etc/gitconfig"}, true
 }
 
@@ -125,20 +136,24 @@ func globalConfigFiles() ([]string, bool) {
 	if p, set := os.LookupEnv("GIT_CONFIG_GLOBAL"); set {
 		return []string{p}, p != ""
 	}
+
 	// An empty HOME is taken by git as the root ("/.gitconfig"): ask git.
 	home, set := os.LookupEnv("HOME")
 	if set && home == "" {
 		return nil, false
 	}
+
 	var files []string
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
 		files = append(files, filepath.Join(xdg, "git", "config"))
 	} else if home != "" {
 		files = append(files, filepath.Join(home, ".config", "git", "config"))
 	}
+
 	if home != "" {
 		files = append(files, filepath.Join(home, ".gitconfig"))
 	}
+
 	return files, true
 }
 
@@ -150,14 +165,17 @@ func GitUnderUsr() bool {
 		if dir == "" || !filepath.IsAbs(dir) {
 			return false // git would look in the current directory
 		}
+
 		p := filepath.Join(dir, "git")
 		fi, err := os.Stat(p)
 		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 			continue
 		}
+
 		real, err := filepath.EvalSymlinks(p)
 		return err == nil && (real == "/usr/bin/git" || real == "/usr/lib/git-core/git")
 	}
+
 	return false
 }
 

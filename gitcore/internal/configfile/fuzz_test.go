@@ -1,14 +1,14 @@
 package configfile
 
 import (
-	"bytes"
-	"errors"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/git-agency/git-agency/internal/testrepo"
 )
 
 // FuzzConfigFile compares the parser with git's own on one file:
@@ -19,28 +19,23 @@ import (
 //
 //	go test ./gitcore/internal/configfile -run '^$' -fuzz FuzzConfigFile -fuzztime 30s
 func FuzzConfigFile(f *testing.F) {
-	seeds, err := filepath.Glob("testdata/seed/*.config")
-	if err != nil || len(seeds) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, p := range seeds {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
+	for _, seed := range testrepo.Seeds(f, "testdata/seed/*.config") {
+		f.Add(seed.Data)
 	}
 	dir := f.TempDir()
+
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, ok := Parse(data)
 		if !ok {
 			return // refused: the caller asks git, nothing is contradicted
 		}
-		file := filepath.Join(dir, "config-"+itoa(os.Getpid()))
+
+		file := filepath.Join(dir, fmt.Sprintf("config-%d", os.Getpid()))
 		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		want, gitOK := gitList(t, dir, file)
+
 		switch {
 		case !gitOK:
 			t.Fatalf("git refuses the file, ours reads %q", got)
@@ -48,15 +43,6 @@ func FuzzConfigFile(f *testing.F) {
 			t.Fatalf("ours %q\ngit  %q", got, want)
 		}
 	})
-}
-
-func itoa(n int) string {
-	var b []byte
-	for n > 0 || len(b) == 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
 }
 
 // normal is entries as compared: nil for none.
@@ -69,21 +55,15 @@ func normal(e []Entry) []Entry {
 
 // gitList is git's reading of file; ok false when git refuses it.
 func gitList(t *testing.T, home, file string) ([]Entry, bool) {
-	cmd := exec.Command("git", "config", "-l", "-z", "--file", file)
-	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null", "LC_ALL=C"}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		var exitErr *exec.ExitError
-		if !errors.As(err, &exitErr) {
-			t.Fatal(err)
-		}
+	t.Helper()
+
+	out, ok := testrepo.Oracle(t, home, nil, "config", "-l", "-z", "--file", file)
+	if !ok {
 		return nil, false
 	}
+
 	var list []Entry
-	for _, rec := range strings.Split(out.String(), "\x00") {
+	for _, rec := range strings.Split(out, "\x00") {
 		if rec == "" {
 			continue
 		}
@@ -96,13 +76,12 @@ func gitList(t *testing.T, home, file string) ([]Entry, bool) {
 // Every seed is read as git reads it, or refused by both (the two bad-*
 // seeds).
 func TestSeedsReadLikeGit(t *testing.T) {
-	seeds, _ := filepath.Glob("testdata/seed/*.config")
 	dir := t.TempDir()
-	for _, p := range seeds {
-		data, _ := os.ReadFile(p)
+	for _, seed := range testrepo.Seeds(t, "testdata/seed/*.config") {
+		p := seed.Path
 		abs, _ := filepath.Abs(p)
 		want, gitOK := gitList(t, dir, abs)
-		got, ok := Parse(data)
+		got, ok := Parse(seed.Data)
 		bad := strings.HasPrefix(filepath.Base(p), "bad-")
 		if gitOK == bad || ok != gitOK || !reflect.DeepEqual(normal(got), want) {
 			t.Errorf("%s: git %v %q, ours %v %q", p, gitOK, want, ok, got)

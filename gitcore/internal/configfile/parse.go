@@ -1,5 +1,7 @@
 package configfile
 
+import "bytes"
+
 // Parse reads one git config file as git's own parser does
 // (config.c: git_parse_source, get_base_var, get_value, parse_value) and
 // returns every entry in order, keys as git names them (section and
@@ -13,6 +15,7 @@ func Parse(data []byte) ([]Entry, bool) {
 	if len(data) >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf {
 		p.pos = 3 // a UTF-8 byte order mark, skipped as git does
 	}
+
 	for {
 		c := p.next()
 		if c == '\n' && p.eof {
@@ -48,6 +51,7 @@ func (p *configParser) top(c byte) bool {
 		}
 		p.out = append(p.out, e)
 	}
+
 	return true
 }
 
@@ -70,16 +74,19 @@ func (p *configParser) next() byte {
 		p.eof = true
 		return '\n'
 	}
+
 	c := p.data[p.pos]
 	p.pos++
 	if c == 0 {
 		p.bad, p.eof = true, true
 		return '\n'
 	}
+
 	if c == '\r' && p.pos < len(p.data) && p.data[p.pos] == '\n' {
 		p.pos++
 		return '\n'
 	}
+
 	return c
 }
 
@@ -89,9 +96,11 @@ func (p *configParser) section() (string, bool) {
 	var name []byte
 	for {
 		c := p.next()
+
 		if p.eof {
 			return "", false
 		}
+
 		switch {
 		case c == ']':
 			return string(name), true
@@ -100,6 +109,7 @@ func (p *configParser) section() (string, bool) {
 		case !configKeyChar(c) && c != '.':
 			return "", false
 		}
+
 		name = append(name, configLower(c))
 	}
 }
@@ -113,9 +123,11 @@ func (p *configParser) subsection(name []byte, c byte) (string, bool) {
 		}
 		c = p.next()
 	}
+
 	if c != '"' {
 		return "", false
 	}
+
 	name = append(name, '.')
 	for {
 		c := p.next()
@@ -125,13 +137,16 @@ func (p *configParser) subsection(name []byte, c byte) (string, bool) {
 		if c == '"' {
 			break
 		}
+
 		if c == '\\' {
 			if c = p.next(); c == '\n' {
 				return "", false
 			}
 		}
+
 		name = append(name, c)
 	}
+
 	return string(name), p.next() == ']'
 }
 
@@ -147,6 +162,7 @@ func (p *configParser) entry(section string, c byte) (Entry, bool) {
 		}
 		name = append(name, configLower(c))
 	}
+
 	for c == ' ' || c == '\t' {
 		c = p.next()
 	}
@@ -156,6 +172,7 @@ func (p *configParser) entry(section string, c byte) (Entry, bool) {
 	if c != '=' {
 		return Entry{}, false
 	}
+
 	v, ok := p.value()
 	return Entry{Key: string(name), Value: v}, ok
 }
@@ -183,48 +200,30 @@ func (p *configParser) value() (string, bool) {
 			comment = true
 			continue
 		}
-		var ok bool
-		if v, ok = spaceBetween(v, gap); !ok {
+
+		// The whitespace between two words. A tab (or lone CR) there is
+		// not followed: git before 2.46 reads it as a space, later git
+		// keeps it; the git that runs is asked.
+		if len(bytes.Trim(gap, " ")) > 0 {
 			return "", false
 		}
-		gap = gap[:0]
-		if v, ok = p.valueChar(v, c, &quote); !ok {
-			return "", false
-		}
-	}
-}
+		v, gap = append(v, gap...), gap[:0]
 
-// spaceBetween appends to v the whitespace gap found between two words
-// of a value. A tab (or lone CR) there is not followed (ok false): git
-// before 2.46 reads it as a space, later git keeps it; the git that runs
-// is asked.
-func spaceBetween(v, gap []byte) ([]byte, bool) {
-	for _, c := range gap {
-		if c != ' ' {
-			return nil, false
+		switch c {
+		case '\\':
+			e, keep, ok := p.escape()
+			if !ok {
+				return "", false
+			}
+			if keep {
+				v = append(v, e)
+			}
+		case '"':
+			quote = !quote
+		default:
+			v = append(v, c)
 		}
 	}
-	return append(v, gap...), true
-}
-
-// valueChar appends to v what the value's character c stands for: an
-// escape, a quote (toggles quote, nothing kept), itself.
-func (p *configParser) valueChar(v []byte, c byte, quote *bool) ([]byte, bool) {
-	switch c {
-	case '\\':
-		e, keep, ok := p.escape()
-		if !ok {
-			return nil, false
-		}
-		if keep {
-			v = append(v, e)
-		}
-	case '"':
-		*quote = !*quote
-	default:
-		v = append(v, c)
-	}
-	return v, true
 }
 
 // escape reads what follows a backslash in a value: the character it
@@ -243,6 +242,7 @@ func (p *configParser) escape() (c byte, keep, ok bool) {
 	case '\\', '"':
 		return c, true, true
 	}
+
 	return 0, false, false
 }
 

@@ -1,17 +1,16 @@
 package index
 
 import (
-	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/git-agency/git-agency/internal/testrepo"
 )
 
 // FuzzIndex compares the entry iterator with git's own reader on index
@@ -30,23 +29,16 @@ import (
 //
 //	go test ./gitcore/internal/index -run '^$' -fuzz FuzzIndex -fuzztime 30s
 func FuzzIndex(f *testing.F) {
-	seeds, err := filepath.Glob("testdata/seed/*.index")
-	if err != nil || len(seeds) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, p := range seeds {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, seed := range testrepo.Seeds(f, "testdata/seed/*.index") {
 		format, oidLen := byte(0), 20
-		if strings.HasSuffix(p, ".sha256.index") {
+		if strings.HasSuffix(seed.Path, ".sha256.index") {
 			format, oidLen = 1, 32
 		}
-		f.Add(append([]byte{format}, data[:len(data)-oidLen]...))
+		f.Add(append([]byte{format}, seed.Data[:len(seed.Data)-oidLen]...))
 	}
 	tmp := f.TempDir()
 	oracles := map[int]string{20: oracleRepo(f, "sha1", tmp), 32: oracleRepo(f, "sha256", tmp)}
+
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) == 0 {
 			return
@@ -55,16 +47,19 @@ func FuzzIndex(f *testing.F) {
 		if in[0]&1 == 1 {
 			oidLen = 32
 		}
+
 		data := withChecksum(in[1:], oidLen)
 		got, ok := ours(data, oidLen)
 		if !ok {
 			return // refused: git is never contradicted
 		}
+
 		file := filepath.Join(tmp, fmt.Sprintf("index-%d", os.Getpid()))
 		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		want, gitOK := lsFiles(t, oracles[oidLen], file)
+
 		switch {
 		case !gitOK:
 			t.Fatalf("git refuses the index, ours reads it:\n%q", got)
@@ -115,55 +110,45 @@ func withChecksum(body []byte, oidLen int) []byte {
 // in the cone, so that git neither expands a sparse index's directories
 // (it would need their trees) nor collapses any.
 func oracleRepo(f testing.TB, format, parent string) string {
+	f.Helper()
+
 	dir := filepath.Join(parent, format)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
 	for _, args := range [][]string{
-		{"init", "-q", "--object-format=" + format, dir},
-		{"-C", dir, "config", "core.sparseCheckout", "true"},
-		{"-C", dir, "config", "core.sparseCheckoutCone", "true"},
-		{"-C", dir, "config", "index.sparse", "true"},
+		{"init", "-q", "--object-format=" + format},
+		{"config", "core.sparseCheckout", "true"},
+		{"config", "core.sparseCheckoutCone", "true"},
+		{"config", "index.sparse", "true"},
 	} {
-		cmd := exec.Command("git", args...)
-		cmd.Env = oracleEnv(dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			f.Fatalf("git %v: %v\n%s", args, err, out)
+		if _, ok := testrepo.Oracle(f, dir, nil, args...); !ok {
+			f.Fatalf("git %v failed", args)
 		}
 	}
+
 	if err := os.WriteFile(filepath.Join(dir, ".git", "info", "sparse-checkout"), []byte("/*\n"), 0o644); err != nil {
 		f.Fatal(err)
 	}
 	return dir
 }
 
-func oracleEnv(dir string) []string {
-	return []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null", "LC_ALL=C"}
-}
-
 // lsFiles is git's reading of the index file: ok false when git refuses it.
 func lsFiles(t *testing.T, repo, file string) (string, bool) {
-	cmd := exec.Command("git", "-C", repo, "ls-files", "--sparse", "--stage", "--debug", "-z")
-	cmd.Env = append(oracleEnv(repo), "GIT_INDEX_FILE="+file)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		var exitErr *exec.ExitError
-		if !errors.As(err, &exitErr) {
-			t.Fatal(err)
-		}
-		return "", false
-	}
-	return out.String(), true
+	t.Helper()
+	return testrepo.Oracle(t, repo, []string{"GIT_INDEX_FILE=" + file}, "ls-files", "--sparse", "--stage", "--debug", "-z")
 }
 
 // Every seed, an index git wrote, is read by both, alike: the fuzz test
 // starts from files it compares, not from ones it skips.
 func TestSeedsReadLikeGit(t *testing.T) {
-	seeds, _ := filepath.Glob("testdata/seed/*.index")
+	seeds := testrepo.Seeds(t, "testdata/seed/*.index")
 	if len(seeds) < 15 {
 		t.Fatalf("%d seeds", len(seeds))
 	}
 	dir := t.TempDir()
-	for _, p := range seeds {
+	for _, seed := range seeds {
+		p := seed.Path
 		format, oidLen := "sha1", 20
 		if strings.HasSuffix(p, ".sha256.index") {
 			format, oidLen = "sha256", 32
@@ -172,10 +157,9 @@ func TestSeedsReadLikeGit(t *testing.T) {
 		if _, err := os.Stat(repo); err != nil {
 			repo = oracleRepo(t, format, dir)
 		}
-		data, _ := os.ReadFile(p)
 		abs, _ := filepath.Abs(p)
 		want, gitOK := lsFiles(t, repo, abs)
-		got, ok := ours(data, oidLen)
+		got, ok := ours(seed.Data, oidLen)
 		if !gitOK || !ok || got != want || got == "" {
 			t.Errorf("%s: git %v, ours %v\nours:\n%q\ngit:\n%q", p, gitOK, ok, got, want)
 		}

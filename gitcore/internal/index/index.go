@@ -140,6 +140,7 @@ func (it *Iter) decode() bool {
 	if off+fixed+2 > len(data) {
 		return false
 	}
+
 	d := data[off : off+fixed+2]
 	u := binary.BigEndian.Uint32
 	e := &it.e
@@ -153,15 +154,19 @@ func (it *Iter) decode() bool {
 		if it.version < 3 || name+2 > len(data) {
 			return false
 		}
+
 		e.ExtFlags = binary.BigEndian.Uint16(data[name:])
 		if e.ExtFlags&^extKnown != 0 {
 			return false // git dies: "unknown index entry format"
 		}
+
 		name += 2
 	}
+
 	if it.version == 4 {
 		return it.pathV4(name, int(flags&flagNameLen))
 	}
+
 	return it.pathV2(off, name, int(flags&flagNameLen))
 }
 
@@ -179,10 +184,12 @@ func (it *Iter) pathV2(start, name, size int) bool {
 	} else if name+size >= len(data) || data[name+size] != 0 || bytes.IndexByte(data[name:name+size], 0) >= 0 {
 		return false
 	}
+
 	next := start + (name+size-start+8)&^7
 	if next > len(data) {
 		return false
 	}
+
 	it.e.Path, it.off = data[name:name+size], next
 	return true
 }
@@ -195,15 +202,18 @@ func (it *Iter) pathV4(name, size int) bool {
 	if n == 0 || strip > uint64(len(it.prev)) {
 		return false
 	}
+
 	name += n
 	nul := bytes.IndexByte(it.data[name:], 0)
 	if nul < 0 {
 		return false
 	}
+
 	it.prev = append(it.prev[:len(it.prev)-int(strip)], it.data[name:name+nul]...)
 	if (size < flagNameLen && len(it.prev) != size) || (size == flagNameLen && len(it.prev) < size) {
 		return false
 	}
+
 	it.e.Path, it.off = it.prev, name+nul+1
 	return true
 }
@@ -214,6 +224,7 @@ func varint(b []byte) (uint64, int) {
 	if len(b) == 0 {
 		return 0, 0
 	}
+
 	v, i := uint64(b[0]&0x7f), 0
 	for b[i]&0x80 != 0 {
 		i++
@@ -222,6 +233,7 @@ func varint(b []byte) (uint64, int) {
 		}
 		v = ((v + 1) << 7) | uint64(b[i]&0x7f)
 	}
+
 	return v, i + 1
 }
 
@@ -243,6 +255,7 @@ func (it *Iter) Extensions() ([]Extension, bool) {
 	if it.bad || it.left != 0 {
 		return nil, false
 	}
+
 	var out []Extension
 	off, end := it.off, len(it.data)
 	for off+8 <= end {
@@ -254,5 +267,6 @@ func (it *Iter) Extensions() ([]Extension, bool) {
 		out = append(out, Extension{Sig: string(it.data[off : off+4]), Body: it.data[body : body+size]})
 		off = body + size
 	}
+
 	return out, off == end
 }

@@ -21,10 +21,12 @@ func Map(path string) (*File, bool) {
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Size <= 0 || st.Size != int64(int(st.Size)) {
 		return nil, false
 	}
+
 	data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
 		return nil, false
 	}
+
 	return &File{Data: data, MtimeSec: st.Mtim.Sec, MtimeNsec: st.Mtim.Nsec, Stamp: stampOf(&st), mapped: true}, true
 }
 

@@ -40,24 +40,29 @@ func Find(dir string) (top, gitDir, gitFile string, ok bool) {
 			return "", "", "", false
 		}
 	}
+
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", "", "", false
 	}
+
 	start, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", "", "", false
 	}
+
 	dev, ok := deviceOf(start)
 	if !ok {
 		return "", "", "", false
 	}
+
 	for d := start; ; d = filepath.Dir(d) {
 		if d != start {
 			if dv, ok := deviceOf(d); !ok || dv != dev {
 				return "", "", "", false
 			}
 		}
+
 		gitDir, gitFile, found, ok := dotGitAt(d)
 		if !ok {
 			return "", "", "", false
@@ -87,22 +92,27 @@ func dotGitAt(dir string) (gitDir, gitFile string, found, ok bool) {
 	case !fi.Mode().IsRegular() || fi.Size() > 4096:
 		return "", "", false, false
 	}
+
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return "", "", false, false
 	}
+
 	target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
 	if !ok || target == "" || strings.ContainsAny(target, "\n\x00") {
 		return "", "", false, false
 	}
+
 	real, err := filepath.EvalSymlinks(physicalJoin(dir, target))
 	if err != nil {
 		return "", "", false, false
 	}
+
 	common, ok := CommonDirOf(real)
 	if !ok || !isGitDir(real, common) {
 		return "", "", false, false
 	}
+
 	return real, p, true, true
 }
 
@@ -117,14 +127,17 @@ func CommonDirOf(gitDir string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+
 	c := strings.TrimRight(string(b), "\r\n")
 	if c == "" || strings.ContainsAny(c, "\n\x00") {
 		return "", false
 	}
+
 	real, err := filepath.EvalSymlinks(physicalJoin(gitDir, c))
 	if err != nil {
 		return "", false
 	}
+
 	return filepath.Clean(real), true
 }
 
@@ -157,17 +170,21 @@ func isGitDir(gitDir, common string) bool {
 			return false
 		}
 	}
+
 	fi, err := os.Lstat(filepath.Join(gitDir, "HEAD"))
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
 		return false
 	}
+
 	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return false
 	}
+
 	head := strings.TrimRight(string(b), "\n")
 	if ref, ok := strings.CutPrefix(head, "ref:"); ok {
 		return strings.HasPrefix(strings.TrimLeft(ref, " \t"), "refs/")
 	}
+
 	return HexOID(head) != ""
 }

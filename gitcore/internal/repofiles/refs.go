@@ -30,10 +30,12 @@ func WorktreeGitDir(tree string) (string, bool) {
 	if fi.IsDir() {
 		return p, true
 	}
+
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return "", false
 	}
+
 	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
 	if !ok {
 		return "", false
@@ -41,6 +43,7 @@ func WorktreeGitDir(tree string) (string, bool) {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(tree, dir)
 	}
+
 	return dir, true
 }
 
@@ -61,19 +64,23 @@ func Branch(common, ref string, packed *map[string]string) (id string, ok bool) 
 	if common == "" || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") || Reftable(common) {
 		return "", false
 	}
+
 	b, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref)))
 	if err == nil {
 		id := HexOID(strings.TrimSuffix(string(b), "\n"))
 		return id, id != "" // "": symbolic, or not a ref file git wrote
 	}
+
 	if !os.IsNotExist(err) {
 		return "", false
 	}
+
 	if *packed == nil {
 		if *packed, err = PackedRefs(common); err != nil {
 			return "", false
 		}
 	}
+
 	return (*packed)[ref], true
 }
 
@@ -88,16 +95,20 @@ func PackedRefs(common string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	for _, line := range strings.Split(string(b), "\n") {
 		if line == "" || line[0] == '#' || line[0] == '^' {
 			continue // the header, a peeled tag's target
 		}
+
 		id, ref, ok := strings.Cut(line, " ")
 		if !ok || HexOID(id) == "" {
 			return nil, errPackedRefs
 		}
+
 		out[ref] = id
 	}
+
 	return out, nil
 }
 
@@ -114,10 +125,12 @@ func Refs(common, prefix string) (map[string]string, bool) {
 	if !plainPrefix(prefix) || common == "" || Reftable(common) {
 		return nil, false
 	}
+
 	packed, err := PackedRefs(common)
 	if err != nil {
 		return nil, false
 	}
+
 	out := map[string]string{}
 	for ref, id := range packed {
 		if strings.HasPrefix(ref, prefix) {
@@ -133,10 +146,12 @@ func Refs(common, prefix string) (map[string]string, bool) {
 		if err != nil || d.IsDir() {
 			return err
 		}
+
 		id, ok := looseRef(p, d)
 		if !ok {
 			return errPackedRefs
 		}
+
 		rel, err := filepath.Rel(root, p)
 		out[prefix+filepath.ToSlash(rel)] = id
 		return err

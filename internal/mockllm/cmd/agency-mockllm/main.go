@@ -34,18 +34,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "agency-mockllm:", err)
 		os.Exit(1)
 	}
+
 	if *portfile != "" {
 		tmp := filepath.Join(filepath.Dir(*portfile), "."+filepath.Base(*portfile)+".tmp")
 		err := os.WriteFile(tmp, []byte(fmt.Sprint(srv.Port())), 0o644)
 		if err == nil {
 			err = os.Rename(tmp, *portfile)
 		}
+
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "agency-mockllm:", err)
 			srv.Close()
 			os.Exit(1)
 		}
 	}
+
 	fmt.Println("LISTENING", srv.Port())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

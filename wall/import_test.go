@@ -1,0 +1,98 @@
+package wall
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/git-agency/git-agency/gitcore"
+	"github.com/git-agency/git-agency/internal/testrepo"
+)
+
+// casRacer is a git runner whose first compare-and-swap of ref loses: just
+// before it, another import moves ref to first (an earlier commit of the
+// agent's), as the supervisor's import task racing a checkpoint's does.
+type casRacer struct {
+	ref, first string
+	fired      atomic.Bool
+}
+
+func (c *casRacer) Run(ctx context.Context, cmd gitcore.Cmd) (gitcore.Result, error) {
+	if i := indexOf(cmd.Args, "update-ref"); i >= 0 && indexOf(cmd.Args, c.ref) > i && c.fired.CompareAndSwap(false, true) {
+		race := cmd
+		race.Args = append(append([]string(nil), cmd.Args[:i]...), "update-ref", c.ref, c.first)
+		if _, err := (gitcore.ExecRunner{}).Run(ctx, race); err != nil {
+			return gitcore.Result{}, err
+		}
+	}
+	return gitcore.ExecRunner{}.Run(ctx, cmd)
+}
+
+func indexOf(args []string, s string) int {
+	for i, a := range args {
+		if a == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// The import's compare-and-swap loses to another import that brought in
+// an earlier commit of the agent's: the swap is tried again from there,
+// and the agent's last commit is on the sandbox branch.
+func TestImportShadowRetriesALostSwap(t *testing.T) {
+	ctx := context.Background()
+	dir := testrepo.New(t)
+	const branch = "agency/sandbox-x"
+	gitT(t, dir, "branch", branch)
+	racer := &casRacer{ref: "refs/heads/" + branch}
+	repo, err := gitcore.Discover(ctx, racer, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shadow := filepath.Join(t.TempDir(), "git")
+	if err := PrepareShadow(ctx, repo, shadow, t.TempDir(), branch); err != nil {
+		t.Fatal(err)
+	}
+	first := shadowCommit(t, repo, shadow, branch, "one")
+	tip := shadowCommit(t, repo, shadow, branch, "two")
+	racer.first = first
+	moved, err := ImportShadow(ctx, repo, shadow, branch)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	if !racer.fired.Load() {
+		t.Fatal("the swap was never raced: the test proves nothing")
+	}
+	if got := gitT(t, dir, "rev-parse", branch); got != tip || !moved {
+		t.Fatalf("sandbox branch at %s (moved %v), want the agent's last commit %s", got, moved, tip)
+	}
+	if lastImported(shadow) != tip {
+		t.Fatalf("last imported %q, want %s", lastImported(shadow), tip)
+	}
+}
+
+// shadowCommit makes a commit on branch in the shadow git directory, as a
+// walled agent's git would (its objects in the shadow's own store), and
+// returns its id.
+func shadowCommit(t *testing.T, repo *gitcore.Repo, shadow, branch, msg string) string {
+	t.Helper()
+	env := append(os.Environ(), "GIT_DIR="+shadow, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+repo.ObjectsDir(),
+		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@a", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@a")
+	run := func(stdin string, args ...string) string {
+		out, err := gitcore.ExecRunner{}.Run(context.Background(), gitcore.Cmd{Args: args, Env: env, Stdin: strings.NewReader(stdin)})
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out.Stdout))
+	}
+	parent := run("", "rev-parse", "refs/heads/"+branch)
+	blob := run(msg+"\n", "hash-object", "-w", "--stdin")
+	tree := run("100644 blob "+blob+"\t"+msg+".txt\n", "mktree")
+	id := run("", "commit-tree", tree, "-p", parent, "-m", msg)
+	run("", "update-ref", "refs/heads/"+branch, id)
+	return id
+}
