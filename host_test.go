@@ -182,7 +182,7 @@ func (r *hostRig) hostRecord(id string) map[string]any {
 // asking) until the invocation has status want.
 func (r *hostRig) waitStatus(id, want string) map[string]any {
 	r.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(120 * time.Second)
 	for {
 		var rec map[string]any
 		out := r.agency("agent", "show", id, "--json")
