@@ -81,10 +81,13 @@ func TestHostNotify(t *testing.T) {
 	r.agency("agent", "kill", id)
 	id2 := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "true")
 	r.waitStatus(id2, "finished")
+	// The fetcher notifies once it caught the record up, just after the
+	// host's word that views read.
+	r.eventually(60*time.Second, "a finished notification for "+id2, func() bool {
+		b, _ := os.ReadFile(notes)
+		return strings.Contains(string(b), `"event":"finished","invocation_id":"`+id2+`"`)
+	})
 	b, _ := os.ReadFile(notes)
-	if !strings.Contains(string(b), `"event":"finished","invocation_id":"`+id2+`"`) {
-		t.Fatalf("no finished notification for %s: %s", id2, b)
-	}
 	if n := strings.Count(string(b), `"invocation_id":"`+id2+`"`); n != 1 {
 		t.Fatalf("%d notifications of one end", n)
 	}

@@ -59,7 +59,7 @@ func (r *hostRig) show(id string) map[string]any {
 	return rec
 }
 
-// waitBranch polls `agent ls` (which fetches a running agent's refs) until
+// waitBranch polls `agent ls` (which reads what the host's fetcher fetched) until
 // the sandbox branch of id has a commit with subject want.
 func (r *hostRig) waitBranch(id, want string) {
 	r.t.Helper()

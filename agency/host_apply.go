@@ -121,7 +121,7 @@ func (a *App) hostApply(ctx context.Context, rec *store.InvocationRecord) error 
 		return gitErr(a.Repo.DeleteRef(ctx, ref))
 	}
 	b := store.SandboxBranch(rec.InvocationID)
-	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(mirror), "+refs/heads/"+b+":refs/heads/"+b, "+"+ref+":"+ref); err != nil {
+	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(mirror), a.uploadPack(), "+refs/heads/"+b+":refs/heads/"+b, "+"+ref+":"+ref); err != nil {
 		return gitErr(err)
 	}
 	return nil

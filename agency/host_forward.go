@@ -22,6 +22,14 @@ import (
 // sync that follows. Without detached the host follows the new turn and
 // its output streams here. It returns the remote command's exit status.
 func (a *App) SendOnHost(ctx context.Context, rec *store.InvocationRecord, prompt string, detached bool, run HostRun) (int, error) {
+	if rec.Active() {
+		// The host may have ended the turn before its fetcher caught the
+		// record up here: a send acts, so it asks the host now.
+		a.syncHost(ctx, rec.Host, []string{rec.InvocationID})
+		if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
+			rec = cur
+		}
+	}
 	// What only this side knows (landing is here), and what it can tell
 	// without asking the host.
 	switch {
