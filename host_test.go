@@ -128,12 +128,34 @@ func (r *hostRig) fetcherPIDs() []int {
 	return out
 }
 
-// killFetchers ends the host fetchers and waits until they are gone.
+// killFetchers ends the host fetchers, with their git fetches and ssh
+// (each fetcher leads its own session), and waits until they are gone.
 func (r *hostRig) killFetchers() {
 	for _, p := range r.fetcherPIDs() {
+		syscall.Kill(-p, syscall.SIGKILL)
 		syscall.Kill(p, syscall.SIGKILL)
 		r.eventually(10*time.Second, "fetcher gone", func() bool { return syscall.Kill(p, 0) != nil || zombie(p) })
+		r.eventually(10*time.Second, "fetcher's children gone", func() bool { return groupGone(p) })
 	}
+}
+
+// groupGone: no live process is left in process group pgid.
+func groupGone(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			return false
+		}
+	}
+	return true
 }
 
 // zombie: the process ended and waits for its parent (a fetcher's parent
@@ -182,7 +204,7 @@ func (r *hostRig) hostRecord(id string) map[string]any {
 // asking) until the invocation has status want.
 func (r *hostRig) waitStatus(id, want string) map[string]any {
 	r.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(120 * time.Second)
 	for {
 		var rec map[string]any
 		out := r.agency("agent", "show", id, "--json")
@@ -367,8 +389,8 @@ func (r *hostRig) snapshot() string {
 }
 
 // Reads read, for an agent on a host too: with no fetcher at work, agent
-// ls, show, logs and host ls ask the host live and show that its agent
-// finished, but write nothing here (no record, cache or ref) and start
+// ls, show, logs, checkpoint ls and host ls ask the host live and show
+// that its agent finished, but write nothing here (no record, cache or ref) and start
 // nothing; a land (an act) then fetches, catches up and lands.
 func TestHostReadsRead(t *testing.T) {
 	r := newHostRig(t)
@@ -391,6 +413,7 @@ func TestHostReadsRead(t *testing.T) {
 	}
 	r.agency("agent", "show", id)
 	r.agency("agent", "logs", id)
+	r.agency("checkpoint", "ls", "--invocation", id)
 	if out := r.agency("host", "ls"); !strings.Contains(out, "reachable") {
 		t.Fatalf("host ls: %s", out)
 	}

@@ -19,29 +19,94 @@ const hostActWithin = 2 * time.Minute
 // stdout and stderr; then the invocation is synced (its record catches up,
 // its refs are fetched). It returns the remote command's exit status.
 func (a *App) ActOnHost(ctx context.Context, rec *store.InvocationRecord, stdout, stderr io.Writer, args ...string) (int, error) {
-	h, _, err := a.Host(rec.Host)
+	return a.OnHost(ctx, rec, HostRun{Stdout: stdout, Stderr: stderr}, append([]string{"agent"}, args...)...)
+}
+
+// HostRun is how a command forwarded to a host runs.
+type HostRun struct {
+	Stdout, Stderr io.Writer
+	// Long: the command follows the agent (logs -f, a followed send) and
+	// is not bounded by hostActWithin; the user ends it.
+	Long bool
+}
+
+// OnHost runs `git-agency <args>` in the host's mirror of this repository
+// for the invocation rec (any command: agent …, checkpoint …). After an
+// act its outcome is fetched now (the invocation synced) and the host's
+// fetcher runs; a read (hostRead) writes nothing here. It returns the
+// remote command's exit status.
+func (a *App) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostRun, args ...string) (int, error) {
+	code, err := a.runOnHost(ctx, rec.Host, run, args...)
 	if err != nil {
 		return 0, err
 	}
-	st := a.HostStateOf(rec.Host)
-	if st.Hello == nil || st.Hello.Mirror == "" {
-		if _, err := a.helloWithin(ctx, rec.Host, hostActWithin); err != nil {
-			return 0, a.unreachableErr(rec.Host, err)
-		}
-		st = a.HostStateOf(rec.Host)
+	if hostRead(args) {
+		return code, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, hostActWithin)
-	defer cancel()
-	res, err := h.RunTo(ctx, host.RemoteProgram(append([]string{"--repo", st.Hello.Mirror, "agent"}, args...)...), nil, stdout, stderr)
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), hostActWithin)
+	defer scancel()
+	a.syncHostWithin(sctx, rec.Host, []string{rec.InvocationID}, hostActWithin)
+	a.EnsureHostFetcher(rec.Host)
+	return code, nil
+}
+
+// hostRead: the forwarded command only reads (agent logs, checkpoint ls),
+// so that, as every view, it writes nothing here.
+func hostRead(args []string) bool {
+	if len(args) < 2 {
+		return false
+	}
+	switch args[0] + " " + args[1] {
+	case "agent logs", "agent show", "checkpoint ls", "checkpoint show":
+		return true
+	}
+	return false
+}
+
+// runOnHost runs `git-agency <args>` in the host's mirror of this
+// repository; it returns the remote command's exit status.
+func (a *App) runOnHost(ctx context.Context, name string, run HostRun, args ...string) (int, error) {
+	h, mirror, err := a.hostMirror(ctx, name)
 	if err != nil {
-		return 0, a.unreachableErr(rec.Host, err)
+		return 0, err
 	}
-	if len(args) > 0 && args[0] != "logs" {
-		// An act: its outcome is fetched now, and the host's fetcher runs.
-		a.syncHost(ctx, rec.Host, []string{rec.InvocationID})
-		a.EnsureHostFetcher(rec.Host)
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if !run.Long {
+		rctx, cancel = context.WithTimeout(ctx, hostActWithin)
+	}
+	defer cancel()
+	out, errw := run.Stdout, run.Stderr
+	if out == nil {
+		out = io.Discard
+	}
+	if errw == nil {
+		errw = io.Discard
+	}
+	res, err := h.RunTo(rctx, host.RemoteProgram(append([]string{"--repo", mirror}, args...)...), nil, out, errw)
+	if err != nil {
+		return 0, a.unreachableErr(name, err)
 	}
 	return res.ExitCode, nil
+}
+
+// hostMirror is the ssh door to a host and the path of this repository's
+// mirror there (the host is asked when it is not known yet).
+func (a *App) hostMirror(ctx context.Context, name string) (*host.Host, string, error) {
+	h, _, err := a.Host(name)
+	if err != nil {
+		return nil, "", err
+	}
+	st := a.HostStateOf(name)
+	if st.Hello == nil || st.Hello.Mirror == "" {
+		if _, err := a.helloWithin(ctx, name, hostActWithin); err != nil {
+			return nil, "", a.unreachableErr(name, err)
+		}
+		st = a.HostStateOf(name)
+	}
+	if st.Hello == nil || st.Hello.Mirror == "" {
+		return nil, "", errs.HostFailed(name, "host-serve hello", 0, "no mirror of this repository")
+	}
+	return h, st.Hello.Mirror, nil
 }
 
 // unreachableErr is E_HOST_UNREACHABLE for a host ssh could not reach,

@@ -175,8 +175,9 @@ func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (s
 		a.noteHost(name, nil, err)
 		return "", false
 	}
-	a.writeHostAgents(name, ans.Agents)
-	a.catchUp(wctx, ans.Agents)
+	notes := a.writeHostAgents(name, ans.Agents)
+	notes = append(notes, a.catchUp(wctx, ans.Agents)...)
+	a.notifyHost(wctx, notes)
 	return ans.Sig, true
 }
 
@@ -192,16 +193,22 @@ func (a *App) noteHostMirror(name, mirror string) {
 }
 
 // writeHostAgents rewrites the cache of what the host said of its
-// invocations.
-func (a *App) writeHostAgents(name string, agents map[string]HostAgent) {
+// invocations; it returns the notifications of the agents that came to
+// need input since the cache last said.
+func (a *App) writeHostAgents(name string, agents map[string]HostAgent) []hostNote {
 	c := a.readHostAgents(name)
 	c.UpdatedAt = a.now()
+	var notes []hostNote
 	for id, ag := range agents {
+		if ag.Record != nil && ag.Record.Active() && ag.Display == displayNeedsInput && c.Agents[id].Display != displayNeedsInput {
+			notes = append(notes, hostNote{runner.NotifyNeedsInput, ag.Display, ag.Record})
+		}
 		c.Agents[id] = ag
 	}
 	if os.MkdirAll(filepath.Dir(a.hostAgentsPath(name)), 0o700) == nil {
 		_ = store.WriteJSONCache(a.hostAgentsPath(name), c)
 	}
+	return notes
 }
 
 // hostLost: the host has not answered for its lostAfter.

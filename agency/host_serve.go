@@ -165,6 +165,9 @@ type HostStartRequest struct {
 	// smaller of this host's cores and its free memory / 2 GiB) or a
 	// number. Starts beyond it wait in the host's queue.
 	MaxActive string `json:"max_active,omitempty"`
+	// LineageBase: the run continues another's branch (Base is its tip)
+	// and counts its work from this commit (StartOptions.LineageBase).
+	LineageBase string `json:"lineage_base,omitempty"`
 }
 
 // ExitNeedBase is host-serve start's exit status when the mirror lacks the
@@ -219,6 +222,7 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 	return a.StartInvocation(ctx, StartOptions{
 		Worktree: wt.WorktreeID, Runner: req.Runner, Headless: !req.Head, Prompt: req.Prompt, PromptSource: "host",
 		RunnerArgs: req.Args, NoIncludeUntracked: req.NoUntr, Full: req.Full, Queue: true, Base: req.Base,
+		LineageBase: req.LineageBase,
 	})
 }
 

@@ -40,6 +40,9 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 	if base == "" {
 		return nil, errs.EmptyIntegrationBranch(wt.Branch)
 	}
+	if opts.Base != "" {
+		base = opts.Base // a continued run: its branch's tip
+	}
 	hello, err := a.helloFor(ctx, name, version)
 	if err != nil {
 		return nil, err
@@ -49,7 +52,7 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 		RepoID: a.Store.RepoID, Worktree: wt.Name, Base: base, Config: a.Config.Matching(travels),
 		Runner: opts.Runner, Head: !opts.Headless, Prompt: opts.Prompt, Args: opts.RunnerArgs,
 		NoUntr: opts.NoIncludeUntracked, Full: opts.Full, Queue: opts.Queue, Version: version,
-		MaxActive: hc.MaxActive,
+		MaxActive: hc.MaxActive, LineageBase: opts.LineageBase,
 	}
 	in, _ := json.Marshal(req)
 	sctx, cancel := context.WithTimeout(ctx, hostStartWithin)

@@ -90,11 +90,17 @@ func (a *App) fetchedFinal(r *store.InvocationRecord) bool {
 // records of those that ended: what the fetcher does in a round, for a
 // command that acts on them (a stop, a land) and must not wait for it.
 func (a *App) syncHost(ctx context.Context, name string, ids []string) {
+	a.syncHostWithin(ctx, name, ids, hostAnswerWithin)
+}
+
+// syncHostWithin is syncHost bounded by within: after an action on the
+// host, which reached it anyway, longer than a view waits.
+func (a *App) syncHostWithin(ctx context.Context, name string, ids []string, within time.Duration) {
 	h, _, err := a.Host(name)
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, hostAnswerWithin)
+	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	out, err := a.hostCall(ctx, h, nil, append([]string{"host-serve", "status", "--repo-id", a.Store.RepoID}, ids...)...)
 	if err != nil {
@@ -109,8 +115,9 @@ func (a *App) syncHost(ctx context.Context, name string, ids []string) {
 		a.warn("", err)
 		return
 	}
-	a.writeHostAgents(name, agents)
-	a.catchUp(ctx, agents)
+	notes := a.writeHostAgents(name, agents)
+	notes = append(notes, a.catchUp(ctx, agents)...)
+	a.notifyHost(ctx, notes)
 }
 
 // fetchHostRefs fetches the sandbox branches and checkpoint refs of ids
@@ -132,8 +139,9 @@ func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids 
 }
 
 // catchUp writes into the local records what the host recorded of the
-// invocations that ended (their refs were just fetched).
-func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) {
+// invocations that ended (their refs were just fetched), and gives the
+// notifications of those ends.
+func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNote {
 	var ended []HostAgent
 	for _, ag := range agents {
 		if ag.Record != nil && !ag.Record.Active() {
@@ -141,13 +149,14 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) {
 		}
 	}
 	if len(ended) == 0 {
-		return
+		return nil
 	}
 	ctx, unlock, err := a.lockWorkWait(ctx, reconcileLockWait)
 	if err != nil {
-		return
+		return nil
 	}
 	defer unlock()
+	var notes []hostNote
 	for _, ag := range ended {
 		cur, err := a.Store.ReadInvocation(ag.Record.InvocationID)
 		if err != nil || cur.Host == "" {
@@ -160,10 +169,14 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) {
 				continue
 			}
 			a.event(cur.InvocationID, "host_caught_up", map[string]any{"status": up.Status})
+			if !sameEnd(a.Store.InvocationDir(cur.InvocationID), ag.Record) {
+				notes = append(notes, endNote(up, ag.Display))
+			}
 		}
 		_ = store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(cur.InvocationID), "host-final"), []byte(a.now()+"\n"), 0o600)
 	}
 	_ = ctx
+	return notes
 }
 
 // withHostOutcome is cur with the host's outcome of the run.

@@ -1,6 +1,7 @@
 package agency
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -35,6 +36,10 @@ type StartOptions struct {
 	// Base, when set, is the commit the sandbox starts from instead of the
 	// integration HEAD (a host's start: the caller's HEAD, pushed).
 	Base string
+	// LineageBase, when set, is the record's base commit instead of Base:
+	// a run continuing another's sandbox branch (agent send --host) counts
+	// its work from where that one began, so landing it carries both.
+	LineageBase string
 }
 
 // Failpoints of StartInvocation.
@@ -232,7 +237,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		RepoID:                a.Store.RepoID,
 		SandboxPath:           tree,
 		SandboxBranch:         store.SandboxBranch(inv),
-		BaseCommit:            base,
+		BaseCommit:            cmp.Or(opts.LineageBase, base),
 		Runner:                spec.Name,
 		Mode:                  mode,
 		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, a.runnerPaths(tree)),

@@ -448,7 +448,7 @@ func (c *AgentLogsCmd) Run(env *Env) error {
 		return printVerifyLog(env, a, rec)
 	}
 	if rec.Host != "" {
-		return onHost(env, a, rec, c.hostArgs(rec.InvocationID)...)
+		return forward(env, a, rec, c.Follow, append([]string{"agent"}, c.hostArgs(rec.InvocationID)...)...)
 	}
 
 	// By default the normalised stream as readable lines; without one (a

@@ -197,6 +197,13 @@ func (c *AgentLandCmd) Run(env *Env) error {
 		return err
 	}
 
+	if c.Apply {
+		// The uncommitted work of an agent on a host comes as a commit
+		// the host makes and this side fetches.
+		if err := a.HostApplyAll(env.Ctx, ids); err != nil {
+			return err
+		}
+	}
 	opts := agency.LandOptions{Query: ids[0], Apply: c.Apply, RequireBase: c.RequireBase,
 		NoVerify: c.NoVerify, SendBack: c.SendBack, Batch: c.Batch}
 	if c.Check {

@@ -16,6 +16,7 @@ type AgentSendCmd struct {
 	Prompt     RawString `xor:"prompt" placeholder:"STRING" help:"The follow-up prompt (without it and --prompt-file, your editor opens)."`
 	PromptFile string    `xor:"prompt" type:"existingfile" help:"Read the follow-up prompt from a file."`
 	Detached   bool      `short:"d" help:"Return at once instead of following the agent."`
+	Host       string    `placeholder:"NAME" help:"Continue on this host instead ('local': this machine): a new invocation whose sandbox starts from this one's last fetched branch, in a new conversation; landing it carries this one's commits too. For a run whose host went away."`
 }
 
 func (c *AgentSendCmd) Run(env *Env) error {
@@ -24,6 +25,9 @@ func (c *AgentSendCmd) Run(env *Env) error {
 		return err
 	}
 
+	if done, err := c.elsewhere(env, a); done {
+		return err
+	}
 	// Refuse before asking for a prompt.
 	if _, err := a.PrepareSend(env.Ctx, c.Invocation); err != nil {
 		return err

@@ -22,6 +22,9 @@ func (c *AgentAttachCmd) Run(env *Env) error {
 		return err
 	}
 
+	if rec := onHostRecord(a, c.Invocation); rec != nil {
+		return attachOnHost(env, a, rec)
+	}
 	rec, cmd, err := a.AttachCmd(env.Ctx, c.Invocation)
 	if err != nil {
 		return err

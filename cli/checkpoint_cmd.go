@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/git-agency/git-agency/agency"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
 )
@@ -36,10 +37,35 @@ func (c *CheckpointLsCmd) Run(env *Env) error {
 		return err
 	}
 
+	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "ls"); ok {
+		if !errs.Is(err, errs.EHostUnreachable) {
+			return err
+		}
+		return c.fetched(env, a, err)
+	}
 	rec, list, err := a.ListCheckpoints(env.Ctx, c.Invocation)
 	if err != nil {
 		return err
 	}
+	return c.print(env, rec, list)
+}
+
+// fetched lists the checkpoints of an invocation whose host does not
+// answer from the refs fetched here, after saying so.
+func (c *CheckpointLsCmd) fetched(env *Env, a *agency.App, why error) error {
+	rec, err := a.ResolveInvocation(c.Invocation)
+	if err != nil {
+		return err
+	}
+	list, err := a.FetchedCheckpoints(env.Ctx, rec)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "warning: %v\nthe checkpoints fetched from %s before:\n", why, rec.Host)
+	return c.print(env, rec, list)
+}
+
+func (c *CheckpointLsCmd) print(env *Env, rec *store.InvocationRecord, list []store.Checkpoint) error {
 	if list == nil {
 		list = []store.Checkpoint{}
 	}
@@ -98,6 +124,9 @@ func (c *CheckpointApplyCmd) Run(env *Env) error {
 		return err
 	}
 
+	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "apply", c.Checkpoint); ok {
+		return err
+	}
 	res, err := a.ApplyCheckpoint(env.Ctx, c.Invocation, c.Checkpoint)
 	if err != nil {
 		return err
@@ -150,6 +179,9 @@ func (c *CheckpointCreateCmd) Run(env *Env) error {
 		return err
 	}
 
+	if ok, err := checkpointOnHost(env, a, c.Invocation, c.JSON, "create"); ok {
+		return err
+	}
 	rec, cp, latest, err := a.CreateCheckpoint(env.Ctx, c.Invocation)
 	if err != nil {
 		return err

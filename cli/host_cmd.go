@@ -139,6 +139,7 @@ type HostServeCmd struct {
 	Status HostServeStatusCmd `cmd:"" help:"The state of a caller's invocations (JSON)."`
 	Wait   HostServeWaitCmd   `cmd:"" help:"Wait for a change of a caller's invocations, then their state (JSON)."`
 	Verify HostServeVerifyCmd `cmd:"" help:"Check a caller's land candidate here (JSON on stdin and out)."`
+	Apply  HostServeApplyCmd  `cmd:"" help:"The commit of an invocation's uncommitted work, for a land --apply (JSON)."`
 }
 
 // HostServeVerifyCmd is `host-serve verify`.
@@ -150,6 +151,20 @@ func (c *HostServeVerifyCmd) Run(env *Env) error {
 		return err
 	}
 	out, err := agency.ServeVerify(env.Ctx, in)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(out)
+}
+
+// HostServeApplyCmd is `host-serve apply`.
+type HostServeApplyCmd struct {
+	RepoID string `name:"repo-id" required:""`
+	ID     string `arg:""`
+}
+
+func (c *HostServeApplyCmd) Run(env *Env) error {
+	out, err := agency.ServeApply(env.Ctx, c.RepoID, c.ID)
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,9 @@ func (c *GCCmd) Run(env *Env) error {
 		fmt.Fprintln(env.Stdout, "dry run (not a terminal): nothing removed; rerun with --yes to remove")
 	}
 
+	if !c.JSON {
+		gcOnHosts(env, a, opts, act, age)
+	}
 	for _, it := range plan.Items {
 		if it.Error != "" {
 			return errs.New(errs.EIO, "the other items were removed; see the lines above", "gc could not remove %d item(s)", countErrors(plan))
@@ -166,6 +169,23 @@ func (c *GCCmd) Run(env *Env) error {
 	}
 
 	return nil
+}
+
+// gcOnHosts runs the same gc on each host this repository's agents ran
+// on, in its mirror there; a host that cannot be reached is said and
+// skipped.
+func gcOnHosts(env *Env, a *agency.App, opts agency.GCOptions, act bool, age string) {
+	opts.Progress = nil
+	for _, name := range a.RecordHosts() {
+		fmt.Fprintf(env.Stdout, "host %s:\n", name)
+		code, err := a.GCOnHost(env.Ctx, name, opts, act, age, agency.HostRun{Stdout: env.Stdout, Stderr: env.Stderr})
+		if err == nil && code != 0 {
+			err = errs.HostFailed(name, "gc", code, "")
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "warning: gc on host %s: %v\n", name, err)
+		}
+	}
 }
 
 // gcProgress keeps one status line on a terminal's stderr: the items gc

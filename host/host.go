@@ -243,3 +243,26 @@ func Quote(s string) string { return shellQuote(s) }
 
 // String names the host for messages.
 func (h *Host) String() string { return fmt.Sprintf("%s (%s)", h.Name, h.Dest) }
+
+// TerminalArgs is the ssh command line (ssh first) that runs the shell
+// command line remote on the host in a terminal of its own (`ssh -t`: a
+// headed agent's tmux session attached there), over the host's
+// connection. It runs with this process's terminal.
+func (h *Host) TerminalArgs(remote string) ([]string, error) {
+	if err := CheckDest(h.Dest); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(h.ControlDir, 0o700); err != nil {
+		return nil, err
+	}
+	return append(append([]string{"ssh"}, h.Options()...), "-t", "--", h.Dest, remote), nil
+}
+
+// Terminal is TerminalArgs as a command wired to this process's terminal.
+func (h *Host) Terminal(remote string) (*subproc.Terminal, error) {
+	argv, err := h.TerminalArgs(remote)
+	if err != nil {
+		return nil, err
+	}
+	return subproc.NewTerminal(argv, "", subproc.Scrub(os.Environ(), nil)), nil
+}

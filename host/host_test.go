@@ -113,3 +113,37 @@ func TestDestBeginningWithDashRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// The attach of a headed agent on a host is `ssh -t` with the host's
+// options (its config, the shared connection, BatchMode), to its
+// destination, running the given command there; a destination ssh would
+// read as an option is refused.
+func TestTerminalArgs(t *testing.T) {
+	dir := t.TempDir()
+	h := &host.Host{Name: "box", Dest: "me@box.lan", ConfigFile: "/cfg", ControlDir: filepath.Join(dir, "cm")}
+	remote := host.RemoteProgram("--repo", "/m", "agent", "attach", "ID")
+	argv, err := h.TerminalArgs(remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]string{"ssh"}, h.Options()...), "-t", "--", "me@box.lan", remote)
+	if strings.Join(argv, "\x00") != strings.Join(want, "\x00") {
+		t.Fatalf("got %q\nwant %q", argv, want)
+	}
+	for _, o := range []string{"-F /cfg", "BatchMode=yes", "ControlPath=" + h.ControlPath()} {
+		if !strings.Contains(strings.Join(argv, " "), o) {
+			t.Fatalf("%q lacks %s", argv, o)
+		}
+	}
+	if !strings.Contains(remote, "exec \"$p\" --repo /m agent attach ID") {
+		t.Fatalf("remote command: %s", remote)
+	}
+	term, err := h.Terminal(remote)
+	if err != nil || strings.Join(term.Args(), "\x00") != strings.Join(want, "\x00") {
+		t.Fatalf("Terminal: %v %q", err, term.Args())
+	}
+	bad := &host.Host{Name: "x", Dest: "-oProxyCommand=evil", ControlDir: dir}
+	if _, err := bad.TerminalArgs(remote); !errors.Is(err, host.ErrBadDest) {
+		t.Fatalf("a destination beginning with '-' was not refused: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -164,7 +165,7 @@ func invocationRow(v agency.InvocationView) InvocationRow {
 		return row
 	}
 	row.WorktreeID = r.IntegrationWorktreeID
-	row.Runner, row.Mode, row.Status = r.Runner, r.Mode, r.Status
+	row.Runner, row.Mode, row.Status, row.Host = r.Runner, r.Mode, r.Status, r.Host
 	row.StartedAt = parseTime(r.StartedAt)
 	row.FinishedAt = parseTime(store.Deref(r.FinishedAt))
 	row.SandboxPath = r.SandboxPath
@@ -275,6 +276,11 @@ func (x *AgencyActions) Attach(ctx context.Context, inv InvocationRow) (*subproc
 	}
 	if !rec.Active() {
 		return nil, errs.SessionGone(inv.ShortID, rec.Status)
+	}
+	if rec.Host != "" {
+		// ssh -t; the host's attach joins its tmux session there.
+		a, _ := x.app(inv.RepoID)
+		return a.HostAttachCmd(ctx, rec)
 	}
 	if store.Deref(rec.TmuxSession) == "" {
 		return nil, errs.NoSession(inv.ShortID)
@@ -429,6 +435,10 @@ func (x *AgencyActions) LandApply(ctx context.Context, inv InvocationRow) (strin
 	if err != nil {
 		return "", err
 	}
+	// An agent on a host: its host makes the uncommitted work a commit.
+	if err := a.HostApplyAll(ctx, []string{inv.ID}); err != nil {
+		return "", err
+	}
 	res, err := a.Land(ctx, agency.LandOptions{Query: inv.ID, Apply: true})
 	if err != nil {
 		return "", err
@@ -441,6 +451,16 @@ func (x *AgencyActions) Discard(ctx context.Context, inv InvocationRow) (string,
 	a, err := x.app(inv.RepoID)
 	if err != nil {
 		return "", err
+	}
+	if rec, err := x.record(inv); err == nil && rec.Host != "" {
+		// Its host stops it and removes its sandbox there.
+		if code, err := a.ActOnHost(ctx, rec, io.Discard, io.Discard, "discard", rec.InvocationID); err != nil || code != 0 {
+			return "", hostActErr(rec, "discard", code, err)
+		}
+		if _, err := a.DiscardHostRecord(ctx, rec.InvocationID); err != nil {
+			return "", err
+		}
+		return "discarded " + inv.ShortID + " on " + rec.Host, nil
 	}
 	res, err := a.Discard(ctx, inv.ID)
 	if err != nil {
@@ -469,18 +489,34 @@ func (x *AgencyActions) stop(ctx context.Context, inv InvocationRow, kill bool) 
 		wait = 3 * time.Second
 	}
 	a, _ := x.app(inv.RepoID)
-	rec, err = a.Stop(ctx, a.Reconcile(ctx, rec), kill, wait)
-	if err != nil {
-		return "", err
-	}
 	verb, done := "stop", "stopped"
 	if kill {
 		verb, done = "kill", "killed"
+	}
+	if rec.Host != "" {
+		// Its host's supervisor owns it: the host stops it.
+		if code, err := a.ActOnHost(ctx, rec, io.Discard, io.Discard, verb, rec.InvocationID); err != nil || code != 0 {
+			return "", hostActErr(rec, verb, code, err)
+		}
+		rec, err = a.Store.ReadInvocation(rec.InvocationID)
+	} else {
+		rec, err = a.Stop(ctx, a.Reconcile(ctx, rec), kill, wait)
+	}
+	if err != nil {
+		return "", err
 	}
 	if rec != nil && rec.Active() {
 		return fmt.Sprintf("%s requested for %s; it is still %s", verb, inv.ShortID, rec.Status), nil
 	}
 	return done + " " + inv.ShortID, nil
+}
+
+// hostActErr is the error of an action its host refused or could not run.
+func hostActErr(rec *store.InvocationRecord, verb string, code int, err error) error {
+	if err != nil {
+		return err
+	}
+	return errs.HostFailed(rec.Host, "agent "+verb, code, "")
 }
 
 // usageText is a row's usage in short: the conversation's turns once it

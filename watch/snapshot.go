@@ -76,6 +76,8 @@ type InvocationRow struct {
 	WorktreeID string
 	Runner     string
 	Mode       string // headed, headless
+	// Host is the host it runs on ("" for this machine).
+	Host       string
 	Status     string // lifecycle: starting, running, finished, failed ("" when broken)
 	StartedAt  time.Time
 	FinishedAt time.Time

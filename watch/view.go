@@ -240,12 +240,21 @@ func (m Model) listLines(from, to int) []string {
 
 type widths struct{ runner, mode, status int }
 
+// modeText is a row's MODE: its mode, and "@host" for an agent on a host
+// (as agent ls shows it).
+func modeText(inv InvocationRow) string {
+	if inv.Host != "" {
+		return inv.Mode + "@" + inv.Host
+	}
+	return inv.Mode
+}
+
 func columnWidths(s Snapshot) widths {
 	w := widths{runner: 6, mode: 8, status: 8}
 	for _, wt := range s.Worktrees {
 		for _, inv := range wt.Invocations {
 			w.runner = max(w.runner, len(inv.Runner))
-			w.mode = max(w.mode, len(inv.Mode))
+			w.mode = max(w.mode, len(modeText(inv)))
 			w.status = max(w.status, len(inv.Status))
 		}
 	}
@@ -303,7 +312,7 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 		status = "-"
 	}
 	s := fmt.Sprintf("%s%-4s  %-*s  %-*s  %-*s  %7s  ", branch, inv.ShortID,
-		w.runner, clip(orDash(inv.Runner), w.runner), w.mode, orDash(inv.Mode), w.status, status, age)
+		w.runner, clip(orDash(inv.Runner), w.runner), w.mode, orDash(modeText(inv)), w.status, status, age)
 	disp := "[" + inv.Display + "]"
 	if inv.QueuePlace > 0 {
 		disp = fmt.Sprintf("[%s #%d]", inv.Display, inv.QueuePlace)

@@ -323,6 +323,9 @@ func (a *Lander) landWorkAhead(ctx context.Context, rec *store.InvocationRecord,
 			return nil, err
 		}
 	}
+	if a.hostApplied(ctx, rec, w, tip, tree, apply) {
+		return w, nil // the host made it a commit (HostApplyAll)
+	}
 	if !w.Dirty || !apply {
 		return w, nil
 	}

@@ -292,6 +292,11 @@ func (p *gcPlanner) planOldRefs() {
 		if landing != store.LandingLanded && landing != store.LandingDiscarded {
 			continue
 		}
+		if hostCopy(r) {
+			p.planHostCopies(r, branches, snapshots[r.InvocationID])
+			p.flush()
+			continue
+		}
 		when := core.FirstTime(r.LandedAt, r.DiscardedAt, r.FinishedAt, &r.StartedAt)
 		if when.IsZero() || when.After(cutoff) {
 			continue

@@ -55,9 +55,9 @@ func Start(t *testing.T) *Sshd {
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { removeDir(dir) })
 	s := &Sshd{Dir: dir, HostHome: filepath.Join(dir, "hosthome"), Alias: "testhost", t: t, sshdPath: sshd}
-	for _, d := range []string{s.HostHome, filepath.Join(dir, "client")} {
+	for _, d := range []string{s.HostHome, filepath.Join(dir, "client"), s.TmuxDir()} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -125,12 +125,12 @@ UsePAM no
 StrictModes no
 PrintMotd no
 PermitUserEnvironment no
-SetEnv HOME=%s AGENCY_TEST_HOST=1
+SetEnv HOME=%s AGENCY_TEST_HOST=1 TMUX_TMPDIR=%s
 AcceptEnv none
 LogLevel ERROR
 MaxStartups 100
 MaxSessions 100
-`, s.Port, filepath.Join(s.Dir, "host_key"), filepath.Join(s.Dir, "sshd.pid"), filepath.Join(s.Dir, "authorized_keys"), s.HostHome), 0o600)
+`, s.Port, filepath.Join(s.Dir, "host_key"), filepath.Join(s.Dir, "sshd.pid"), filepath.Join(s.Dir, "authorized_keys"), s.HostHome, s.TmuxDir()), 0o600)
 }
 
 // Restart starts the server again after Stop (the same port and keys).
@@ -247,6 +247,15 @@ func sshdDescendants(pid int) []int {
 	return out
 }
 
+// removeDir ends the host side's tmux server (headed agents there), if
+// any, and removes the server's directory.
+func removeDir(dir string) {
+	kill := exec.Command("tmux", "kill-server")
+	kill.Env = append(os.Environ(), "TMUX=", "TMUX_TMPDIR="+filepath.Join(dir, "tmux"))
+	_ = kill.Run()
+	os.RemoveAll(dir)
+}
+
 // logText reads sshd's log for a failure message.
 type logText struct{ path string }
 
@@ -255,10 +264,15 @@ func (l logText) String() string {
 	return string(b)
 }
 
-// Env is the environment a command on the host side would get: its HOME.
+// Env is the environment a command on the host side would get: its HOME
+// and its own tmux server.
 func (s *Sshd) Env() []string {
-	return []string{"HOME=" + s.HostHome}
+	return []string{"HOME=" + s.HostHome, "TMUX_TMPDIR=" + s.TmuxDir()}
 }
+
+// TmuxDir is the host side's TMUX_TMPDIR: its own tmux server, not the
+// machine's, which Stop's cleanup ends.
+func (s *Sshd) TmuxDir() string { return filepath.Join(s.Dir, "tmux") }
 
 func keygen(t *testing.T, path string) {
 	t.Helper()
