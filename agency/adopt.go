@@ -34,10 +34,12 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 	if opts.Name != "" && !store.ValidName(opts.Name) {
 		return nil, errs.InvalidName(opts.Name)
 	}
+
 	tree, branch, err := a.adoptableTree(ctx, opts.Path)
 	if err != nil {
 		return nil, err
 	}
+
 	name := opts.Name
 	if name == "" {
 		name = adoptName(branch, tree)
@@ -49,9 +51,11 @@ func (a *App) AdoptWorktree(ctx context.Context, opts AdoptWorktreeOptions) (*st
 		return nil, err
 	}
 	defer unlock()
+
 	if err := a.checkAdoptLocked(tree, name, opts.Name != ""); err != nil {
 		return nil, err
 	}
+
 	return a.writeAdoptedLocked(tree, name, branch)
 }
 
@@ -67,6 +71,7 @@ func (a *App) adoptableTree(ctx context.Context, path string) (tree, branch stri
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return "", "", errs.NotAWorktree(abs)
 	}
+
 	loc, ok, err := a.Repo.Locate(ctx, abs)
 	if err != nil {
 		return "", "", gitErr(err)
@@ -77,10 +82,12 @@ func (a *App) adoptableTree(ctx context.Context, path string) (tree, branch stri
 	if loc.CommonDir != a.Repo.CommonDir {
 		return "", "", errs.OtherRepo(abs, loc.CommonDir)
 	}
+
 	tree = canonical(loc.Toplevel)
 	if canonical(abs) != tree {
 		return "", "", errs.NotAWorktree(abs).With("it is a directory inside the worktree at " + tree)
 	}
+
 	wt, err := a.linkedWorktree(ctx, abs, tree)
 	if err != nil {
 		return "", "", err
@@ -91,6 +98,7 @@ func (a *App) adoptableTree(ctx context.Context, path string) (tree, branch stri
 	if wt.Detached || wt.Branch == "" {
 		return "", "", errs.AdoptDetached(tree)
 	}
+
 	return tree, strings.TrimPrefix(wt.Branch, "refs/heads/"), nil
 }
 
@@ -101,6 +109,7 @@ func (a *App) linkedWorktree(ctx context.Context, abs, tree string) (*gitcore.Wo
 	if err != nil {
 		return nil, gitErr(err)
 	}
+
 	for i := range list {
 		if canonical(list[i].Path) != tree {
 			continue
@@ -110,6 +119,7 @@ func (a *App) linkedWorktree(ctx context.Context, abs, tree string) (*gitcore.Wo
 		}
 		return &list[i], nil
 	}
+
 	return nil, errs.NotAWorktree(abs)
 }
 
@@ -132,20 +142,24 @@ func (a *App) checkAdoptLocked(tree, name string, named bool) error {
 	if err != nil {
 		return errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
 	}
+
 	for _, e := range entries {
 		if e.Record != nil && e.Record.State == store.StatePresent && canonical(e.Record.TreePath) == tree {
 			return errs.AlreadyAdopted(tree, e.Record.Name, e.ID)
 		}
 	}
+
 	if HasMarker(tree) || inside(a.Store.IntegrationWorktreesDir(), tree) {
 		return errs.AlreadyIntegrationTree(tree)
 	}
+
 	// A .agency/ of the user's own: our marker and .gitignore would
 	// overwrite theirs and hide their files (E_AGENCY_DIR, as create and
 	// start refuse a commit that tracks files there).
 	if _, err := os.Lstat(filepath.Join(tree, store.AgencyDir)); err == nil {
 		return errs.AgencyDirInTree(tree)
 	}
+
 	for _, e := range entries {
 		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.Name == name {
 			if !named {
@@ -154,6 +168,7 @@ func (a *App) checkAdoptLocked(tree, name string, named bool) error {
 			return errs.NameTaken(name, e.ID)
 		}
 	}
+
 	return nil
 }
 
@@ -164,11 +179,13 @@ func (a *App) writeAdoptedLocked(tree, name, branch string) (*store.WorktreeReco
 	if err != nil {
 		return nil, err
 	}
+
 	recordDir := a.Store.IntegrationWorktreeDir(id)
 	marks := adoptMarks(tree)
 	cleanup := func() error {
 		return errors.Join(undoAdoptMarks(marks), store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), recordDir))
 	}
+
 	// The creator marker says where the marker goes before it is written,
 	// so that gc takes it back after a kill (see removeWorktreeLeftover).
 	if err := markAdoptCreator(recordDir, marks); err != nil {
@@ -180,6 +197,7 @@ func (a *App) writeAdoptedLocked(tree, name, branch string) (*store.WorktreeReco
 	if err := a.fail(FPAdoptAfterMarker); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	rec := &store.WorktreeRecord{
 		SchemaVersion: store.SchemaVersion,
 		WorktreeID:    id,
@@ -195,6 +213,7 @@ func (a *App) writeAdoptedLocked(tree, name, branch string) (*store.WorktreeReco
 	if err := a.Store.WriteWorktree(rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	return rec, nil
 }
 
@@ -223,12 +242,15 @@ func undoAdoptMarks(m store.AdoptMarks) error {
 	for _, t := range store.FilesIn([]string{dir}, isMarkerTemp) {
 		err = errors.Join(err, remove(t.Path))
 	}
+
 	if m.MadeIgnore {
 		err = errors.Join(err, remove(filepath.Join(dir, ".gitignore")))
 	}
+
 	if m.MadeDir {
 		err = errors.Join(err, remove(dir))
 	}
+
 	return err
 }
 
@@ -254,6 +276,7 @@ func SanitizeName(s string) string {
 	if len(s) > 40 {
 		s = strings.TrimRight(s[:40], "-")
 	}
+
 	return s
 }
 

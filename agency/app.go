@@ -64,31 +64,38 @@ func Open(ctx context.Context, dir string, runner gitcore.CommandRunner) (*App, 
 	if runner == nil {
 		runner = gitcore.ExecRunner{}
 	}
+
 	repo, err := gitcore.Discover(ctx, runner, dir)
 	if err != nil {
 		return nil, err
 	}
+
 	entries, err := repo.Config(ctx)
 	if err != nil {
 		return nil, gitErr(err)
 	}
+
 	cfg := gitcore.NewConfig(entries)
 	configured, _ := cfg.Get("agency.dataDir")
 	dataDir, err := store.DataDir(os.Getenv, configured)
 	if err != nil {
 		return nil, err
 	}
+
 	st, err := store.Open(dataDir, repo.CommonDir)
 	if err != nil {
 		return nil, err
 	}
+
 	a, err := newApp(repo, cfg, st)
 	if err != nil {
 		return nil, err
 	}
+
 	if st.MovedFrom != "" {
 		a.Relinked = a.relink(ctx)
 	}
+
 	return a, nil
 }
 
@@ -99,6 +106,7 @@ func newApp(repo *gitcore.Repo, cfg *gitcore.Config, st *store.Store) (*App, err
 		v, _ := cfg.Get("agency.lockTimeout")
 		return nil, errs.Config("agency.lockTimeout", v, "a duration such as 30s")
 	}
+
 	a := &App{Repo: repo, Store: st, Config: cfg, Getenv: os.Getenv, Now: time.Now, LockTimeout: timeout}
 	if fp := os.Getenv("AGENCY_FAILPOINT"); fp != "" {
 		a.Failpoint = func(step string) error {
@@ -106,12 +114,15 @@ func newApp(repo *gitcore.Repo, cfg *gitcore.Config, st *store.Store) (*App, err
 				// kill -9 at this step: what a crash leaves behind.
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			}
+
 			if step == fp {
 				return errs.New(errs.EInternal, "", "injected failure at %s", step)
 			}
+
 			return nil
 		}
 	}
+
 	return a, nil
 }
 

@@ -201,12 +201,14 @@ func (h landHost) Forecast(ctx context.Context, worktreeID, inv string) (bool, [
 	if f == nil {
 		return false, nil, false
 	}
+
 	var partners []string
 	for _, p := range f.ConflictsWith {
 		if p != ConflictsIntegration {
 			partners = append(partners, p)
 		}
 	}
+
 	return f.LandsCleanly, partners, true
 }
 

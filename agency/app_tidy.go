@@ -167,11 +167,13 @@ func (a *App) checkRelink(add addFinding) {
 	if r == nil {
 		return
 	}
+
 	if r.Err != nil {
 		add("repository", LevelProblem, "fix the cause, then run 'git agency doctor' again: it retries the relink", a.Repo.CommonDir,
 			"this repository moved from %s, and relinking its records failed: %v", r.From, r.Err)
 		return
 	}
+
 	add("repository", LevelWarn, "", a.Repo.CommonDir,
 		"this repository moved from %s: its records were relinked and %d worktree(s) repaired", r.From, len(r.Repaired))
 }

@@ -18,6 +18,7 @@ func (a *App) checkpointOptions(rec *store.InvocationRecord, reason string) chec
 	if path == "" {
 		path = a.Store.SandboxTreePath(rec.InvocationID)
 	}
+
 	// A bad size was refused at start (PrepareStart); here the default
 	// stands in for it.
 	o, _ := checkpoint.FromConfig(a.Repo, a.Store, a.Config, rec.InvocationID, path, rec.IncludeUntracked, reason)
@@ -33,10 +34,12 @@ func (a *App) ListCheckpoints(ctx context.Context, query string) (*store.Invocat
 	if err != nil {
 		return nil, nil, err
 	}
+
 	list, err := checkpoint.List(ctx, a.Repo, a.Store, rec.InvocationID)
 	if err != nil {
 		return nil, nil, gitErr(err)
 	}
+
 	return rec, list, nil
 }
 
@@ -84,10 +87,12 @@ func (a *App) CreateCheckpoint(ctx context.Context, query string) (*store.Invoca
 	if err := a.sandboxPresent(rec); err != nil {
 		return rec, nil, 0, err
 	}
+
 	cp, err := checkpoint.Take(ctx, a.checkpointOptions(rec, store.CheckpointManual))
 	if err != nil || cp != nil {
 		return rec, cp, 0, err
 	}
+
 	latest, err := a.latestCheckpoint(ctx, rec.InvocationID)
 	return rec, nil, latest, err
 }
@@ -133,18 +138,22 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	if err != nil {
 		return nil, err
 	}
+
 	n, err := strconv.Atoi(id)
 	if err != nil || n <= 0 {
 		return nil, errs.CheckpointNotFound(rec.InvocationID, id)
 	}
+
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+
 	if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
 		rec = cur
 	}
+
 	rec = a.reconcileLocked(ctx, rec)
 	if rec.Active() {
 		return nil, errs.CheckpointApplyRunning(rec.InvocationID)
@@ -152,10 +161,12 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	if err := a.sandboxPresent(rec); err != nil {
 		return nil, err
 	}
+
 	applied, err := checkpoint.Find(ctx, a.Repo, a.Store, rec.InvocationID, n, id)
 	if err != nil {
 		return nil, err
 	}
+
 	ref, commit := applied.SnapshotRef, applied.SnapshotCommit
 	res := &ApplyResult{Invocation: rec, Applied: applied}
 
@@ -166,6 +177,7 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	if both := checkpoint.StagedAndChanged(st); len(both) > 0 {
 		return nil, errs.CheckpointApplyStaged(rec.InvocationID, both)
 	}
+
 	o := a.checkpointOptions(rec, store.CheckpointBeforeApply)
 	var keep []string
 	if res.Undo, res.UndoTaken, keep, err = checkpoint.BeforeApply(ctx, o, st); err != nil {
@@ -177,12 +189,14 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 	if err != nil {
 		return nil, gitErr(err)
 	}
+
 	res.Head = head
 	if applied.HeadSHA != "" && head != applied.HeadSHA {
 		if log, err := a.Repo.LogOneline(ctx, applied.HeadSHA, head, false); err == nil {
 			res.LaterCommits = strings.Count(string(log), "\n")
 		}
 	}
+
 	restore := &store.Restore{Branch: rec.SandboxBranch, Head: head, Checkpoint: res.Undo}
 	if res.Undo > 0 {
 		restore.Ref = store.SnapshotRef(rec.InvocationID, res.Undo)
@@ -190,6 +204,7 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 			return nil, gitErr(err)
 		}
 	}
+
 	if _, err := a.Store.AppendOperation(store.Operation{Op: store.OpCheckpointApply, InvocationID: rec.InvocationID,
 		WorktreeID: rec.IntegrationWorktreeID, Applied: n, AppliedCommit: commit, Restore: restore}); err != nil {
 		return nil, err
@@ -203,9 +218,11 @@ func (a *App) ApplyCheckpoint(ctx context.Context, query, id string) (*ApplyResu
 		return nil, err
 	}
 	defer cl.Unlock()
+
 	if err := a.resetFiles(ctx, o.SandboxPath, commit, keep); err != nil {
 		return nil, err
 	}
+
 	a.event(rec.InvocationID, "checkpoint_applied", map[string]any{
 		"id": n, "snapshot_ref": ref, "undo_checkpoint": res.Undo, "invocation_id": rec.InvocationID,
 	})

@@ -26,24 +26,30 @@ func (a *App) undoAdd(ctx context.Context, added bool, parent, dir, tree, branch
 	ctx, cancel := cleanupCtx(ctx)
 	defer cancel()
 	var left []error
+
 	if added {
 		// Fails when git never registered the tree: the directory goes
 		// next, and prune drops a registration whose directory is gone.
 		_ = a.Repo.WorktreeRemove(ctx, tree, true)
 	}
+
 	if err := store.RemoveAllInside(parent, dir); err != nil {
 		left = append(left, err)
 	}
+
 	if !added {
 		return errors.Join(left...)
 	}
+
 	if err := a.pruneOurs(ctx); err != nil {
 		left = append(left, err)
 	}
+
 	if err := a.Repo.DeleteBranch(ctx, branch, true); err != nil {
 		if ok, berr := a.Repo.BranchExists(ctx, branch); ok || berr != nil {
 			left = append(left, gitErr(err))
 		}
 	}
+
 	return errors.Join(left...)
 }

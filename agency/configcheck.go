@@ -50,6 +50,7 @@ func configValueOK(kind, v string) bool {
 		d, err := ParseAge(v)
 		return err == nil && d >= 0
 	}
+
 	return true
 }
 
@@ -62,6 +63,7 @@ func (a *App) checkConfig(add func(check, level, hint, path, format string, args
 		if !set {
 			continue
 		}
+
 		ok := true
 		switch c.kind {
 		case kindDuration:
@@ -71,17 +73,21 @@ func (a *App) checkConfig(add func(check, level, hint, path, format string, args
 		default:
 			ok = v == "" || configValueOK(c.kind, v)
 		}
+
 		if ok {
 			continue
 		}
+
 		bad++
 		effect := "commands that read it fail with " + string(errs.EConfig)
 		if c.fallback {
 			effect = "the default " + c.def + " is used instead"
 		}
+
 		add("config", LevelProblem, fmt.Sprintf("git config %s <%s>, or git config --unset %s", c.key, configExample(c.kind), c.key), "",
 			"%s = %q is not a valid %s: %s", c.key, v, c.kind, effect)
 	}
+
 	if bad == 0 {
 		add("config", LevelOK, "", "", "agency.* values are valid")
 	}
@@ -97,5 +103,6 @@ func configExample(kind string) string {
 	case kindBool:
 		return "true or false"
 	}
+
 	return "a duration such as 720h, or days such as 30d"
 }

@@ -38,11 +38,13 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 	if err != nil {
 		return nil, err
 	}
+
 	rec = a.View(ctx, rec)
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
 	if err != nil {
 		return nil, SandboxBranchMissingErr(rec)
 	}
+
 	res := &DiffResult{Invocation: rec}
 	if res.Commits, err = a.Repo.Commits(ctx, rec.BaseCommit, tip); err != nil {
 		return nil, gitErr(err)
@@ -53,36 +55,43 @@ func (a *App) Diff(ctx context.Context, query string, o gitcore.DiffOptions) (*D
 	if res.Patch, err = a.Repo.Diff(ctx, rec.BaseCommit, tip, o); err != nil {
 		return nil, gitErr(err)
 	}
+
 	tree := a.sandboxTree(rec)
 	if tree == "" {
 		return res, nil
 	}
+
 	res.SandboxPresent = true
 	res.DirtySubmodules, _ = a.dirtySubmodules(ctx, tree) // said when known
 	if res.Astray, err = a.sandboxAstray(ctx, rec, tree, tip); err != nil {
 		return nil, err
 	}
+
 	snap, err := a.snapshotSandbox(ctx, tree, nil)
 	if err != nil {
 		return nil, err
 	}
+
 	if res.Denied = snap.Denied; len(snap.Denied) > 0 {
 		// Show the rest: the same snapshot without the denylisted files.
 		if snap, err = a.snapshotSandbox(ctx, tree, snap.Denied); err != nil {
 			return nil, err
 		}
 	}
+
 	if snap.Head == "" {
 		return res, nil
 	}
 	if res.UncommittedFiles, err = a.Repo.DiffNames(ctx, snap.Head, snap.Tree); err != nil {
 		return nil, gitErr(err)
 	}
+
 	if len(res.UncommittedFiles) > 0 {
 		if res.Uncommitted, err = a.Repo.Diff(ctx, snap.Head, snap.Tree, o); err != nil {
 			return nil, gitErr(err)
 		}
 	}
+
 	return res, nil
 }
 

@@ -75,6 +75,7 @@ func (a *App) dirtyParentFirst(ctx context.Context, c *trackedCheck, tree string
 	if dirty {
 		return a.dirtyErr(ctx, tree, errs.DirtyParent(tree))
 	}
+
 	return err
 }
 

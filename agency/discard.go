@@ -27,10 +27,12 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 	if err != nil {
 		return nil, err
 	}
+
 	rec = a.Reconcile(ctx, rec)
 	if store.Deref(rec.LandingStatus) == store.LandingLanded {
 		return nil, errs.AlreadyLanded(rec.InvocationID)
 	}
+
 	out := &DiscardResult{}
 	if rec.Active() {
 		out.Stopped = true
@@ -38,14 +40,17 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 			return nil, err
 		}
 	}
+
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+
 	if rec, err = a.discardLocked(ctx, rec.InvocationID, out); err != nil {
 		return nil, err
 	}
+
 	out.Invocation = rec
 	return out, nil
 }
@@ -90,6 +95,7 @@ func (a *App) keepSubmoduleHeads(ctx context.Context, tree, id string) ([]string
 	if tree == "" {
 		return nil, nil
 	}
+
 	var refs []string
 	for _, p := range a.localOnlySubmodules(ctx, tree) {
 		ref := store.KeptRefPrefix(id) + "submodule/" + p
@@ -98,6 +104,7 @@ func (a *App) keepSubmoduleHeads(ctx context.Context, tree, id string) ([]string
 		}
 		refs = append(refs, ref)
 	}
+
 	return refs, nil
 }
 
@@ -109,15 +116,18 @@ func (a *App) keepTreeHead(ctx context.Context, tree, id string) (string, error)
 	if tree == "" {
 		return "", nil
 	}
+
 	head, err := a.Repo.Tree(tree).Head(ctx)
 	if err != nil || head == "" {
 		return "", nil // not a readable tree: nothing git can point at
 	}
+
 	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, head, ""); err != nil {
 		return "", gitErr(err)
 	} else if ok {
 		return "", nil
 	}
+
 	ref := store.KeptRefPrefix(id) + "HEAD"
 	return ref, gitErr(a.Repo.UpdateRef(ctx, ref, head))
 }
@@ -127,11 +137,13 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err != nil {
 		return nil, errs.StoreCorrupt(a.Store.InvocationMetaPath(inv), err)
 	}
+
 	if rec.Land != nil && rec.Land.State == LandInProgress {
 		if rec, err = a.recoverLandLocked(ctx, rec); err != nil {
 			return nil, err
 		}
 	}
+
 	if store.Deref(rec.LandingStatus) == store.LandingLanded {
 		return nil, errs.AlreadyLanded(inv)
 	}
@@ -140,12 +152,14 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 		// never remove a tree something still runs in.
 		return nil, errs.InvocationRunning(inv, "discard")
 	}
+
 	// Never remove a sandbox around live writers: what the agent left
 	// behind (setsid children) is stopped first; what will not stop keeps
 	// the sandbox.
 	if _, alive := runner.StopLeftovers(inv, a.Store.SandboxTreePath(inv), runner.LeftoverGrace); len(alive) > 0 {
 		return nil, errs.LeftoversAlive(inv, runner.Pids(alive))
 	}
+
 	out.AlreadyDiscarded = store.Deref(rec.LandingStatus) == store.LandingDiscarded
 	if !out.AlreadyDiscarded {
 		// Save the uncommitted work and log the discard before anything
@@ -155,32 +169,40 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 		if err != nil {
 			return nil, err
 		}
+
 		op := store.Operation{Op: store.OpDiscard, InvocationID: inv, WorktreeID: rec.IntegrationWorktreeID,
 			LandingStatus: store.Deref(rec.LandingStatus), Restore: restore}
 		if out.Stopped {
 			op.Note = "it was running and was stopped"
 		}
+
 		if _, err := a.Store.AppendOperation(op); err != nil {
 			return nil, err
 		}
+
 		out.Restore = restore
+
 		if err := a.fail(FPDiscardAfterLog); err != nil {
 			return nil, err
 		}
 	}
+
 	if out.Kept, err = a.keepSandboxHead(ctx, rec); err != nil {
 		return nil, err
 	}
 	if out.KeptSubmodules, err = a.keepSubmoduleHeads(ctx, a.sandboxTree(rec), rec.InvocationID); err != nil {
 		return nil, err
 	}
+
 	out.DirtySubmodules, _ = a.dirtySubmodules(ctx, a.sandboxTree(rec)) // said when known
+
 	if err := a.RemoveSandboxTree(ctx, rec); err != nil {
 		return nil, err
 	}
 	if out.AlreadyDiscarded {
 		return rec, nil
 	}
+
 	rec, err = a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
 		r.LandingStatus = store.Str(store.LandingDiscarded)
 		r.DiscardedAt = store.Str(a.now())
@@ -189,18 +211,22 @@ func (a *App) discardLocked(ctx context.Context, inv string, out *DiscardResult)
 	if err != nil {
 		return nil, err
 	}
+
 	// Out of the queue: its kept environment goes (store.QueuedEnvFile).
 	a.dropQueuedEnv(inv)
 	data := map[string]any{"stopped": out.Stopped}
 	if out.Restore != nil && out.Restore.Checkpoint > 0 {
 		data["checkpoint"] = out.Restore.Checkpoint
 	}
+
 	if out.Kept != "" {
 		data["kept_ref"] = out.Kept
 	}
+
 	if len(out.KeptSubmodules) > 0 {
 		data["kept_submodule_refs"] = out.KeptSubmodules
 	}
+
 	a.event(inv, "discarded", data)
 	return rec, nil
 }

@@ -30,6 +30,7 @@ func (a *App) DiskBytes(r *store.InvocationRecord) int64 {
 	if _, err := os.Lstat(tree); err != nil {
 		return 0
 	}
+
 	cache := filepath.Join(a.Store.SandboxDir(r.InvocationID), "disk_usage.json")
 	if data, err := os.ReadFile(cache); err == nil {
 		var c diskUse
@@ -43,27 +44,32 @@ func (a *App) DiskBytes(r *store.InvocationRecord) int64 {
 					fresh = true
 				}
 			}
+
 			if fresh {
 				return c.Bytes
 			}
 		}
 	}
+
 	n := allocated(tree)
 	if data, err := json.Marshal(diskUse{Bytes: n, ComputedAt: a.Now().UTC().Format(time.RFC3339Nano)}); err == nil {
 		// A cache: when it cannot be written, the next read measures again.
 		_ = store.WriteFileAtomic(cache, data, 0o600)
 	}
+
 	return n
 }
 
 // allocated sums the blocks allocated to everything under dir.
 func allocated(dir string) int64 {
 	var n int64
+
 	// The walk's function never fails: what cannot be read is not counted.
 	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
+
 		if info, err := d.Info(); err == nil {
 			if st, ok := info.Sys().(*syscall.Stat_t); ok {
 				n += st.Blocks * 512
@@ -71,6 +77,7 @@ func allocated(dir string) int64 {
 				n += info.Size()
 			}
 		}
+
 		return nil
 	})
 	return n

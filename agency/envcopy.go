@@ -35,12 +35,14 @@ func outsideEnvs(tree string, dirs []string) []string {
 		if err != nil {
 			return nil
 		}
+
 		for _, e := range ents {
 			if e.IsDir() {
 				dirs = append(dirs, e.Name())
 			}
 		}
 	}
+
 	var out []string
 	for _, d := range dirs {
 		d = strings.TrimSuffix(d, "/")
@@ -48,18 +50,21 @@ func outsideEnvs(tree string, dirs []string) []string {
 		if fi, err := os.Lstat(abs); err != nil || !fi.IsDir() {
 			continue
 		}
+
 		if _, err := os.Lstat(filepath.Join(abs, "pyvenv.cfg")); err == nil {
 			if p := venvOutside(tree, abs); p != "" {
 				out = append(out, errs.CopiedVenv(d, p))
 			}
 			continue
 		}
+
 		if filepath.Base(abs) == "node_modules" {
 			if p := nodeModulesOutside(tree, abs); p != "" {
 				out = append(out, errs.LinkedNodeModules(d, p))
 			}
 		}
 	}
+
 	return out
 }
 
@@ -79,12 +84,14 @@ func venvOutside(tree, dir string) string {
 	if p := shebangOutside(tree, filepath.Join(dir, "bin")); p != "" {
 		return p
 	}
+
 	sites, _ := filepath.Glob(filepath.Join(dir, "lib", "python*", "site-packages"))
 	for _, site := range sites {
 		if p := editableOutside(tree, site); p != "" {
 			return p
 		}
 	}
+
 	return ""
 }
 
@@ -102,11 +109,13 @@ func venvCommandPath(cfg string) string {
 		if !ok || strings.TrimSpace(k) != "command" {
 			continue
 		}
+
 		f := strings.Fields(v)
 		if len(f) > 0 && filepath.IsAbs(f[len(f)-1]) {
 			return f[len(f)-1]
 		}
 	}
+
 	return ""
 }
 
@@ -118,6 +127,7 @@ func shebangOutside(tree, bin string) string {
 	if err != nil {
 		return ""
 	}
+
 	for i, e := range ents {
 		if i >= maxEnvFiles {
 			break
@@ -125,15 +135,18 @@ func shebangOutside(tree, bin string) string {
 		if !e.Type().IsRegular() {
 			continue
 		}
+
 		interp := shebang(filepath.Join(bin, e.Name()))
 		if interp == "" || !filepath.IsAbs(interp) || !outside(tree, interp) {
 			continue
 		}
+
 		venv := filepath.Dir(filepath.Dir(interp))
 		if _, err := os.Stat(filepath.Join(venv, "pyvenv.cfg")); err == nil {
 			return venv
 		}
 	}
+
 	return ""
 }
 
@@ -150,10 +163,12 @@ func shebang(path string) string {
 	if !strings.HasPrefix(line, "#!") {
 		return ""
 	}
+
 	fields := strings.Fields(strings.TrimPrefix(line, "#!"))
 	if len(fields) == 0 {
 		return ""
 	}
+
 	return fields[0]
 }
 
@@ -169,10 +184,12 @@ func editableOutside(tree, site string) string {
 	if err != nil {
 		return ""
 	}
+
 	for i, e := range ents {
 		if i >= maxEnvFiles {
 			break
 		}
+
 		name, path := e.Name(), filepath.Join(site, e.Name())
 		var cands []string
 		switch {
@@ -187,12 +204,14 @@ func editableOutside(tree, site string) string {
 		case strings.HasSuffix(name, ".dist-info"):
 			cands = directURLPath(filepath.Join(path, "direct_url.json"))
 		}
+
 		for _, c := range cands {
 			if outside(tree, c) {
 				return c
 			}
 		}
 	}
+
 	return ""
 }
 
@@ -203,6 +222,7 @@ func pthPaths(path string) []string {
 	if err != nil {
 		return nil
 	}
+
 	var out []string
 	for _, l := range strings.Split(string(b), "\n") {
 		l = strings.TrimSpace(l)
@@ -210,6 +230,7 @@ func pthPaths(path string) []string {
 			out = append(out, l)
 		}
 	}
+
 	return out
 }
 
@@ -220,6 +241,7 @@ func directURLPath(path string) []string {
 	if err != nil {
 		return nil
 	}
+
 	var d struct {
 		URL     string `json:"url"`
 		DirInfo struct {
@@ -229,6 +251,7 @@ func directURLPath(path string) []string {
 	if json.Unmarshal(b, &d) != nil || !d.DirInfo.Editable || !strings.HasPrefix(d.URL, "file://") {
 		return nil
 	}
+
 	return []string{strings.TrimPrefix(d.URL, "file://")}
 }
 
@@ -239,6 +262,7 @@ func nodeModulesOutside(tree, dir string) string {
 	if err != nil {
 		return ""
 	}
+
 	for _, e := range ents {
 		p := filepath.Join(dir, e.Name())
 		if strings.HasPrefix(e.Name(), "@") && e.IsDir() {
@@ -247,20 +271,25 @@ func nodeModulesOutside(tree, dir string) string {
 			}
 			continue
 		}
+
 		if e.Type()&os.ModeSymlink == 0 {
 			continue
 		}
+
 		t, err := os.Readlink(p)
 		if err != nil {
 			continue
 		}
+
 		if !filepath.IsAbs(t) {
 			t = filepath.Join(dir, t)
 		}
+
 		if outside(tree, t) {
 			return filepath.Clean(t)
 		}
 	}
+
 	return ""
 }
 
@@ -274,10 +303,12 @@ func (a *App) checkCopiedEnvs(add addFinding, wts []store.WorktreeEntry, records
 			trees = append(trees, e.Record.TreePath)
 		}
 	}
+
 	ids := make([]string, 0, len(records))
 	for id := range records {
 		ids = append(ids, id)
 	}
+
 	sort.Strings(ids)
 	for _, id := range ids {
 		if r := records[id]; r == nil {
@@ -287,6 +318,7 @@ func (a *App) checkCopiedEnvs(add addFinding, wts []store.WorktreeEntry, records
 			trees = append(trees, t)
 		}
 	}
+
 	for _, tree := range trees {
 		for _, o := range outsideEnvs(tree, nil) {
 			add("environments", LevelWarn, "", tree, "%s", o)

@@ -64,10 +64,12 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 	if err != nil {
 		return nil, err
 	}
+
 	poll := o.Poll
 	if poll <= 0 {
 		poll = 100 * time.Millisecond
 	}
+
 	logs := a.Store.SandboxLogsDir(inv)
 	out := &pipeWriter{w: o.Stdout}
 	name, w := a.logSource(rec, o.Kind, out)
@@ -75,6 +77,7 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 	if o.Kind != LogRaw {
 		errW = TermEscapeWriter(errW)
 	}
+
 	tails := []*tailer{
 		{path: filepath.Join(logs, SetupLog), w: errW, off: o.From[SetupLog]},
 		{path: filepath.Join(logs, name), w: w, off: o.From[name]},
@@ -91,24 +94,29 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 	var lastInterrupt time.Time
 	for {
 		n := pollAll()
+
 		if out.closed {
 			return rec, ErrOutputClosed
 		}
+
 		rec, err := a.readRecord(inv)
 		if err != nil {
 			return nil, err
 		}
+
 		rec = a.View(ctx, rec)
 		if !rec.Active() && n == 0 {
 			pollAll()
 			a.writeEndNotes(o.Stderr, rec)
 			return rec, nil
 		}
+
 		select {
 		case <-o.Interrupts:
 			if time.Since(lastInterrupt) < time.Second {
 				continue
 			}
+
 			lastInterrupt = time.Now()
 			interrupts++
 			kill := interrupts > 1
@@ -117,6 +125,7 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 			} else {
 				fmt.Fprintln(o.Stderr, "stopping the agent… (Ctrl-C again to kill it)")
 			}
+
 			if _, err := a.Stop(ctx, rec, kill, 0); err != nil && !errs.Is(err, errs.ENotRunning) {
 				return nil, err
 			}
@@ -157,5 +166,6 @@ func (a *App) timeoutReason(inv string) string {
 			}
 		}
 	}
+
 	return "agency.timeout or agency.idleTimeout"
 }

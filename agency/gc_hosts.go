@@ -13,15 +13,18 @@ func (a *App) RecordHosts() []string {
 	if err != nil {
 		return nil
 	}
+
 	for _, e := range list {
 		if e.Record != nil && e.Record.Host != "" {
 			seen[e.Record.Host] = true
 		}
 	}
+
 	out := make([]string, 0, len(seen))
 	for h := range seen {
 		out = append(out, h)
 	}
+
 	sort.Strings(out)
 	return out
 }
@@ -34,12 +37,15 @@ func gcHostArgs(opts GCOptions, act bool, olderThan string) []string {
 	} else {
 		args = append(args, "--dry-run")
 	}
+
 	if opts.IncludePending {
 		args = append(args, "--include-pending")
 	}
+
 	if opts.Force {
 		args = append(args, "--force")
 	}
+
 	return args
 }
 

@@ -46,11 +46,13 @@ func (a *App) headedState(ctx context.Context, r *store.InvocationRecord, clean 
 	name := sessionOf(r)
 	qctx, cancel := context.WithTimeout(ctx, reconcileTmuxWait)
 	defer cancel()
+
 	// Pane ids are unique per server only: after a server restart "%7"
 	// may be someone else's, so the session must exist first.
 	if ok, err := client.HasSession(qctx, name); err == nil && !ok {
 		return false, nil
 	}
+
 	st, err := client.PaneState(qctx, paneOf(r))
 	if err != nil {
 		if errors.Is(err, tmux.ErrNotFound) || errors.Is(err, tmux.ErrNoServer) {
@@ -61,13 +63,16 @@ func (a *App) headedState(ctx context.Context, r *store.InvocationRecord, clean 
 		}
 		return true, nil // unsure: keep it running, look again next time
 	}
+
 	if !st.Dead {
 		return true, nil
 	}
+
 	if !clean {
 		code, _ := runner.DeadStatus(st)
 		return false, code
 	}
+
 	cctx, cancel := context.WithTimeout(ctx, tmuxWait)
 	defer cancel()
 	runner.CaptureScreen(cctx, client, st.PaneID, filepath.Join(a.Store.SandboxLogsDir(r.InvocationID), runner.ScreenLog))
@@ -94,9 +99,11 @@ func (a *App) stopHeaded(ctx context.Context, r *store.InvocationRecord, kill bo
 	} else {
 		err = client.SendCtrlC(ctx, paneOf(r))
 	}
+
 	if err != nil && !errors.Is(err, tmux.ErrNotFound) && !errors.Is(err, tmux.ErrNoServer) {
 		return errs.Wrap(errs.EIO, err, "", "tmux")
 	}
+
 	return nil
 }
 
@@ -107,21 +114,25 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	if err != nil {
 		return nil, nil, err
 	}
+
 	rec = a.View(ctx, rec)
 	if rec.Mode != store.ModeHeaded {
 		return nil, nil, errs.New(errs.ENotHeaded, "see its output with 'git agency agent logs "+rec.InvocationID+" --follow'",
 			"invocation %s is headless: there is no terminal to attach to", rec.InvocationID)
 	}
+
 	if rec.Status == store.StatusStarting {
 		// Its supervisor is still creating the session (or running a
 		// setup script): wait for it, as `start -d` then `attach` expects.
 		if r := a.WaitRunningFor(ctx, rec.InvocationID, AttachWait); r != nil {
 			rec = a.View(ctx, r)
 		}
+
 		if rec.Status == store.StatusStarting {
 			return nil, nil, errs.NoSessionAfter(rec.InvocationID, AttachWait.String())
 		}
 	}
+
 	if !rec.Active() {
 		return nil, nil, errs.New(errs.ENotRunning, "its last screen is in 'git agency agent logs "+rec.InvocationID+"'",
 			"invocation %s has ended (status %s)", rec.InvocationID, rec.Status)
@@ -129,10 +140,12 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	if _, err := tmux.Available(); err != nil {
 		return nil, nil, TmuxNotFound()
 	}
+
 	cmd, err := TmuxClient().AttachOrSwitchCmd(ctx, sessionOf(rec))
 	if err != nil {
 		return nil, nil, errs.Wrap(errs.EIO, err, "", "tmux")
 	}
+
 	return rec, cmd, nil
 }
 
@@ -150,10 +163,12 @@ func (a *App) SwitchedClient(ctx context.Context, rec *store.InvocationRecord) S
 	if !client.Inside(ctx, sessionOf(rec)) {
 		return Switched{}
 	}
+
 	name, from, err := client.CurrentClient(ctx)
 	if err != nil {
 		return Switched{}
 	}
+
 	return Switched{Client: name, From: from}
 }
 
@@ -194,6 +209,7 @@ func waitClientAway(ctx context.Context, tc *tmux.Client, client, session string
 		qctx, cancel := context.WithTimeout(ctx, tmuxWait)
 		on, err := tc.ClientOn(qctx, client, session)
 		cancel()
+
 		switch {
 		case err == nil && !on:
 			return
@@ -204,6 +220,7 @@ func waitClientAway(ctx context.Context, tc *tmux.Client, client, session string
 		default:
 			failed++ // a slow tmux on a loaded machine: ask again
 		}
+
 		select {
 		case <-ctx.Done():
 			return
@@ -221,10 +238,12 @@ func (a *App) SessionAttachCmd(ctx context.Context, rec *store.InvocationRecord)
 	if _, err := tmux.Available(); err != nil {
 		return nil, errs.TmuxMissing()
 	}
+
 	cmd, err := TmuxClient().AttachOrSwitchCmd(ctx, sessionOf(rec))
 	if err != nil {
 		return nil, errs.Wrap(errs.EIO, err, "", "tmux")
 	}
+
 	return cmd, nil
 }
 
@@ -253,8 +272,10 @@ func (a *App) AfterAttach(ctx context.Context, inv string) *store.InvocationReco
 		if a.paneLive(ctx, r) || ctx.Err() != nil {
 			return nil
 		}
+
 		sleep50ms()
 	}
+
 	return nil
 }
 
@@ -264,9 +285,11 @@ func (a *App) paneLive(ctx context.Context, r *store.InvocationRecord) bool {
 	client := TmuxClient()
 	qctx, cancel := context.WithTimeout(ctx, tmuxWait)
 	defer cancel()
+
 	if ok, err := client.HasSession(qctx, sessionOf(r)); err != nil || !ok {
 		return false
 	}
+
 	st, err := client.PaneState(qctx, paneOf(r))
 	return err == nil && !st.Dead
 }
@@ -292,10 +315,13 @@ func (a *App) WaitRunningFor(ctx context.Context, inv string, d time.Duration) *
 				return rec
 			}
 		}
+
 		if ctx.Err() != nil {
 			return rec
 		}
+
 		sleep50ms()
 	}
+
 	return rec
 }

@@ -39,13 +39,16 @@ func (a *App) checkoutStep(ctx context.Context, tree, branch string, step func()
 		}
 	})
 	err := step()
+
 	if timer.Stop() {
 		wg.Done()
 	}
+
 	wg.Wait()
 	if err == nil {
 		return nil
 	}
+
 	return a.treeAddErr(ctx, tree, branch, err)
 }
 
@@ -56,11 +59,13 @@ func (a *App) treeAddErr(ctx context.Context, tree, branch string, err error) er
 	if !errors.As(err, &ge) {
 		return err
 	}
+
 	if strings.HasPrefix(branch, "agency/") {
 		if ok, rerr := a.Repo.BranchExists(ctx, "agency"); rerr == nil && ok {
 			return errs.BranchAgency("agency")
 		}
 	}
+
 	// The hook runs once the files are written: a tree with its .git there
 	// and a hook to run failed in the hook (or git failed after the hook;
 	// either way the hook's output is in stderr).
@@ -69,6 +74,7 @@ func (a *App) treeAddErr(ctx context.Context, tree, branch string, err error) er
 			return errs.HookFailed(hook, tree, ge.Stderr)
 		}
 	}
+
 	return gitErr(err)
 }
 

@@ -42,6 +42,7 @@ func (a *App) HostNames() []string {
 			out = append(out, n)
 		}
 	}
+
 	sort.Strings(out)
 	return out
 }
@@ -56,6 +57,7 @@ func (a *App) HostConfigOf(name string) (HostConfig, error) {
 	if err := host.CheckDest(dest); err != nil {
 		return HostConfig{}, errs.HostBadDest(name, dest)
 	}
+
 	c := HostConfig{Name: name, SSH: dest, MaxActive: "auto", LostAfter: defaultLostAfter}
 	if v, ok := a.Config.Get("agency.host." + name + ".maxActive"); ok && v != "auto" {
 		if n, err := strconv.Atoi(v); err != nil || n < 1 {
@@ -63,11 +65,13 @@ func (a *App) HostConfigOf(name string) (HostConfig, error) {
 		}
 		c.MaxActive = v
 	}
+
 	if d, ok := a.Config.Duration("agency.host."+name+".lostAfter", defaultLostAfter); !ok {
 		return HostConfig{}, errs.New(errs.EConfig, "set it to a Go duration such as 24h", "agency.host.%s.lostAfter is not a duration", name)
 	} else {
 		c.LostAfter = d
 	}
+
 	return c, nil
 }
 
@@ -157,9 +161,11 @@ func (a *App) noteHost(name string, hello *HostHello, err error) HostState {
 		}
 		s.Reachable, s.Error = false, err.Error()
 	}
+
 	if os.MkdirAll(filepath.Dir(a.hostStatePath(name)), 0o700) == nil {
 		_ = store.WriteJSONCache(a.hostStatePath(name), s)
 	}
+
 	return s
 }
 
@@ -172,12 +178,14 @@ func (a *App) hostCall(ctx context.Context, h *host.Host, stdin []byte, args ...
 		a.noteHost(h.Name, nil, err)
 		return nil, err
 	}
+
 	if res.ExitCode == 127 {
 		return nil, errs.HostNoAgency(h.Name)
 	}
 	if res.ExitCode != 0 {
 		return res.Stdout, errs.HostFailed(h.Name, strings.Join(args, " "), res.ExitCode, string(res.Stderr))
 	}
+
 	return res.Stdout, nil
 }
 
@@ -202,6 +210,7 @@ func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 		if err != nil {
 			return nil, err
 		}
+
 		rows[i].Config = c
 		wg.Add(1)
 		go func(i int, n string) {
@@ -218,9 +227,11 @@ func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 				st.Since = unreachableSince(st, a.now())
 				st.Reachable = false
 			}
+
 			rows[i].State = st
 		}(i, n)
 	}
+
 	wg.Wait()
 	return rows, nil
 }
@@ -245,6 +256,7 @@ func (a *App) askHello(ctx context.Context, name string, within time.Duration) (
 	if err != nil {
 		return nil, err
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	res, err := h.Run(ctx, host.RemoteProgram("host-serve", "hello", "--repo-id", a.Store.RepoID), nil)
@@ -256,10 +268,12 @@ func (a *App) askHello(ctx context.Context, name string, within time.Duration) (
 	case res.ExitCode != 0:
 		return nil, errs.HostFailed(name, "host-serve hello", res.ExitCode, string(res.Stderr))
 	}
+
 	var hello HostHello
 	if err := jsonDecode(res.Stdout, &hello); err != nil {
 		return nil, errs.HostFailed(name, "host-serve hello", 0, err.Error())
 	}
+
 	return &hello, nil
 }
 

@@ -43,6 +43,7 @@ func (a *App) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostR
 	if hostRead(args) {
 		return code, nil
 	}
+
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), hostActWithin)
 	defer scancel()
 	a.syncHostWithin(sctx, rec.Host, []string{rec.InvocationID}, hostActWithin)
@@ -56,10 +57,12 @@ func hostRead(args []string) bool {
 	if len(args) < 2 {
 		return false
 	}
+
 	switch args[0] + " " + args[1] {
 	case "agent logs", "agent show", "checkpoint ls", "checkpoint show":
 		return true
 	}
+
 	return false
 }
 
@@ -70,6 +73,7 @@ func (a *App) runOnHost(ctx context.Context, name string, run HostRun, args ...s
 	if err != nil {
 		return 0, err
 	}
+
 	rctx, cancel := ctx, context.CancelFunc(func() {})
 	if !run.Long {
 		rctx, cancel = context.WithTimeout(ctx, hostActWithin)
@@ -79,13 +83,16 @@ func (a *App) runOnHost(ctx context.Context, name string, run HostRun, args ...s
 	if out == nil {
 		out = io.Discard
 	}
+
 	if errw == nil {
 		errw = io.Discard
 	}
+
 	res, err := h.RunTo(rctx, host.RemoteProgram(append([]string{"--repo", mirror}, args...)...), nil, out, errw)
 	if err != nil {
 		return 0, a.unreachableErr(name, err)
 	}
+
 	return res.ExitCode, nil
 }
 
@@ -96,6 +103,7 @@ func (a *App) hostMirror(ctx context.Context, name string) (*host.Host, string, 
 	if err != nil {
 		return nil, "", err
 	}
+
 	st := a.HostStateOf(name)
 	if st.Hello == nil || st.Hello.Mirror == "" {
 		if _, err := a.helloWithin(ctx, name, hostActWithin); err != nil {
@@ -103,9 +111,11 @@ func (a *App) hostMirror(ctx context.Context, name string) (*host.Host, string, 
 		}
 		st = a.HostStateOf(name)
 	}
+
 	if st.Hello == nil || st.Hello.Mirror == "" {
 		return nil, "", errs.HostFailed(name, "host-serve hello", 0, "no mirror of this repository")
 	}
+
 	return h, st.Hello.Mirror, nil
 }
 
@@ -131,16 +141,20 @@ func (a *App) DiscardHostRecord(ctx context.Context, id string) (*store.Invocati
 	if err != nil {
 		return nil, err
 	}
+
 	cur.LandingStatus = store.Str(store.LandingDiscarded)
 	if cur.FinishedAt == nil {
 		cur.FinishedAt = store.Str(a.now())
 	}
+
 	if cur.Active() {
 		cur.Status, cur.ExitReason = store.StatusFinished, store.Str(store.ExitStopped)
 	}
+
 	if err := a.Store.WriteInvocation(cur); err != nil {
 		return nil, err
 	}
+
 	a.event(id, "discarded", map[string]any{"host": cur.Host})
 	_ = ctx
 	return cur, nil
@@ -162,16 +176,19 @@ func (a *App) CatchUpHosts(ctx context.Context, queries []string) {
 		}
 		byHost[rec.Host] = append(byHost[rec.Host], rec.InvocationID)
 	}
+
 	for name, ids := range byHost {
 		if a.hostLost(name) {
 			a.recordHostLost(ctx, name, ids)
 			continue
 		}
+
 		a.syncHost(ctx, name, ids)
 		if a.hostLost(name) {
 			a.recordHostLost(ctx, name, ids)
 			continue
 		}
+
 		a.EnsureHostFetcher(name)
 	}
 }
@@ -185,11 +202,13 @@ func (a *App) recordHostLost(ctx context.Context, name string, ids []string) {
 		return
 	}
 	defer unlock()
+
 	for _, id := range ids {
 		cur, err := a.Store.ReadInvocation(id)
 		if err != nil || (!cur.Active() && !cur.Queued()) {
 			continue
 		}
+
 		cur.Status, cur.ExitReason = store.StatusFailed, store.Str(store.ExitUnknown)
 		cur.FinishedAt = store.Str(a.now())
 		cur.Error = errs.HostLostNote(name, c.LostAfter.String())
@@ -197,6 +216,7 @@ func (a *App) recordHostLost(ctx context.Context, name string, ids []string) {
 			a.warn(id, err)
 			continue
 		}
+
 		a.event(id, "host_lost", map[string]any{"host": cur.Host})
 	}
 }

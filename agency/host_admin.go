@@ -35,19 +35,23 @@ func (a *App) CheckHost(ctx context.Context, name, version string) ([]HostCheck,
 	if err != nil {
 		return nil, err
 	}
+
 	// A doctor, not a view: it waits as long as an action would.
 	cctx, cancel := context.WithTimeout(ctx, hostActWithin)
 	defer cancel()
+
 	if _, err := h.Run(cctx, "true", nil); err != nil {
 		a.noteHost(name, nil, err)
 		return []HostCheck{{Name: "ssh", Detail: err.Error(),
 			Hint: "make 'ssh " + h.Dest + " true' work without a prompt: the key in ssh-agent (ssh-add), the host in ~/.ssh/known_hosts (ssh " + h.Dest + " once); BatchMode is on"}}, nil
 	}
+
 	out := []HostCheck{{Name: "ssh", OK: true, Detail: h.Dest}}
 	hello, err := a.helloWithin(ctx, name, hostActWithin)
 	if err != nil {
 		return append(out, HostCheck{Name: "git-agency", Detail: err.Error(), Hint: "git agency host install " + name}), nil
 	}
+
 	out = append(out, HostCheck{Name: "version", OK: hello.Version == version, Detail: hello.Version + " there, " + version + " here", Hint: "git agency host install " + name})
 	out = append(out, HostCheck{Name: "git", OK: versionAtLeast(hello.Git, minHostGit), Detail: hello.Git, Hint: "install git " + minHostGit + " or newer on the host (Debian 12: apt-get install -t bookworm-backports git)"})
 	out = append(out, HostCheck{Name: "bubblewrap", OK: hello.Wall == "", Detail: wallDetail(hello), Hint: "on the host: apt-get install bubblewrap (and allow unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1); or run unwalled there with agency.isolate off"})
@@ -56,6 +60,7 @@ func (a *App) CheckHost(ctx context.Context, name, version string) ([]HostCheck,
 		out = append(out, HostCheck{Name: r, OK: hello.Runners[r], Detail: yesNo(hello.Runners[r]),
 			Hint: "install " + r + " on the host and log it in there once (ssh -t " + h.Dest + " " + r + "); see docs/hosts.md"})
 	}
+
 	return out, nil
 }
 
@@ -80,12 +85,14 @@ func versionAtLeast(v, min string) bool {
 		if i >= len(a) {
 			return false
 		}
+
 		x, _ := strconv.Atoi(a[i])
 		y, _ := strconv.Atoi(b[i])
 		if x != y {
 			return x > y
 		}
 	}
+
 	return true
 }
 
@@ -101,6 +108,7 @@ func (a *App) InstallOnHost(ctx context.Context, name, version string) (string, 
 	if err != nil {
 		return "", err
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, hostInstallWithin)
 	defer cancel()
 	res, err := h.Run(ctx, "uname -sm", nil)
@@ -108,25 +116,30 @@ func (a *App) InstallOnHost(ctx context.Context, name, version string) (string, 
 		st := a.noteHost(name, nil, err)
 		return "", errs.HostUnreachable(name, st.Since, err.Error())
 	}
+
 	there := platformOf(string(res.Stdout))
 	if here := runtime.GOOS + "/" + runtime.GOARCH; there != here {
 		return "", errs.HostInstallMismatch(name, there, here)
 	}
+
 	self := runner.AgencyExe()
 	bin, err := os.ReadFile(self)
 	if err != nil {
 		return "", errs.IO("read", self, err)
 	}
+
 	script := `set -e; d="$HOME/.local/bin"; mkdir -p "$d"; t="$d/.git-agency.$$"; trap 'rm -f "$t"' EXIT; cat > "$t"; chmod 755 "$t"; "$t" --version >/dev/null; mv -f "$t" "$d/git-agency"; trap - EXIT; "$d/git-agency" --version`
 	res, err = h.Run(ctx, script, bin)
 	if err != nil {
 		st := a.noteHost(name, nil, err)
 		return "", errs.HostUnreachable(name, st.Since, err.Error())
 	}
+
 	got := strings.TrimSpace(string(res.Stdout))
 	if res.ExitCode != 0 || !strings.Contains(got, version) {
 		return "", errs.HostFailed(name, "install", res.ExitCode, fmt.Sprintf("%s%s (want version %s)", res.Stderr, got, version))
 	}
+
 	a.noteHost(name, nil, nil)
 	return "~/" + host.InstallPath, nil
 }
@@ -137,11 +150,13 @@ func platformOf(uname string) string {
 	if len(f) < 2 {
 		return "unknown"
 	}
+
 	goos := strings.ToLower(f[0])
 	arch := map[string]string{"x86_64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i686": "386", "armv7l": "arm"}[f[1]]
 	if arch == "" {
 		arch = f[1]
 	}
+
 	return goos + "/" + arch
 }
 

@@ -36,18 +36,22 @@ func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	mirror, err := ensureMirror(ctx, dataDir, repoID)
 	if err != nil {
 		return nil, err
 	}
+
 	a, err := Open(ctx, mirror, nil)
 	if err != nil {
 		return nil, err
 	}
+
 	rec, err := a.ResolveInvocation(id)
 	if err != nil {
 		return nil, err
 	}
+
 	switch {
 	case store.Deref(rec.LandingStatus) == store.LandingLanded:
 		return nil, errs.AlreadyLanded(rec.InvocationID)
@@ -56,11 +60,13 @@ func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
 	case rec.Active():
 		return nil, errs.InvocationRunning(rec.InvocationID, "land")
 	}
+
 	out := &HostApply{}
 	tree := a.sandboxTree(rec)
 	if tree == "" {
 		return out, gitErr(a.Repo.DeleteRef(ctx, HostApplyRef(rec.InvocationID)))
 	}
+
 	snap, err := a.snapshotSandbox(ctx, tree, nil)
 	if err != nil {
 		return nil, err
@@ -71,6 +77,7 @@ func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
 	if len(snap.Nested) > 0 {
 		return nil, errs.LandNestedRepo(rec.InvocationID, snap.Nested)
 	}
+
 	changed, err := a.Repo.DiffNames(ctx, snap.Head, snap.Tree)
 	if err != nil {
 		return nil, gitErr(err)
@@ -78,10 +85,12 @@ func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
 	if len(changed) == 0 {
 		return out, gitErr(a.Repo.DeleteRef(ctx, HostApplyRef(rec.InvocationID)))
 	}
+
 	msg := "agency: land invocation " + rec.InvocationID + "\n"
 	if out.Commit, err = a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil, gitcore.Writer{}); err != nil {
 		return nil, gitErr(err)
 	}
+
 	return out, gitErr(a.Repo.UpdateRef(ctx, HostApplyRef(rec.InvocationID), out.Commit))
 }
 
@@ -98,6 +107,7 @@ func (a *App) HostApplyAll(ctx context.Context, ids []string) error {
 			return err
 		}
 	}
+
 	return nil
 }
 
@@ -106,23 +116,28 @@ func (a *App) hostApply(ctx context.Context, rec *store.InvocationRecord) error 
 	if err != nil {
 		return err
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, hostActWithin)
 	defer cancel()
 	out, err := a.hostCall(ctx, h, nil, "host-serve", "apply", "--repo-id", a.Store.RepoID, rec.InvocationID)
 	if err != nil {
 		return a.unreachableErr(rec.Host, err)
 	}
+
 	var ap HostApply
 	if err := json.Unmarshal(out, &ap); err != nil {
 		return errs.HostFailed(rec.Host, "host-serve apply", 0, "unreadable answer: "+strings.TrimSpace(string(out)))
 	}
+
 	ref := HostApplyRef(rec.InvocationID)
 	if ap.Commit == "" {
 		return gitErr(a.Repo.DeleteRef(ctx, ref))
 	}
+
 	b := store.SandboxBranch(rec.InvocationID)
 	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(mirror), a.uploadPack(), "+refs/heads/"+b+":refs/heads/"+b, "+"+ref+":"+ref); err != nil {
 		return gitErr(err)
 	}
+
 	return nil
 }

@@ -17,12 +17,14 @@ func (a *App) FetchedCheckpoints(ctx context.Context, rec *store.InvocationRecor
 	if err != nil {
 		return nil, gitErr(err)
 	}
+
 	var out []store.Checkpoint
 	for _, r := range refs {
 		n, ok := store.SnapshotRefNumber(rec.InvocationID, r.Name)
 		if !ok {
 			continue
 		}
+
 		cp := store.Checkpoint{ID: n, SnapshotRef: r.Name, SnapshotCommit: r.Object}
 		if info, err := a.Repo.Commit(ctx, r.Object); err == nil {
 			cp.CreatedAt = info.Committed.UTC().Format(time.RFC3339)
@@ -30,8 +32,10 @@ func (a *App) FetchedCheckpoints(ctx context.Context, rec *store.InvocationRecor
 				cp.HeadSHA = info.Parents[0]
 			}
 		}
+
 		out = append(out, cp)
 	}
+
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }

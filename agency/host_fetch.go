@@ -56,6 +56,7 @@ func (a *App) FetcherAlive(name string) bool {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return errors.Is(err, syscall.EWOULDBLOCK)
 	}
+
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
 }
@@ -81,11 +82,13 @@ func (a *App) EnsureHostFetcher(name string) {
 	if a.FetcherAlive(name) {
 		return
 	}
+
 	dir := filepath.Dir(a.fetcherLockPath(name))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		a.warn("", err)
 		return
 	}
+
 	if err := runner.SpawnHostFetcher(a.Repo.Toplevel, name, filepath.Join(dir, name+".fetcher.log")); err != nil {
 		a.warn("", err)
 	}
@@ -103,6 +106,7 @@ func (a *App) pendingHostIDs() map[string][]string {
 			}
 		}
 	}
+
 	return out
 }
 
@@ -114,6 +118,7 @@ func (a *App) RunHostFetcher(ctx context.Context, name string) error {
 	if err := os.MkdirAll(filepath.Dir(a.fetcherLockPath(name)), 0o700); err != nil {
 		return err
 	}
+
 	f, err := os.OpenFile(a.fetcherLockPath(name), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return err
@@ -122,6 +127,7 @@ func (a *App) RunHostFetcher(ctx context.Context, name string) error {
 	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		return nil
 	}
+
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	sig := ""
@@ -129,24 +135,30 @@ func (a *App) RunHostFetcher(ctx context.Context, name string) error {
 		if _, err := os.Stat(a.Store.RepoDir()); err != nil {
 			return nil
 		}
+
 		ids := a.pendingHostIDs()[name]
 		if len(ids) == 0 {
 			return nil
 		}
+
 		next, ok := a.fetchRound(ctx, name, sig, ids)
 		if ok {
 			sig = next
 			continue
 		}
+
 		sig = ""
+
 		if a.hostLost(name) {
 			return nil
 		}
+
 		select {
 		case <-ctx.Done():
 		case <-time.After(hostRetryEvery):
 		}
 	}
+
 	return nil
 }
 
@@ -159,6 +171,7 @@ func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (s
 	if err != nil {
 		return "", false
 	}
+
 	wctx, cancel := context.WithTimeout(ctx, hostWaitWindow+hostStartWithin)
 	defer cancel()
 	args := append([]string{"host-serve", "wait", "--repo-id", a.Store.RepoID, "--sig=" + sig, "--within=" + hostWaitWindow.String()}, ids...)
@@ -166,15 +179,18 @@ func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (s
 	if err != nil {
 		return "", false
 	}
+
 	var ans HostWaitAnswer
 	if json.Unmarshal(out, &ans) != nil {
 		return "", false
 	}
+
 	a.noteHostMirror(name, ans.Mirror)
 	if err := a.fetchHostRefs(wctx, h, name, ids); err != nil {
 		a.noteHost(name, nil, err)
 		return "", false
 	}
+
 	notes := a.writeHostAgents(name, ans.Agents)
 	notes = append(notes, a.catchUp(wctx, ans.Agents)...)
 	a.notifyHost(wctx, notes)
@@ -205,9 +221,11 @@ func (a *App) writeHostAgents(name string, agents map[string]HostAgent) []hostNo
 		}
 		c.Agents[id] = ag
 	}
+
 	if os.MkdirAll(filepath.Dir(a.hostAgentsPath(name)), 0o700) == nil {
 		_ = store.WriteJSONCache(a.hostAgentsPath(name), c)
 	}
+
 	return notes
 }
 
@@ -217,10 +235,12 @@ func (a *App) hostLost(name string) bool {
 	if err != nil {
 		return true
 	}
+
 	st := a.HostStateOf(name)
 	if st.Reachable || st.Since == "" {
 		return false
 	}
+
 	t, err := time.Parse(time.RFC3339, st.Since)
 	return err == nil && a.Now().Sub(t) > c.LostAfter
 }

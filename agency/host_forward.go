@@ -30,6 +30,7 @@ func (a *App) SendOnHost(ctx context.Context, rec *store.InvocationRecord, promp
 			rec = cur
 		}
 	}
+
 	// What only this side knows (landing is here), and what it can tell
 	// without asking the host.
 	switch {
@@ -42,16 +43,19 @@ func (a *App) SendOnHost(ctx context.Context, rec *store.InvocationRecord, promp
 	case rec.Active() && rec.Mode == store.ModeHeadless:
 		return 0, errs.SendBusy(rec.InvocationID)
 	}
+
 	if _, _, err := a.hostMirror(ctx, rec.Host); err != nil {
 		return 0, err
 	}
 	if err := a.reopenHostRecord(ctx, rec.InvocationID); err != nil {
 		return 0, err
 	}
+
 	args := []string{"agent", "send", rec.InvocationID, "--prompt=" + prompt}
 	if detached {
 		args = append(args, "--detached")
 	}
+
 	run.Long = !detached
 	return a.OnHost(ctx, rec, run, args...)
 }
@@ -71,11 +75,13 @@ func (a *App) reopenHostRecord(ctx context.Context, id string) error {
 	if cur.Active() {
 		return nil
 	}
+
 	// The end it had: should the host refuse the prompt, catching up
 	// that same end again is no new event to notify.
 	if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(id), hostReopened), []byte(store.Deref(cur.FinishedAt)), 0o600); err != nil {
 		return errs.IO("write", filepath.Join(a.Store.InvocationDir(id), hostReopened), err)
 	}
+
 	cur.Status, cur.FinishedAt, cur.ExitReason, cur.ExitCode = store.StatusRunning, nil, nil, nil
 	if err := a.Store.WriteInvocation(cur); err != nil {
 		return err
@@ -83,12 +89,14 @@ func (a *App) reopenHostRecord(ctx context.Context, id string) error {
 	if err := os.Remove(filepath.Join(a.Store.InvocationDir(id), "host-final")); err != nil && !os.IsNotExist(err) {
 		return errs.IO("remove", filepath.Join(a.Store.InvocationDir(id), "host-final"), err)
 	}
+
 	// What the host last said of it is its old end: views ask again.
 	c := a.readHostAgents(cur.Host)
 	if _, ok := c.Agents[id]; ok {
 		delete(c.Agents, id)
 		_ = store.WriteJSONCache(a.hostAgentsPath(cur.Host), c)
 	}
+
 	a.event(id, "host_send", map[string]any{"host": cur.Host})
 	return nil
 }
@@ -118,14 +126,17 @@ func (a *App) HostAttachCmd(ctx context.Context, rec *store.InvocationRecord) (*
 		return nil, errs.New(errs.ENotHeaded, "see its output with 'git agency agent logs "+rec.InvocationID+" --follow'",
 			"invocation %s is headless: there is no terminal to attach to", rec.InvocationID)
 	}
+
 	h, mirror, err := a.hostMirror(ctx, rec.Host)
 	if err != nil {
 		return nil, err
 	}
+
 	t, err := h.Terminal(host.RemoteProgram("--repo", mirror, "agent", "attach", rec.InvocationID))
 	if err != nil {
 		return nil, errs.HostBadDest(rec.Host, h.Dest)
 	}
+
 	return t, nil
 }
 
@@ -139,6 +150,7 @@ func (a *App) AfterHostAttach(ctx context.Context, rec *store.InvocationRecord) 
 	if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
 		return cur
 	}
+
 	return rec
 }
 
@@ -166,12 +178,14 @@ func (a *App) ContinueElsewhere(ctx context.Context, opts ContinueOptions) (*sto
 	if old.Host == "" && old.Active() {
 		return nil, errs.SendBusy(old.InvocationID)
 	}
+
 	switch store.Deref(old.LandingStatus) {
 	case store.LandingLanded:
 		return nil, errs.SendClosed(old.InvocationID, errs.EAlreadyLanded, "landed")
 	case store.LandingDiscarded:
 		return nil, errs.SendClosed(old.InvocationID, errs.EDiscarded, "discarded")
 	}
+
 	if old.Host != "" && old.Active() {
 		// Its host may still run it: only one that does not answer (gone
 		// away, or lost) is continued while its record says running.
@@ -179,14 +193,17 @@ func (a *App) ContinueElsewhere(ctx context.Context, opts ContinueOptions) (*sto
 		if cur, err := a.Store.ReadInvocation(old.InvocationID); err == nil {
 			old = cur
 		}
+
 		if old.Active() && a.HostStateOf(old.Host).Reachable {
 			return nil, errs.SendBusy(old.InvocationID)
 		}
 	}
+
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+old.SandboxBranch)
 	if err != nil {
 		return nil, SandboxBranchMissingErr(old)
 	}
+
 	start := StartOptions{Worktree: old.IntegrationWorktreeID, Runner: old.Runner, Headless: old.Mode == store.ModeHeadless,
 		Prompt: opts.Prompt, PromptSource: "flag", RunnerArgs: old.RunnerArgs, Base: tip, LineageBase: old.BaseCommit}
 	var rec *store.InvocationRecord
@@ -195,9 +212,11 @@ func (a *App) ContinueElsewhere(ctx context.Context, opts ContinueOptions) (*sto
 	} else {
 		rec, err = a.StartOnHost(ctx, opts.Host, opts.Version, start)
 	}
+
 	if err != nil {
 		return nil, err
 	}
+
 	a.event(old.InvocationID, "continued", map[string]any{"invocation_id": rec.InvocationID, "host": opts.Host})
 	a.event(rec.InvocationID, "continues", map[string]any{"invocation_id": old.InvocationID, "from_host": old.Host, "base_commit": tip})
 	return rec, nil

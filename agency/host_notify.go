@@ -41,20 +41,24 @@ func (a *App) notifyHost(ctx context.Context, notes []hostNote) {
 	if !ok || command == "" || len(notes) == 0 {
 		return
 	}
+
 	timeout, err := runner.NotifyTimeoutFromConfig(a.Config)
 	if err != nil {
 		timeout = runner.NotifyTimeout
 	}
+
 	for _, nt := range notes {
 		rec, err := a.Store.ReadInvocation(nt.rec.InvocationID)
 		if err != nil {
 			continue
 		}
+
 		n := runner.Notification{Event: nt.event, InvocationID: rec.InvocationID, Worktree: rec.IntegrationWorktreeID,
 			Runner: rec.Runner, DisplayStatus: nt.display, Summary: noteSummary(nt.rec), Time: a.now()}
 		if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.Name != "" {
 			n.Worktree = wt.Name
 		}
+
 		if err := runner.RunNotify(context.WithoutCancel(ctx), command, n, rec, timeout); err != nil {
 			a.event(rec.InvocationID, "notify_failed", map[string]any{"notify_event": n.Event, "error": err.Error(), "host": rec.Host})
 		}

@@ -43,6 +43,7 @@ func ServeHello(ctx context.Context, version, repoID string) (*HostHello, error)
 	if err != nil {
 		return nil, err
 	}
+
 	h := &HostHello{Version: version, OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(), DataDir: dataDir, Runners: map[string]bool{}}
 	h.HostName, _ = os.Hostname()
 	h.MemFree = memAvailable()
@@ -58,12 +59,14 @@ func ServeHello(ctx context.Context, version, repoID string) (*HostHello, error)
 			h.Runners[name] = ferr == nil
 		}
 	}
+
 	h.Running, h.Queued = countHostAgents(dataDir)
 	if repoID != "" {
 		if h.Mirror, err = ensureMirror(ctx, dataDir, repoID); err != nil {
 			return nil, err
 		}
 	}
+
 	return h, nil
 }
 
@@ -89,6 +92,7 @@ func ensureMirror(ctx context.Context, dataDir, repoID string) (string, error) {
 	if len(repoID) != 16 || strings.Trim(repoID, "0123456789abcdef") != "" {
 		return "", errs.New(errs.EUsage, "", "bad repository id %q", repoID)
 	}
+
 	dir := filepath.Join(MirrorsDir(dataDir), repoID)
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		return dir, nil
@@ -99,6 +103,7 @@ func ensureMirror(ctx context.Context, dataDir, repoID string) (string, error) {
 	if err := gitcore.Init(ctx, nil, dir); err != nil {
 		return "", gitErr(err)
 	}
+
 	return dir, nil
 }
 
@@ -116,6 +121,7 @@ func memAvailable() int64 {
 			return kb << 10
 		}
 	}
+
 	return 0
 }
 
@@ -128,12 +134,14 @@ func countHostAgents(dataDir string) (running, queued int) {
 		if err != nil {
 			continue
 		}
+
 		var r struct {
 			Status string `json:"status"`
 		}
 		if json.Unmarshal(b, &r) != nil {
 			continue
 		}
+
 		switch r.Status {
 		case store.StatusRunning, store.StatusStarting:
 			running++
@@ -141,6 +149,7 @@ func countHostAgents(dataDir string) (running, queued int) {
 			queued++
 		}
 	}
+
 	return running, queued
 }
 
@@ -189,14 +198,17 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 		return nil, errs.New(errs.EHostVersion, "copy the caller's build here: git agency host install <this host>, run on the caller",
 			"this host runs git-agency %s, the caller %s: a start needs the same version on both sides", version, req.Version)
 	}
+
 	dataDir, err := hostDataDir()
 	if err != nil {
 		return nil, err
 	}
+
 	mirror, err := ensureMirror(ctx, dataDir, req.RepoID)
 	if err != nil {
 		return nil, err
 	}
+
 	a, err := Open(ctx, mirror, nil)
 	if err != nil {
 		return nil, err
@@ -207,6 +219,7 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 	if err := a.mirrorConfig(ctx, req.Config); err != nil {
 		return nil, err
 	}
+
 	// The host's limit, enforced by its own queue: a start beyond it waits
 	// there, and starts when an agent of the mirror ends.
 	if err := a.Repo.LocalConfigReplace(ctx, "agency.maxActive", []string{strconv.Itoa(hostMaxActive(req.MaxActive))}); err != nil {
@@ -215,10 +228,12 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 	if a, err = Open(ctx, mirror, nil); err != nil {
 		return nil, err
 	}
+
 	wt, err := a.mirrorWorktree(ctx, req.Worktree)
 	if err != nil {
 		return nil, err
 	}
+
 	return a.StartInvocation(ctx, StartOptions{
 		Worktree: wt.WorktreeID, Runner: req.Runner, Headless: !req.Head, Prompt: req.Prompt, PromptSource: "host",
 		RunnerArgs: req.Args, NoIncludeUntracked: req.NoUntr, Full: req.Full, Queue: true, Base: req.Base,
@@ -237,6 +252,7 @@ func (a *App) mirrorConfig(ctx context.Context, cfg map[string][]string) error {
 			return gitErr(err)
 		}
 	}
+
 	return nil
 }
 
@@ -255,11 +271,13 @@ func (a *App) mirrorWorktree(ctx context.Context, name string) (*store.WorktreeR
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
 	}
+
 	for _, e := range list {
 		if e.Record != nil && e.Record.Name == name && e.Record.State == store.StatePresent {
 			return e.Record, nil
 		}
 	}
+
 	return a.CreateWorktree(ctx, CreateWorktreeOptions{Name: name, Parent: HostBaseBranch(name), Full: true})
 }
 

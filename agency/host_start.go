@@ -26,6 +26,7 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 	if err != nil {
 		return nil, err
 	}
+
 	wt, err := a.ResolvePresentWorktree(opts.Worktree)
 	if err != nil {
 		return nil, err
@@ -33,6 +34,7 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return nil, err
 	}
+
 	base, err := a.treeHead(ctx, wt.TreePath)
 	if err != nil {
 		return nil, gitErr(err)
@@ -40,13 +42,16 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 	if base == "" {
 		return nil, errs.EmptyIntegrationBranch(wt.Branch)
 	}
+
 	if opts.Base != "" {
 		base = opts.Base // a continued run: its branch's tip
 	}
+
 	hello, err := a.helloFor(ctx, name, version)
 	if err != nil {
 		return nil, err
 	}
+
 	_, hc, _ := a.Host(name)
 	req := HostStartRequest{
 		RepoID: a.Store.RepoID, Worktree: wt.Name, Base: base, Config: a.Config.Matching(travels),
@@ -64,17 +69,21 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 		}
 		out, err = a.hostStart(sctx, h, in)
 	}
+
 	if err != nil {
 		return nil, err
 	}
+
 	var remote store.InvocationRecord
 	if err := json.Unmarshal(out, &remote); err != nil || !store.ValidID(remote.InvocationID) {
 		return nil, errs.HostFailed(name, "host-serve start", 0, "unreadable answer: "+string(out))
 	}
+
 	rec := localHostRecord(&remote, name, wt, a.Store.RepoID)
 	if err := a.writeHostRecord(ctx, rec); err != nil {
 		return nil, err
 	}
+
 	a.event(rec.InvocationID, "created", map[string]any{"worktree_id": wt.WorktreeID, "runner": rec.Runner, "mode": rec.Mode, "base_commit": base, "host": name})
 	return rec, nil
 }
@@ -89,12 +98,14 @@ func (a *App) hostStart(ctx context.Context, h *host.Host, in []byte) ([]byte, e
 		st := a.noteHost(h.Name, nil, err)
 		return nil, errs.HostUnreachable(h.Name, st.Since, err.Error())
 	}
+
 	switch res.ExitCode {
 	case 0:
 		return res.Stdout, nil
 	case ExitNeedBase:
 		return nil, errNeedBase
 	}
+
 	return nil, errs.HostFailed(h.Name, "host-serve start", res.ExitCode, string(res.Stderr))
 }
 
@@ -115,9 +126,11 @@ func (a *App) helloFor(ctx context.Context, name, version string) (*HostHello, e
 			return nil, err
 		}
 	}
+
 	if hello.Version != version {
 		return nil, errs.HostVersion(name, hello.Version, version)
 	}
+
 	return hello, nil
 }
 
@@ -142,8 +155,10 @@ func (a *App) writeHostRecord(ctx context.Context, rec *store.InvocationRecord) 
 		return err
 	}
 	defer unlock()
+
 	if err := os.MkdirAll(a.Store.InvocationDir(rec.InvocationID), 0o700); err != nil {
 		return errs.IO("create", a.Store.InvocationDir(rec.InvocationID), err)
 	}
+
 	return a.Store.WriteNewInvocationThen(rec, func() error { return nil })
 }

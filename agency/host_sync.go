@@ -24,14 +24,17 @@ func ServeStatus(ctx context.Context, repoID string, ids []string) (map[string]H
 	if err != nil {
 		return nil, err
 	}
+
 	mirror, err := ensureMirror(ctx, dataDir, repoID)
 	if err != nil {
 		return nil, err
 	}
+
 	a, err := Open(ctx, mirror, nil)
 	if err != nil {
 		return nil, err
 	}
+
 	out := map[string]HostAgent{}
 	for _, id := range ids {
 		v, err := a.ShowInvocation(ctx, id)
@@ -40,6 +43,7 @@ func ServeStatus(ctx context.Context, repoID string, ids []string) (map[string]H
 		}
 		out[id] = HostAgent{Record: v.Record, Display: v.Display}
 	}
+
 	return out, nil
 }
 
@@ -70,6 +74,7 @@ func (a *App) hostRecords() map[string][]*store.InvocationRecord {
 	if err != nil {
 		return out
 	}
+
 	for _, e := range list {
 		r := e.Record
 		if r == nil || r.Host == "" || store.Deref(r.LandingStatus) == store.LandingLanded || store.Deref(r.LandingStatus) == store.LandingDiscarded {
@@ -77,6 +82,7 @@ func (a *App) hostRecords() map[string][]*store.InvocationRecord {
 		}
 		out[r.Host] = append(out[r.Host], r)
 	}
+
 	return out
 }
 
@@ -100,21 +106,25 @@ func (a *App) syncHostWithin(ctx context.Context, name string, ids []string, wit
 	if err != nil {
 		return
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	out, err := a.hostCall(ctx, h, nil, append([]string{"host-serve", "status", "--repo-id", a.Store.RepoID}, ids...)...)
 	if err != nil {
 		return
 	}
+
 	var agents map[string]HostAgent
 	if json.Unmarshal(out, &agents) != nil {
 		return
 	}
+
 	a.noteHost(name, nil, nil)
 	if err := a.fetchHostRefs(ctx, h, name, ids); err != nil {
 		a.warn("", err)
 		return
 	}
+
 	notes := a.writeHostAgents(name, agents)
 	notes = append(notes, a.catchUp(ctx, agents)...)
 	a.notifyHost(ctx, notes)
@@ -127,14 +137,17 @@ func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids 
 	if st.Hello == nil || st.Hello.Mirror == "" {
 		return nil
 	}
+
 	var specs []string
 	for _, id := range ids {
 		b := store.SandboxBranch(id)
 		specs = append(specs, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
 	}
+
 	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(st.Hello.Mirror), a.uploadPack(), specs...); err != nil {
 		return gitErr(err)
 	}
+
 	return nil
 }
 
@@ -148,9 +161,11 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNo
 			ended = append(ended, ag)
 		}
 	}
+
 	if len(ended) == 0 {
 		return nil
 	}
+
 	ctx, unlock, err := a.lockWorkWait(ctx, reconcileLockWait)
 	if err != nil {
 		return nil
@@ -162,19 +177,23 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNo
 		if err != nil || cur.Host == "" {
 			continue
 		}
+
 		if cur.FinishedAt == nil {
 			up := withHostOutcome(cur, ag.Record)
 			if err := a.Store.WriteInvocation(up); err != nil {
 				a.warn(cur.InvocationID, err)
 				continue
 			}
+
 			a.event(cur.InvocationID, "host_caught_up", map[string]any{"status": up.Status})
 			if !sameEnd(a.Store.InvocationDir(cur.InvocationID), ag.Record) {
 				notes = append(notes, endNote(up, ag.Display))
 			}
 		}
+
 		_ = store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(cur.InvocationID), "host-final"), []byte(a.now()+"\n"), 0o600)
 	}
+
 	_ = ctx
 	return notes
 }
@@ -198,6 +217,7 @@ func (a *App) hostDisplay(v *InvocationView) {
 	if !r.Active() && !r.Queued() {
 		return
 	}
+
 	agents, st := a.hostSays(r.Host)
 	if !st.Reachable {
 		since := unreachableSince(st, a.now())
@@ -207,8 +227,10 @@ func (a *App) hostDisplay(v *InvocationView) {
 				v.Display = DisplayHostLost
 			}
 		}
+
 		return
 	}
+
 	if ag, ok := agents[r.InvocationID]; ok && ag.Display != "" && ag.Record != nil {
 		v.Display = ag.Display
 		cp := *r

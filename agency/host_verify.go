@@ -62,6 +62,7 @@ func (a *App) verifyOnHosts(ctx context.Context, inv, commit, command string, ti
 	if len(hosts) == 0 {
 		return runner.VerifyOutcome{}, false
 	}
+
 	sum := fnv.New32a()
 	sum.Write([]byte(inv))
 	first := int(sum.Sum32() % uint32(len(hosts)))
@@ -73,6 +74,7 @@ func (a *App) verifyOnHosts(ctx context.Context, inv, commit, command string, ti
 		}
 		a.warn(inv, errs.HostVerifyLost(name, errs.As(err).Msg))
 	}
+
 	return runner.VerifyOutcome{}, false
 }
 
@@ -82,14 +84,17 @@ func (a *App) verifyOnHost(ctx context.Context, name, inv, commit, command strin
 	if err != nil {
 		return runner.VerifyOutcome{}, err
 	}
+
 	hello, err := a.helloWithin(ctx, name, hostStartWithin)
 	if err != nil {
 		return runner.VerifyOutcome{}, err
 	}
+
 	ref := "refs/agency/verify/" + inv
 	if err := a.Repo.PushOver(ctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+commit+":"+ref); err != nil {
 		return runner.VerifyOutcome{}, gitErr(err)
 	}
+
 	in, _ := json.Marshal(HostVerifyRequest{RepoID: a.Store.RepoID, Inv: inv, Commit: commit,
 		Command: command, Timeout: timeout, Config: a.Config.Matching(travels)})
 	vctx, cancel := context.WithTimeout(ctx, timeout+hostStartWithin)
@@ -98,10 +103,12 @@ func (a *App) verifyOnHost(ctx context.Context, name, inv, commit, command strin
 	if err != nil {
 		return runner.VerifyOutcome{}, err
 	}
+
 	var ans HostVerifyAnswer
 	if res.ExitCode != 0 || json.Unmarshal(res.Stdout, &ans) != nil {
 		return runner.VerifyOutcome{}, errs.HostFailed(name, "host-serve verify", res.ExitCode, string(res.Stderr))
 	}
+
 	logPath := a.Store.VerifyLogPath(inv)
 	_ = os.WriteFile(logPath, []byte(errs.HostVerifyHeader(name)+"\n"+ans.Log), 0o600)
 	return ans.Outcome, nil
@@ -114,14 +121,17 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 	if err := json.Unmarshal(in, &req); err != nil || !store.ValidID(req.Inv) {
 		return nil, errs.New(errs.EUsage, "", "host-serve verify: a bad request")
 	}
+
 	dataDir, err := hostDataDir()
 	if err != nil {
 		return nil, err
 	}
+
 	mirror, err := ensureMirror(ctx, dataDir, req.RepoID)
 	if err != nil {
 		return nil, err
 	}
+
 	a, err := Open(ctx, mirror, nil)
 	if err != nil {
 		return nil, err
@@ -135,6 +145,7 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 	if err := a.removeVerifyTree(ctx, req.Inv); err != nil {
 		return nil, err
 	}
+
 	dir, tree := a.Store.VerifyDir(req.Inv), a.Store.VerifyTreePath(req.Inv)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, errs.IO("create", dir, err)
@@ -143,6 +154,7 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 	if _, err := a.addTree(ctx, a.Repo.Toplevel, tree, "", req.Commit, true); err != nil {
 		return nil, err
 	}
+
 	rec := &store.InvocationRecord{InvocationID: req.Inv, RepoID: a.Store.RepoID, SandboxPath: tree}
 	logPath := filepath.Join(dir, "verify.log")
 	spec := runner.VerifySpec{Dir: tree, Setup: landHost{a}.VerifySetup(ctx, tree), Command: req.Command, Timeout: req.Timeout, LogPath: logPath,
@@ -150,6 +162,7 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 	if spec.Argv, err = a.lander().VerifyWall(ctx, rec, tree); err != nil {
 		return &HostVerifyAnswer{Outcome: runner.VerifyOutcome{Status: store.VerifyErrored, Error: "the wall could not be made: " + errs.As(err).Msg}}, nil
 	}
+
 	out := runner.RunVerify(ctx, spec)
 	b, _ := os.ReadFile(logPath)
 	return &HostVerifyAnswer{Outcome: out, Log: string(b)}, nil

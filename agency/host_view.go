@@ -41,15 +41,19 @@ func (a *App) lookAtHosts(ctx context.Context) {
 				ids = append(ids, r.InvocationID)
 			}
 		}
+
 		if len(ids) == 0 || a.FetcherAlive(name) {
 			continue
 		}
+
 		a.hostLooks.Lock()
 		look, done := a.hostLooks.m[name]
 		a.hostLooks.Unlock()
+
 		if done && time.Since(look.at) < hostLookFor {
 			continue
 		}
+
 		wg.Add(1)
 		go func(name string, ids []string) {
 			defer wg.Done()
@@ -58,10 +62,12 @@ func (a *App) lookAtHosts(ctx context.Context) {
 			if a.hostLooks.m == nil {
 				a.hostLooks.m = map[string]hostLook{}
 			}
+
 			a.hostLooks.m[name] = hostLook{agents: agents, err: err, at: time.Now()}
 			a.hostLooks.Unlock()
 		}(name, ids)
 	}
+
 	wg.Wait()
 }
 
@@ -72,6 +78,7 @@ func (a *App) askStatus(ctx context.Context, name string, ids []string) (map[str
 	if err != nil {
 		return nil, err
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, hostAnswerWithin)
 	defer cancel()
 	res, err := h.Run(ctx, host.RemoteProgram(append([]string{"host-serve", "status", "--repo-id", a.Store.RepoID}, ids...)...), nil)
@@ -81,10 +88,12 @@ func (a *App) askStatus(ctx context.Context, name string, ids []string) (map[str
 	if res.ExitCode != 0 {
 		return nil, errs.HostFailed(name, "host-serve status", res.ExitCode, string(res.Stderr))
 	}
+
 	var agents map[string]HostAgent
 	if err := json.Unmarshal(res.Stdout, &agents); err != nil {
 		return nil, errs.HostFailed(name, "host-serve status", 0, err.Error())
 	}
+
 	return agents, nil
 }
 
@@ -98,14 +107,17 @@ func (a *App) hostSays(name string) (map[string]HostAgent, HostState) {
 	if !ok {
 		return a.readHostAgents(name).Agents, st
 	}
+
 	var u *host.ErrUnreachable
 	if errors.As(look.err, &u) {
 		st.Reachable = false
 		return nil, st
 	}
+
 	if look.err != nil {
 		return a.readHostAgents(name).Agents, st
 	}
+
 	st.Reachable, st.Since = true, ""
 	return look.agents, st
 }

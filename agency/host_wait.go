@@ -34,14 +34,17 @@ func ServeWait(ctx context.Context, repoID, sig string, within time.Duration, id
 	if err != nil {
 		return nil, err
 	}
+
 	mirror, err := ensureMirror(ctx, dataDir, repoID)
 	if err != nil {
 		return nil, err
 	}
+
 	a, err := Open(ctx, mirror, nil)
 	if err != nil {
 		return nil, err
 	}
+
 	deadline := time.Now().Add(within)
 	t := time.NewTicker(hostWaitPoll)
 	defer t.Stop()
@@ -52,6 +55,7 @@ func ServeWait(ctx context.Context, repoID, sig string, within time.Duration, id
 		case <-t.C:
 		}
 	}
+
 	ans := &HostWaitAnswer{Sig: a.waitSig(ids), Mirror: mirror, Agents: map[string]HostAgent{}}
 	for _, id := range ids {
 		v, err := a.ShowInvocation(ctx, id)
@@ -60,6 +64,7 @@ func ServeWait(ctx context.Context, repoID, sig string, within time.Duration, id
 		}
 		ans.Agents[id] = HostAgent{Record: v.Record, Display: v.Display}
 	}
+
 	return ans, nil
 }
 
@@ -77,5 +82,6 @@ func (a *App) waitSig(ids []string) string {
 			}
 		}
 	}
+
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }

@@ -44,22 +44,27 @@ func (a *App) IncludePatterns(trees ...string) (IncludeSpec, error) {
 		if tree == "" {
 			continue
 		}
+
 		d, err := os.ReadFile(filepath.Join(tree, IncludeFile))
 		if err == nil {
 			data = d
 			break
 		}
+
 		if !errors.Is(err, fs.ErrNotExist) {
 			return spec, errs.IO("read", filepath.Join(tree, IncludeFile), err)
 		}
 	}
+
 	p, err := ParseIncludePatterns(IncludeFile, string(data))
 	if err != nil {
 		return spec, err
 	}
+
 	if len(p) > 0 {
 		spec.Patterns, spec.Sources = p, []string{IncludeFile}
 	}
+
 	fromConfig := false
 	for i, v := range a.Config.GetAll("agency.include") {
 		p, err := ParseIncludePatterns("agency.include", v)
@@ -71,12 +76,15 @@ func (a *App) IncludePatterns(trees ...string) (IncludeSpec, error) {
 			}
 			return spec, err
 		}
+
 		spec.Patterns = append(spec.Patterns, p...)
 		fromConfig = fromConfig || len(p) > 0
 	}
+
 	if fromConfig {
 		spec.Sources = append(spec.Sources, "git config agency.include")
 	}
+
 	return spec, nil
 }
 
@@ -90,11 +98,13 @@ func ParseIncludePatterns(source, text string) ([]string, error) {
 		if !utf8.ValidString(line) {
 			return nil, errs.IncludeInvalid(source, n, "not valid UTF-8")
 		}
+
 		for _, r := range line {
 			if r < 0x20 && r != '\t' || r == 0x7f {
 				return nil, errs.IncludeInvalid(source, n, fmt.Sprintf("control character %q in pattern", r))
 			}
 		}
+
 		trimmed := strings.TrimRight(line, " \t")
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
@@ -102,6 +112,7 @@ func ParseIncludePatterns(source, text string) ([]string, error) {
 		if trailing := len(trimmed) - len(strings.TrimRight(trimmed, `\`)); trailing%2 == 1 && !strings.HasSuffix(line, `\ `) {
 			return nil, errs.IncludeInvalid(source, n, "pattern ends with a lone backslash")
 		}
+
 		body := strings.TrimPrefix(trimmed, "!")
 		if body == "" || body == "/" && trimmed != "/" {
 			return nil, errs.IncludeInvalid(source, n, fmt.Sprintf("empty pattern %q", trimmed))
@@ -109,8 +120,10 @@ func ParseIncludePatterns(source, text string) ([]string, error) {
 		if outsideRepo(body) {
 			return nil, errs.IncludeOutside(source, n, trimmed)
 		}
+
 		out = append(out, line)
 	}
+
 	return out, nil
 }
 
@@ -120,11 +133,13 @@ func outsideRepo(p string) bool {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		return true
 	}
+
 	for _, c := range strings.Split(strings.Trim(p, "/"), "/") {
 		if c == ".." {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -138,16 +153,19 @@ func IncludePaths(matched, ignored []string) []string {
 	for _, p := range ignored {
 		ign[p] = true
 	}
+
 	covered := func(p string) bool {
 		p = strings.TrimSuffix(p, "/")
 		for {
 			if ign[p] || ign[p+"/"] {
 				return true
 			}
+
 			i := strings.LastIndex(p, "/")
 			if i < 0 {
 				return false
 			}
+
 			p = p[:i]
 		}
 	}
@@ -172,7 +190,9 @@ func IncludePaths(matched, ignored []string) []string {
 			}
 		}
 	}
+
 	sort.Strings(out)
+
 	// Drop paths inside a directory that is copied whole.
 	kept := out[:0]
 	for _, p := range out {
@@ -181,6 +201,7 @@ func IncludePaths(matched, ignored []string) []string {
 		}
 		kept = append(kept, p)
 	}
+
 	return kept
 }
 
@@ -210,6 +231,7 @@ func (a *App) findMainWorktree(ctx context.Context) string {
 	if canonical(a.Repo.GitDir) == a.Repo.CommonDir {
 		return a.Repo.Toplevel
 	}
+
 	return ""
 }
 
@@ -220,12 +242,15 @@ func (a *App) includeIntoTree(ctx context.Context, spec IncludeSpec, source, dst
 	if len(spec.Patterns) == 0 {
 		return nil, nil
 	}
+
 	start := time.Now()
 	matched, ignored, err := a.Repo.Tree(source).IncludeCandidatesFor(ctx, spec.Patterns)
 	if err != nil {
 		return nil, gitErr(err)
 	}
+
 	paths := IncludePaths(matched, ignored)
+
 	// A path ignored here only by a rule that is not committed (a changed
 	// .gitignore, an untracked nested one) would not be ignored in the new
 	// tree, and checkpoints and land --apply would take it: not copied.
@@ -233,9 +258,11 @@ func (a *App) includeIntoTree(ctx context.Context, spec IncludeSpec, source, dst
 	if err != nil {
 		return nil, err
 	}
+
 	if len(skipped) > 0 && log != nil {
 		fmt.Fprintf(log, "include: %s: %s\n", NotIgnoredNote, strings.Join(skipped, " "))
 	}
+
 	c := &copier{fail: a.fail}
 	c.start()
 	for _, p := range paths {
@@ -243,15 +270,18 @@ func (a *App) includeIntoTree(ctx context.Context, spec IncludeSpec, source, dst
 			break
 		}
 	}
+
 	if ferr := c.finish(); err == nil {
 		err = ferr
 	}
+
 	if err != nil {
 		if log != nil {
 			fmt.Fprintf(log, "include: failed: %v\n", err)
 		}
 		return nil, err
 	}
+
 	st := &store.IncludeStats{Files: int(c.files.Load()), Bytes: c.bytes.Load(), Cloned: int(c.cloned.Load()), DurationMS: time.Since(start).Milliseconds(), Skipped: skipped,
 		Sources: spec.Sources, Outside: outsideEnvs(dst, paths)}
 	if log != nil {
@@ -261,6 +291,7 @@ func (a *App) includeIntoTree(ctx context.Context, spec IncludeSpec, source, dst
 			fmt.Fprintf(log, "include: warning: %s\n", o)
 		}
 	}
+
 	return st, nil
 }
 
@@ -275,6 +306,7 @@ func (a *App) ignoredIn(ctx context.Context, dst string, paths []string) (keep, 
 	if err != nil {
 		return nil, nil, gitErr(err)
 	}
+
 	for _, p := range paths {
 		if ign[p] || ign[strings.TrimSuffix(p, "/")] {
 			keep = append(keep, p)
@@ -282,6 +314,7 @@ func (a *App) ignoredIn(ctx context.Context, dst string, paths []string) (keep, 
 			skipped = append(skipped, p)
 		}
 	}
+
 	return keep, skipped, nil
 }
 
@@ -343,6 +376,7 @@ func (c *copier) finish() error {
 	if err := c.failed(); err != nil {
 		return err
 	}
+
 	for i := len(c.dirs) - 1; i >= 0; i-- {
 		d := c.dirs[i]
 		if err := os.Chmod(d.path, d.mode.Perm()|d.mode&(fs.ModeSetgid|fs.ModeSticky)); err != nil {
@@ -351,6 +385,7 @@ func (c *copier) finish() error {
 		// A directory's time is cosmetic (git never reads it): best effort.
 		_ = os.Chtimes(d.path, d.mt, d.mt)
 	}
+
 	return nil
 }
 
@@ -384,22 +419,26 @@ func (c *copier) copyPath(src, dst string) error {
 		}
 		return errs.CopyFailed(src, err)
 	}
+
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return errs.CopyFailed(src, err)
 	}
 	if !fi.IsDir() {
 		return c.queue(src, dst, fi)
 	}
+
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return errs.CopyFailed(p, err)
 		}
+
 		rel, _ := filepath.Rel(src, p)
 		target := filepath.Join(dst, rel)
 		info, err := d.Info()
 		if err != nil {
 			return errs.CopyFailed(p, err)
 		}
+
 		if d.IsDir() {
 			if err := os.Mkdir(target, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 				return errs.CopyFailed(p, err)
@@ -407,6 +446,7 @@ func (c *copier) copyPath(src, dst string) error {
 			c.dirs = append(c.dirs, dirTimes{target, info.Mode(), info.ModTime()})
 			return nil
 		}
+
 		return c.queue(p, target, info)
 	})
 }
@@ -421,22 +461,26 @@ func (c *copier) copyOne(src, dst string, fi fs.FileInfo) error {
 		if err != nil {
 			return errs.CopyFailed(src, err)
 		}
+
 		if err := os.Symlink(target, dst); err != nil {
 			if errors.Is(err, fs.ErrExist) {
 				return nil
 			}
 			return errs.CopyFailed(src, err)
 		}
+
 		lchtimes(dst, fi.ModTime())
 	case fi.Mode().IsRegular():
 		cloned, err := c.copyFile(src, dst, fi)
 		if errors.Is(err, fs.ErrExist) {
 			return nil
 		}
+
 		if err != nil {
 			os.Remove(dst)
 			return errs.CopyFailed(src, err)
 		}
+
 		c.bytes.Add(fi.Size())
 		if cloned {
 			c.cloned.Add(1)
@@ -444,11 +488,13 @@ func (c *copier) copyOne(src, dst string, fi fs.FileInfo) error {
 	default:
 		return nil
 	}
+
 	if c.files.Add(1) == 1 && c.fail != nil {
 		if err := c.fail(FPIncludeCopy); err != nil {
 			return errs.CopyFailed(src, err)
 		}
 	}
+
 	return nil
 }
 
@@ -459,6 +505,7 @@ func (c *copier) copyFile(src, dst string, fi fs.FileInfo) (cloned bool, err err
 	if err != nil {
 		return false, err
 	}
+
 	in, err := os.Open(src)
 	if err != nil {
 		out.Close()
@@ -471,18 +518,22 @@ func (c *copier) copyFile(src, dst string, fi fs.FileInfo) (cloned bool, err err
 			c.noClone.Store(true)
 		}
 	}
+
 	if !cloned {
 		if _, err := io.Copy(out, in); err != nil {
 			out.Close()
 			return false, err
 		}
 	}
+
 	if err := out.Chmod(fi.Mode().Perm() | fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)); err != nil {
 		out.Close()
 		return false, err
 	}
+
 	if err := out.Close(); err != nil {
 		return false, err
 	}
+
 	return cloned, os.Chtimes(dst, fi.ModTime(), fi.ModTime())
 }

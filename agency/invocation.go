@@ -79,10 +79,12 @@ func (a *App) PrepareStart(ctx context.Context, opts StartOptions) (*store.Workt
 	if err := a.restoreMarker(wt); err != nil {
 		return nil, runner.Spec{}, err
 	}
+
 	spec, err := a.PrepareRunner(opts)
 	if err != nil {
 		return nil, runner.Spec{}, err
 	}
+
 	return wt, spec, nil
 }
 
@@ -100,6 +102,7 @@ func (a *App) stillPresent(ctx context.Context, wt *store.WorktreeRecord) (*stor
 	if err := a.treeGoneErr(ctx, cur); err != nil {
 		return nil, err
 	}
+
 	return cur, nil
 }
 
@@ -114,6 +117,7 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 	if _, err := spec.Find(); err != nil {
 		return runner.Spec{}, err
 	}
+
 	// A bad checkpoint setting is an error now, not a surprise later.
 	if _, err := runner.CheckpointTimingFromConfig(a.Config); err != nil {
 		return runner.Spec{}, err
@@ -124,11 +128,13 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 	if _, _, err := checkpoint.LeaveOutFromConfig(a.Config); err != nil {
 		return runner.Spec{}, err
 	}
+
 	if !opts.Headless {
 		if _, err := tmux.Available(); err != nil {
 			return runner.Spec{}, TmuxNotFound()
 		}
 	}
+
 	return spec, nil
 }
 
@@ -142,18 +148,22 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if opts.Headless && opts.Prompt == "" {
 		return nil, errs.New(errs.EPromptEmpty, "pass --prompt or --prompt-file", "the prompt is empty")
 	}
+
 	// An id has a fixed length, so a placeholder's path measures the same.
 	if err := checkPrompt(spec, opts, a.plannedRunnerPaths(a.Store.SandboxTreePath(store.NewID(a.Now())))); err != nil {
 		return nil, err
 	}
+
 	maxActive, err := a.MaxActive()
 	if err != nil {
 		return nil, err
 	}
+
 	queue, err := a.queueConfig(opts.Queue)
 	if err != nil {
 		return nil, err
 	}
+
 	// Under agency.isolate auto, bubblewrap's probe runs beside the
 	// sandbox's checkout.
 	decideIsolation, err := a.isolationAhead(ctx)
@@ -167,16 +177,19 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.fail(FPStartBeforeLock); err != nil {
 		return nil, err
 	}
+
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+
 	// A worktree rm may have run since PrepareStart: look again under the
 	// lock, which rm holds while it removes and archives.
 	if wt, err = a.stillPresent(ctx, wt); err != nil {
 		return nil, err
 	}
+
 	queued := false
 	if full, n, err := a.full(ctx, maxActive); err != nil {
 		return nil, err
@@ -186,6 +199,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		}
 		queued = true
 	}
+
 	inv, err := store.MkdirID(a.Store.InvocationsDir(), a.Now())
 	if err != nil {
 		return nil, err
@@ -193,6 +207,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := markCreator(a.Store.InvocationDir(inv)); err != nil {
 		return nil, withCleanup(err, store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(inv)))
 	}
+
 	sandboxMade := false
 	rec := &store.InvocationRecord{}
 	cleanup := func() error {
@@ -205,31 +220,38 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.fail(FPStartAfterMkdir); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full, Base: opts.Base})
 	if err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	sandboxMade = true
 	isolation, err := decideIsolation()
 	if err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	base := made.Base
 	tree := a.Store.SandboxTreePath(inv)
 	mode := store.ModeHeaded
 	if opts.Headless {
 		mode = store.ModeHeadless
 	}
+
 	// A runner that can be told its conversation id up front (claude's
 	// --session-id) gets one, so the id is known even for a headed run that
 	// prints no stream, and a follow-up can always resume it.
 	sessionID := runner.NewSessionID()
 	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
+
 	// Inside the wall a built-in works alone (runner.Spec.Walled).
 	spec = spec.Walled(isolation == wall.IsolateBwrap, opts.Headless, opts.RunnerArgs)
+
 	if len(startArgs) == 0 {
 		sessionID = ""
 	}
+
 	*rec = store.InvocationRecord{
 		SchemaVersion:         store.SchemaVersion,
 		InvocationID:          inv,
@@ -253,6 +275,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		Sparse:                made.Sparse,
 		Isolation:             isolation,
 	}
+
 	// The setup is read from the sandbox: exactly what will run there.
 	if err := a.sandboxSetup(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
@@ -260,21 +283,25 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if rec.Command, err = a.withHooks(spec, opts.Headless, inv, rec.Command); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	if mode == store.ModeHeaded {
 		rec.TmuxSession = store.Str(runner.SessionName(inv))
 		rec.WindowWidth, rec.WindowHeight = opts.WindowWidth, opts.WindowHeight
 	}
+
 	if queued {
 		rec.Status = store.StatusQueued
 		// Nanoseconds, fixed width: the queue's order within a second.
 		rec.QueuedAt = a.Now().UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
 	}
+
 	if err := a.fail(FPStartAfterSandbox); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	if err := a.tryWall(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	if queued {
 		// The supervisor that dequeues it runs with this environment, not
 		// its own (QueuedEnvFile).
@@ -282,14 +309,17 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 			return nil, withCleanup(err, cleanup())
 		}
 	}
+
 	if opts.Prompt != "" {
 		if err := store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(inv), "prompt.md"), []byte(opts.Prompt), 0o600); err != nil {
 			return nil, withCleanup(err, cleanup())
 		}
 	}
+
 	if err := a.Store.WriteNewInvocationThen(rec, func() error { return a.fail(FPStartRecordSync) }); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	// last_used_at: agent start touches its worktree.
 	// Not worth failing the start for, but said.
 	if cur, err := a.Store.ReadWorktree(wt.WorktreeID); err == nil {
@@ -298,15 +328,18 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 			a.warn(inv, err)
 		}
 	}
+
 	created := map[string]any{"worktree_id": wt.WorktreeID, "runner": spec.Name, "mode": mode, "base_commit": base}
 	if queued {
 		a.event(inv, "created", created)
 		a.event(inv, "queued", map[string]any{"max_active": maxActive})
 		return rec, nil
 	}
+
 	if err := a.spawnSupervisor(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	a.event(inv, "created", created)
 	return rec, nil
 }
@@ -319,15 +352,18 @@ func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []stri
 	if spec.Hooks != "claude" || headless {
 		return argv, nil
 	}
+
 	settings := filepath.Join(a.Store.InvocationDir(inv), runner.ClaudeSettingsFile)
 	exe := runner.AgencyExe()
 	if exe == "" {
 		return nil, errs.AgencyMissing(runner.AgencyProgram)
 	}
+
 	out, err := runner.WriteClaudeSettings(argv, settings, exe, inv, runner.HookPath(a.Store, inv))
 	if err != nil {
 		return nil, errs.IO("write", settings, err)
 	}
+
 	return out, nil
 }
 
@@ -339,23 +375,28 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	if err := a.fail(FPStartSpawn); err != nil {
 		return err
 	}
+
 	// Interrupted on the way here: no agent starts (the caller removes
 	// what was made).
 	if ctx.Err() != nil {
 		return errs.Interrupted("starting the agent")
 	}
+
 	dir, err := a.supervisorDir(ctx)
 	if err != nil {
 		return err
 	}
+
 	env, err := a.supervisorEnv(rec)
 	if err != nil {
 		return err
 	}
+
 	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID), env)
 	if err != nil {
 		return err
 	}
+
 	pid := sup.Pid()
 	rec.SupervisorPID = &pid
 	rec.SupervisorStartTime = runner.StartTimeOf(pid)
@@ -363,6 +404,7 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 		sup.Abort()
 		return err
 	}
+
 	sup.Release()
 	return nil
 }
@@ -381,6 +423,7 @@ func (a *App) supervisorDir(ctx context.Context) (string, error) {
 	if dir == "" {
 		dir = a.Repo.Toplevel
 	}
+
 	loc, ok, err := a.Repo.Locate(ctx, dir)
 	if err != nil {
 		return "", gitErr(err)
@@ -388,6 +431,7 @@ func (a *App) supervisorDir(ctx context.Context) (string, error) {
 	if !ok || loc.CommonDir != a.Repo.CommonDir {
 		return "", errs.Internal("the supervisor's directory %s is not a worktree of the repository %s", dir, a.Repo.CommonDir)
 	}
+
 	return dir, nil
 }
 
@@ -398,11 +442,13 @@ func (a *App) full(ctx context.Context, maxActive int) (bool, int, error) {
 	if maxActive <= 0 {
 		return false, 0, nil
 	}
+
 	a.drainQueueLocked(ctx)
 	n, err := a.countActive(ctx)
 	if err != nil {
 		return false, 0, err
 	}
+
 	return n >= maxActive, n, nil
 }
 
@@ -412,16 +458,19 @@ func (a *App) countActive(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
+
 	n := 0
 	for _, e := range list {
 		// An agent on a host takes a slot there, not here.
 		if e.Record == nil || !e.Record.Active() || e.Record.Host != "" {
 			continue
 		}
+
 		r := a.reconcileLocked(ctx, e.Record)
 		if r.Active() {
 			n++
 		}
 	}
+
 	return n, nil
 }

@@ -53,10 +53,12 @@ func (a *App) hasStream(rec *store.InvocationRecord) bool {
 	if rec.Mode != store.ModeHeadless || !rec.Active() {
 		return false
 	}
+
 	spec, err := runner.Lookup(a.Config, rec.Runner)
 	if err != nil {
 		return false
 	}
+
 	_, ok := runner.ParserFormat(spec.Format)
 	return ok
 }
@@ -87,6 +89,7 @@ func (a *App) logSource(rec *store.InvocationRecord, kind LogKind, w io.Writer) 
 	case kind == LogReadable:
 		return rawLog(rec), TermEscapeWriter(w)
 	}
+
 	return rawLog(rec), w
 }
 
@@ -104,6 +107,7 @@ func (a *App) CopyScreen(ctx context.Context, rec *store.InvocationRecord, w io.
 	for i := range lines {
 		lines[i] = strings.TrimRight(lines[i], " ")
 	}
+
 	text := strings.TrimRight(strings.Join(lines, "\n"), "\n")
 	if text != "" {
 		io.WriteString(w, text+"\n")
@@ -152,6 +156,7 @@ func (a *App) LogText(ctx context.Context, rec *store.InvocationRecord, max int6
 			_, _ = w.Write(data) // into b, a bytes.Buffer: never fails
 		}
 	}
+
 	if data, err := tailFile(filepath.Join(dir, StderrLog), max); err == nil && len(data) > 0 {
 		if b.Len() > 0 && !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
 			b.WriteByte('\n')
@@ -159,6 +164,7 @@ func (a *App) LogText(ctx context.Context, rec *store.InvocationRecord, max int6
 		b.WriteString("── " + StderrLog + " ──\n")
 		b.Write(data)
 	}
+
 	return b.String()
 }
 
@@ -173,10 +179,12 @@ func (a *App) screenText(ctx context.Context, rec *store.InvocationRecord, max i
 			return bytes.TrimRight(out, "\n ")
 		}
 	}
+
 	dir := a.Store.SandboxLogsDir(rec.InvocationID)
 	if data, err := tailFile(filepath.Join(dir, runner.ScreenLog), max); err == nil && len(data) > 0 {
 		return data
 	}
+
 	data, _ := tailFile(filepath.Join(dir, runner.PaneLog), max)
 	return data
 }
@@ -192,22 +200,27 @@ func tailFile(path string, n int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	off := int64(0)
 	if fi.Size() > n {
 		off = fi.Size() - n
 	}
+
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return nil, err
 	}
+
 	data, err := io.ReadAll(io.LimitReader(f, n))
 	if err != nil {
 		return nil, err
 	}
+
 	if off > 0 {
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			data = data[i+1:]
 		}
 	}
+
 	return data, nil
 }
 
@@ -227,6 +240,7 @@ func (t *tailer) poll() int {
 	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
 		return 0
 	}
+
 	n, _ := io.Copy(t.w, f)
 	t.off += n
 	return int(n)
@@ -240,23 +254,28 @@ func renderEvent(line []byte) string {
 	if len(line) == 0 {
 		return ""
 	}
+
 	var ev stream.Event
 	if err := json.Unmarshal(line, &ev); err != nil || ev.Kind == "" {
 		return string(line) + "\n"
 	}
+
 	sum := ev.Summary
 	if ev.Kind == stream.KindMessage && sum == "" {
 		return ""
 	}
+
 	if ev.Kind == stream.KindResult || ev.Kind == stream.KindTurnEnd {
 		if u := ev.Usage; u != nil && ev.Kind == stream.KindResult {
 			sum += "  [" + usageText(u.InputTokens, u.OutputTokens, u.CostUSD) + "]"
 		}
 	}
+
 	t := "--:--:--"
 	if !ev.Time.IsZero() {
 		t = ev.Time.Local().Format("15:04:05")
 	}
+
 	return fmt.Sprintf("%s %-13s %s\n", t, ev.Kind, strings.TrimSpace(sum))
 }
 
@@ -286,16 +305,20 @@ func (r *lineRenderer) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
+
 		if s := renderEvent(r.buf[:i]); s != "" {
 			if _, err := io.WriteString(r.w, s); err != nil {
 				r.buf = nil
 				return len(p), err
 			}
 		}
+
 		r.buf = r.buf[i+1:]
 	}
+
 	if len(r.buf) == 0 {
 		r.buf = nil
 	}
+
 	return len(p), nil
 }

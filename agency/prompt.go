@@ -40,6 +40,7 @@ func ReadPrompt(r io.Reader, name string) (string, error) {
 	if len(data) > MaxPromptBytes {
 		return "", errs.PromptTooLong("more than "+strconv.Itoa(MaxPromptBytes), MaxPromptBytes, "(read from "+name+")")
 	}
+
 	return string(data), nil
 }
 
@@ -63,6 +64,7 @@ func checkPrompt(spec runner.Spec, opts StartOptions, paths runner.Paths) error 
 	if i := strings.IndexByte(p, 0); i >= 0 {
 		return errs.PromptNUL(i)
 	}
+
 	if !utf8.ValidString(p) {
 		for i, r := range p {
 			if r == utf8.RuneError {
@@ -72,6 +74,7 @@ func checkPrompt(spec runner.Spec, opts StartOptions, paths runner.Paths) error 
 			}
 		}
 	}
+
 	total := 0
 	for _, a := range spec.Argv(opts.Headless, opts.RunnerArgs, p, paths) {
 		total += len(a) + 1
@@ -79,12 +82,14 @@ func checkPrompt(spec runner.Spec, opts StartOptions, paths runner.Paths) error 
 			return errs.PromptTooLong(strconv.Itoa(len(a)), MaxPromptBytes, "headless (one argument)")
 		}
 	}
+
 	if opts.Headless && total > maxArgvBytes {
 		return errs.PromptTooLong(strconv.Itoa(total), maxArgvBytes, "headless (the whole command line)")
 	}
 	if !opts.Headless && total > MaxHeadedArgvBytes {
 		return errs.PromptTooLong(strconv.Itoa(total), MaxHeadedArgvBytes, "headed (tmux takes a command of at most 16 KiB)")
 	}
+
 	return nil
 }
 

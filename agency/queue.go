@@ -50,11 +50,13 @@ func (a *App) queueConfig(flag bool) (bool, error) {
 	if flag {
 		return true, nil
 	}
+
 	q, ok := a.Config.Bool("agency.queue", false)
 	if !ok {
 		v, _ := a.Config.Get("agency.queue")
 		return false, errs.Config("agency.queue", v, "true or false")
 	}
+
 	return q, nil
 }
 
@@ -67,6 +69,7 @@ func queuedRecords(list []store.InvocationEntry) []*store.InvocationRecord {
 			q = append(q, e.Record)
 		}
 	}
+
 	sort.SliceStable(q, func(i, j int) bool {
 		if q[i].QueuedAt != q[j].QueuedAt {
 			return q[i].QueuedAt < q[j].QueuedAt
@@ -104,18 +107,22 @@ func (a *App) drainQueueLocked(ctx context.Context) []string {
 	if err != nil {
 		return nil
 	}
+
 	queue := queuedRecords(list)
 	if len(queue) == 0 {
 		return nil
 	}
+
 	max, err := a.currentMaxActive(ctx)
 	if err != nil {
 		return nil
 	}
+
 	n, err := a.countActive(ctx)
 	if err != nil {
 		return nil
 	}
+
 	var changed []string
 	for _, r := range queue {
 		if a.unstartable(r) != "" {
@@ -126,14 +133,17 @@ func (a *App) drainQueueLocked(ctx context.Context) []string {
 			changed = append(changed, r.InvocationID)
 			continue
 		}
+
 		if max > 0 && n >= max {
 			continue
 		}
+
 		if a.launchQueuedLocked(ctx, r) == nil {
 			changed = append(changed, r.InvocationID)
 			n++
 		}
 	}
+
 	return changed
 }
 
@@ -160,6 +170,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 	if err := a.Store.RequireLock("starting a queued invocation"); err != nil {
 		return err
 	}
+
 	rec, err := a.Store.ReadInvocation(r.InvocationID)
 	if err != nil {
 		return err
@@ -167,6 +178,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 	if !rec.Queued() {
 		return errs.NotQueued(rec.InvocationID, rec.Status)
 	}
+
 	why := a.unstartable(rec)
 	if why == "" {
 		rec.Status = store.StatusStarting
@@ -180,8 +192,10 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 				return nil
 			}
 		}
+
 		why = "its supervisor could not start: " + errs.As(err).Msg
 	}
+
 	rec.Status = store.StatusFailed
 	rec.ExitReason = store.Str(store.ExitUnknown)
 	rec.FinishedAt = store.Str(a.now())
@@ -191,6 +205,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 	if werr == nil {
 		werr = a.Store.WriteInvocation(rec)
 	}
+
 	if werr == nil {
 		a.dropQueuedEnv(rec.InvocationID)
 	} else {
@@ -198,6 +213,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 		// supervisor, which reconcile fails once startGrace has passed.
 		why += "; recording the failure failed too: " + errs.As(werr).Msg
 	}
+
 	a.event(rec.InvocationID, "queue_failed", map[string]any{"error": why})
 	return errs.New(errs.EInternal, "", "%s", why)
 }
@@ -209,14 +225,17 @@ func (a *App) StartQueuedNow(ctx context.Context, query string) (*store.Invocati
 	if err != nil {
 		return nil, err
 	}
+
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+
 	if cur, err := a.Store.ReadInvocation(rec.InvocationID); err == nil {
 		rec = cur
 	}
+
 	if !rec.Queued() {
 		state := rec.Status
 		if l := store.Deref(rec.LandingStatus); l != "" && l != store.LandingPending {
@@ -224,9 +243,11 @@ func (a *App) StartQueuedNow(ctx context.Context, query string) (*store.Invocati
 		}
 		return nil, errs.NotQueued(rec.InvocationID, state)
 	}
+
 	if err := a.launchQueuedLocked(ctx, rec); err != nil {
 		return nil, err
 	}
+
 	return a.Store.ReadInvocation(rec.InvocationID)
 }
 
@@ -238,12 +259,14 @@ func (a *App) supervisorEnv(rec *store.InvocationRecord) ([]string, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
+
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "AGENCY_DATA_DIR=") {
 			out = append(out, kv)
 		}
 	}
+
 	return append(out, "AGENCY_DATA_DIR="+a.Store.DataDir), nil
 }
 
@@ -272,9 +295,11 @@ func (a *App) queuedEnvLeftovers() []Leftover {
 		if !a.queuedEnvStale(id) {
 			continue
 		}
+
 		out = append(out, Leftover{Kind: GCQueuedEnv, Invocation: id, Path: path, Bytes: fi.Size(),
 			Reason: "the environment an 'agent start --queue' kept (0600, may hold secrets), and the invocation is no longer queued"})
 	}
+
 	return out
 }
 

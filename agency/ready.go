@@ -22,6 +22,7 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		}
 		src = sp
 	}
+
 	// `git worktree add` copies the sparse patterns of the worktree it runs
 	// in; with --full or a non-sparse source those must go.
 	here := gitcore.Sparse{}
@@ -32,12 +33,14 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		}
 		here = sp
 	}
+
 	if !src.Enabled && !here.Enabled {
 		return false, a.checkoutStep(ctx, path, branch, func() error { return a.worktreeAdd(ctx, path, branch, start, true) })
 	}
 	if err := a.worktreeAdd(ctx, path, branch, start, false); err != nil {
 		return false, a.treeAddErr(ctx, path, branch, err)
 	}
+
 	t := a.Repo.Tree(path)
 	if src.Enabled {
 		if err := t.SparseCheckoutSet(ctx, src); err != nil {
@@ -48,12 +51,14 @@ func (a *App) addTree(ctx context.Context, source, path, branch, start string, f
 		if err != nil {
 			return false, gitErr(err)
 		}
+
 		if sp.Enabled {
 			if err := t.SparseCheckoutDisable(ctx); err != nil {
 				return false, gitErr(err)
 			}
 		}
 	}
+
 	return src.Enabled, a.checkoutStep(ctx, path, "", func() error { return t.CheckoutHead(ctx) })
 }
 

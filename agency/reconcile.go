@@ -33,6 +33,7 @@ func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.I
 	if !a.needsReconcile(r) {
 		return r
 	}
+
 	// Never wait long: with the lock busy, go on with the record as it
 	// is; whoever holds the lock or the next command repairs it.
 	ctx, unlock, err := a.lockWorkWait(ctx, reconcileLockWait)
@@ -44,6 +45,7 @@ func (a *App) Reconcile(ctx context.Context, r *store.InvocationRecord) *store.I
 	if !out.Active() {
 		a.drainQueueLocked(ctx)
 	}
+
 	return out
 }
 
@@ -67,11 +69,13 @@ func (a *App) needsReconcile(r *store.InvocationRecord) bool {
 	if runner.AlivePtr(r.SupervisorPID, r.SupervisorStartTime) {
 		return false
 	}
+
 	if r.SupervisorPID == nil && r.Status == store.StatusStarting {
 		if t, err := time.Parse(time.RFC3339, r.StartedAt); err == nil && a.Now().Sub(t) < startGrace {
 			return false
 		}
 	}
+
 	return true
 }
 
@@ -88,6 +92,7 @@ func (a *App) reconciled(ctx context.Context, cur *store.InvocationRecord, clean
 		if running {
 			return cur, false
 		}
+
 		code = c
 		finished, reason = store.StatusFinished, store.ExitExited
 		if code != nil && *code != 0 {
@@ -97,6 +102,7 @@ func (a *App) reconciled(ctx context.Context, cur *store.InvocationRecord, clean
 		// The supervisor died but the agent still runs: it is running.
 		return cur, false
 	}
+
 	// As the supervisor would have recorded it: a kill is a failure, a stop
 	// the user asked for ended the run as asked (finished, stopped).
 	switch cur.StopRequested {
@@ -105,6 +111,7 @@ func (a *App) reconciled(ctx context.Context, cur *store.InvocationRecord, clean
 	case store.ExitStopped:
 		reason, finished = store.ExitStopped, store.StatusFinished
 	}
+
 	out := *cur
 	out.Status = finished
 	out.ExitReason = store.Str(reason)
@@ -113,12 +120,15 @@ func (a *App) reconciled(ctx context.Context, cur *store.InvocationRecord, clean
 	if out.LandingStatus == nil {
 		out.LandingStatus = store.Str(store.LandingPending)
 	}
+
 	if t := a.Store.LastOutput(cur.InvocationID); !t.IsZero() {
 		out.LastOutputAt = store.Str(t.UTC().Format(time.RFC3339))
 	}
+
 	if out.Error == "" {
 		out.Error = errs.SupervisorGone(cur.Isolation == wall.IsolateBwrap && cur.Mode != store.ModeHeaded)
 	}
+
 	return &out, true
 }
 
@@ -129,6 +139,7 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 		a.warn(r.InvocationID, err)
 		return r
 	}
+
 	cur, err := a.Store.ReadInvocation(r.InvocationID)
 	if err != nil {
 		return r
@@ -136,20 +147,24 @@ func (a *App) reconcileLocked(ctx context.Context, r *store.InvocationRecord) *s
 	if !a.needsReconcile(cur) {
 		return cur
 	}
+
 	out, ok := a.reconciled(ctx, cur, true)
 	if !ok {
 		return cur
 	}
+
 	// What the agent left behind outside its group (setsid children) may
 	// still write into the sandbox: stop it before the record says ended.
 	if stopped, _ := runner.StopLeftovers(cur.InvocationID, a.Store.SandboxTreePath(cur.InvocationID), runner.LeftoverGrace); len(stopped) > 0 {
 		a.event(cur.InvocationID, "leftovers_stopped", map[string]any{"pids": runner.Pids(stopped), "by": "reconcile"})
 	}
+
 	if err := a.Store.WriteInvocation(out); err != nil {
 		// Shown as it was; the next command that acts tries again.
 		a.warn(cur.InvocationID, err)
 		return r
 	}
+
 	a.event(cur.InvocationID, "reconciled", map[string]any{"status": out.Status, "exit_reason": store.Deref(out.ExitReason)})
 	return out
 }
@@ -165,10 +180,12 @@ func (a *App) Settle(ctx context.Context) {
 	if err != nil {
 		return
 	}
+
 	for _, e := range list {
 		if e.Record != nil && (a.needsReconcile(e.Record) || e.Record.Land != nil && e.Record.Land.State == LandInProgress) {
 			a.Reconcile(ctx, e.Record)
 		}
 	}
+
 	a.DrainQueue(ctx, a.LockTimeout)
 }

@@ -38,6 +38,7 @@ func (a *App) relink(ctx context.Context) *Relink {
 			}
 		}
 	}
+
 	if invs, err := a.Store.ScanInvocations(); err == nil {
 		for _, e := range invs {
 			if e.Record != nil && e.Record.SandboxPath != "" && exists(e.Record.SandboxPath) {
@@ -45,14 +46,17 @@ func (a *App) relink(ctx context.Context) *Relink {
 			}
 		}
 	}
+
 	if err := a.Repo.WorktreeRepair(ctx, trees); err != nil {
 		r.Err = gitErr(err)
 		return r
 	}
+
 	if err := a.Store.Relink(a.Repo.CommonDir); err != nil {
 		r.Err = err
 		return r
 	}
+
 	r.Repaired = trees
 	return r
 }

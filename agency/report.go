@@ -26,26 +26,33 @@ func (r *DiscardResult) Report() []string {
 	default:
 		first = "discarded " + rec.InvocationID
 	}
+
 	if r.AlreadyDiscarded {
 		return []string{first}
 	}
+
 	saved := "nothing uncommitted to save"
 	if r.Restore != nil && r.Restore.Checkpoint > 0 {
 		saved = fmt.Sprintf("uncommitted work saved as checkpoint %d", r.Restore.Checkpoint)
 	}
+
 	lines := []string{first, fmt.Sprintf("sandbox tree removed (%s); branch %s and snapshot refs kept until gc", saved, rec.SandboxBranch)}
 	if r.Restore != nil && len(r.Restore.NotKept) > 0 {
 		lines = append(lines, fmt.Sprintf("not saved (denylisted): %s", strings.Join(r.Restore.NotKept, " ")))
 	}
+
 	if r.Kept != "" {
 		lines = append(lines, KeptHeadLine(r.Kept, "'git agency gc --force' deletes it"))
 	}
+
 	for _, ref := range r.KeptSubmodules {
 		lines = append(lines, KeptSubmoduleLine(ref, rec.InvocationID, "sandbox", "'git agency gc --force' deletes it"))
 	}
+
 	for _, p := range r.DirtySubmodules {
 		lines = append(lines, DirtySubmoduleLine(p)+": they went with the sandbox, undo does not bring them back")
 	}
+
 	return append(lines, "undo with: git agency undo")
 }
 

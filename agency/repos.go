@@ -42,20 +42,24 @@ func AllRepos(ctx context.Context, dir string, runner gitcore.CommandRunner) ([]
 	if runner == nil {
 		runner = gitcore.ExecRunner{}
 	}
+
 	entries, _ := gitcore.UserConfig(ctx, runner, dir)
 	configured, _ := gitcore.NewConfig(entries).Get("agency.dataDir")
 	dataDir, err := store.DataDir(os.Getenv, configured)
 	if err != nil {
 		return nil, err
 	}
+
 	scans, err := store.ScanRepos(dataDir)
 	if err != nil {
 		return nil, errs.IO("scan", filepath.Join(dataDir, "repos"), err)
 	}
+
 	var out []RepoEntry
 	for _, sc := range scans {
 		out = append(out, openRepoEntry(ctx, runner, dataDir, sc))
 	}
+
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }
@@ -66,31 +70,37 @@ func openRepoEntry(ctx context.Context, runner gitcore.CommandRunner, dataDir st
 		e.Gone, e.Note = true, "its repo.json is unreadable: "+errText(sc.Err)
 		return e
 	}
+
 	common := sc.Record.CommonDir
 	e.Path = common
 	if filepath.Base(common) == ".git" {
 		e.Path = filepath.Dir(common)
 	}
+
 	e.Name = filepath.Base(e.Path)
 	if _, err := os.Stat(common); err != nil {
 		e.Gone, e.Note = true, "the repository is gone from "+e.Path+" (moved or deleted); its records are kept"
 		return e
 	}
+
 	repo, err := gitcore.Discover(ctx, runner, e.Path)
 	if err != nil || repo.CommonDir != common {
 		e.Gone, e.Note = true, "no repository at "+e.Path+" any more; its records are kept"
 		return e
 	}
+
 	cfgEntries, err := repo.Config(ctx)
 	if err != nil {
 		e.Gone, e.Note = true, "cannot read its configuration: "+errText(gitErr(err))
 		return e
 	}
+
 	app, err := newApp(repo, gitcore.NewConfig(cfgEntries), e.Store)
 	if err != nil {
 		e.Gone, e.Note = true, errText(err)
 		return e
 	}
+
 	e.App = app
 	return e
 }
@@ -123,13 +133,16 @@ func (e *RepoEntry) ListInvocations(ctx context.Context, opts ListOptions) ([]In
 	if e.App != nil {
 		return e.App.ListInvocations(ctx, opts)
 	}
+
 	list, err := e.Store.ScanInvocations()
 	if err != nil {
 		return nil, errs.IO("scan", e.Store.InvocationsDir(), err)
 	}
+
 	var out []InvocationView
 	for _, x := range list {
 		out = append(out, InvocationView{Record: x.Record, ID: x.ID, Dir: x.Dir, Broken: x.Broken, Err: x.Err, Display: DisplayRepoGone})
 	}
+
 	return out, nil
 }

@@ -26,20 +26,24 @@ func (a *App) retireSandboxTree(ctx context.Context, rec *store.InvocationRecord
 	if rec.SandboxPath != "" && filepath.Clean(rec.SandboxPath) != filepath.Clean(tree) {
 		return a.RemoveSandboxTree(ctx, rec) // refuses, saying why
 	}
+
 	if fi, err := os.Lstat(tree); err != nil {
 		return a.pruneOurs(ctx)
 	} else if !fi.IsDir() {
 		return a.RemoveSandboxTree(ctx, rec) // the link itself, never what it names
 	}
+
 	dir := a.Store.RetiredDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return a.RemoveSandboxTree(ctx, rec)
 	}
+
 	admin := a.registrationOf(tree)
 	dst := filepath.Join(dir, rec.InvocationID+"-"+strconv.FormatInt(a.Now().UnixNano(), 36))
 	if err := os.Rename(tree, dst); err != nil {
 		return a.RemoveSandboxTree(ctx, rec)
 	}
+
 	if admin != "" {
 		// Removed even when locked, as `git worktree remove --force
 		// --force` would: its tree is gone.
@@ -47,6 +51,7 @@ func (a *App) retireSandboxTree(ctx context.Context, rec *store.InvocationRecord
 			return err
 		}
 	}
+
 	a.removeRetired()
 	return a.pruneOurs(ctx)
 }
@@ -60,14 +65,17 @@ func (a *App) registrationOf(tree string) string {
 	if err != nil {
 		return ""
 	}
+
 	admin, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
 	if !ok || !inside(filepath.Join(a.Repo.CommonDir, "worktrees"), admin) {
 		return ""
 	}
+
 	back, err := os.ReadFile(filepath.Join(admin, "gitdir"))
 	if err != nil || canonicalParent(filepath.Dir(strings.TrimSpace(string(back)))) != canonicalParent(tree) {
 		return ""
 	}
+
 	return admin
 }
 
@@ -81,12 +89,15 @@ func (a *App) removeRetired() {
 	if err != nil {
 		return
 	}
+
 	if ok {
 		defer lock.Close()
 	}
+
 	if a.DetachRemovals && runner.SpawnRemover(a.Store.DataDir, dir, lock) == nil {
 		return
 	}
+
 	if ok {
 		// What is left, doctor reports and gc removes (see above).
 		_ = store.RemoveRetired(a.Store.DataDir, dir)
@@ -101,6 +112,7 @@ func (a *App) retiredLeftovers() []Leftover {
 	if len(entries) == 0 {
 		return nil
 	}
+
 	lock, ok, err := store.LockRetired(dir, false)
 	if err != nil || !ok {
 		return nil // a remover is at work
@@ -111,6 +123,7 @@ func (a *App) retiredLeftovers() []Leftover {
 		out = append(out, Leftover{Kind: GCRetiredTree, Path: e, Bytes: store.DirSize(e),
 			Reason: "the tree of a landed sandbox, whose removal was cut short"})
 	}
+
 	return out
 }
 
@@ -122,6 +135,7 @@ func (a *App) removeRetiredLeftover(it *GCItem) error {
 	if err != nil {
 		return err
 	}
+
 	if !ok {
 		it.Kept, it.KeptWhy = true, "a remover is deleting it now"
 		return nil

@@ -52,6 +52,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	if base == "" {
 		return nil, errs.EmptyIntegrationBranch(wt.Branch)
 	}
+
 	include, err := a.sandboxIncludes(ctx, wt)
 	if err != nil {
 		return nil, err
@@ -59,10 +60,12 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	if err := os.MkdirAll(a.Store.SandboxesDir(), 0o700); err != nil {
 		return nil, errs.IO("create", a.Store.SandboxesDir(), err)
 	}
+
 	dir := a.Store.SandboxDir(inv)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, errs.IO("create", dir, err)
 	}
+
 	tree := a.Store.SandboxTreePath(inv)
 	branch := store.SandboxBranch(inv)
 	cleanup := func(added bool) error {
@@ -91,7 +94,9 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
 		return nil, withCleanup(errs.IO("create", a.Store.SandboxLogsDir(inv), err), cleanup(true))
 	}
+
 	res := &SandboxResult{Base: base, Sparse: sparse}
+
 	// The copy runs under the repo lock, like the rest of the sandbox's
 	// making. Releasing the lock for it would publish a sandbox that is not
 	// ready: discard, worktree rm --force, gc and reconcile would each need
@@ -102,6 +107,7 @@ func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, i
 	if res.Include, err = a.includeIntoSandboxWith(ctx, wt, inv, include); err != nil {
 		return nil, withCleanup(err, cleanup(true))
 	}
+
 	return res, nil
 }
 
@@ -141,6 +147,7 @@ func (a *App) includeIntoSandboxWith(ctx context.Context, wt *store.WorktreeReco
 	if len(include.Patterns) == 0 {
 		return nil, nil
 	}
+
 	logPath := filepath.Join(a.Store.SandboxLogsDir(inv), "setup.log")
 	log, err := store.OpenLog(logPath, os.O_APPEND)
 	if err != nil {
@@ -163,6 +170,7 @@ func (a *App) RemoveSandboxTree(ctx context.Context, rec *store.InvocationRecord
 	if rec.SandboxPath != "" && filepath.Clean(rec.SandboxPath) != filepath.Clean(tree) {
 		return errs.UnsafePath(rec.SandboxPath, tree)
 	}
+
 	return a.removeTreeAt(ctx, a.Store.SandboxesDir(), tree)
 }
 
@@ -186,6 +194,7 @@ func (a *App) removeTreeAt(ctx context.Context, root, tree string) error {
 			return err
 		}
 	}
+
 	return a.pruneOurs(ctx)
 }
 
@@ -196,15 +205,18 @@ func (a *App) ResolveInvocation(query string) (*store.InvocationRecord, error) {
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
+
 	i, err := store.Resolve("invocation", query, store.InvocationCandidates(list), store.ResolveOptions{})
 	if err != nil {
 		return nil, err
 	}
+
 	e := list[i]
 	if e.Broken {
 		ce := errs.StoreCorrupt(filepath.Join(e.Dir, "meta.json"), e.Err)
 		return nil, ce.With("record directory: " + e.Dir)
 	}
+
 	// The scan may serve a finished record from its cache without looking
 	// at the file; the one record a command names is read from the file,
 	// so a meta.json another program changed or damaged is seen (one
@@ -213,10 +225,12 @@ func (a *App) ResolveInvocation(query string) (*store.InvocationRecord, error) {
 	if err == nil && rec.InvocationID != e.ID {
 		err = fmt.Errorf("its invocation_id is %q", rec.InvocationID)
 	}
+
 	if err != nil {
 		ce := errs.StoreCorrupt(filepath.Join(e.Dir, "meta.json"), err)
 		return nil, ce.With("record directory: " + e.Dir)
 	}
+
 	return rec, nil
 }
 
@@ -229,5 +243,6 @@ func (a *App) WorktreeByID(id string) (*store.WorktreeRecord, error) {
 		}
 		return nil, errs.StoreCorrupt(a.Store.IntegrationWorktreeMetaPath(id), err)
 	}
+
 	return rec, nil
 }

@@ -73,9 +73,11 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	case store.LandingDiscarded:
 		return nil, errs.SendClosed(inv, errs.EDiscarded, "discarded")
 	}
+
 	if rec.Status == store.StatusQueued {
 		return nil, errs.SendQueued(inv)
 	}
+
 	if rec.Active() {
 		if rec.Mode != store.ModeHeaded {
 			return nil, errs.SendBusy(inv)
@@ -86,11 +88,14 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 		if _, err := tmux.Available(); err != nil {
 			return nil, TmuxNotFound()
 		}
+
 		return &sendPlan{rec: rec, typed: true}, nil
 	}
+
 	if fi, err := os.Stat(rec.SandboxPath); err != nil || !fi.IsDir() {
 		return nil, sandboxGone(rec, rec.SandboxPath)
 	}
+
 	spec, err := runner.Lookup(a.Config, rec.Runner)
 	if err != nil {
 		return nil, err
@@ -98,6 +103,7 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	if len(spec.ResumeArgs) == 0 {
 		return nil, errs.NoResume(inv, rec.Runner)
 	}
+
 	// An id chosen up front names a conversation only once the runner ran
 	// (not after a failed setup or start).
 	// Without an id, a runner that can resume the latest conversation in
@@ -108,11 +114,13 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 	if _, err := spec.Find(); err != nil {
 		return nil, err
 	}
+
 	if rec.Mode == store.ModeHeaded {
 		if _, err := tmux.Available(); err != nil {
 			return nil, TmuxNotFound()
 		}
 	}
+
 	// A follow-up works alone inside the wall as the first turn did.
 	spec = spec.Walled(rec.Isolation == wall.IsolateBwrap, rec.Mode == store.ModeHeadless, rec.RunnerArgs)
 	return &sendPlan{rec: rec, spec: spec}, nil
@@ -131,6 +139,7 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if strings.TrimSpace(opts.Prompt) == "" {
 		return nil, errs.SendPromptEmpty()
 	}
+
 	// The pane is typed into, or the supervisor spawned, under the lock:
 	// lockWork bounds both.
 	ctx, unlock, err := a.lockWork(ctx)
@@ -138,25 +147,31 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 		return nil, err
 	}
 	defer unlock()
+
 	// Again under the lock: another send or a land may have come first.
 	cur, err := a.ResolveInvocation(opts.Invocation)
 	if err != nil {
 		return nil, err
 	}
+
 	p, err := a.checkSend(a.reconcileLocked(ctx, cur))
 	if err != nil {
 		return nil, err
 	}
+
 	rec := p.rec
+
 	// The prompt must reach the runner byte for byte, as for start: typed
 	// into a pane (a tmux command), or as the resumed command's argument.
 	check := StartOptions{Prompt: opts.Prompt, Headless: rec.Mode == store.ModeHeadless}
 	if !p.typed {
 		check.RunnerArgs = p.spec.ResumeRunnerArgs(rec.RunnerArgs, rec.SessionID)
 	}
+
 	if err := checkPrompt(p.spec, check, a.runnerPaths(rec.SandboxPath)); err != nil {
 		return nil, err
 	}
+
 	turn := max(rec.Turns, 1) + 1
 	promptFile := filepath.Join(a.Store.InvocationDir(rec.InvocationID), fmt.Sprintf("prompt-%d.md", turn))
 	if err := store.WriteFileAtomic(promptFile, []byte(opts.Prompt), 0o600); err != nil {
@@ -165,17 +180,21 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	if p.typed {
 		return a.typePrompt(ctx, rec, turn, opts, promptFile)
 	}
+
 	if err := a.roomToResume(ctx); err != nil {
 		os.Remove(promptFile)
 		return nil, err
 	}
+
 	next := *rec
 	next.Command = p.spec.Argv(check.Headless, check.RunnerArgs, opts.Prompt, a.runnerPaths(rec.SandboxPath))
+
 	// A headed claude gets its hooks again, as agent start gave them.
 	if next.Command, err = a.withHooks(p.spec, check.Headless, rec.InvocationID, next.Command); err != nil {
 		os.Remove(promptFile)
 		return nil, err
 	}
+
 	setTurns(&next, turn)
 	next.Status = store.StatusStarting
 	next.TurnStartedAt = a.now()
@@ -185,17 +204,21 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 	next.FinishedAt, next.ExitCode, next.ExitReason = nil, nil, nil
 	next.Error, next.StopRequested = "", ""
 	next.SemanticStatus, next.SemanticSummary = "", ""
+
 	if err := a.fail(FPSendSpawn); err != nil {
 		os.Remove(promptFile)
 		return nil, err
 	}
+
 	sizes := a.logSizes(rec.InvocationID)
+
 	// spawnSupervisor writes the record only once the supervisor runs: a
 	// failure before that leaves the finished record as it was.
 	if err := a.spawnSupervisor(ctx, &next); err != nil {
 		os.Remove(promptFile)
 		return nil, err
 	}
+
 	a.event(rec.InvocationID, "sent", map[string]any{
 		"turn": turn, "session_id": rec.SessionID, "prompt_source": opts.PromptSource,
 	})
@@ -218,6 +241,7 @@ func (a *App) logSizes(inv string) map[string]int64 {
 func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn int, opts SendOptions, promptFile string) (*SendResult, error) {
 	client := TmuxClient()
 	pane := paneOf(rec)
+
 	// Pasted, not typed: codex takes fast typing for a paste and the Enter
 	// right after it for a new line, so the prompt was never submitted. A
 	// newline inside the prompt stays a new line of the pasted text; the
@@ -226,9 +250,11 @@ func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn 
 		os.Remove(promptFile)
 		return nil, errs.Wrap(errs.EIO, err, "see 'git agency agent show "+rec.InvocationID+"'", "cannot type into the agent's pane")
 	}
+
 	if err := client.SendKeys(ctx, pane, "Enter"); err != nil {
 		return nil, errs.Wrap(errs.EIO, err, "see 'git agency agent show "+rec.InvocationID+"'", "cannot type into the agent's pane")
 	}
+
 	// A slash command (/exit, /compact) talks to the CLI, not the model:
 	// it is no turn of the conversation.
 	data := map[string]any{"typed": true, "pane": pane, "prompt_source": opts.PromptSource}
@@ -242,6 +268,7 @@ func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn 
 			return nil, err
 		}
 	}
+
 	a.event(rec.InvocationID, "sent", data)
 	return &SendResult{Record: rec, Typed: true}, nil
 }
@@ -265,6 +292,7 @@ func (a *App) roomToResume(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+
 	full, n, err := a.full(ctx, maxActive)
 	if err != nil {
 		return err
@@ -272,6 +300,7 @@ func (a *App) roomToResume(ctx context.Context) error {
 	if full {
 		return errs.TooManyActive(n, maxActive)
 	}
+
 	return nil
 }
 

@@ -71,6 +71,7 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 	if v, ok := a.Config.Get(SetupConfigKey); ok && v != "" {
 		return &SetupPlan{Source: SetupConfigKey, Script: v, Approved: true}, nil
 	}
+
 	var parts []SetupPart
 	var differs []string
 	t := a.Repo.Tree(tree)
@@ -78,6 +79,7 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 	if err != nil {
 		return nil, gitErr(err)
 	}
+
 	src := setupFiles{ctx: ctx, dir: tree, rev: head, tree: t, differs: &differs}
 	if head != "" {
 		// Most commits hold neither file: one ls-tree says so for both.
@@ -85,6 +87,7 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 			return nil, gitErr(err)
 		}
 	}
+
 	for _, read := range []func(setupFiles) (*SetupPart, error){readCursorSetup, readCodexSetup} {
 		p, err := read(src)
 		if err != nil {
@@ -94,9 +97,11 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 			parts = append(parts, *p)
 		}
 	}
+
 	if len(parts) == 0 {
 		return nil, nil
 	}
+
 	plan := &SetupPlan{Parts: parts, NeedsApproval: true, WorkingDiffers: differs}
 	var files []string
 	var script strings.Builder
@@ -107,6 +112,7 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 		}
 		script.WriteString(shellPart(p.Script))
 	}
+
 	plan.Source = strings.Join(files, ", ")
 	plan.Script = script.String()
 	sum := sha256.Sum256([]byte(plan.Script))
@@ -115,6 +121,7 @@ func (a *App) ResolveSetup(ctx context.Context, tree string) (*SetupPlan, error)
 	if err != nil {
 		return nil, gitErr(err)
 	}
+
 	plan.Approved = slices.Contains(approved, plan.SHA256)
 	return plan, nil
 }
@@ -127,9 +134,11 @@ func shellPart(script string) string {
 	if !strings.HasSuffix(script, "\n") {
 		script += "\n"
 	}
+
 	if !strings.HasPrefix(script, "#!") {
 		return script
 	}
+
 	sum := sha256.Sum256([]byte(script))
 	eof := "AGENCY_SETUP_" + hex.EncodeToString(sum[:8])
 	return "f=$(mktemp) && cat > \"$f\" <<'" + eof + "'\n" + script + eof + "\n" +
@@ -153,12 +162,14 @@ func (a *App) ApproveSetup(ctx context.Context, tree string, wantSHA string) (*S
 	if wantSHA != "" && !strings.HasPrefix(plan.SHA256, strings.ToLower(wantSHA)) {
 		return nil, errs.SetupChanged(plan.SHA256, wantSHA)
 	}
+
 	if !plan.Approved {
 		if err := a.Repo.LocalConfigAdd(ctx, SetupApprovedKey, plan.SHA256); err != nil {
 			return nil, gitErr(err)
 		}
 		plan.Approved = true
 	}
+
 	return plan, nil
 }
 
@@ -170,10 +181,12 @@ func (a *App) sandboxSetup(ctx context.Context, rec *store.InvocationRecord) err
 	if err != nil || plan == nil {
 		return err
 	}
+
 	if !plan.Approved {
 		rec.SetupUnapproved = plan.Source
 		return nil
 	}
+
 	rec.SetupSource, rec.SetupScript = plan.Source, plan.Script
 	return nil
 }
@@ -205,16 +218,19 @@ func (f setupFiles) read(file, rel string) ([]byte, error) {
 	if f.rev == "" {
 		return nil, nil
 	}
+
 	name := rel
 	for range maxSetupLinks {
 		if held, asked := f.held[name]; asked && !held {
 			f.noteDiffers(rel, nil)
 			return nil, nil
 		}
+
 		data, link, ok, err := f.tree.CommittedFile(f.ctx, f.rev, name)
 		if err != nil {
 			return nil, gitErr(err)
 		}
+
 		if !ok {
 			if name != rel {
 				return nil, errs.SetupInvalid(file, fmt.Errorf("%s is a symlink to %s, which the commit does not hold", rel, name))
@@ -222,17 +238,21 @@ func (f setupFiles) read(file, rel string) ([]byte, error) {
 			f.noteDiffers(rel, nil)
 			return nil, nil
 		}
+
 		if !link {
 			f.noteDiffers(rel, data)
 			return data, nil
 		}
+
 		target := string(data)
 		next := path.Clean(path.Join(path.Dir(name), target))
 		if path.IsAbs(target) || next == ".." || strings.HasPrefix(next, "../") {
 			return nil, errs.SetupInvalid(file, fmt.Errorf("%s is a symlink to %s, outside the repository", rel, target))
 		}
+
 		name = next
 	}
+
 	return nil, errs.SetupInvalid(file, fmt.Errorf("%s: too many levels of symlinks", rel))
 }
 
@@ -243,6 +263,7 @@ func (f setupFiles) noteDiffers(rel string, data []byte) {
 	if f.differs == nil {
 		return
 	}
+
 	work, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(rel)))
 	missing := errors.Is(err, fs.ErrNotExist)
 	if data == nil && missing || err == nil && data != nil && bytes.Equal(work, data) {
@@ -251,6 +272,7 @@ func (f setupFiles) noteDiffers(rel string, data []byte) {
 	if _, sparse, _ := f.tree.SparseFile(f.ctx, rel); sparse && missing {
 		return // left out by sparse-checkout, not edited
 	}
+
 	*f.differs = append(*f.differs, rel)
 }
 
@@ -266,18 +288,22 @@ func readCursorSetup(files setupFiles) (*SetupPart, error) {
 	if data == nil || err != nil {
 		return nil, err
 	}
+
 	var cw cursorWorktrees
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&cw); err != nil {
 		return nil, errs.SetupInvalid(CursorSetupFile, err)
 	}
+
 	raw := cw.Unix
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = cw.Default
 	}
+
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
+
 	var cmds []string
 	if err := json.Unmarshal(raw, &cmds); err == nil {
 		if len(cmds) == 0 {
@@ -287,14 +313,17 @@ func readCursorSetup(files setupFiles) (*SetupPart, error) {
 		// stops the setup.
 		return &SetupPart{File: CursorSetupFile, Script: "set -e\n" + strings.Join(cmds, "\n") + "\n"}, nil
 	}
+
 	var script string
 	if err := json.Unmarshal(raw, &script); err != nil || script == "" {
 		return nil, errs.SetupInvalid(CursorSetupFile, errors.New("setup-worktree must be a list of commands or the path of a script"))
 	}
+
 	rel := path.Clean(path.Join(path.Dir(CursorSetupFile), filepath.ToSlash(script)))
 	if filepath.IsAbs(script) || path.IsAbs(script) || rel == ".." || strings.HasPrefix(rel, "../") {
 		return nil, errs.SetupInvalid(CursorSetupFile, fmt.Errorf("script %q is outside the repository", script))
 	}
+
 	body, err := files.read(CursorSetupFile, rel)
 	if err != nil {
 		return nil, err
@@ -302,6 +331,7 @@ func readCursorSetup(files setupFiles) (*SetupPart, error) {
 	if body == nil {
 		return nil, errs.SetupInvalid(CursorSetupFile, fmt.Errorf("script %q: %w (in the commit sandboxes get)", script, fs.ErrNotExist))
 	}
+
 	return &SetupPart{File: CursorSetupFile, Script: string(body)}, nil
 }
 
@@ -318,6 +348,7 @@ func readCodexSetup(files setupFiles) (*SetupPart, error) {
 	if data == nil || err != nil {
 		return nil, err
 	}
+
 	var env codexEnvironment
 	if _, err := toml.Decode(string(data), &env); err != nil {
 		return nil, errs.SetupInvalid(CodexSetupFile, err)
@@ -325,6 +356,7 @@ func readCodexSetup(files setupFiles) (*SetupPart, error) {
 	if strings.TrimSpace(env.Setup.Script) == "" {
 		return nil, nil
 	}
+
 	return &SetupPart{File: CodexSetupFile, Script: env.Setup.Script}, nil
 }
 
@@ -352,6 +384,7 @@ func (a *App) checkSetups(ctx context.Context, add func(check, level, hint, path
 			}
 		}
 	}
+
 	seen := map[string]bool{}
 	for _, tree := range trees {
 		plan, err := a.UnapprovedSetup(ctx, tree)
@@ -359,9 +392,11 @@ func (a *App) checkSetups(ctx context.Context, add func(check, level, hint, path
 			add("setup", LevelProblem, errs.As(err).Hint, tree, "%s", errs.As(err).Msg)
 			continue
 		}
+
 		if plan == nil || seen[plan.SHA256] {
 			continue
 		}
+
 		seen[plan.SHA256] = true
 		add("setup", LevelWarn, "review it with 'git agency setup show', then 'git agency setup approve'", tree,
 			"the setup in %s is not approved: new sandboxes do not run it", plan.Source)

@@ -31,10 +31,12 @@ func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, 
 		return nil, errs.New(errs.ENotRunning, "see 'git agency agent show "+rec.InvocationID+"'",
 			"invocation %s is not running (status %s)", rec.InvocationID, rec.Status)
 	}
+
 	reason := store.ExitStopped
 	if kill {
 		reason = store.ExitKilled
 	}
+
 	rec, err := a.Store.UpdateInvocation(a.LockTimeout, rec.InvocationID, func(r *store.InvocationRecord) error {
 		if r.StopRequested != store.ExitKilled {
 			r.StopRequested = reason
@@ -44,6 +46,7 @@ func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, 
 	if err != nil {
 		return nil, err
 	}
+
 	a.event(rec.InvocationID, reason+"_requested", nil)
 	if rec.Mode == store.ModeHeaded {
 		if err := a.stopHeaded(ctx, rec, kill); err != nil {
@@ -52,6 +55,7 @@ func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, 
 	} else if err := a.signalRunner(rec, kill); err != nil {
 		return nil, err
 	}
+
 	return a.WaitDone(ctx, rec.InvocationID, wait), nil
 }
 
@@ -62,6 +66,7 @@ func (a *App) signalRunner(rec *store.InvocationRecord, kill bool) error {
 	if kill {
 		sig = syscall.SIGKILL
 	}
+
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if rec.PID != nil {
@@ -70,9 +75,11 @@ func (a *App) signalRunner(rec *store.InvocationRecord, kill bool) error {
 			}
 			return nil
 		}
+
 		if time.Now().After(deadline) || !rec.Active() {
 			return nil
 		}
+
 		time.Sleep(50 * time.Millisecond)
 		cur, err := a.Store.ReadInvocation(rec.InvocationID)
 		if err == nil {
@@ -94,9 +101,11 @@ func (a *App) WaitDone(ctx context.Context, inv string, wait time.Duration) *sto
 				return rec
 			}
 		}
+
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return rec
 		}
+
 		time.Sleep(50 * time.Millisecond)
 	}
 }
@@ -107,6 +116,7 @@ func (a *App) StopAndWait(ctx context.Context, rec *store.InvocationRecord, grac
 	if !rec.Active() {
 		return rec, nil
 	}
+
 	r, err := a.Stop(ctx, rec, false, grace)
 	if err != nil && !errs.Is(err, errs.ENotRunning) {
 		return nil, err
@@ -114,6 +124,7 @@ func (a *App) StopAndWait(ctx context.Context, rec *store.InvocationRecord, grac
 	if r != nil && !r.Active() {
 		return r, nil
 	}
+
 	cur, err := a.Store.ReadInvocation(rec.InvocationID)
 	if err != nil {
 		return nil, err
@@ -121,6 +132,7 @@ func (a *App) StopAndWait(ctx context.Context, rec *store.InvocationRecord, grac
 	if !cur.Active() {
 		return cur, nil
 	}
+
 	r, err = a.Stop(ctx, cur, true, 10*time.Second)
 	if err != nil && !errs.Is(err, errs.ENotRunning) {
 		return nil, err
@@ -128,6 +140,7 @@ func (a *App) StopAndWait(ctx context.Context, rec *store.InvocationRecord, grac
 	if r == nil {
 		return a.Store.ReadInvocation(rec.InvocationID)
 	}
+
 	return r, nil
 }
 

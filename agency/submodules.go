@@ -15,14 +15,17 @@ func (a *App) dirtySubmodules(ctx context.Context, tree string) ([]string, error
 	if tree == "" {
 		return nil, nil
 	}
+
 	t := a.Repo.Tree(tree)
 	if !t.MayHoldGitlinks() {
 		return nil, nil
 	}
+
 	st, err := t.Changes(ctx)
 	if err != nil {
 		return nil, gitErr(err)
 	}
+
 	return gitcore.DirtySubmodules(st), nil
 }
 

@@ -44,9 +44,11 @@ func (a *App) diskFullFault() func() error {
 		a.Store.WriteFault = func(string) error { return fault() }
 		return fault
 	}
+
 	if a.Failpoint == nil {
 		return nil
 	}
+
 	return func() error {
 		if a.fail(FPSuperviseLogWrite) != nil {
 			return enospc
@@ -67,13 +69,16 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	if err != nil {
 		return err
 	}
+
 	spec, err := runner.Lookup(a.Config, rec.Runner)
 	if err != nil {
 		spec = runner.Spec{Name: rec.Runner}
 	}
+
 	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: inv,
 		LockTimeout: a.LockTimeout, Spec: spec, Log: log}
 	s.LogWriteFault = a.diskFullFault()
+
 	// The supervisor is in its own session; a stray SIGINT must not kill
 	// it. Notify, not Ignore: an ignored signal would be inherited by the
 	// runner, which then could not be stopped.
@@ -81,12 +86,15 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	signal.Notify(sigs, syscall.SIGINT)
 	defer signal.Stop(sigs)
 	err = s.Run(ctx)
+
 	// This agent's slot is free: the oldest queued invocation takes it.
 	a.DrainQueue(context.WithoutCancel(ctx), a.LockTimeout)
+
 	// With agency.autoLand (or a red verify sent back to the agent), the
 	// finished invocation is verified and landed now.
 	if aerr := a.AfterRun(context.WithoutCancel(ctx), inv); aerr != nil {
 		fmt.Fprintf(log, "after the run: %s\n", errs.As(aerr).Msg)
 	}
+
 	return err
 }

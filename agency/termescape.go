@@ -52,12 +52,15 @@ func escapeTo(b *strings.Builder, p []byte, final bool) int {
 				b.WriteByte('^')
 				b.WriteByte(c + 0x40)
 			}
+
 			i++
 			continue
 		}
+
 		if !final && !utf8.FullRune(p[i:]) {
 			return i
 		}
+
 		r, n := utf8.DecodeRune(p[i:])
 		switch {
 		case r >= 0x80 && r <= 0x9f:
@@ -69,8 +72,10 @@ func escapeTo(b *strings.Builder, p []byte, final bool) int {
 		default:
 			b.Write(p[i : i+n])
 		}
+
 		i += n
 	}
+
 	return i
 }
 
@@ -93,5 +98,6 @@ func (e *termEscaper) Write(p []byte) (int, error) {
 	if _, err := io.WriteString(e.w, b.String()); err != nil {
 		return 0, err
 	}
+
 	return len(p), nil
 }

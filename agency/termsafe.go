@@ -40,6 +40,7 @@ func (f *termFilter) Write(p []byte) (int, error) {
 			i++
 			continue
 		}
+
 		n, keep := escapeAt(buf[i:])
 		if n == 0 {
 			if len(buf)-i < maxEscape {
@@ -48,14 +49,18 @@ func (f *termFilter) Write(p []byte) (int, error) {
 			}
 			n = 1 // not a sequence: drop the ESC
 		}
+
 		if keep && !f.text {
 			out = append(out, buf[i:i+n]...)
 		}
+
 		i += n
 	}
+
 	if _, err := f.w.Write(out); err != nil {
 		return 0, err
 	}
+
 	return len(p), nil
 }
 
@@ -65,6 +70,7 @@ func escapeAt(b []byte) (n int, keep bool) {
 	if len(b) < 2 {
 		return 0, false
 	}
+
 	switch b[1] {
 	case '[':
 		return csiAt(b)
@@ -81,6 +87,7 @@ func escapeAt(b []byte) (n int, keep bool) {
 				return 0, false
 			}
 		}
+
 		return 0, false
 	case '(', ')', '*', '+':
 		if len(b) < 3 {
@@ -90,6 +97,7 @@ func escapeAt(b []byte) (n int, keep bool) {
 	case 'c':
 		return 2, false // full reset
 	}
+
 	return 2, true // ESC 7, ESC 8, ESC =, …
 }
 
@@ -99,18 +107,22 @@ func csiAt(b []byte) (int, bool) {
 	for j < len(b) && b[j] >= 0x30 && b[j] <= 0x3f {
 		j++
 	}
+
 	params := b[2:j]
 	k := j
 	for k < len(b) && b[k] >= 0x20 && b[k] <= 0x2f {
 		k++
 	}
+
 	if k == len(b) {
 		return 0, false
 	}
+
 	final := b[k]
 	if final < 0x40 || final > 0x7e {
 		return k, false // malformed: dropped up to here
 	}
+
 	return k + 1, drawingCSI(params, b[j:k], final)
 }
 
@@ -125,6 +137,7 @@ func drawingCSI(params, inter []byte, final byte) bool {
 	if len(inter) > 0 && final == 'p' {
 		return false // DECRQM
 	}
+
 	switch final {
 	case 'c', 'n', 't', 'x':
 		return false
@@ -136,5 +149,6 @@ func drawingCSI(params, inter []byte, final byte) bool {
 	case 'u':
 		return len(params) == 0 // restore cursor; ?u is a query
 	}
+
 	return true
 }

@@ -49,11 +49,13 @@ func (a *App) dataDirMovedFrom(wt *store.WorktreeRecord) string {
 	if wt.Adopted {
 		return ""
 	}
+
 	here := a.Store.IntegrationWorktreeTreePath(wt.WorktreeID)
 	rel, err := filepath.Rel(a.Store.DataDir, here)
 	if err != nil || !strings.HasSuffix(wt.TreePath, string(filepath.Separator)+rel) {
 		return ""
 	}
+
 	from := strings.TrimSuffix(wt.TreePath, string(filepath.Separator)+rel)
 	if from == a.Store.DataDir {
 		return ""
@@ -61,6 +63,7 @@ func (a *App) dataDirMovedFrom(wt *store.WorktreeRecord) string {
 	if fi, err := os.Stat(here); err != nil || !fi.IsDir() {
 		return ""
 	}
+
 	return from
 }
 
@@ -84,6 +87,7 @@ func movedIn(list []gitcore.Worktree, wt *store.WorktreeRecord) string {
 			return w.Path
 		}
 	}
+
 	return ""
 }
 
@@ -96,20 +100,24 @@ func (a *App) restoreMarker(wt *store.WorktreeRecord) error {
 	if HasMarker(wt.TreePath) {
 		return nil
 	}
+
 	dir := filepath.Join(wt.TreePath, store.AgencyDir)
 	if _, err := os.Lstat(dir); err == nil {
 		temps, ours := markerLeftovers(dir)
 		if !ours {
 			return errs.NoMarker(wt.Name, store.MarkerPath(wt.TreePath), dir)
 		}
+
 		// A WriteMarker killed part way: finish it.
 		for _, t := range temps {
 			_ = os.Remove(t)
 		}
 	}
+
 	if err := WriteMarker(wt.TreePath); err != nil {
 		return err
 	}
+
 	a.warn("", errs.MarkerRestored(wt.Name, wt.TreePath))
 	return nil
 }
@@ -123,6 +131,7 @@ func markerLeftovers(dir string) (temps []string, ours bool) {
 	if err != nil || len(ents) == 0 {
 		return nil, false
 	}
+
 	for _, e := range ents {
 		name := e.Name()
 		switch {
@@ -138,5 +147,6 @@ func markerLeftovers(dir string) (temps []string, ours bool) {
 			return nil, false
 		}
 	}
+
 	return temps, true
 }

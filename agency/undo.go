@@ -57,6 +57,7 @@ func Describe(e store.Operation) string {
 	case store.OpUndo:
 		return fmt.Sprintf("undo of #%d", e.Undoes)
 	}
+
 	return e.Op
 }
 
@@ -76,14 +77,18 @@ func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	res := &UndoResult{}
 	if log.Interrupted != nil {
 		res.Seq, res.Resumed = log.Interrupted.Seq, true
 	}
+
 	u := &undoRun{a: a, res: res, entry: target.Operation}
+
 	if !res.Resumed {
 		res.Seq = store.NextSeq(lines)
 	}
+
 	switch target.Op {
 	case store.OpLand:
 		err = u.land(ctx)
@@ -96,20 +101,24 @@ func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
 	default:
 		err = errs.Internal("operation #%d: unknown kind %q", target.Seq, target.Op)
 	}
+
 	if err != nil {
 		if e := (*errs.Error)(nil); res.Resumed && errors.As(err, &e) {
 			return nil, e.With(fmt.Sprintf("undo #%d of #%d was interrupted and must finish before any other undo", res.Seq, target.Seq))
 		}
 		return nil, err
 	}
+
 	if _, err := a.Store.AppendOperation(u.undoLine(store.UndoDone)); err != nil {
 		return nil, err
 	}
+
 	res.Undone = *target
 	res.Undone.UndoneBy, res.Undone.UndoState = res.Seq, store.UndoDone
 	if lines, err := a.Store.ReadOplog(); err == nil {
 		res.Next = store.FoldOplog(lines).Next()
 	}
+
 	return res, nil
 }
 
@@ -163,5 +172,6 @@ func (u *undoRun) invocation() (*store.InvocationRecord, error) {
 		}
 		return nil, errs.StoreCorrupt(u.a.Store.InvocationMetaPath(u.entry.InvocationID), err)
 	}
+
 	return rec, nil
 }

@@ -28,6 +28,7 @@ func (u *undoRun) land(ctx context.Context) error {
 	if rec.Active() {
 		return errs.InvocationRunning(rec.InvocationID, "undo the land of")
 	}
+
 	wt, err := a.WorktreeByID(e.WorktreeID)
 	if err != nil {
 		return err
@@ -38,11 +39,13 @@ func (u *undoRun) land(ctx context.Context) error {
 	if err := a.CheckOnBranch(ctx, wt); err != nil {
 		return err
 	}
+
 	integ := a.Repo.Tree(wt.TreePath)
 	head, err := integ.Head(ctx)
 	if err != nil {
 		return gitErr(err)
 	}
+
 	// move: the branch goes back, then index and files follow it; files:
 	// only index and files (an undo killed between the two).
 	move, files := false, false
@@ -74,6 +77,7 @@ func (u *undoRun) land(ctx context.Context) error {
 			return errs.UndoLandGone(rec.InvocationID, wt.Branch)
 		}
 	}
+
 	r := e.Restore
 	if err := u.checkSandboxRestore(ctx, r); err != nil {
 		return err
@@ -82,6 +86,7 @@ func (u *undoRun) land(ctx context.Context) error {
 	if err := u.begin(); err != nil {
 		return err
 	}
+
 	// The branch first, by compare-and-swap: when someone committed since
 	// the check above, it fails and nothing was touched.
 	if move {
@@ -92,22 +97,27 @@ func (u *undoRun) land(ctx context.Context) error {
 			}
 			return gitErr(err)
 		}
+
 		if err := a.fail(FPUndoAfterRef); err != nil {
 			return err
 		}
 	}
+
 	if files {
 		if err := integ.SwitchFiles(ctx, e.After, e.Before); err != nil {
 			// Put the branch back: the undo leaves nothing changed.
 			if move && integ.MoveHead(ctx, e.Before, e.After, "agency: undo of the land of "+rec.InvocationID+" failed; branch put back") == nil {
 				u.abort()
 			}
+
 			if blocked := (*gitcore.BlockedError)(nil); errors.As(err, &blocked) {
 				return errs.UndoDirtyIntegration(wt.Name, wt.TreePath).With(blocked.Paths...)
 			}
+
 			return gitErr(err)
 		}
 	}
+
 	if err := a.fail(FPUndoAfterBranch); err != nil {
 		return err
 	}
@@ -122,6 +132,7 @@ func (u *undoRun) land(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+
 	a.event(rec.InvocationID, "land_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq,
 		"before": e.Before, "after": e.After, "moved": move})
 	return a.fail(FPUndoAfterRecord)
@@ -135,12 +146,14 @@ func (u *undoRun) discard(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+
 	// "" is a queued invocation's: back in the queue.
 	was := e.LandingStatus
 	s := store.Deref(rec.LandingStatus)
 	if s != store.LandingDiscarded && s != was {
 		return errs.UndoStatusChanged(rec.InvocationID, store.LandingDiscarded, s)
 	}
+
 	if s == was && !u.resume() {
 		// The discard failed (or was killed) after it logged itself and
 		// before it marked the record: with the tree still there, there
@@ -150,6 +163,7 @@ func (u *undoRun) discard(ctx context.Context) error {
 			return nil
 		}
 	}
+
 	r := e.Restore
 	if err := u.checkSandboxRestore(ctx, r); err != nil {
 		return err
@@ -170,6 +184,7 @@ func (u *undoRun) discard(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+
 	a.event(rec.InvocationID, "discard_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq})
 	return a.fail(FPUndoAfterRecord)
 }
@@ -182,6 +197,7 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+
 	rec = a.reconcileLocked(ctx, rec)
 	if rec.Active() {
 		return errs.CheckpointApplyRunning(rec.InvocationID)
@@ -189,29 +205,35 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 	if err := a.sandboxPresent(rec); err != nil {
 		return err
 	}
+
 	r := e.Restore
 	if r == nil {
 		return errs.UndoExpired(u.what(), "the saved state (an entry without one)")
 	}
+
 	tree := a.Store.SandboxTreePath(rec.InvocationID)
 	if head, err := a.Repo.Tree(tree).Head(ctx); err != nil {
 		return gitErr(err)
 	} else if head != r.Head {
 		return errs.UndoBranchMoved(u.what(), "HEAD of the sandbox", r.Head, head)
 	}
+
 	if err := u.checkSnapshot(ctx, r); err != nil {
 		return err
 	}
+
 	if !u.resume() {
 		// The sandbox must hold exactly what the apply left there.
 		snap, err := a.snapshotSandbox(ctx, tree, nil)
 		if err != nil {
 			return err
 		}
+
 		want, err := a.Repo.TreeOf(ctx, e.AppliedCommit)
 		if err != nil {
 			return errs.UndoExpired(u.what(), "checkpoint "+fmt.Sprint(e.Applied))
 		}
+
 		if len(snap.Denied) == 0 && snap.Tree != want {
 			// The apply failed (or was killed) after it logged itself and
 			// before it changed the files: nothing to undo.
@@ -219,23 +241,28 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 			if r.Commit != "" {
 				before, _ = a.Repo.TreeOf(ctx, r.Commit)
 			}
+
 			if snap.Tree == before {
 				u.note("the checkpoint apply never finished: the sandbox of %s is as it was before; nothing to undo", rec.InvocationID)
 				return nil
 			}
 		}
+
 		if len(snap.Denied) > 0 || snap.Tree != want {
 			return errs.UndoSandboxChanged(rec.InvocationID)
 		}
 	}
+
 	if err := u.begin(); err != nil {
 		return err
 	}
+
 	cl, err := a.Store.LockCheckpoints(rec.InvocationID, checkpoint.LockTimeout)
 	if err != nil {
 		return err
 	}
 	defer cl.Unlock()
+
 	// Untracked files checkpoints leave out are in neither checkpoint: they
 	// stay where they are, as the apply left them.
 	st, err := a.Repo.Tree(tree).Status(ctx)
@@ -248,6 +275,7 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 	if err := a.fail(FPUndoAfterTree); err != nil {
 		return err
 	}
+
 	a.event(rec.InvocationID, "checkpoint_apply_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq,
 		"restored_checkpoint": r.Checkpoint})
 	return nil
@@ -266,6 +294,7 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 		}
 		return err
 	}
+
 	if wt.State != store.StateArchived && !u.resume() {
 		if _, err := os.Stat(wt.TreePath); err == nil {
 			// rm failed (or was killed) after it logged itself and before
@@ -275,20 +304,24 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 			return nil
 		}
 	}
+
 	if !wt.Adopted {
 		if err := store.CheckInside(a.Store.IntegrationWorktreeDir(wt.WorktreeID), wt.TreePath); err != nil {
 			return err
 		}
 	}
+
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {
 		return errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
 	}
+
 	for _, o := range list {
 		if o.Record != nil && o.ID != wt.WorktreeID && o.Record.State == store.StatePresent && o.Record.Name == wt.Name {
 			return errs.NameTaken(wt.Name, o.ID)
 		}
 	}
+
 	r := e.Restore
 	if err := u.checkRestore(ctx, r, wt.TreePath); err != nil {
 		return err
@@ -299,6 +332,7 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 	if err := u.begin(); err != nil {
 		return err
 	}
+
 	remove := func() error {
 		if err := a.Repo.WorktreeRemove(ctx, wt.TreePath, true); err != nil && !wt.Adopted {
 			return store.RemoveAllInside(a.Store.IntegrationWorktreeDir(wt.WorktreeID), wt.TreePath)
@@ -311,15 +345,19 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 	if err := WriteMarker(wt.TreePath); err != nil {
 		return err
 	}
+
 	if len(r.NotKept) > 0 {
 		u.note("not restored (denylisted or nested repositories, never saved): %v", r.NotKept)
 	}
+
 	if err := a.fail(FPUndoAfterTree); err != nil {
 		return err
 	}
+
 	wt.State, wt.ArchivedAt = store.StatePresent, ""
 	if err := a.Store.WriteWorktree(wt); err != nil {
 		return err
 	}
+
 	return a.fail(FPUndoAfterRecord)
 }

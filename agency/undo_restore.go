@@ -22,6 +22,7 @@ func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore, path strin
 	if r == nil {
 		return errs.UndoExpired(u.what(), "the saved state (an entry without one)")
 	}
+
 	tip, err := u.a.Repo.RevParse(ctx, "refs/heads/"+r.Branch)
 	if err != nil || r.Head == "" {
 		return errs.UndoExpired(u.what(), "branch "+r.Branch)
@@ -29,15 +30,18 @@ func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore, path strin
 	if tip != r.Head {
 		return errs.UndoBranchMoved(u.what(), r.Branch, r.Head, tip)
 	}
+
 	wts, err := u.a.Repo.Worktrees(ctx)
 	if err != nil {
 		return gitErr(err)
 	}
+
 	for _, w := range wts {
 		if w.Branch == "refs/heads/"+r.Branch && !w.Prunable && filepath.Clean(w.Path) != filepath.Clean(path) {
 			return errs.UndoBranchCheckedOut(u.what(), r.Branch, w.Path)
 		}
 	}
+
 	return u.checkSnapshot(ctx, r)
 }
 
@@ -47,6 +51,7 @@ func (u *undoRun) checkSnapshot(ctx context.Context, r *store.Restore) error {
 	if r.Commit == "" {
 		return nil
 	}
+
 	missing := "snapshot " + ShortSHA(r.Commit)
 	if r.Ref != "" {
 		missing = r.Ref
@@ -54,9 +59,11 @@ func (u *undoRun) checkSnapshot(ctx context.Context, r *store.Restore) error {
 			return errs.UndoExpired(u.what(), missing)
 		}
 	}
+
 	if _, err := u.a.Repo.RevParse(ctx, r.Commit); err != nil {
 		return errs.UndoExpired(u.what(), missing)
 	}
+
 	return nil
 }
 
@@ -70,6 +77,7 @@ func (u *undoRun) checkSandboxRestore(ctx context.Context, r *store.Restore) err
 	if _, err := os.Stat(tree); err == nil && !u.resume() {
 		return errs.UndoTreeExists(u.what(), tree)
 	}
+
 	return nil
 }
 
@@ -81,14 +89,17 @@ func (u *undoRun) checkSandboxRestore(ctx context.Context, r *store.Restore) err
 // leaves it to git.
 func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restore, remove func() error, sparse *gitcore.Sparse) error {
 	a := u.a
+
 	if _, err := os.Stat(path); err == nil {
 		if err := remove(); err != nil {
 			return err
 		}
 	}
+
 	if err := a.pruneOurs(ctx, path); err != nil {
 		return err
 	}
+
 	if sparse == nil {
 		if err := a.Repo.WorktreeAddExisting(ctx, path, r.Branch); err != nil {
 			return gitErr(err)
@@ -96,9 +107,11 @@ func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restor
 	} else if err := a.checkoutSparse(ctx, path, r.Branch, *sparse); err != nil {
 		return err
 	}
+
 	if r.Commit == "" {
 		return nil
 	}
+
 	return a.resetFiles(ctx, path, r.Commit, nil) // a new checkout: nothing untracked yet
 }
 
@@ -116,11 +129,13 @@ func (a *App) resetFiles(ctx context.Context, path, commit string, keep []string
 	if commit != "" {
 		steps = append(steps, func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) }, tree.ResetIndex)
 	}
+
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return gitErr(err)
 		}
 	}
+
 	return nil
 }
 
@@ -136,6 +151,7 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 	if err := os.MkdirAll(a.Store.SandboxLogsDir(inv), 0o700); err != nil {
 		return errs.IO("create", a.Store.SandboxLogsDir(inv), err)
 	}
+
 	// A sandbox made sparse (not --full) gets the integration tree's
 	// patterns again, as a new sandbox would.
 	sparse := &gitcore.Sparse{}
@@ -148,9 +164,11 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 			sparse = &sp
 		}
 	}
+
 	if err := u.recreateTree(ctx, tree, r, func() error { return a.RemoveSandboxTree(ctx, rec) }, sparse); err != nil {
 		return err
 	}
+
 	// Reads may hold the record as finished with its tree gone.
 	if err := a.Store.FinishedRecordsChanged(); err != nil {
 		return err
@@ -161,9 +179,11 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 	if state := filepath.Join(tree, store.AgencyDir, "state"); os.MkdirAll(state, 0o755) != nil {
 		return errs.IO("create", state, os.ErrPermission)
 	}
+
 	if len(r.NotKept) > 0 {
 		u.note("not restored (denylisted, never saved): %v", r.NotKept)
 	}
+
 	// The ignored files .worktreeinclude lists went with the tree: copy
 	// them again, as into a new sandbox (a failure is only said).
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.State == store.StatePresent {
@@ -171,6 +191,7 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 			u.note("the files %s lists were not copied again: %s", IncludeFile, errs.As(err).Msg)
 		}
 	}
+
 	return a.fail(FPUndoAfterTree)
 }
 
@@ -182,10 +203,12 @@ func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reas
 	if tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err == nil {
 		r.Head = tip
 	}
+
 	tree := a.sandboxTree(rec)
 	if tree == "" {
 		return r, nil
 	}
+
 	o := a.checkpointOptions(rec, reason)
 	o.SandboxPath = tree
 	o.IncludeUntracked = true
@@ -196,15 +219,18 @@ func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reas
 		o.Exclude = e.Detail
 		cp, err = checkpoint.Take(ctx, o)
 	}
+
 	if err != nil {
 		return nil, err
 	}
+
 	n := 0
 	if cp != nil {
 		n = cp.ID
 	} else if n, err = a.latestCheckpoint(ctx, rec.InvocationID); err != nil {
 		return nil, err
 	}
+
 	if n > 0 {
 		// Unchanged since checkpoint n: it holds the state.
 		r.Checkpoint, r.Ref = n, store.SnapshotRef(rec.InvocationID, n)
@@ -212,6 +238,7 @@ func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reas
 			return nil, gitErr(err)
 		}
 	}
+
 	return r, nil
 }
 
@@ -223,10 +250,12 @@ func (a *App) planUndoRefs(ctx context.Context, cutoff time.Time) []GCItem {
 	if err != nil || len(refs) == 0 {
 		return nil
 	}
+
 	log, err := a.Oplog()
 	if err != nil {
 		return nil
 	}
+
 	var out []GCItem
 	for _, r := range refs {
 		seq, _ := strconv.Atoi(strings.TrimPrefix(r.Name, store.UndoRefPrefix))
@@ -237,13 +266,16 @@ func (a *App) planUndoRefs(ctx context.Context, cutoff time.Time) []GCItem {
 			out = append(out, it)
 			continue
 		}
+
 		when := firstTime(&e.Time)
 		if when.IsZero() || when.After(cutoff) {
 			continue
 		}
+
 		it.Reason = fmt.Sprintf("%s %s ago (undo can no longer restore its uncommitted changes)", Describe(e.Operation), roundAge(a.Now().Sub(when)))
 		out = append(out, it)
 	}
+
 	return out
 }
 
@@ -254,10 +286,12 @@ func (a *App) undoRefNeeded(ref string) bool {
 	if err != nil {
 		return true
 	}
+
 	for _, e := range log.Entries {
 		if e.Restore != nil && e.Restore.Ref == ref {
 			return true
 		}
 	}
+
 	return false
 }

@@ -16,14 +16,17 @@ func (a *App) undoTarget() ([]store.Operation, *store.Oplog, *store.OplogEntry, 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+
 	log := store.FoldOplog(lines)
 	target := log.Next()
 	if log.Interrupted != nil {
 		target = log.Entry(log.Interrupted.Undoes)
 	}
+
 	if target == nil {
 		return nil, nil, nil, errs.NothingToUndo()
 	}
+
 	return lines, log, target, nil
 }
 
@@ -41,16 +44,19 @@ func (a *App) SkipUndo(ctx context.Context) (*UndoResult, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	u := &undoRun{a: a, res: &UndoResult{Seq: store.NextSeq(lines)}, entry: target.Operation}
 	if _, err := a.Store.AppendOperation(u.undoLine(store.UndoSkipped)); err != nil {
 		return nil, err
 	}
+
 	res := u.res
 	res.Undone = *target
 	res.Undone.UndoneBy, res.Undone.UndoState = res.Seq, store.UndoSkipped
 	if lines, err := a.Store.ReadOplog(); err == nil {
 		res.Next = store.FoldOplog(lines).Next()
 	}
+
 	return res, nil
 }
 
@@ -60,6 +66,7 @@ func (a *App) checkoutSparse(ctx context.Context, path, branch string, sp gitcor
 	if err := a.Repo.WorktreeAddExistingNoCheckout(ctx, path, branch); err != nil {
 		return gitErr(err)
 	}
+
 	t := a.Repo.Tree(path)
 	if sp.Enabled {
 		if err := t.SparseCheckoutSet(ctx, sp); err != nil {
@@ -71,11 +78,13 @@ func (a *App) checkoutSparse(ctx context.Context, path, branch string, sp gitcor
 		if err != nil {
 			return gitErr(err)
 		}
+
 		if got.Enabled {
 			if err := t.SparseCheckoutDisable(ctx); err != nil {
 				return gitErr(err)
 			}
 		}
 	}
+
 	return gitErr(t.CheckoutHead(ctx))
 }

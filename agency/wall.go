@@ -24,6 +24,7 @@ func (a *App) isolation(ctx context.Context) (string, error) {
 	if ws.Mode == wall.IsolateOff {
 		return wall.IsolationNone, nil
 	}
+
 	return a.isolationFrom(ws, wall.Probe(ctx))
 }
 
@@ -38,6 +39,7 @@ func (a *App) isolationAhead(ctx context.Context) (func() (string, error), error
 	if err != nil {
 		return nil, err
 	}
+
 	if ws.Mode != wall.IsolateAuto {
 		iso, err := a.isolation(ctx)
 		if err != nil {
@@ -45,6 +47,7 @@ func (a *App) isolationAhead(ctx context.Context) (func() (string, error), error
 		}
 		return func() (string, error) { return iso, nil }, nil
 	}
+
 	probe := wall.ProbeAhead(ctx)
 	var (
 		once   sync.Once
@@ -65,9 +68,11 @@ func (a *App) isolationFrom(ws wall.Settings, check wall.Check) (string, error) 
 	if iso == wall.IsolateBwrap {
 		warning = wall.ProcLimitWarning(ws)
 	}
+
 	if warning != nil && a.Warn != nil {
 		a.Warn(warning)
 	}
+
 	return iso, err
 }
 
@@ -81,10 +86,12 @@ func (a *App) checkWall(ctx context.Context, add addFinding) {
 		add("config", LevelProblem, e.Hint, "", "%s (agent start fails with E_CONFIG)", e.Msg)
 		return
 	}
+
 	if ws.Mode == wall.IsolateOff {
 		add("wall", LevelWarn, "git config agency.isolate auto walls them where bubblewrap works", "", "agency.isolate is off: agents run unwalled and can change anything you can")
 		return
 	}
+
 	check := wall.Probe(ctx)
 	switch {
 	case check.OK():
@@ -132,11 +139,13 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 	if err := a.fail(FPStartWall); err != nil {
 		return err
 	}
+
 	a.makeGitDirs()
 	w, err := a.Wall(ctx, rec)
 	if err != nil {
 		return err
 	}
+
 	return wall.Try(ctx, w)
 }
 

@@ -46,6 +46,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	if !store.ValidName(opts.Name) {
 		return nil, errs.InvalidName(opts.Name)
 	}
+
 	parent := opts.Parent
 	if parent == "" {
 		b, err := a.currentBranch(ctx, a.Repo.Toplevel)
@@ -55,8 +56,10 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		if b == "" {
 			return nil, errs.DetachedHead()
 		}
+
 		parent = b
 	}
+
 	if _, err := a.Repo.RevParse(ctx, parent); err != nil {
 		if ok, _ := a.Repo.BranchExists(ctx, parent); ok || opts.Parent == "" {
 			// An unborn branch: it has no commit to start from.
@@ -64,16 +67,20 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 		}
 		return nil, errs.BranchNotFound(parent)
 	}
+
 	check := a.checkTrackedChanges(ctx, a.Repo.Toplevel)
 	defer check.stop()
+
 	// Whatever fails before the check has answered waits for it: a tree
 	// with changes is refused first, as when it was checked first.
 	first := func(err error) error { return a.dirtyParentFirst(ctx, check, a.Repo.Toplevel, err) }
+
 	// A bad .worktreeinclude is refused before anything is made.
 	include, err := a.IncludePatterns(a.Repo.Toplevel)
 	if err != nil {
 		return nil, first(err)
 	}
+
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, first(err)
@@ -89,15 +96,18 @@ func (a *App) createWorktreeLocked(ctx context.Context, opts CreateWorktreeOptio
 	if err != nil {
 		return nil, first(errs.IO("scan", a.Store.IntegrationWorktreesDir(), err))
 	}
+
 	for _, e := range list {
 		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.Name == opts.Name {
 			return nil, first(errs.NameTaken(opts.Name, e.ID))
 		}
 	}
+
 	id, err := store.MkdirID(a.Store.IntegrationWorktreesDir(), a.Now())
 	if err != nil {
 		return nil, first(err)
 	}
+
 	recordDir := a.Store.IntegrationWorktreeDir(id)
 	tree := a.Store.IntegrationWorktreeTreePath(id)
 	branch := "agency/" + opts.Name + "-" + store.ShortID(id)
@@ -114,15 +124,19 @@ func (a *App) createWorktreeLocked(ctx context.Context, opts CreateWorktreeOptio
 	if a.branchExists(ctx, branch) {
 		return nil, withCleanup(first(errs.New(errs.ENameTaken, "delete or rename that branch, or choose another name", "branch %q already exists", branch)), cleanup())
 	}
+
 	addCtx, release := check.stopOnFound(ctx)
 	sparse, err := a.addTree(addCtx, a.Repo.Toplevel, tree, branch, parent, opts.Full)
 	release()
+
 	// git may have left a branch or registration behind before failing
 	// (or being stopped because the tree has changes).
 	worktreeAdded = true
+
 	if err := first(err); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	rec := &store.WorktreeRecord{
 		SchemaVersion: store.SchemaVersion,
 		WorktreeID:    id,
@@ -139,6 +153,7 @@ func (a *App) createWorktreeLocked(ctx context.Context, opts CreateWorktreeOptio
 	if err := a.finishWorktree(ctx, rec, include); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
+
 	return rec, nil
 }
 
@@ -158,11 +173,13 @@ func (a *App) finishWorktree(ctx context.Context, rec *store.WorktreeRecord, inc
 	if err := a.fail(FPCreateAfterMarker); err != nil {
 		return err
 	}
+
 	// Ignored files the user listed come from the tree we run in.
 	included, err := a.includeIntoTree(ctx, include, a.Repo.Toplevel, rec.TreePath, nil)
 	if err != nil {
 		return err
 	}
+
 	rec.Include = included
 	return a.Store.WriteWorktreeThen(rec, func() error { return a.fail(FPCreateRecordSync) })
 }
@@ -180,6 +197,7 @@ func WriteMarker(tree string) error {
 	if err := store.WriteFileAtomic(store.MarkerPath(tree), []byte("# git-agency integration worktree: agents never run here.\n"), 0o644); err != nil {
 		return err
 	}
+
 	return nil
 }
 
@@ -214,12 +232,14 @@ func (a *App) ListWorktrees(all bool) ([]store.WorktreeEntry, error) {
 	if all {
 		return list, nil
 	}
+
 	var out []store.WorktreeEntry
 	for _, e := range list {
 		if e.Record != nil && e.Record.State == store.StatePresent {
 			out = append(out, e)
 		}
 	}
+
 	return out, nil
 }
 
@@ -231,14 +251,17 @@ func (a *App) ResolveWorktree(query string, all bool) (*store.WorktreeEntry, err
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
 	}
+
 	i, err := store.Resolve("worktree", query, store.WorktreeCandidates(list), store.ResolveOptions{All: all})
 	if err != nil {
 		return nil, err
 	}
+
 	e := list[i]
 	if e.Broken {
 		return nil, BrokenWorktree(e)
 	}
+
 	return &e, nil
 }
 
@@ -257,6 +280,7 @@ func (a *App) ResolvePresentWorktree(query string) (*store.WorktreeRecord, error
 	if e.Record.State != store.StatePresent {
 		return nil, errs.Archived(e.Record.Name, e.ID)
 	}
+
 	return e.Record, nil
 }
 
@@ -268,11 +292,13 @@ func (a *App) Editor(flag string) (string, error) {
 	if v, ok := a.Config.Get("agency.editor"); ok && v != "" {
 		return v, nil
 	}
+
 	for _, k := range []string{"VISUAL", "EDITOR"} {
 		if v := a.Getenv(k); v != "" {
 			return v, nil
 		}
 	}
+
 	return "", errs.NoEditor()
 }
 
@@ -303,6 +329,7 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 	if err := a.treeGoneErr(ctx, wt); err != nil {
 		return err
 	}
+
 	br, err := a.currentBranch(ctx, wt.TreePath)
 	if err != nil {
 		return gitErr(err)
@@ -310,12 +337,14 @@ func (a *App) CheckOnBranch(ctx context.Context, wt *store.WorktreeRecord) error
 	if br == wt.Branch {
 		return nil
 	}
+
 	if br != "" {
 		if ok, err := a.Repo.BranchExists(ctx, wt.Branch); err == nil && !ok {
 			return errs.WrongBranchRenamed(wt.Name, wt.TreePath, br, wt.Branch)
 		}
 		return errs.WrongBranch(wt.Name, wt.TreePath, "branch "+br, wt.Branch)
 	}
+
 	return errs.WrongBranch(wt.Name, wt.TreePath, "a detached HEAD", wt.Branch)
 }
 
@@ -359,6 +388,7 @@ func (a *App) WorktreeHere() string {
 	if top == "" {
 		return ""
 	}
+
 	if !HasMarker(top) {
 		// One file read: most commands run elsewhere. A linked tree without
 		// the marker may still be ours after a `git clean -x` (agent start
@@ -367,15 +397,18 @@ func (a *App) WorktreeHere() string {
 			return ""
 		}
 	}
+
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {
 		return ""
 	}
+
 	for _, e := range list {
 		if r := e.Record; r != nil && r.State == store.StatePresent && samePath(r.TreePath, top) {
 			return r.WorktreeID
 		}
 	}
+
 	return ""
 }
 
@@ -396,9 +429,11 @@ func (a *App) SandboxPath(query string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+
 	tree := a.sandboxTree(rec)
 	if tree == "" {
 		return "", sandboxGone(rec, a.Store.SandboxTreePath(rec.InvocationID))
 	}
+
 	return tree, nil
 }

@@ -23,17 +23,20 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	if err != nil {
 		return nil, err
 	}
+
 	// Running agents: refused, or with --force stopped (5s, then killed).
 	// Nothing is discarded yet: that waits until the tree is gone.
 	stopped, err := a.beforeWorktreeRemoveInvocations(ctx, rec, opts.Force)
 	if err != nil {
 		return nil, err
 	}
+
 	ctx, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+
 	// Re-read under the lock: another command may have removed it meanwhile.
 	cur, err := a.Store.ReadWorktree(rec.WorktreeID)
 	if err != nil {
@@ -42,7 +45,9 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	if cur.State != store.StatePresent {
 		return nil, errs.Archived(cur.Name, cur.WorktreeID)
 	}
+
 	rec = cur
+
 	// An agent started since the check above keeps the tree.
 	running, err := a.activeInvocationsLocked(ctx, rec.WorktreeID)
 	if err != nil {
@@ -51,12 +56,14 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 	if len(running) > 0 {
 		return nil, errs.HasInvocations(rec.Name, running)
 	}
+
 	if !rec.Adopted {
 		// Never let an edited record point git worktree remove elsewhere.
 		if err := store.CheckInside(a.Store.IntegrationWorktreeDir(rec.WorktreeID), rec.TreePath); err != nil {
 			return nil, err
 		}
 	}
+
 	kept, keptSubs := "", []string(nil)
 	if _, err := os.Stat(rec.TreePath); err == nil {
 		if opts.Force {
@@ -69,6 +76,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 				return nil, err
 			}
 		}
+
 		if !opts.Force {
 			dirty, err := a.Repo.Tree(rec.TreePath).IsDirty(ctx)
 			if err != nil {
@@ -78,6 +86,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 				return nil, a.dirtyErr(ctx, rec.TreePath, errs.DirtyWorktree(rec.Name))
 			}
 		}
+
 		// Commits made on a detached HEAD would go with the tree: keep them.
 		if kept, err = a.keepTreeHead(ctx, rec.TreePath, rec.WorktreeID); err != nil {
 			return nil, err
@@ -85,6 +94,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 		if keptSubs, err = a.keepSubmoduleHeads(ctx, rec.TreePath, rec.WorktreeID); err != nil {
 			return nil, err
 		}
+
 		if err := a.Repo.WorktreeRemove(ctx, rec.TreePath, opts.Force); err != nil {
 			// Changed since the check above: git refused, and says why only
 			// in words, so look again.
@@ -93,6 +103,7 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 					return nil, a.dirtyErr(ctx, rec.TreePath, errs.DirtyWorktree(rec.Name))
 				}
 			}
+
 			return nil, gitErr(err)
 		}
 	} else {
@@ -102,19 +113,23 @@ func (a *App) RemoveWorktree(ctx context.Context, opts RemoveWorktreeOptions) (*
 			return nil, err
 		}
 	}
+
 	rec.State = store.StateArchived
 	rec.ArchivedAt = a.now()
 	if err := a.Store.WriteWorktree(rec); err != nil {
 		return nil, err
 	}
+
 	res := &RemoveWorktreeResult{Worktree: rec, KeptRef: kept, KeptSubmodules: keptSubs}
 	res.Discarded, res.Kept, err = a.afterWorktreeRemoveInvocations(ctx, rec, stopped)
+
 	// Its queued invocations can never start now: they leave the queue,
 	// and the slots its stopped agents held go to others.
 	a.drainQueueLocked(ctx)
 	if err != nil {
 		return res, err
 	}
+
 	return res, nil
 }
 
@@ -127,6 +142,7 @@ func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) ([]strin
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
+
 	for _, e := range list {
 		if e.Record == nil || e.Record.IntegrationWorktreeID != wtID || !e.Record.Active() {
 			continue
@@ -135,6 +151,7 @@ func (a *App) activeInvocationsLocked(ctx context.Context, wtID string) ([]strin
 			out = append(out, r.InvocationID)
 		}
 	}
+
 	return out, nil
 }
 
@@ -150,6 +167,7 @@ func (a *App) UndoCreateWorktree(ctx context.Context, rec *store.WorktreeRecord)
 		return "", err
 	}
 	defer unlock()
+
 	if err := store.CheckInside(a.Store.IntegrationWorktreeDir(rec.WorktreeID), rec.TreePath); err != nil {
 		return "", err
 	}
@@ -159,6 +177,7 @@ func (a *App) UndoCreateWorktree(ctx context.Context, rec *store.WorktreeRecord)
 	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, "refs/heads/"+rec.Branch, "refs/heads/"+rec.Branch); err != nil || !ok {
 		return "its branch " + rec.Branch + " has commits of its own", gitErr(err)
 	}
+
 	running, err := a.activeInvocationsLocked(ctx, rec.WorktreeID)
 	if err != nil {
 		return "its invocation records cannot be read", err
@@ -175,6 +194,7 @@ func (a *App) UndoCreateWorktree(ctx context.Context, rec *store.WorktreeRecord)
 	if err := a.Repo.DeleteBranch(ctx, rec.Branch, true); err != nil {
 		return "", gitErr(err)
 	}
+
 	return "", store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), a.Store.IntegrationWorktreeDir(rec.WorktreeID))
 }
 
@@ -189,6 +209,7 @@ func (a *App) beforeWorktreeRemoveInvocations(ctx context.Context, wt *store.Wor
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.InvocationsDir(), err)
 	}
+
 	var running []*store.InvocationRecord
 	var ids []string
 	for _, e := range list {
@@ -200,14 +221,17 @@ func (a *App) beforeWorktreeRemoveInvocations(ctx context.Context, wt *store.Wor
 			ids = append(ids, rec.InvocationID)
 		}
 	}
+
 	if len(running) > 0 && !force {
 		return nil, errs.HasInvocations(wt.Name, ids)
 	}
+
 	for _, rec := range running {
 		if _, err := a.StopAndWait(ctx, rec, StopGrace); err != nil {
 			return nil, err
 		}
 	}
+
 	return ids, nil
 }
 
@@ -223,23 +247,27 @@ func (a *App) afterWorktreeRemoveInvocations(ctx context.Context, wt *store.Work
 		}
 		discarded = append(discarded, id)
 	}
+
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
 		// The tree is gone already: say the list of kept sandboxes is
 		// unknown rather than fail a removal that happened.
 		a.warn("", errs.IO("scan", a.Store.InvocationsDir(), err))
 	}
+
 	for _, e := range list {
 		r := e.Record
 		if r == nil || r.IntegrationWorktreeID != wt.WorktreeID || isStopped[r.InvocationID] {
 			continue
 		}
+
 		if store.Deref(r.LandingStatus) == store.LandingPending {
 			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err == nil {
 				kept = append(kept, r.InvocationID)
 			}
 		}
 	}
+
 	return discarded, kept, nil
 }
 
@@ -252,6 +280,7 @@ func (a *App) logWorktreeRemoveLocked(ctx context.Context, rec *store.WorktreeRe
 	if err != nil {
 		return err
 	}
+
 	op := store.Operation{Seq: store.NextSeq(lines), Op: store.OpWorktreeRemove, WorktreeID: rec.WorktreeID,
 		WorktreeName: rec.Name, Branch: rec.Branch, TreePath: rec.TreePath, Stopped: stopped}
 	deny := checkpoint.DenylistFromConfig(a.Config)
@@ -263,20 +292,24 @@ func (a *App) logWorktreeRemoveLocked(ctx context.Context, rec *store.WorktreeRe
 			snap.Denied = denied
 		}
 	}
+
 	if err != nil {
 		return gitErr(err)
 	}
+
 	r := &store.Restore{Branch: rec.Branch, Head: snap.Head, NotKept: append(snap.Denied, snap.Nested...)}
 	if snap.Tree != snap.HeadTree {
 		commit, err := a.Repo.CommitTree(ctx, snap.Tree, snap.Head, "agency: worktree rm --force "+rec.Name)
 		if err != nil {
 			return gitErr(err)
 		}
+
 		r.Commit, r.Ref = commit, store.UndoRef(op.Seq)
 		if err := a.Repo.UpdateRef(ctx, r.Ref, commit); err != nil {
 			return gitErr(err)
 		}
 	}
+
 	op.Restore = r
 	_, err = a.Store.AppendOperation(op)
 	return err

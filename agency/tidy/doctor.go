@@ -64,6 +64,7 @@ func (a *Tidier) Doctor(ctx context.Context) []Finding {
 	a.checkRecordFiles(add, invs)
 	a.checkUndo(add)
 	a.checkEscapes(ctx, add, records)
+
 	// The repository's own checks say they ran and found nothing, whatever
 	// the environment's checks above found (a missing runner program).
 	problems := 0
@@ -72,9 +73,11 @@ func (a *Tidier) Doctor(ctx context.Context) []Finding {
 			problems++
 		}
 	}
+
 	if problems == 0 {
 		add("records", LevelOK, "", a.Store.RepoDir(), "%d worktree(s), %d invocation(s), no leftovers", len(wts), len(invs))
 	}
+
 	return out
 }
 
@@ -104,6 +107,7 @@ func (a *Tidier) checkRunners(ctx context.Context, add addFinding) {
 	if v, ok := a.Config.Get("agency.defaultRunner"); ok && v != "" {
 		def = v
 	}
+
 	inWall := a.runnerWall(ctx)
 	for _, name := range runner.Names(a.Config) {
 		spec, err := runner.Lookup(a.Config, name)
@@ -111,6 +115,7 @@ func (a *Tidier) checkRunners(ctx context.Context, add addFinding) {
 			add("runner", LevelProblem, "fix git config agency.runner."+name+".*", "", "runner %s: %v", name, err)
 			continue
 		}
+
 		p, err := spec.Find()
 		_, configured := a.Config.Get("agency.runner." + name + ".command")
 		switch {
@@ -133,18 +138,22 @@ func (a *Tidier) checkWorktreeRecords(ctx context.Context, add addFinding) []sto
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.IntegrationWorktreesDir(), "cannot scan worktree records: %v", err)
 	}
+
 	for _, e := range wts {
 		if e.Broken && os.IsNotExist(e.Err) {
 			continue // no meta.json: a leftover (checkLeftovers)
 		}
+
 		if e.Broken {
 			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "worktree record %s is broken: %v", e.ID, e.Err)
 			continue
 		}
+
 		r := e.Record
 		if r.State != store.StatePresent {
 			continue
 		}
+
 		if _, err := os.Stat(r.TreePath); err != nil {
 			if e := a.Host.TreeMoved(ctx, r); e != nil {
 				add("worktrees", LevelProblem, e.Hint, r.TreePath, "%s", e.Msg)
@@ -159,6 +168,7 @@ func (a *Tidier) checkWorktreeRecords(ctx context.Context, add addFinding) []sto
 				"worktree %q has no integration marker", r.Name)
 		}
 	}
+
 	return wts
 }
 
@@ -170,22 +180,27 @@ func (a *Tidier) checkInvocationRecords(ctx context.Context, add addFinding) ([]
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.InvocationsDir(), "cannot scan invocation records: %v", err)
 	}
+
 	records := map[string]*store.InvocationRecord{}
 	for _, e := range invs {
 		if e.Broken && os.IsNotExist(e.Err) {
 			continue // no meta.json: a leftover (checkLeftovers)
 		}
+
 		if e.Broken {
 			records[e.ID] = nil
 			add("records", LevelProblem, "inspect meta.json, or remove the record directory", e.Dir, "invocation record %s is broken: %v", e.ID, e.Err)
 			continue
 		}
+
 		r := a.Host.View(ctx, e.Record)
 		records[e.ID] = r
+
 		if e.Record.Active() && !r.Active() {
 			add("records", LevelWarn, "'git agency gc --yes' records it (and starts queued agents a free slot allows)", e.Dir,
 				"invocation %s: its supervisor is gone and its outcome (%s) is not recorded yet", e.ID, r.Status)
 		}
+
 		if r.Active() {
 			if _, err := os.Stat(a.Store.SandboxTreePath(r.InvocationID)); err != nil {
 				add("sandboxes", LevelProblem, "stop it with 'git agency agent kill "+r.InvocationID+"'", a.Store.SandboxTreePath(r.InvocationID),
@@ -193,6 +208,7 @@ func (a *Tidier) checkInvocationRecords(ctx context.Context, add addFinding) ([]
 			}
 		}
 	}
+
 	return invs, records
 }
 
@@ -202,6 +218,7 @@ func (a *Tidier) checkOrphanSandboxes(add addFinding, records map[string]*store.
 	if err != nil {
 		add("records", LevelProblem, "check the data directory's permissions", a.Store.SandboxesDir(), "cannot scan sandboxes: %v", err)
 	}
+
 	for _, id := range sbs {
 		if _, ok := records[id]; !ok && !a.startInProgress(id) {
 			add("sandboxes", LevelProblem, "'git agency gc' removes it (it keeps trees with uncommitted work unless --force)", a.Store.SandboxDir(id),
@@ -217,6 +234,7 @@ func (a *Tidier) checkVanishedTrees(add addFinding) {
 	if err != nil {
 		return
 	}
+
 	for _, w := range regs {
 		if !core.Inside(a.Store.RepoDir(), w.Path) {
 			continue
@@ -243,6 +261,7 @@ func (a *Tidier) checkTmuxSessions(ctx context.Context, add addFinding, records 
 		if !ok && !a.sessionIsOurs(ctx, s) {
 			continue // another repository's agent
 		}
+
 		add("tmux_sessions", LevelProblem, "'git agency gc' kills it; or 'tmux kill-session -t "+s+"'", "",
 			"tmux session %s has no running invocation", s)
 	}
@@ -278,6 +297,7 @@ func (a *Tidier) checkLeftovers(add func(check, level, hint, path, format string
 		case GCQueuedEnv:
 			what = "kept environment of " + l.Invocation
 		}
+
 		add("leftovers", LevelProblem, "'git agency gc' removes it", l.Path, "%s: %s", what, l.Reason)
 	}
 }
@@ -290,6 +310,7 @@ func (a *Tidier) checkRecordFiles(add func(check, level, hint, path, format stri
 	if err := store.ReadJSON(a.Store.RepoJSONPath(), &rr); err != nil && !os.IsNotExist(err) {
 		add("records", LevelProblem, "remove it: the next command writes it again", a.Store.RepoJSONPath(), "repo.json is damaged: %v", err)
 	}
+
 	sbs, _ := store.ReadIDDirs(a.Store.SandboxesDir())
 	for _, id := range sbs {
 		if _, err := a.Store.ReadCheckpoints(id); err != nil {
@@ -297,6 +318,7 @@ func (a *Tidier) checkRecordFiles(add func(check, level, hint, path, format stri
 				a.Store.CheckpointsPath(id), "checkpoints.json of %s is damaged: %v", id, err)
 		}
 	}
+
 	a.checkJSONL(add, invs)
 }
 
@@ -330,17 +352,21 @@ func (a *Tidier) checkDataDir(add func(check, level, hint, path, format string, 
 		add("data_dir", LevelProblem, "set AGENCY_DATA_DIR or git config agency.dataDir to a writable directory", dir, "data directory: %v", err)
 		return
 	}
+
 	f, err := os.CreateTemp(dir, ".doctor-*")
 	if err != nil {
 		add("data_dir", LevelProblem, "make it writable (chmod u+w), or set AGENCY_DATA_DIR", dir, "data directory is not writable: %v", err)
 		return
 	}
+
 	f.Close()
 	os.Remove(f.Name())
+
 	if fi.Mode().Perm()&0o077 != 0 {
 		add("data_dir", LevelWarn, "logs and prompts live here: chmod 700 "+dir, dir, "data directory is readable by others (%o)", fi.Mode().Perm())
 		return
 	}
+
 	add("data_dir", LevelOK, "", dir, "data directory %s (writable, private)", a.Store.DataDir)
 }
 
@@ -362,12 +388,14 @@ func tmuxSessions(ctx context.Context) []string {
 	if _, err := tmux.Available(); err != nil {
 		return nil
 	}
+
 	ctx, cancel := context.WithTimeout(ctx, core.TmuxWait)
 	defer cancel()
 	list, err := (&tmux.Client{}).ListSessions(ctx, "agency-")
 	if err != nil {
 		return nil
 	}
+
 	return list
 }
 
@@ -390,10 +418,12 @@ func versionLess(v, min string) bool {
 		if i < len(pv) {
 			a, _ = strconv.Atoi(strings.TrimLeft(pv[i], "v"))
 		}
+
 		b, _ = strconv.Atoi(pm[i])
 		if a != b {
 			return a < b
 		}
 	}
+
 	return false
 }

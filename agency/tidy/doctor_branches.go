@@ -19,18 +19,22 @@ func (a *Tidier) checkGoneSandboxBranches(ctx context.Context, add addFinding, r
 			pending = append(pending, r)
 		}
 	}
+
 	sort.Slice(pending, func(i, j int) bool { return pending[i].InvocationID < pending[j].InvocationID })
 	if len(pending) == 0 {
 		return
 	}
+
 	refs, err := a.Repo.ForEachRef(ctx, "refs/heads/"+store.SandboxBranch("*"))
 	if err != nil {
 		return
 	}
+
 	have := map[string]bool{}
 	for _, ref := range refs {
 		have[strings.TrimPrefix(ref.Name, "refs/heads/")] = true
 	}
+
 	for _, r := range pending {
 		if have[r.SandboxBranch] {
 			continue

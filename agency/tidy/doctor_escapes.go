@@ -35,20 +35,25 @@ func (a *Tidier) checkEscapes(ctx context.Context, add addFinding, records map[s
 		}
 		return nil
 	})
+
 	if fi, err := os.Stat(filepath.Join(common, "packed-refs.lock")); err == nil && time.Since(fi.ModTime()) > staleLockAge {
 		add("escapes", LevelProblem, "remove it if no git command is running", filepath.Join(common, "packed-refs.lock"), "stale packed-refs lock")
 	}
+
 	if b, err := os.ReadFile(filepath.Join(common, "objects", "info", "alternates")); err == nil {
 		add("escapes", LevelWarn, "keep it only if you made it (git clone --shared, --reference)", filepath.Join(common, "objects", "info", "alternates"),
 			"the object store borrows from: %s", strings.Join(strings.Fields(string(b)), ", "))
 	}
+
 	for _, r := range records {
 		if r != nil {
 			a.checkSandboxEscapes(add, r)
 		}
 	}
+
 	fctx, cancel := context.WithTimeout(ctx, fsckBudget)
 	defer cancel()
+
 	if out, err := a.Repo.FsckConnectivity(fctx); err != nil && fctx.Err() == nil {
 		add("escapes", LevelProblem, "run 'git fsck' to see every missing object", common, "git fsck --connectivity-only failed: %s", core.FirstLine(out))
 	}
@@ -65,6 +70,7 @@ func (a *Tidier) checkSandboxEscapes(add addFinding, r *store.InvocationRecord) 
 			}
 		}
 	}
+
 	logs := a.Store.SandboxLogsDir(r.InvocationID)
 	entries, _ := os.ReadDir(logs)
 	for _, e := range entries {

@@ -15,6 +15,7 @@ func (a *Tidier) runnerWall(ctx context.Context) func(program string) *wall.Wall
 	if err != nil || ws.Mode == wall.IsolateOff || !wall.Probe(ctx).OK() {
 		return nil
 	}
+
 	return func(program string) *wall.Wall {
 		w, err := wall.ForProgram(a.Store, a.Repo.CommonDir, ws, runner.SelfExe(), program)
 		if err != nil {
@@ -37,14 +38,17 @@ func (a *Tidier) checkRunnerRuns(ctx context.Context, add addFinding, inWall fun
 		add("runner", LevelOK, "", p, "runner %s: %s", name, outside)
 		return
 	}
+
 	inside := ""
 	if w := inWall(p); w != nil {
 		inside = spec.VersionInside(ctx, p, w)
 	}
+
 	if inside == "" {
 		add("runner", LevelProblem, "show the rest of its installation to the wall: git config --add agency.isolate.readable <its directory>", p,
 			"runner %s: %s, but its --version fails inside the wall: walled agents cannot run it", name, outside)
 		return
 	}
+
 	add("runner", LevelOK, "", p, "runner %s: %s (inside the wall)", name, inside)
 }

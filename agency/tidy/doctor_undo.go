@@ -11,15 +11,18 @@ func (a *Tidier) checkUndo(add addFinding) {
 		add("undo", LevelProblem, "see the file's last lines", a.Store.RepoDir(), "cannot read the operation log: %v", err)
 		return
 	}
+
 	log := store.FoldOplog(lines)
 	u := log.Interrupted
 	if u == nil {
 		return
 	}
+
 	what := "an operation"
 	if e := log.Entry(u.Undoes); e != nil {
 		what = a.Host.Describe(e.Operation)
 	}
+
 	add("undo", LevelProblem, "run 'git agency undo' to finish it", "",
 		"undo #%d of #%d (%s) was interrupted: it is half done", u.Seq, u.Undoes, what)
 }

@@ -128,7 +128,9 @@ func (a *Tidier) lookAtTree(ctx context.Context, tree string) treeLook {
 	if !fi.IsDir() {
 		return treeLook{notDir: true}
 	}
+
 	t := a.Repo.Tree(tree)
+
 	// (our own files in .agency/ are no one's work: a create killed while
 	// writing its .gitignore leaves them untracked; a tracked file there
 	// is the agent's)
@@ -136,10 +138,12 @@ func (a *Tidier) lookAtTree(ctx context.Context, tree string) treeLook {
 	if err != nil || dirty {
 		return treeLook{dirty: dirty, err: err}
 	}
+
 	head := t.HeadFromFiles()
 	if head == "" {
 		head, _ = t.Head(ctx)
 	}
+
 	return treeLook{head: head}
 }
 
@@ -176,6 +180,7 @@ func (a *Tidier) decideTrees(ctx context.Context, items []GCItem, idx []int, mea
 			commits = append(commits, l.head)
 		}
 	}
+
 	// When the walk fails (a HEAD that is no commit of this repository:
 	// another repository stands at the tree's path), every tree with a
 	// HEAD is kept: its commits may be nowhere else.
@@ -187,6 +192,7 @@ func (a *Tidier) decideTrees(ctx context.Context, items []GCItem, idx []int, mea
 			items[i].Kept, items[i].KeptWhy = true, "its HEAD holds commits no branch or ref has (--force removes it)"
 		}
 	}
+
 	// A commit made inside a submodule lives only in the tree's own
 	// submodule repository until it is pushed.
 	for k, i := range idx {
@@ -196,6 +202,7 @@ func (a *Tidier) decideTrees(ctx context.Context, items []GCItem, idx []int, mea
 			}
 		}
 	}
+
 	if measure {
 		// A stat per file: several trees at once.
 		core.EachParallel(len(idx), func(k int) {
@@ -223,11 +230,13 @@ func hasFiles(dir string) bool {
 	if err != nil {
 		return false
 	}
+
 	for _, e := range ents {
 		if e.Name() != ".git" && e.Name() != store.AgencyDir {
 			return true
 		}
 	}
+
 	return false
 }
 
@@ -243,23 +252,27 @@ func (a *Tidier) GC(ctx context.Context, plan *GCResult, progress func(GCStep)) 
 			total++
 		}
 	}
+
 	done := 0
 	for i := range plan.Items {
 		it := &plan.Items[i]
 		if it.Kept {
 			continue
 		}
+
 		if err := a.gcOne(ctx, it); err != nil {
 			it.Error = errs.As(err).Msg
 		} else if !it.Kept { // Kept: the re-check under the lock found work in it
 			it.Removed = true
 			plan.BytesFreed += it.Bytes
 		}
+
 		done++
 		if progress != nil {
 			progress(GCStep{Phase: GCDone, Item: *it, Done: done, Total: total, BytesFreed: plan.BytesFreed})
 		}
 	}
+
 	a.repairRecordsGen(ctx)
 	return plan
 }
@@ -271,6 +284,7 @@ func (a *Tidier) repairRecordsGen(ctx context.Context) {
 	if !a.Store.RecordsGenDirty() {
 		return // the usual case: no lock taken for nothing
 	}
+
 	_, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return
@@ -285,6 +299,7 @@ func (a *Tidier) gcOne(ctx context.Context, it *GCItem) error {
 		return err
 	}
 	defer unlock()
+
 	switch it.Kind {
 	case GCSandboxTree:
 		r, err := a.Store.ReadInvocation(it.Invocation)
@@ -294,10 +309,12 @@ func (a *Tidier) gcOne(ctx context.Context, it *GCItem) error {
 		if r.Active() || r.Queued() {
 			return errs.New(errs.EInvocationRunning, "", "invocation %s started running again", it.Invocation)
 		}
+
 		tree := a.Store.SandboxTreePath(it.Invocation)
 		if err := store.CheckInside(a.Store.SandboxesDir(), tree); err != nil {
 			return err
 		}
+
 		// The plan may be old (a prompt waited for an answer): look again.
 		if a.keptOnRecheck(ctx, it, tree) {
 			return nil
@@ -305,22 +322,27 @@ func (a *Tidier) gcOne(ctx context.Context, it *GCItem) error {
 		if err := a.Host.RemoveTreeAt(ctx, a.Store.SandboxesDir(), tree); err != nil {
 			return err
 		}
+
 		a.Event(it.Invocation, "gc", map[string]any{"removed": "sandbox_tree"})
 		return nil
 	case GCOrphanDir:
 		if _, err := os.Stat(a.Store.InvocationMetaPath(it.Invocation)); err == nil {
 			return errs.New(errs.EInternal, "", "invocation %s has a record now; left alone", it.Invocation)
 		}
+
 		tree := a.Store.SandboxTreePath(it.Invocation)
 		if err := store.CheckInside(a.Store.SandboxesDir(), tree); err != nil {
 			return err
 		}
+
 		if fi, err := os.Lstat(tree); err == nil && fi.IsDir() { // (a link goes with its directory, never followed)
 			_ = a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next, and says when it cannot
 		}
+
 		if err := store.RemoveAllInside(a.Store.SandboxesDir(), a.Store.SandboxDir(it.Invocation)); err != nil {
 			return err
 		}
+
 		return a.PruneOurs(ctx)
 	case GCRegistration:
 		return a.PruneOurs(ctx)
@@ -336,19 +358,23 @@ func (a *Tidier) gcOne(ctx context.Context, it *GCItem) error {
 		if !a.Store.MissingWorktreeMeta(it.Invocation) {
 			return errs.New(errs.EInternal, "", "worktree %s has a record now; left alone", it.Invocation)
 		}
+
 		tree := a.Store.IntegrationWorktreeTreePath(it.Invocation)
 		if a.keptOnRecheck(ctx, it, tree) {
 			return nil
 		}
+
 		if fi, err := os.Lstat(tree); err == nil && fi.IsDir() { // (a link goes with its directory, never followed)
 			_ = a.Repo.WorktreeRemove(ctx, tree, true) // best effort: the directory goes next, and says when it cannot
 		}
+
 		if err := a.undoKilledAdopt(it.Target); err != nil {
 			return err
 		}
 		if err := store.RemoveAllInside(a.Store.IntegrationWorktreesDir(), it.Target); err != nil {
 			return err
 		}
+
 		return a.PruneOurs(ctx)
 	case GCTmuxSession:
 		ctx, cancel := context.WithTimeout(ctx, core.TmuxWait)
@@ -375,6 +401,7 @@ func (a *Tidier) gcOne(ctx context.Context, it *GCItem) error {
 	case GCSnapshotRef, GCKeptRef:
 		return core.GitErr(a.Repo.DeleteRef(ctx, it.Target))
 	}
+
 	return nil
 }
 

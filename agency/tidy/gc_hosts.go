@@ -23,9 +23,11 @@ func (p *gcPlanner) planHostCopies(r *store.InvocationRecord, branches map[strin
 		}
 		p.add(it)
 	}
+
 	for _, ref := range snapshots {
 		p.add(GCItem{Kind: GCSnapshotRef, Invocation: r.InvocationID, Target: ref.Name, Reason: why})
 	}
+
 	if _, err := p.a.Repo.RevParse(p.ctx, land.HostApplyRef(r.InvocationID)); err == nil {
 		p.add(GCItem{Kind: GCSnapshotRef, Invocation: r.InvocationID, Target: land.HostApplyRef(r.InvocationID), Reason: why})
 	}

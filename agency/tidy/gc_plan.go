@@ -20,9 +20,11 @@ func (a *Tidier) GCPlan(ctx context.Context, opts GCOptions) (*GCResult, error) 
 	if p.progress == nil {
 		p.progress = func(GCStep) {}
 	}
+
 	if err := p.scanRecords(); err != nil {
 		return nil, err
 	}
+
 	p.planLeftovers()
 	p.planVerifyTrees()
 	p.planSandboxTrees()
@@ -75,6 +77,7 @@ func (p *gcPlanner) scanRecords() error {
 	if err != nil {
 		return errs.IO("scan", p.a.Store.InvocationsDir(), err)
 	}
+
 	p.invs, p.records, p.broken = invs, map[string]*store.InvocationRecord{}, map[string]bool{}
 	for _, e := range invs {
 		if e.Broken {
@@ -85,8 +88,10 @@ func (p *gcPlanner) scanRecords() error {
 			}
 			continue
 		}
+
 		p.records[e.ID] = p.a.Host.View(p.ctx, e.Record)
 	}
+
 	return nil
 }
 
@@ -101,6 +106,7 @@ func (p *gcPlanner) planLeftovers() {
 		}
 		p.add(it)
 	}
+
 	p.flush()
 }
 
@@ -116,14 +122,17 @@ func (p *gcPlanner) planSandboxTrees() {
 		if !ok {
 			continue
 		}
+
 		if why := p.lockedWhy(it.tree); why != "" {
 			it.Kept, it.KeptWhy = true, why
 			p.add(it)
 			continue
 		}
+
 		p.add(it)
 		trees = append(trees, len(p.res.Items)-1)
 	}
+
 	p.a.decideTrees(p.ctx, p.res.Items, trees, true)
 	for _, i := range trees {
 		it := &p.res.Items[i]
@@ -131,15 +140,18 @@ func (p *gcPlanner) planSandboxTrees() {
 			p.treeGoes[it.Invocation] = !it.Kept
 		}
 	}
+
 	p.flush()
 }
 
 // sandboxTreeItem is the item for sandbox id, if gc may remove it.
 func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 	tree := p.a.Store.SandboxTreePath(id)
+
 	if p.broken[id] {
 		return GCItem{}, false // doctor reports it; its record needs a person
 	}
+
 	r := p.records[id]
 	if r == nil && p.a.startInProgress(id) {
 		return GCItem{}, false // an agent start is making it
@@ -148,13 +160,16 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 		return GCItem{Kind: GCOrphanDir, Invocation: id, Target: p.a.Store.SandboxDir(id),
 			Reason: "no invocation record", tree: tree, forced: p.opts.Force}, true
 	}
+
 	if _, err := os.Lstat(tree); err != nil {
 		p.treeGoes[id] = true
 		return GCItem{}, false
 	}
+
 	if r.Active() || r.Queued() {
 		return GCItem{}, false // a queued sandbox waits for its agent
 	}
+
 	it := GCItem{Kind: GCSandboxTree, Invocation: id, Target: tree, tree: tree, forced: p.opts.Force}
 	switch landing := store.Deref(r.LandingStatus); landing {
 	case store.LandingLanded, store.LandingDiscarded:
@@ -165,6 +180,7 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 		}
 		it.Reason = "finished, not landed (--include-pending; branch " + store.SandboxBranch(id) + " is kept)"
 	}
+
 	return it, true
 }
 
@@ -175,6 +191,7 @@ func (p *gcPlanner) lockedWhy(tree string) string {
 	if tree == "" {
 		return ""
 	}
+
 	if p.locked == nil {
 		p.locked = map[string]bool{}
 		if regs, err := p.a.Repo.AdminWorktrees(); err == nil {
@@ -185,11 +202,13 @@ func (p *gcPlanner) lockedWhy(tree string) string {
 			}
 		}
 	}
+
 	// git registers a tree by its real path; ours may reach it through a
 	// symlink (a data directory under a HOME that is a link).
 	if !p.locked[core.Canonical(tree)] {
 		return ""
 	}
+
 	return "locked with 'git worktree lock' ('git worktree unlock " + tree + "' first)"
 }
 
@@ -200,6 +219,7 @@ func (p *gcPlanner) planRegistrations() {
 	if err != nil {
 		return
 	}
+
 	for _, w := range regs {
 		if !core.Inside(p.a.Store.RepoDir(), w.Path) {
 			continue
@@ -207,10 +227,12 @@ func (p *gcPlanner) planRegistrations() {
 		if _, err := os.Stat(w.Path); !os.IsNotExist(err) {
 			continue
 		}
+
 		it := GCItem{Kind: GCRegistration, Target: w.Path, Reason: "its directory is gone", admin: w.AdminDir}
 		if w.Locked {
 			it.Kept, it.KeptWhy = true, "locked ('git worktree unlock' it first)"
 		}
+
 		p.add(it)
 	}
 }
@@ -227,6 +249,7 @@ func (p *gcPlanner) planTmuxSessions() {
 		if !ok && (p.broken[id] || !p.a.sessionIsOurs(p.ctx, s)) {
 			continue
 		}
+
 		p.add(GCItem{Kind: GCTmuxSession, Invocation: id, Target: s, Reason: "no running invocation"})
 	}
 }
@@ -242,6 +265,7 @@ func (p *gcPlanner) planOrphanBranches() {
 		}
 		p.add(it)
 	}
+
 	for i := range p.res.Items {
 		it := &p.res.Items[i]
 		if it.Kind != GCBranch || it.checkedOut == "" || it.Kept {
@@ -274,6 +298,7 @@ func (p *gcPlanner) planOldRefs() {
 			branches[r.Name] = true
 		}
 	}
+
 	snapshots := map[string][]gitcore.Ref{}
 	const snapshotsNS = "refs/agency/snapshots/"
 	if refs, err := p.a.Repo.ForEachRef(p.ctx, snapshotsNS); err == nil {
@@ -282,31 +307,37 @@ func (p *gcPlanner) planOldRefs() {
 			snapshots[inv] = append(snapshots[inv], r)
 		}
 	}
+
 	cutoff := p.a.Now().Add(-p.opts.OlderThan)
 	for _, e := range p.invs {
 		r := p.records[e.ID]
 		if r == nil || r.Active() {
 			continue
 		}
+
 		landing := store.Deref(r.LandingStatus)
 		if landing != store.LandingLanded && landing != store.LandingDiscarded {
 			continue
 		}
+
 		if hostCopy(r) {
 			p.planHostCopies(r, branches, snapshots[r.InvocationID])
 			p.flush()
 			continue
 		}
+
 		when := core.FirstTime(r.LandedAt, r.DiscardedAt, r.FinishedAt, &r.StartedAt)
 		if when.IsZero() || when.After(cutoff) {
 			continue
 		}
+
 		age := fmt.Sprintf("%s %s ago", landing, core.RoundAge(p.a.Now().Sub(when)))
 		p.planBranch(r, branches, age)
 		p.planSnapshotRefs(r, snapshots[r.InvocationID], landing, age)
 		p.planKeptRefs(r, landing, when)
 		p.flush()
 	}
+
 	for _, it := range p.a.Host.PlanUndoRefs(p.ctx, cutoff) {
 		p.add(it)
 	}
@@ -320,6 +351,7 @@ func (p *gcPlanner) planBranch(r *store.InvocationRecord, branches map[string]bo
 	if !branches[branchRef] {
 		return
 	}
+
 	it := GCItem{Kind: GCBranch, Invocation: r.InvocationID, Target: branch, Reason: age}
 	if _, err := os.Stat(p.a.Store.SandboxTreePath(r.InvocationID)); err == nil && !p.treeGoes[r.InvocationID] {
 		it.Kept, it.KeptWhy = true, "its sandbox tree still has it checked out"
@@ -330,6 +362,7 @@ func (p *gcPlanner) planBranch(r *store.InvocationRecord, branches map[string]bo
 	} else if safe, why := p.a.branchWorkElsewhere(p.ctx, r, branchRef); !safe && !p.opts.Force {
 		it.Kept, it.KeptWhy = true, why+" (--force deletes it)"
 	}
+
 	p.add(it)
 }
 
@@ -347,6 +380,7 @@ func (p *gcPlanner) checkedOutAt(branch string) string {
 			}
 		}
 	}
+
 	return p.checkedOut[branch]
 }
 
@@ -359,6 +393,7 @@ func (p *gcPlanner) planSnapshotRefs(r *store.InvocationRecord, refs []gitcore.R
 	if landing == store.LandingLanded && len(refs) > 0 {
 		landedSafe = p.a.landedWorkOnBranch(p.ctx, r, branchRef)
 	}
+
 	for _, ref := range refs {
 		it := GCItem{Kind: GCSnapshotRef, Invocation: r.InvocationID, Target: ref.Name, Reason: age}
 		if landedSafe {
@@ -369,6 +404,7 @@ func (p *gcPlanner) planSnapshotRefs(r *store.InvocationRecord, refs []gitcore.R
 				it.KeptWhy = "its landed work is on no branch (--force deletes it)"
 			}
 		}
+
 		p.add(it)
 	}
 }
@@ -393,6 +429,7 @@ func (a *Tidier) branchWorkElsewhere(ctx context.Context, r *store.InvocationRec
 	if ok, err := a.Repo.ReachableFromOtherBranch(ctx, branchRef, branchRef); err == nil && ok {
 		return true, ""
 	}
+
 	if wt, err := a.Store.ReadWorktree(r.IntegrationWorktreeID); err == nil && wt.Branch != "" {
 		if ok, _ := a.Repo.BranchExists(ctx, wt.Branch); ok {
 			if n, err := a.Repo.UnpickedCommits(ctx, "refs/heads/"+wt.Branch, branchRef); err == nil && n == 0 {
@@ -402,6 +439,7 @@ func (a *Tidier) branchWorkElsewhere(ctx context.Context, r *store.InvocationRec
 			}
 		}
 	}
+
 	return false, "its commits are on no other branch"
 }
 
@@ -414,9 +452,11 @@ func (a *Tidier) landedWorkOnBranch(ctx context.Context, r *store.InvocationReco
 		ok, err := a.Repo.ReachableFromOtherBranch(ctx, r.Land.ResultHead, branchRef)
 		return err == nil && ok
 	}
+
 	if ok, _ := a.Repo.BranchExists(ctx, strings.TrimPrefix(branchRef, "refs/heads/")); !ok {
 		return false
 	}
+
 	ok, _ := a.branchWorkElsewhere(ctx, r, branchRef)
 	return ok
 }

@@ -55,6 +55,7 @@ func (a *Tidier) leftovers() []Leftover {
 			}
 		}
 	}
+
 	out = append(out, a.verifyLeftovers(false)...)
 	out = append(out, a.Host.RetiredLeftovers()...)
 	out = append(out, a.Host.QueuedEnvLeftovers()...)
@@ -63,6 +64,7 @@ func (a *Tidier) leftovers() []Leftover {
 	if len(missing) == 0 && len(missingWt) == 0 {
 		return out
 	}
+
 	// A directory without a creator marker: only the lock tells. Bounded:
 	// doctor must not hang behind a long land. No subprocess runs under
 	// this lock: it only looks at directories.
@@ -71,16 +73,19 @@ func (a *Tidier) leftovers() []Leftover {
 		return out
 	}
 	defer lock.Unlock()
+
 	for _, id := range missing {
 		if a.Store.MissingMeta(id) {
 			out = append(out, a.invocationDirLeftover(id))
 		}
 	}
+
 	for _, id := range missingWt {
 		if a.Store.MissingWorktreeMeta(id) {
 			out = append(out, a.worktreeDirLeftover(id))
 		}
 	}
+
 	return out
 }
 
@@ -94,6 +99,7 @@ func (a *Tidier) deadCreates() (dead []Leftover, unknownInv, unknownWt []string)
 		if !a.Store.MissingMeta(id) {
 			continue
 		}
+
 		switch core.CreatorOf(a.Store.InvocationDir(id)) {
 		case core.CreatorGone:
 			dead = append(dead, a.invocationDirLeftover(id))
@@ -101,11 +107,13 @@ func (a *Tidier) deadCreates() (dead []Leftover, unknownInv, unknownWt []string)
 			unknownInv = append(unknownInv, id)
 		}
 	}
+
 	wids, _ := store.ReadIDDirs(a.Store.IntegrationWorktreesDir())
 	for _, id := range wids {
 		if !a.Store.MissingWorktreeMeta(id) {
 			continue
 		}
+
 		switch core.CreatorOf(a.Store.IntegrationWorktreeDir(id)) {
 		case core.CreatorGone:
 			dead = append(dead, a.worktreeDirLeftover(id))
@@ -113,6 +121,7 @@ func (a *Tidier) deadCreates() (dead []Leftover, unknownInv, unknownWt []string)
 			unknownWt = append(unknownWt, id)
 		}
 	}
+
 	return dead, unknownInv, unknownWt
 }
 
@@ -139,12 +148,14 @@ func (a *Tidier) undoKilledAdopt(dir string) error {
 	if !ok || c.Adopt == nil {
 		return nil
 	}
+
 	wts, _ := a.Store.ScanWorktrees()
 	for _, e := range wts {
 		if e.Record != nil && e.Record.State == store.StatePresent && e.Record.TreePath == c.Adopt.Tree {
 			return nil
 		}
 	}
+
 	return a.Host.UndoAdoptMarks(*c.Adopt)
 }
 
@@ -178,6 +189,7 @@ func (a *Tidier) orphanBranches(ctx context.Context, left []Leftover, known func
 			}
 		}
 	}
+
 	checkedOut := map[string]string{}
 	if wts, err := a.Repo.Worktrees(ctx); err == nil {
 		for _, w := range wts {
@@ -186,6 +198,7 @@ func (a *Tidier) orphanBranches(ctx context.Context, left []Leftover, known func
 			}
 		}
 	}
+
 	var out []orphanBranch
 	addRef := func(ref gitcore.Ref, id, meta, reason string) {
 		name := strings.TrimPrefix(ref.Name, "refs/heads/")
@@ -205,14 +218,17 @@ func (a *Tidier) orphanBranches(ctx context.Context, left []Leftover, known func
 			addRef(ref, id, a.Store.InvocationMetaPath(id), "no invocation record: left by an agent start that was killed")
 		}
 	}
+
 	for _, l := range left {
 		if l.Kind != GCWorktreeDir {
 			continue
 		}
+
 		refs, err := a.Repo.ForEachRef(ctx, "refs/heads/agency/*-"+store.ShortID(l.Invocation))
 		if err != nil {
 			continue
 		}
+
 		for _, ref := range refs {
 			rest := strings.TrimPrefix(ref.Name, "refs/heads/agency/")
 			if store.ValidID(strings.TrimPrefix(rest, "sandbox-")) {
@@ -221,6 +237,7 @@ func (a *Tidier) orphanBranches(ctx context.Context, left []Leftover, known func
 			addRef(ref, l.Invocation, a.Store.IntegrationWorktreeMetaPath(l.Invocation), "no worktree record: left by a worktree create that was killed")
 		}
 	}
+
 	return out
 }
 
@@ -233,16 +250,20 @@ func (a *Tidier) removeLeftover(it *GCItem) error {
 		}
 		return store.RemoveAllInside(a.Store.InvocationsDir(), a.Store.InvocationDir(it.Invocation))
 	}
+
 	fi, err := os.Lstat(it.Target)
 	if err != nil {
 		return nil // gone already
 	}
+
 	if !fi.Mode().IsRegular() || !staleTemp(it.Target, fi.ModTime(), a.Now()) {
 		it.Kept, it.KeptWhy = true, "written to since the plan: not stale"
 		return nil
 	}
+
 	if err := os.Remove(it.Target); err != nil && !os.IsNotExist(err) {
 		return errs.IO("remove", it.Target, err)
 	}
+
 	return nil
 }

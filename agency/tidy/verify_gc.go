@@ -27,6 +27,7 @@ func (a *Tidier) verifyLeftovers(failed bool) []Leftover {
 		dir := a.Store.VerifyDir(id)
 		out = append(out, Leftover{Kind: GCVerifyTree, Invocation: id, Path: dir, Bytes: store.DirSize(dir), Reason: why})
 	}
+
 	return out
 }
 
@@ -44,6 +45,7 @@ func (a *Tidier) verifyDirState(inv string) (why string, keptFailed bool) {
 	case rec.VerifyStatus == store.VerifyRunning:
 		return "verify tree of a verify that was interrupted (its land process is gone)", false
 	}
+
 	return "verify tree no verify uses", false
 }
 
@@ -56,6 +58,7 @@ func (a *Tidier) gcVerifyTree(ctx context.Context, it *GCItem) error {
 	if err := a.Host.RemoveVerifyTree(ctx, it.Invocation); err != nil {
 		return err
 	}
+
 	a.Event(it.Invocation, "gc", map[string]any{"removed": "verify_tree"})
 	return nil
 }
