@@ -45,6 +45,7 @@ func Command(env Env) error {
 	if a != nil {
 		title = repoName(a.Repo.CommonDir)
 	}
+
 	actions := &AgencyActions{App: a}
 	var loader Loader
 	if env.Repos != nil {
@@ -55,15 +56,18 @@ func Command(env Env) error {
 				actions.Apps[r.RepoID] = r.App
 			}
 		}
+
 		loader = NewReposLoader(env.Repos, env.All)
 	} else {
 		loader = NewLoader(a, env.All)
 	}
+
 	// Settings: the current repository's (outside any, the defaults).
 	cfg := gitcore.NewConfig(nil)
 	if a != nil {
 		cfg = a.Config
 	}
+
 	interval := env.Interval
 	if interval == 0 {
 		d, ok := cfg.Duration("agency.watch.interval", DefaultInterval)
@@ -73,9 +77,11 @@ func Command(env Env) error {
 		}
 		interval = d
 	}
+
 	if interval < 100*time.Millisecond {
 		interval = 100 * time.Millisecond
 	}
+
 	if _, ok := cfg.Duration("agency.stallThreshold", 5*time.Minute); !ok {
 		v, _ := cfg.Get("agency.stallThreshold")
 		return errs.Config("agency.stallThreshold", v, "a duration such as 5m")
@@ -97,10 +103,12 @@ func Command(env Env) error {
 	if f, ok := env.Stderr.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
 		out = os.Stdout
 	}
+
 	r := lipgloss.NewRenderer(out)
 	if !env.Color {
 		r.SetColorProfile(termenv.Ascii)
 	}
+
 	r.SetHasDarkBackground(true)
 	lipgloss.SetDefaultRenderer(r)
 	styles := NewStyles(r)
@@ -117,6 +125,7 @@ func Command(env Env) error {
 	if _, err := p.Run(); err != nil && env.Ctx.Err() == nil {
 		return errs.New(errs.EInternal, "", "watch: %v", err)
 	}
+
 	return nil
 }
 

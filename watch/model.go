@@ -111,16 +111,20 @@ func New(o Options) Model {
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
 	}
+
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+
 	if o.Context == nil {
 		o.Context = context.Background()
 	}
+
 	if o.Styles == nil {
 		s := DefaultStyles()
 		o.Styles = &s
 	}
+
 	h := help.New()
 	h.Styles.ShortKey = o.Styles.HelpKey
 	h.Styles.FullKey = o.Styles.HelpKey
@@ -155,6 +159,7 @@ func (m *Model) rebuild() {
 		if wi > 0 {
 			line++ // blank line between groups
 		}
+
 		m.items = append(m.items, item{kind: itemWorktree, wt: wi, key: "wt:" + wt.ID, line: line})
 		line++
 		for ii, inv := range wt.Invocations {
@@ -162,6 +167,7 @@ func (m *Model) rebuild() {
 			line++
 		}
 	}
+
 	found := false
 	for i, it := range m.items {
 		if it.key == m.selKey {
@@ -169,6 +175,7 @@ func (m *Model) rebuild() {
 			break
 		}
 	}
+
 	if !found {
 		if m.cursor >= len(m.items) {
 			m.cursor = len(m.items) - 1
@@ -177,11 +184,13 @@ func (m *Model) rebuild() {
 			m.cursor = 0
 		}
 	}
+
 	if len(m.items) > 0 {
 		m.selKey = m.items[m.cursor].key
 	} else {
 		m.selKey = ""
 	}
+
 	m.scrollToCursor()
 }
 
@@ -200,23 +209,29 @@ func (m *Model) scrollToCursor() {
 		m.offset = 0
 		return
 	}
+
 	if len(m.items) == 0 {
 		m.offset = 0
 		return
 	}
+
 	line := m.items[m.cursor].line
 	if m.cursor == 0 {
 		line = 0
 	}
+
 	if line < m.offset {
 		m.offset = line
 	}
+
 	if line >= m.offset+h {
 		m.offset = line - h + 1
 	}
+
 	if max := m.totalLines() - h; m.offset > max {
 		m.offset = max
 	}
+
 	if m.offset < 0 {
 		m.offset = 0
 	}
@@ -226,13 +241,16 @@ func (m *Model) move(delta int) {
 	if len(m.items) == 0 {
 		return
 	}
+
 	m.cursor += delta
 	if m.cursor < 0 {
 		m.cursor = 0
 	}
+
 	if m.cursor >= len(m.items) {
 		m.cursor = len(m.items) - 1
 	}
+
 	m.selKey = m.items[m.cursor].key
 	m.scrollToCursor()
 }
@@ -243,11 +261,13 @@ func (m Model) selection() (wt *WorktreeRow, inv *InvocationRow) {
 	if len(m.items) == 0 || m.cursor >= len(m.items) {
 		return nil, nil
 	}
+
 	it := m.items[m.cursor]
 	w := &m.snap.Worktrees[it.wt]
 	if it.kind == itemInvocation {
 		return w, &w.Invocations[it.inv]
 	}
+
 	return w, nil
 }
 

@@ -131,6 +131,7 @@ func (w WorktreeRow) Counts() Counts {
 			c.NeedsInput++
 		}
 	}
+
 	return c
 }
 

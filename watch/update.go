@@ -102,10 +102,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.loaded = true
 			m.rebuild()
 		}
+
 		if m.reload {
 			m.reload = false
 			return m, m.refresh()
 		}
+
 		return m, nil
 
 	case applyStatMsg:
@@ -130,6 +132,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.mode != modePager || msg.kind != m.pager.kind || msg.invID != m.pager.inv.ID {
 			return m, nil
 		}
+
 		m.pager.busy = false
 		if msg.err != nil {
 			if !m.pager.loaded {
@@ -138,11 +141,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setStatus(errText(msg.err), true)
 			return m, nil
 		}
+
 		follow := !m.pager.loaded || m.pager.vp.AtBottom()
 		m.pager.vp.SetContent(msg.content)
 		if m.pager.kind == "logs" && follow {
 			m.pager.vp.GotoBottom()
 		}
+
 		m.pager.loaded = true
 		return m, nil
 
@@ -167,11 +172,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		return m.handleKey(msg)
 	}
+
 	if m.mode == modePager {
 		var cmd tea.Cmd
 		m.pager.vp, cmd = m.pager.vp.Update(msg)
 		return m, cmd
 	}
+
 	return m, nil
 }
 
@@ -181,6 +188,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 		return m.handleRunes(msg)
 	}
+
 	k := m.keys
 	switch {
 	case msg.String() == "ctrl+c":
@@ -193,9 +201,11 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.help.ShowAll = false
 		return m, nil
 	}
+
 	if mm, cmd, ok := m.listKey(msg); ok {
 		return mm, cmd
 	}
+
 	return m.selectionKey(msg)
 }
 
@@ -208,6 +218,7 @@ func (m Model) handleRunes(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		mm, cmd = mm.(Model).handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
 		cmds = append(cmds, cmd)
 	}
+
 	return mm, tea.Sequence(cmds...)
 }
 
@@ -232,6 +243,7 @@ func (m Model) pagerKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Quit):
 		return m, tea.Quit
 	}
+
 	var cmd tea.Cmd
 	m.pager.vp, cmd = m.pager.vp.Update(msg)
 	return m, cmd
@@ -260,6 +272,7 @@ func (m Model) listKey(msg tea.KeyMsg) (mm tea.Model, cmd tea.Cmd, ok bool) {
 	default:
 		return m, nil, false
 	}
+
 	return m, nil, true
 }
 
@@ -270,24 +283,29 @@ func (m Model) selectionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if wt == nil {
 		return m, nil
 	}
+
 	switch {
 	case key.Matches(msg, m.keys.Open):
 		return m.startExec("editor", wt, nil)
 	case key.Matches(msg, m.keys.Shell):
 		return m.startExec("shell", wt, nil)
 	}
+
 	verb := m.keys.verb(msg)
 	if verb == "" {
 		return m, nil
 	}
+
 	if inv == nil {
 		m.setStatus(verb+": select an invocation (↓/j)", true)
 		return m, nil
 	}
+
 	if inv.Display == StatusBroken {
 		m.setStatus(fmt.Sprintf("%s: invocation %s has a broken record (%s)", verb, inv.ID, inv.Summary), true)
 		return m, nil
 	}
+
 	return m.actOn(verb, wt, inv)
 }
 
@@ -304,6 +322,7 @@ func (k KeyMap) verb(msg tea.KeyMsg) string {
 			return b.verb
 		}
 	}
+
 	return ""
 }
 
@@ -332,6 +351,7 @@ func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Mode
 	case "stop":
 		return m.runAction("stop", *inv)
 	}
+
 	return m, nil
 }
 
@@ -340,6 +360,7 @@ func confirmPrompt(verb string, wt *WorktreeRow, inv *InvocationRow) string {
 	if target == "" {
 		target = wt.ID
 	}
+
 	switch verb {
 	case "land":
 		return fmt.Sprintf("land %s (%s) into %s? [y/n]", inv.ShortID, inv.Runner, target)
@@ -358,11 +379,13 @@ func (m Model) runAction(verb string, inv InvocationRow) (Model, tea.Cmd) {
 		m.setStatus(verb+": not available", true)
 		return m, nil
 	}
+
 	if m.busy != "" {
 		// One action at a time: two lands at once would race.
 		m.setStatus(verb+": wait, "+m.busy+" is still running", true)
 		return m, nil
 	}
+
 	acts, ctx := m.actions, m.ctx
 	m.busy = verb + " " + inv.ShortID + "…"
 	m.setStatus(m.busy, false)
@@ -382,6 +405,7 @@ func (m Model) runAction(verb string, inv InvocationRow) (Model, tea.Cmd) {
 			case "kill":
 				text, err = acts.Kill(ctx, inv)
 			}
+
 			return err
 		})
 		return actionMsg{text: text, err: err}
@@ -395,6 +419,7 @@ func (m Model) applyStat(wt *WorktreeRow, inv InvocationRow) (tea.Model, tea.Cmd
 		m.setStatus("land --apply: not available", true)
 		return m, nil
 	}
+
 	acts, ctx := m.actions, m.ctx
 	prompt := confirmPrompt("apply", wt, &inv)
 	m.setStatus("land --apply "+inv.ShortID+": reading its changes…", false)
@@ -425,16 +450,19 @@ func (m Model) startExec(what string, wt *WorktreeRow, inv *InvocationRow) (tea.
 		m.setStatus(what+": not available", true)
 		return m, nil
 	}
+
 	if inv == nil && (wt.State == "broken" || wt.State == "orphaned") {
 		m.setStatus(fmt.Sprintf("%s: worktree record %s is %s", what, wt.ID, wt.State), true)
 		return m, nil
 	}
+
 	acts, ctx := m.actions, m.ctx
 	w := *wt
 	var iv InvocationRow
 	if inv != nil {
 		iv = *inv
 	}
+
 	return m, func() tea.Msg {
 		var cmd *subproc.Terminal
 		err := safeCall(func() error {
@@ -447,11 +475,13 @@ func (m Model) startExec(what string, wt *WorktreeRow, inv *InvocationRow) (tea.
 			case "shell":
 				cmd, err = acts.Shell(ctx, w)
 			}
+
 			return err
 		})
 		if err == nil && cmd == nil {
 			err = fmt.Errorf("%s: nothing to run", what)
 		}
+
 		return execReadyMsg{what: what, cmd: cmd, err: err}
 	}
 }
@@ -462,6 +492,7 @@ func (m Model) openPager(kind string, inv InvocationRow) (tea.Model, tea.Cmd) {
 		m.setStatus(kind+": not available", true)
 		return m, nil
 	}
+
 	w, h := m.pagerSize()
 	m.mode = modePager
 	m.pager = pager{kind: kind, inv: inv, vp: viewport.New(w, h), busy: true}
@@ -483,6 +514,7 @@ func (m Model) pagerCmd(kind string, inv InvocationRow) tea.Cmd {
 			default:
 				content, err = acts.Logs(ctx, inv)
 			}
+
 			return err
 		})
 		content = strings.ReplaceAll(content, "\t", "    ")
@@ -526,15 +558,19 @@ func errText(err error) string {
 	if !errors.As(err, &e) {
 		return strings.ReplaceAll(err.Error(), "\n", " ")
 	}
+
 	s := string(e.Code) + ": " + e.Msg
 	if e.Msg == "" && e.Err != nil {
 		s += e.Err.Error()
 	}
+
 	if len(e.Detail) > 0 {
 		s += ": " + strings.Join(e.Detail, ", ")
 	}
+
 	if e.Hint != "" {
 		s += " (hint: " + e.Hint + ")"
 	}
+
 	return strings.Join(strings.Fields(s), " ")
 }

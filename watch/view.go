@@ -61,12 +61,14 @@ func (m Model) View() string {
 	if m.mode == modePager {
 		return m.pagerView()
 	}
+
 	var b strings.Builder
 	b.WriteString(m.titleLine())
 	b.WriteByte('\n')
 
 	helpView := m.help.View(m)
 	listH := m.listHeight()
+
 	// Only the lines on screen are rendered: the list may hold a thousand
 	// invocations, and View runs after every message.
 	lines := m.listLines(m.offset, m.offset+listH)
@@ -76,12 +78,14 @@ func (m Model) View() string {
 		}
 		b.WriteByte('\n')
 	}
+
 	b.WriteString(m.statusLine())
 	b.WriteByte('\n')
 	hl := strings.Split(helpView, "\n")
 	for i := range hl {
 		hl[i] = truncate(hl[i], m.width)
 	}
+
 	b.WriteString(strings.Join(hl, "\n"))
 	return b.String()
 }
@@ -103,16 +107,19 @@ func (m Model) titleLine() string {
 		ready += c.Ready
 		needs += c.NeedsInput
 	}
+
 	title := "git agency watch"
 	if m.title != "" {
 		title += " · " + m.title
 	}
+
 	summary := fmt.Sprintf("%s · %d active · %d ready · %d needs input",
 		agency.Plural(len(m.snap.Worktrees), "worktree"), active, ready, needs)
 	gap := m.width - lipgloss.Width(title) - lipgloss.Width(summary)
 	if gap < 2 {
 		return truncate(m.styles.Title.Render(title)+"  "+m.styles.Dim.Render(summary), m.width)
 	}
+
 	return m.styles.Title.Render(title) + strings.Repeat(" ", gap) + m.styles.Dim.Render(summary)
 }
 
@@ -138,6 +145,7 @@ func (m Model) statusLine() string {
 	default:
 		s = m.styles.StatusLine.Render("every " + m.interval.String() + " · ? for help")
 	}
+
 	return m.wrap2(s)
 }
 
@@ -149,14 +157,17 @@ func (m Model) confirmDetail() string {
 	if max < 2 {
 		max = 2
 	}
+
 	lines := c.detail
 	if len(lines) > max-1 {
 		lines = append(append([]string(nil), lines[:max-2]...), fmt.Sprintf("… %d more", len(c.detail)-(max-2)))
 	}
+
 	out := make([]string, 0, len(lines)+1)
 	for _, l := range lines {
 		out = append(out, truncate(m.styles.StatusLine.Render(l), m.width))
 	}
+
 	out = append(out, m.wrap2(m.styles.Prompt.Render(c.prompt)))
 	return strings.Join(out, "\n")
 }
@@ -171,6 +182,7 @@ func (m Model) selectedConflict() string {
 	if inv == nil || len(inv.ConflictsWith) == 0 {
 		return ""
 	}
+
 	return fmt.Sprintf("%s would conflict with %s, in %s", inv.ShortID,
 		strings.Join(inv.ConflictsWith, ", "), strings.Join(inv.ConflictFiles, ", "))
 }
@@ -180,14 +192,17 @@ func (m Model) wrap2(s string) string {
 	if m.width <= 0 || ansi.StringWidth(s) <= m.width {
 		return s
 	}
+
 	lines := strings.Split(ansi.Wrap(s, m.width, " "), "\n")
 	if len(lines) > 2 {
 		lines = lines[:2]
 		lines[1] = truncate(lines[1]+" …", m.width)
 	}
+
 	for i := range lines {
 		lines[i] = truncate(strings.TrimRight(lines[i], " "), m.width)
 	}
+
 	return strings.Join(lines, "\n")
 }
 
@@ -206,16 +221,19 @@ func (m Model) listLines(from, to int) []string {
 			"  then start an agent on it: git agency agent start --worktree <name>",
 		}
 	}
+
 	now := m.snap.Taken
 	if now.IsZero() {
 		now = m.now()
 	}
+
 	cols := columnWidths(m.snap)
 	lines := make([]string, m.totalLines())
 	for i, it := range m.items {
 		if it.line < from || it.line >= to {
 			continue
 		}
+
 		wt := m.snap.Worktrees[it.wt]
 		sel := i == m.cursor
 		var text string
@@ -225,16 +243,20 @@ func (m Model) listLines(from, to int) []string {
 			last := it.inv == len(wt.Invocations)-1
 			text = invocationText(wt.Invocations[it.inv], last, cols, now, m.styles)
 		}
+
 		gutter := "  "
 		if sel {
 			gutter = "> "
 		}
+
 		line := truncate(gutter+text, m.width)
 		if sel {
 			line = m.styles.Selected.Render(ansi.Strip(line))
 		}
+
 		lines[it.line] = line
 	}
+
 	return lines
 }
 
@@ -258,6 +280,7 @@ func columnWidths(s Snapshot) widths {
 			w.status = max(w.status, len(inv.Status))
 		}
 	}
+
 	w.runner = min(w.runner, 12)
 	return w
 }
@@ -277,20 +300,25 @@ func worktreeText(wt WorktreeRow, st *Styles) string {
 			head = st.Dim.Render(wt.RepoName+" ·") + " " + head
 		}
 	}
+
 	c := wt.Counts()
 	var parts []string
 	if c.Active > 0 {
 		parts = append(parts, fmt.Sprintf("%d active", c.Active))
 	}
+
 	if c.Ready > 0 {
 		parts = append(parts, fmt.Sprintf("%d ready to land", c.Ready))
 	}
+
 	if c.NeedsInput > 0 {
 		parts = append(parts, fmt.Sprintf("%d needs input", c.NeedsInput))
 	}
+
 	if len(parts) > 0 {
 		head += "  " + st.Dim.Render(strings.Join(parts, " · "))
 	}
+
 	return head
 }
 
@@ -299,42 +327,52 @@ func invocationText(inv InvocationRow, last bool, w widths, now time.Time, st *S
 	if last {
 		branch = "└── "
 	}
+
 	if inv.Display == StatusNeedsInput {
 		// Unmistakable without colour too: the agent waits for you.
 		branch = strings.Replace(branch, "── ", "─▶ ", 1)
 	}
+
 	age := "-"
 	if t := inv.Age(); !t.IsZero() {
 		age = agency.Ago(now.Sub(t))
 	}
+
 	status := inv.Status
 	if status == "" {
 		status = "-"
 	}
+
 	s := fmt.Sprintf("%s%-4s  %-*s  %-*s  %-*s  %7s  ", branch, inv.ShortID,
 		w.runner, clip(orDash(inv.Runner), w.runner), w.mode, orDash(modeText(inv)), w.status, status, age)
 	disp := "[" + inv.Display + "]"
 	if inv.QueuePlace > 0 {
 		disp = fmt.Sprintf("[%s #%d]", inv.Display, inv.QueuePlace)
 	}
+
 	if style, ok := st.Status[inv.Display]; ok {
 		disp = style.Render(disp)
 	}
+
 	s += disp
 	if inv.LandRefused != "" {
 		s += " " + st.Status[StatusFailed].Render("⚠ land refuses: "+inv.LandRefused)
 	}
+
 	if len(inv.ConflictsWith) > 0 {
 		// The forecast's mark, and who it collides with.
 		s += " " + st.Status[StatusFailed].Render("⚠ conflicts with "+strings.Join(inv.ConflictsWith, ", ")) +
 			st.Dim.Render(" ("+strings.Join(inv.ConflictFiles, ", ")+")")
 	}
+
 	if inv.Usage != "" {
 		s += "  " + inv.Usage
 	}
+
 	if inv.Summary != "" {
 		s += "  " + st.Dim.Render(inv.Summary)
 	}
+
 	return s
 }
 
@@ -347,10 +385,12 @@ func (m Model) pagerView() string {
 	if gap > 0 {
 		head += strings.Repeat(" ", gap) + m.styles.Dim.Render(pos)
 	}
+
 	foot := m.statusLine()
 	if m.status == "" && m.confirm == nil {
 		foot = m.styles.StatusLine.Render("↑/↓ pgup/pgdn scroll · esc back · q quit")
 	}
+
 	return truncate(head, m.width) + "\n" + p.vp.View() + "\n" + truncate(foot, m.width)
 }
 
@@ -402,9 +442,11 @@ func truncate(s string, width int) string {
 // `watch` prints when stdout is not a terminal.
 func Plain(s Snapshot, now time.Time) string {
 	st := DefaultStyles() // stripped below
+
 	if len(s.Worktrees) == 0 {
 		return "no integration worktrees\n"
 	}
+
 	cols := columnWidths(s)
 	var b strings.Builder
 	repo := ""
@@ -412,11 +454,13 @@ func Plain(s Snapshot, now time.Time) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+
 		if wt.RepoPath != "" && wt.RepoPath != repo {
 			// watch --all-repos: a heading per repository.
 			repo = wt.RepoPath
 			fmt.Fprintf(&b, "== %s (%s)\n", wt.RepoName, wt.RepoPath)
 		}
+
 		b.WriteString(ansi.Strip(worktreeText(wt, &st)))
 		b.WriteByte('\n')
 		for j, inv := range wt.Invocations {
@@ -424,8 +468,10 @@ func Plain(s Snapshot, now time.Time) string {
 			b.WriteByte('\n')
 		}
 	}
+
 	if s.Warning != "" {
 		b.WriteString("\nwarning: " + s.Warning + "\n")
 	}
+
 	return b.String()
 }
