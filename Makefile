@@ -36,7 +36,7 @@ ERRORLINT := $(CURDIR)/.cache/tools/errorlint-$(ERRORLINT_VERSION)/go-errorlint
 ERRCHECK_VERSION ?= v1.30.0
 ERRCHECK := $(CURDIR)/.cache/tools/errcheck-$(ERRCHECK_VERSION)/errcheck
 
-.PHONY: all build install test test-race test-hermetic lint bench bench-scripts bench-watch bench-include bench-sparse demo e2e-real e2e-killsweep clean man completion
+.PHONY: all build install test stress test-race test-hermetic lint bench bench-scripts bench-watch bench-include bench-sparse demo e2e-real e2e-killsweep clean man completion
 
 all: build
 
@@ -75,7 +75,12 @@ install: build man completion
 	@case ":$$PATH:" in *":$(GOBIN):"*) ;; *) echo "note: add $(GOBIN) to your PATH so 'git agency' resolves";; esac
 
 test:
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 45m ./...
+
+# The long variants of scripts that make test runs shorter: 40 walled
+# starts while 4 agents commit (wall_starts_busy).
+stress:
+	AGENCY_STRESS=1 $(GO) test -count=1 -timeout 45m -run 'TestScripts/wall_starts_busy$$' .
 
 # Every package but the scripts' (which start from an empty environment)
 # under a hostile user git configuration, as HOME's, XDG's and

@@ -438,7 +438,8 @@ func cmdChmodRO(ts *testscript.TestScript, neg bool, args []string) {
 
 // scriptCondition adds [file:PATH] (PATH exists) to testscript's built-in
 // conditions, [root] (running as root: permissions do not bind) and
-// [proclimit] (a walled agent's process limit holds here, wall.ProcLimitEnforced), so a script can skip, with a reason, when a system file it
+// [proclimit] (a walled agent's process limit holds here, wall.ProcLimitEnforced),
+// [stress] (AGENCY_STRESS is set: `make stress` runs the long variants), so a script can skip, with a reason, when a system file it
 // needs (git's bash completion, say) is missing (as [need-file:PATH], a
 // file CI installs: then it fails). [need:PROG] is PROG on
 // PATH, for the tools CI installs (testenv.Tools): false when missing, so
@@ -457,6 +458,9 @@ func scriptCondition(cond string) (bool, error) {
 	}
 	if cond == "root" {
 		return os.Geteuid() == 0, nil
+	}
+	if cond == "stress" {
+		return os.Getenv("AGENCY_STRESS") != "", nil
 	}
 	if cond == "proclimit" {
 		return wall.ProcLimitEnforced(), nil
