@@ -248,12 +248,42 @@ func sshdDescendants(pid int) []int {
 }
 
 // removeDir ends the host side's tmux server (headed agents there), if
-// any, and removes the server's directory.
+// any, then every process the host side left (its supervisors and
+// fetchers live on by design, in sessions of their own: a test ends what
+// it started), and removes the server's directory.
 func removeDir(dir string) {
 	kill := exec.Command("tmux", "kill-server")
 	kill.Env = append(os.Environ(), "TMUX=", "TMUX_TMPDIR="+filepath.Join(dir, "tmux"))
 	_ = kill.Run()
+
+	for _, p := range processesUnder(dir) {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+
 	os.RemoveAll(dir)
+}
+
+// processesUnder are the processes whose program or working directory is
+// below dir (from /proc).
+func processesUnder(dir string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || p == os.Getpid() {
+			continue
+		}
+
+		for _, link := range []string{"exe", "cwd"} {
+			target, err := os.Readlink(filepath.Join("/proc", e.Name(), link))
+			if err == nil && strings.HasPrefix(target, dir+string(filepath.Separator)) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+
+	return out
 }
 
 // logText reads sshd's log for a failure message.
