@@ -176,8 +176,17 @@ func TestHostCheckpoints(t *testing.T) {
 	if !strings.Contains(out, "exit") {
 		t.Fatalf("checkpoint ls of the host's run: %s", out)
 	}
-	if _, err := r.gitTry("rev-parse", "--verify", "refs/agency/snapshots/"+id+"/1"); err != nil {
-		t.Fatal("the exit checkpoint's ref was not fetched")
+	// checkpoint ls only reads: the ref comes with the host's fetcher,
+	// which may fetch after the view read the finish.
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		if _, err := r.gitTry("rev-parse", "--verify", "refs/agency/snapshots/"+id+"/1"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the exit checkpoint's ref was not fetched")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	trees, _ := filepath.Glob(filepath.Join(r.sshd.HostHome, ".local/share/agency/repos/*/sandboxes", id, "tree"))
 	if len(trees) != 1 {
