@@ -32,17 +32,7 @@ type HostApply struct {
 // a land never takes (the denylist) stay out, as a local land --apply
 // leaves them.
 func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
-	dataDir, err := hostDataDir()
-	if err != nil {
-		return nil, err
-	}
-
-	mirror, err := ensureMirror(ctx, dataDir, repoID)
-	if err != nil {
-		return nil, err
-	}
-
-	a, err := Open(ctx, mirror, nil)
+	a, err := openServedMirror(ctx, repoID)
 	if err != nil {
 		return nil, err
 	}

@@ -20,17 +20,7 @@ type HostAgent struct {
 // ServeStatus is `host-serve status`: the host's view of the given
 // invocations of the caller's repository (a read, as `agent show`).
 func ServeStatus(ctx context.Context, repoID string, ids []string) (map[string]HostAgent, error) {
-	dataDir, err := hostDataDir()
-	if err != nil {
-		return nil, err
-	}
-
-	mirror, err := ensureMirror(ctx, dataDir, repoID)
-	if err != nil {
-		return nil, err
-	}
-
-	a, err := Open(ctx, mirror, nil)
+	a, err := openServedMirror(ctx, repoID)
 	if err != nil {
 		return nil, err
 	}
@@ -255,3 +245,19 @@ func unreachableSince(st HostState, now string) string {
 
 // DisplayHostLost: a host that has not answered for agency.host.<name>.lostAfter.
 const DisplayHostLost = "host lost"
+
+// openServedMirror opens the host's mirror of the caller's repository
+// repoID (made when missing), as each host-serve answer does.
+func openServedMirror(ctx context.Context, repoID string) (*App, error) {
+	dataDir, err := hostDataDir()
+	if err != nil {
+		return nil, err
+	}
+
+	mirror, err := ensureMirror(ctx, dataDir, repoID)
+	if err != nil {
+		return nil, err
+	}
+
+	return Open(ctx, mirror, nil)
+}
