@@ -115,13 +115,15 @@ func (r *hostRig) agency(args ...string) string {
 	return out
 }
 
-// fetcherPIDs are the host fetchers' process ids, as they wrote them.
+// fetcherPIDs are the live host fetchers' process ids, as they wrote them.
+// A killed fetcher is reparented to init, and an init that does not reap
+// (CI's container) leaves it a zombie, which is not a fetcher.
 func (r *hostRig) fetcherPIDs() []int {
 	var out []int
 	fs, _ := filepath.Glob(filepath.Join(r.local, "repos", "*", "hosts", "*.fetcher"))
 	for _, f := range fs {
 		b, _ := os.ReadFile(f)
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && syscall.Kill(n, 0) == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && syscall.Kill(n, 0) == nil && !zombie(n) {
 			out = append(out, n)
 		}
 	}
