@@ -228,6 +228,7 @@ func (a *Lander) verifyStacked(ctx context.Context, c *candidate, timeout time.D
 		return false, err
 	}
 
+	c.passed = out.Passed
 	return out.Passed, nil
 }
 
@@ -293,8 +294,8 @@ func (a *Lander) landStack(ctx context.Context, stack []*candidate) (out []Outco
 // member that then fails to land is checked again alone.
 func (a *Lander) markVerifiedLocked(rec *store.InvocationRecord, c *candidate, verified string) (*store.InvocationRecord, error) {
 	c.res.Verify, c.res.VerifyLog = store.VerifyPassed, rec.VerifyLog
-	if rec.VerifyCommit == c.res.ResultHead && rec.VerifyStatus == store.VerifyPassed {
-		return rec, nil // checked itself (the top, or a prefix the bisection checked)
+	if c.passed && rec.VerifyCommit == c.res.ResultHead && rec.VerifyStatus == store.VerifyPassed {
+		return rec, nil // checked itself in this batch (the top, or a prefix the bisection checked)
 	}
 	return a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
 		r.VerifyStatus, r.VerifyCommit, r.VerifyOnto, r.VerifyTree = store.VerifyPassed, c.res.ResultHead, c.res.TargetHead, c.treeID

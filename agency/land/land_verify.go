@@ -48,6 +48,8 @@ type candidate struct {
 	// one (0: the one its id picks); ranOn: the host it ran on ("": here).
 	slot  int
 	ranOn string
+	// passed: its own check passed in this batch (verifyStacked).
+	passed bool
 	// done: nothing to verify (a land found complete, or a candidate
 	// whose tree passed already and was landed); res and err are final.
 	done bool
