@@ -320,7 +320,7 @@ func TestHostVerifyLostSameMachine(t *testing.T) {
 	}
 	r.eventually(60*time.Second, "the first check running", exists("first-running"))
 	cfg := r.git("config", "agency.host.sshConfig")
-	h := host.Host{Name: lost, Dest: lost, ConfigFile: cfg, ControlDir: host.ControlDirFor(r.local)}
+	h := host.Host{Name: lost, Dest: r.git("config", "agency.host."+lost+".ssh"), ConfigFile: cfg, ControlDir: host.ControlDirFor(r.local)}
 	killed := 0
 	for _, p := range r.masterPIDs() {
 		b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline"))
