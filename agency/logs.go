@@ -191,7 +191,7 @@ func (a *App) screenText(ctx context.Context, rec *store.InvocationRecord, max i
 
 // tailFile reads at most n bytes from the end of path, from a line start.
 func tailFile(path string, n int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := store.ReadLog(path)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ type tailer struct {
 }
 
 func (t *tailer) poll() int {
-	f, err := os.Open(t.path)
+	f, err := store.ReadLog(t.path)
 	if err != nil {
 		return 0
 	}

@@ -9,6 +9,10 @@ import (
 	"github.com/git-agency/git-agency/gitcore/internal/repofiles"
 )
 
+// maxHeadFile bounds what is read of a HEAD file (a symbolic ref or an
+// object id is far shorter).
+const maxHeadFile = 4096
+
 // HeadFromFiles is the commit the tree's HEAD names, read from files as
 // git reads them (see headCommit), without running git: "" when it cannot
 // tell that way (ask Head). A read that looks at many trees (gc) spares a
@@ -31,8 +35,8 @@ func (t *Tree) headCommit(gitDir string) string {
 		return ""
 	}
 
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
+	b, ok := readSmallFile(filepath.Join(gitDir, "HEAD"), maxHeadFile)
+	if !ok {
 		return ""
 	}
 
@@ -106,8 +110,8 @@ func (t *Tree) BranchFromFiles() (branch string, ok bool) {
 		return "", false
 	}
 
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
+	b, readable := readSmallFile(filepath.Join(gitDir, "HEAD"), maxHeadFile)
+	if !readable {
 		return "", false
 	}
 

@@ -49,8 +49,8 @@ func (r racyRule) racy(e *statEntry) bool {
 // directory is gitDir: git's, or past it where the memo holds a proof.
 func racyRuleFor(gitDir string, f *index.File) racyRule {
 	r := racyRule{index: uint32(f.MtimeSec)}
-	b, err := os.ReadFile(filepath.Join(gitDir, racyMemoName))
-	if err != nil || f.Stamp == "" {
+	b, ok := readSmallFile(filepath.Join(gitDir, racyMemoName), 4096)
+	if !ok || f.Stamp == "" {
 		return r
 	}
 

@@ -108,8 +108,8 @@ func (t *Tree) attributesMayApply(gitDir string) bool {
 // blobIs reports whether the bytes of the file at p, as a blob, have the
 // id oid (SHA-1 or SHA-256 by its length).
 func blobIs(p string, oidLen int, oid []byte) bool {
-	b, err := os.ReadFile(p)
-	if err != nil || len(b) > maxAsIs {
+	b, ok := readSmallFile(p, maxAsIs)
+	if !ok {
 		return false
 	}
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/git-agency/git-agency/runner/stream"
+	"github.com/git-agency/git-agency/store"
 )
 
 // A headed codex shows nothing of a tool call its own sandbox or approval
@@ -101,7 +102,7 @@ func rolloutFiles(home string, since time.Time) []string {
 // rolloutDenials reads one session log: nothing unless it was codex's in
 // dir; else the refusals among its tool outputs since `since`.
 func rolloutDenials(path, dir string, since time.Time) (n int, last string) {
-	f, err := os.Open(path)
+	f, err := store.ReadLog(path)
 	if err != nil {
 		return 0, ""
 	}

@@ -370,7 +370,7 @@ func (w *headedWatch) readHook(each func()) {
 }
 
 func (w *headedWatch) readPane() {
-	f, err := os.Open(w.panePath)
+	f, err := store.ReadLog(w.panePath)
 	if err != nil {
 		return
 	}

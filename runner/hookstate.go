@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -277,7 +276,7 @@ func RecordHookEvent(stdin io.Reader, out string) error {
 // off and returns their events (bad lines skipped) and the offset after
 // the last complete line.
 func ReadHookEvents(path string, off int64) ([]HookState, int64) {
-	f, err := os.Open(path)
+	f, err := store.ReadLog(path)
 	if err != nil {
 		return nil, off
 	}

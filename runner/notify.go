@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"syscall"
 	"time"
@@ -110,10 +109,12 @@ func RunNotify(ctx context.Context, command string, n Notification, rec *store.I
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	// It runs where its caller runs (the supervisor: the main worktree),
+	// never in the sandbox: that tree is the agent's, and a command run
+	// there, outside any wall, could load what the agent left in it (a
+	// `python3 -m`'s modules, a version file a shim reads). The sandbox
+	// is $AGENCY_SANDBOX.
 	cmd.Env = append(AgentEnv(rec), "AGENCY_EVENT="+n.Event, "AGENCY_INVOCATION_ID="+n.InvocationID)
-	if fi, err := os.Stat(rec.SandboxPath); err == nil && fi.IsDir() {
-		cmd.Dir = rec.SandboxPath
-	}
 
 	cmd.Stdin = bytes.NewReader(append(body, '\n'))
 	var out bytes.Buffer

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -100,7 +99,7 @@ func pendingCause(err error) string {
 // as summaries are: the summary of a run that failed without a word in
 // its stream (a CLI that crashed before its first event). "" if none.
 func (s *Supervisor) lastStderrLine() string {
-	f, err := os.Open(filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "stderr.log"))
+	f, err := store.ReadLog(filepath.Join(s.Store.SandboxLogsDir(s.Invocation), "stderr.log"))
 	if err != nil {
 		return ""
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/store"
 )
 
 // A setup inside the wall sees the host read-only outside its sandbox (and
@@ -26,7 +27,7 @@ var absPath = regexp.MustCompile(`(?:^|[\s'"‘“:=(])(/[^\s'"’”:,;()]+)`)
 // outside sandbox, from the output it wrote to logPath after offset ("" if
 // its output names no such path).
 func wallSetupHint(logPath string, offset int64, sandbox string) string {
-	f, err := os.Open(logPath)
+	f, err := store.ReadLog(logPath)
 	if err != nil {
 		return ""
 	}

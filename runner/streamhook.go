@@ -173,7 +173,10 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 	// A resumed conversation appends to the stream of its earlier runs:
 	// their usage is where this run's account starts.
 	var prev stream.Usage
-	if old, err := os.Open(path); err == nil {
+	// (Its logs directory is the agent's: each file is opened without
+	// following a link, and only a regular file; one that is not is left
+	// unparsed.)
+	if old, err := store.ReadLog(path); err == nil {
 		_, prev, _ = stream.LoadState(old)
 		old.Close()
 	}
@@ -184,7 +187,7 @@ func newStreamHook(s *Supervisor, rec *store.InvocationRecord) OutputHook {
 		s.logf("stream.jsonl: %v", err)
 	}
 
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := store.OpenLog(path, os.O_APPEND)
 	if err != nil {
 		s.logf("cannot open stream.jsonl: %v; no stream parsing", err)
 		return nil

@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"syscall"
 )
 
 // AppendLine is appendLine for the JSONL files other packages write
@@ -13,9 +15,11 @@ func AppendLine(path string, line []byte) error { return appendLine(path, line, 
 // StartFreshLine ends a file's last line when it was cut short (a writer
 // killed mid-line, a full disk), so that what a writer appends next starts
 // a line of its own (logs/stream.jsonl, appended to by each turn). A
-// missing or empty file is left as it is.
+// missing or empty file is left as it is. Like OpenLog it never follows a
+// link nor writes anything but a regular file: a walled agent can write
+// its logs directory.
 func StartFreshLine(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil
@@ -26,6 +30,9 @@ func StartFreshLine(path string) error {
 	fi, err := f.Stat()
 	if err != nil || fi.Size() == 0 {
 		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
 	}
 
 	last := make([]byte, 1)

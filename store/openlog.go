@@ -23,3 +23,18 @@ func OpenLog(path string, flag int) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// ReadLog opens a log file for reading, under OpenLog's rules: never
+// through a symbolic link, never blocking on a FIFO, and only a regular
+// file.
+func ReadLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, nil
+}

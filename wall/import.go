@@ -21,7 +21,8 @@ const ImportReflog = "agency: commit from the wall"
 
 // ImportShadow brings what a walled agent's git wrote into its shadow git
 // directory into the repository: every object the repository lacks
-// (hashed again on the way in: gitcore.ImportObjects), then the sandbox
+// (hashed again on the way in: gitcore.ImportObjects) and every Git LFS
+// object (importLFS: under its true SHA-256 only), then the sandbox
 // branch, moved to the shadow's tip by compare and swap once everything
 // it reaches is here. It returns whether the branch moved. A shadow that
 // does not exist (an unwalled invocation) imports nothing. Only the
@@ -53,6 +54,7 @@ func ImportShadow(ctx context.Context, repo *gitcore.Repo, shadow, branch string
 	if err := repo.ImportObjects(ctx, filepath.Join(shadow, "objects"), missing); err != nil {
 		return false, err
 	}
+	importLFS(root, repo.CommonDir)
 
 	tip, ok := shadowTip(root, branch)
 	if !ok || tip == lastImported(shadow) {

@@ -12,7 +12,9 @@ import "path/filepath"
 // by then (PrepareShadow makes it) and so is always read-only. The
 // shadow's object directory, its info/ and its alternates file are
 // mounts of their own: the agent cannot rename them away or replace the
-// alternates file.
+// alternates file. The repository's Git LFS store is not among them:
+// git-lfs trusts its local store, so the agent's git-lfs writes the
+// shadow's own lfs/, brought in hashed (importLFS).
 func (w *Wall) shadowGrants(add func(p, from string, a Access, why string)) {
 	common, s := realPath(w.CommonDir), w.Shadow
 	in := func(rel string) string { return filepath.Join(common, rel) }
@@ -26,7 +28,6 @@ func (w *Wall) shadowGrants(add func(p, from string, a Access, why string)) {
 		add(in(name), filepath.Join(common, name), ReadOnly, "repository")
 	}
 
-	add(in("lfs"), filepath.Join(common, "lfs"), Writable, "Git LFS object store")
 	wt := in(filepath.Join("worktrees", filepath.Base(w.GitDir)))
 	add(wt, w.GitDir, Writable, "worktree git directory")
 
