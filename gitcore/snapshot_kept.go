@@ -325,7 +325,7 @@ func (t *Tree) snapshotTracked(ctx context.Context, req SnapshotRequest, k *Kept
 		return nil, false
 	}
 
-	bt, err := t.readTrees(ctx, k.tree, ancestors(paths))
+	bt, err := t.readTrees(ctx, k.tree, ancestors(paths), nil)
 	if err != nil || bt.head != k.head {
 		return nil, false
 	}

@@ -5,14 +5,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// recorder runs git and remembers each command's arguments.
-type recorder struct{ cmds *[]string }
+// recorder runs git and remembers each command's arguments (a snapshot
+// runs some at once).
+type recorder struct {
+	cmds *[]string
+	mu   *sync.Mutex
+}
 
 func (r recorder) Run(ctx context.Context, c Cmd) (Result, error) {
+	r.mu.Lock()
 	*r.cmds = append(*r.cmds, strings.Join(c.Args, " "))
+	r.mu.Unlock()
 	return ExecRunner{}.Run(ctx, c)
 }
 
@@ -27,7 +34,7 @@ func recordedRepo(t *testing.T) (*Tree, string, *[]string) {
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "deeper")
 	cmds := &[]string{}
-	repo, err := Discover(context.Background(), recorder{cmds}, dir)
+	repo, err := Discover(context.Background(), recorder{cmds, &sync.Mutex{}}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
