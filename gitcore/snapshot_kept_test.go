@@ -53,6 +53,7 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		LeaveOut: NewIgnoreMatcher([]string{"*.bin"}), MaxUntrackedSize: 100}
 	// want: "full", "status" (the kept index, after a status of the
 	// changed paths) or "splice" (no status: tracked files spliced).
+	var ran []string // the git commands of the last step's snapshot
 	step := func(name, want string, changed ...string) *Snapshot {
 		t.Helper()
 		req := base
@@ -65,6 +66,7 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		ran = append([]string(nil), *rec...)
 		got := "full"
 		if snap.Incremental {
 			got = "splice"
@@ -94,6 +96,9 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 	step("first", "full")
 	write(t, dir, "tracked.txt", "two\n")
 	step("tracked file changed", "splice", "tracked.txt")
+	if len(ran) != 0 {
+		t.Fatalf("tracked file changed: git ran %q; its blob is its bytes", ran)
+	}
 	write(t, dir, "top.txt", "untracked\n")
 	step("untracked file added", "status", "top.txt")
 	write(t, dir, "n/new.txt", "in a new directory\n")

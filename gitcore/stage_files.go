@@ -153,8 +153,9 @@ func (t *Tree) hashFile(p string, fi os.FileInfo, oidLen int) (TreeEntry, []byte
 	return TreeEntry{Mode: mode, OID: objectID("blob", b, oidLen)}, b, true
 }
 
-// stageFew stages the paths that a spliced snapshot hashes again:
-// stageFromFiles where it can, stageSmall otherwise.
+// stageFew stages the paths that a spliced snapshot (or an incremental
+// one, snapshotTracked) hashes again: stageFromFiles where it can,
+// stageSmall otherwise.
 func (t *Tree) stageFew(ctx context.Context, gitDir string, old map[string]TreeEntry, paths []string, oidLen int) (map[string]*TreeEntry, error) {
 	if staged, ok := t.stageFromFiles(gitDir, old, paths, oidLen); ok {
 		return staged, nil
