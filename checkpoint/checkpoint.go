@@ -255,6 +255,13 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 		}
 	}
 
+	// The processes that create the ref and compute the diffstat start
+	// now and wait for their input while the snapshot is taken: it comes
+	// at once afterwards.
+	refc, stats := o.Repo.StartRefCreation(ctx), o.Repo.StartShortstat(ctx)
+	defer refc.Close()
+	defer stats.Close()
+
 	// The snapshot refs are read while the snapshot is taken (both are
 	// mostly process start-up); only this lock's holder creates them.
 	type refsResult struct {
@@ -324,11 +331,11 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 	}
 	statCh := make(chan statResult, 1)
 	go func() {
-		stat, err := o.Repo.DiffShortstat(ctx, snap.Head, snap.Tree)
+		stat, err := diffstat(ctx, o.Repo, stats, snap)
 		statCh <- statResult{stat, err}
 	}()
 	n := store.NextCheckpointID(o.Invocation, file, names)
-	commit, n, err := createSnapshotRef(ctx, o, snap, n)
+	commit, n, err := createSnapshotRef(ctx, o, snap, n, refc)
 	sr := <-statCh
 	if err != nil {
 		return nil, nil, err
@@ -355,17 +362,31 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 	return &cp, nil, nil
 }
 
+// diffstat is the snapshot's diffstat against HEAD, through the started
+// diff-tree when HEAD's tree is known (or HEAD unborn).
+func diffstat(ctx context.Context, repo *gitcore.Repo, stats *gitcore.ShortstatQuery, snap *gitcore.Snapshot) (gitcore.Shortstat, error) {
+	if snap.Head != "" && snap.HeadTree == "" {
+		return repo.DiffShortstat(ctx, snap.Head, snap.Tree)
+	}
+	return stats.Diff(snap.HeadTree, snap.Tree)
+}
+
 // createSnapshotRef commits a snapshot's tree (parent HEAD) and creates its
 // ref, checkpoint n or, when someone outside the lock took n, the next free
 // number (never overwriting); it returns the commit and the number used.
-func createSnapshotRef(ctx context.Context, o Options, snap *gitcore.Snapshot, n int) (string, int, error) {
+// The first attempt creates the ref through refc.
+func createSnapshotRef(ctx context.Context, o Options, snap *gitcore.Snapshot, n int, refc *gitcore.RefCreation) (string, int, error) {
 	for attempt := 0; ; attempt++ {
 		commit, err := o.Repo.CommitTree(ctx, snap.Tree, snap.Head, fmt.Sprintf("agency snapshot %s %d", o.Invocation, n))
 		if err != nil {
 			return "", 0, err
 		}
 
-		err = o.Repo.CreateRef(ctx, store.SnapshotRef(o.Invocation, n), commit)
+		if attempt == 0 {
+			err = refc.Create(ctx, store.SnapshotRef(o.Invocation, n), commit)
+		} else {
+			err = o.Repo.CreateRef(ctx, store.SnapshotRef(o.Invocation, n), commit)
+		}
 		if err == nil {
 			return commit, n, nil
 		}

@@ -3,7 +3,10 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/git-agency/git-agency/errs"
@@ -152,5 +155,93 @@ func TestLeaveOutFromConfig(t *testing.T) {
 		if _, _, err := LeaveOutFromConfig(cfg); err == nil {
 			t.Errorf("%q accepted", v)
 		}
+	}
+}
+
+// takesNumber is a CommandRunner that, as the first update-ref is given
+// its ref to create (its input, or its start when it has none), creates
+// the snapshot ref number n itself: a writer outside the checkpoint lock
+// that took the number the checkpoint had chosen.
+type takesNumber struct {
+	t      *testing.T
+	ref    string
+	commit string
+	once   sync.Once
+	done   atomic.Bool
+	runs   atomic.Int32 // update-refs run
+}
+
+func (r *takesNumber) take(dir string) {
+	r.once.Do(func() {
+		gitT(r.t, dir, "update-ref", r.ref, r.commit)
+		r.done.Store(true)
+	})
+}
+
+func (r *takesNumber) Run(ctx context.Context, c gitcore.Cmd) (gitcore.Result, error) {
+	if strings.Contains(strings.Join(c.Args, " "), "update-ref") {
+		r.runs.Add(1)
+		if c.Stdin == nil {
+			r.take(c.Dir)
+		} else {
+			c.Stdin = &onFirstRead{r: c.Stdin, first: func() { r.take(c.Dir) }}
+		}
+	}
+	return gitcore.ExecRunner{}.Run(ctx, c)
+}
+
+// onFirstRead calls first before the first read that returns data.
+type onFirstRead struct {
+	r     io.Reader
+	first func()
+	once  sync.Once
+}
+
+func (o *onFirstRead) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	if n > 0 {
+		o.once.Do(o.first)
+	}
+	return n, err
+}
+
+// When another writer creates checkpoint n while a checkpoint that chose
+// n is being taken (its update-ref already started), the checkpoint takes
+// the next free number: n's ref is left as the other writer made it, and
+// the checkpoint's ref, record and diffstat are its own.
+func TestTakeCheckpointNumberTaken(t *testing.T) {
+	o := sandbox(t)
+	ctx := context.Background()
+	head := gitT(t, o.SandboxPath, "rev-parse", "HEAD")
+	runner := &takesNumber{t: t, ref: store.SnapshotRef(o.Invocation, 1), commit: head}
+	repo, err := gitcore.Discover(ctx, runner, o.Repo.Toplevel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Repo, o.Reason = repo, store.CheckpointManual
+	writeT(t, o.SandboxPath, "a.txt", "changed\nand more\n")
+
+	cp, err := Take(ctx, o)
+	if err != nil || cp == nil {
+		t.Fatalf("checkpoint: %+v %v", cp, err)
+	}
+	if !runner.done.Load() || runner.runs.Load() != 2 {
+		t.Fatalf("update-ref ran %d times, want 2: n taken, then n+1", runner.runs.Load())
+	}
+	if cp.ID != 2 || cp.SnapshotRef != store.SnapshotRef(o.Invocation, 2) || cp.Diffstat != "+2 -1 in 1 file" || cp.HeadSHA != head {
+		t.Fatalf("checkpoint = %+v, want number 2, +2 -1 in 1 file", cp)
+	}
+	if got := gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotRef); got != cp.SnapshotCommit {
+		t.Errorf("ref 2 = %s, want %s", got, cp.SnapshotCommit)
+	}
+	if got := gitT(t, o.SandboxPath, "rev-parse", store.SnapshotRef(o.Invocation, 1)); got != head {
+		t.Errorf("ref 1 = %s, want the other writer's %s", got, head)
+	}
+	if msg := gitT(t, o.SandboxPath, "log", "-1", "--format=%s", cp.SnapshotRef); msg != fmt.Sprintf("agency snapshot %s 2", o.Invocation) {
+		t.Errorf("commit message %q", msg)
+	}
+	file, err := o.Store.ReadCheckpoints(o.Invocation)
+	if err != nil || len(file.Checkpoints) != 1 || file.Checkpoints[0].ID != 2 {
+		t.Fatalf("checkpoints.json: %+v %v", file, err)
 	}
 }

@@ -265,6 +265,8 @@ func snapshotPaths(req SnapshotRequest, entries []StatusEntry, snap *Snapshot, t
 // or when a step fails, and the caller takes the index path. A result
 // with Denied is final.
 func (t *Tree) snapshotSpliced(ctx context.Context, req SnapshotRequest) (*Snapshot, bool, error) {
+	batch := t.startTreeReader(ctx)
+	defer batch.abandon()
 	index, head, entries, ok, err := t.splicedStatus(ctx, req)
 	if !ok || err != nil {
 		return nil, false, err
@@ -287,10 +289,10 @@ func (t *Tree) snapshotSpliced(ctx context.Context, req SnapshotRequest) (*Snaps
 	// HEAD's trees along the listed paths (and at the excluded paths,
 	// which HEAD must not have) are read while the files are staged.
 	treesCh := make(chan *baseTrees, 1)
-	go func() { treesCh <- t.headTreesFor(ctx, head, list, req.Exclude) }()
+	go func() { treesCh <- t.headTreesFor(ctx, head, list, req.Exclude, batch) }()
 	var staged map[string]*TreeEntry
 	if len(rehash) > 0 {
-		staged, err = t.stageSmall(ctx, filepath.Dir(index), old, rehash, len(head)/2)
+		staged, err = t.stageFew(ctx, filepath.Dir(index), old, rehash, len(head)/2)
 	}
 
 	bt := <-treesCh
@@ -346,34 +348,6 @@ func (t *Tree) splicedStatus(ctx context.Context, req SnapshotRequest) (string, 
 
 	entries, err := ParseStatusV2(out)
 	return index, head, entries, err == nil, err
-}
-
-// headTreesFor reads HEAD's trees above the listed paths and at the
-// excluded ones; nil when that fails, HEAD is not head any more, or HEAD
-// has an excluded path (the index path takes it out first).
-func (t *Tree) headTreesFor(ctx context.Context, head string, list []StatusEntry, exclude []string) *baseTrees {
-	paths := make([]string, 0, len(list))
-	for _, e := range list {
-		paths = append(paths, e.Path)
-	}
-
-	dirs := ancestors(paths)
-	for _, e := range exclude {
-		dirs = append(dirs, strings.Trim(e, "/"))
-	}
-
-	bt, err := t.readTrees(ctx, head, dirs)
-	if err != nil || bt.head != head || bt.root == "" {
-		return nil
-	}
-
-	for _, e := range exclude {
-		if _, inHead := bt.trees[strings.Trim(e, "/")]; inHead {
-			return nil
-		}
-	}
-
-	return bt
 }
 
 // splicePlan sorts a full snapshot's listed entries: those whose file is

@@ -325,7 +325,7 @@ func (t *Tree) snapshotTracked(ctx context.Context, req SnapshotRequest, k *Kept
 		return nil, false
 	}
 
-	bt, err := t.readTrees(ctx, k.tree, ancestors(paths))
+	bt, err := t.readTrees(ctx, k.tree, ancestors(paths), nil)
 	if err != nil || bt.head != k.head {
 		return nil, false
 	}
@@ -335,7 +335,7 @@ func (t *Tree) snapshotTracked(ctx context.Context, req SnapshotRequest, k *Kept
 		return nil, false
 	}
 
-	staged, err := t.stageSmall(ctx, filepath.Dir(k.indexPath), old, paths, len(k.tree)/2)
+	staged, err := t.stageFew(ctx, filepath.Dir(k.indexPath), old, paths, len(k.tree)/2)
 	if err != nil || !onlyFiles(staged) {
 		return nil, false
 	}

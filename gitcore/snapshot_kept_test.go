@@ -5,14 +5,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// recorder runs git and remembers each command's arguments.
-type recorder struct{ cmds *[]string }
+// recorder runs git and remembers each command's arguments (a snapshot
+// runs some at once).
+type recorder struct {
+	cmds *[]string
+	mu   *sync.Mutex
+}
 
 func (r recorder) Run(ctx context.Context, c Cmd) (Result, error) {
+	r.mu.Lock()
 	*r.cmds = append(*r.cmds, strings.Join(c.Args, " "))
+	r.mu.Unlock()
 	return ExecRunner{}.Run(ctx, c)
 }
 
@@ -27,7 +34,7 @@ func recordedRepo(t *testing.T) (*Tree, string, *[]string) {
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "deeper")
 	cmds := &[]string{}
-	repo, err := Discover(context.Background(), recorder{cmds}, dir)
+	repo, err := Discover(context.Background(), recorder{cmds, &sync.Mutex{}}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +53,7 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		LeaveOut: NewIgnoreMatcher([]string{"*.bin"}), MaxUntrackedSize: 100}
 	// want: "full", "status" (the kept index, after a status of the
 	// changed paths) or "splice" (no status: tracked files spliced).
+	var ran []string // the git commands of the last step's snapshot
 	step := func(name, want string, changed ...string) *Snapshot {
 		t.Helper()
 		req := base
@@ -58,6 +66,7 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		ran = append([]string(nil), *rec...)
 		got := "full"
 		if snap.Incremental {
 			got = "splice"
@@ -87,6 +96,9 @@ func TestSnapshotKeptIndexMatchesFull(t *testing.T) {
 	step("first", "full")
 	write(t, dir, "tracked.txt", "two\n")
 	step("tracked file changed", "splice", "tracked.txt")
+	if len(ran) != 0 {
+		t.Fatalf("tracked file changed: git ran %q; its blob is its bytes", ran)
+	}
 	write(t, dir, "top.txt", "untracked\n")
 	step("untracked file added", "status", "top.txt")
 	write(t, dir, "n/new.txt", "in a new directory\n")

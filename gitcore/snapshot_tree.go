@@ -62,8 +62,9 @@ type baseTrees struct {
 // root tree, "" the root itself).
 //
 // When they are all loose objects, they are read from their files instead
-// (readTreesFromFiles).
-func (t *Tree) readTrees(ctx context.Context, base string, dirs []string) (*baseTrees, error) {
+// (readTreesFromFiles). batch, when not nil, is a `cat-file --batch`
+// started ahead (startTreeReader), asked instead of a new one.
+func (t *Tree) readTrees(ctx context.Context, base string, dirs []string, batch *started) (*baseTrees, error) {
 	if bt, ok := t.readTreesFromFiles(base, dirs); ok {
 		return bt, nil
 	}
@@ -81,7 +82,13 @@ func (t *Tree) readTrees(ctx context.Context, base string, dirs []string) (*base
 		}
 	}
 
-	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in.String()), "cat-file", "--batch")
+	var out []byte
+	var err error
+	if batch != nil {
+		out, err = batch.finish([]byte(in.String()))
+	} else {
+		out, err = t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in.String()), "cat-file", "--batch")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +121,35 @@ func (t *Tree) readTrees(ctx context.Context, base string, dirs []string) (*base
 	}
 
 	return bt, nil
+}
+
+// headTreesFor reads HEAD's trees above the listed paths and at the
+// excluded ones; nil when that fails, HEAD is not head any more, or HEAD
+// has an excluded path (the index path takes it out first). batch, when
+// not nil, is the `cat-file --batch` started for it (startTreeReader).
+func (t *Tree) headTreesFor(ctx context.Context, head string, list []StatusEntry, exclude []string, batch *started) *baseTrees {
+	paths := make([]string, 0, len(list))
+	for _, e := range list {
+		paths = append(paths, e.Path)
+	}
+
+	dirs := ancestors(paths)
+	for _, e := range exclude {
+		dirs = append(dirs, strings.Trim(e, "/"))
+	}
+
+	bt, err := t.readTrees(ctx, head, dirs, batch)
+	if err != nil || bt.head != head || bt.root == "" {
+		return nil
+	}
+
+	for _, e := range exclude {
+		if _, inHead := bt.trees[strings.Trim(e, "/")]; inHead {
+			return nil
+		}
+	}
+
+	return bt
 }
 
 // readBatchObject reads one object of `git cat-file --batch` output: its

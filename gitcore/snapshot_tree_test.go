@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -74,7 +75,7 @@ func TestSpliceTreesMatchesWriteTree(t *testing.T) {
 	write(t, dir, "a/b.txt", "a file beside the directory a/b\n")
 	git(t, dir, "rm", "-q", "a/only/x.txt", "gone.txt")
 	changed := []string{"a/b/c.txt", "a/b/new.txt", "a/b.txt", "a/only/x.txt", "gone.txt"}
-	bt, err := tr.readTrees(ctx, base, ancestors(changed))
+	bt, err := tr.readTrees(ctx, base, ancestors(changed), nil)
 	if err != nil || bt.head == "" || bt.root != base {
 		t.Fatalf("readTrees: %+v %v", bt, err)
 	}
@@ -282,7 +283,7 @@ func TestSnapshotSplicedSHA256(t *testing.T) {
 	git(t, dir, "commit", "-q", "-m", "init")
 	ctx := context.Background()
 	var cmds []string
-	repo, err := Discover(ctx, recorder{&cmds}, dir)
+	repo, err := Discover(ctx, recorder{&cmds, &sync.Mutex{}}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,6 +304,39 @@ func TestSnapshotSplicedSHA256(t *testing.T) {
 	}
 	if got.Tree != want.Tree {
 		t.Fatalf("spliced %s, index path %s", got.Tree, want.Tree)
+	}
+}
+
+// With HEAD's trees packed, the spliced snapshot reads them with the
+// `cat-file --batch` it started while its status ran: one, asked once,
+// and the tree is the index path's. With them loose, none is started.
+func TestSnapshotSplicedPackedHead(t *testing.T) {
+	tr, dir, rec := recordedRepo(t)
+	ctx := context.Background()
+	req := SnapshotRequest{IncludeUntracked: true, Exclude: []string{".agency"}}
+	for _, packed := range []bool{false, true} {
+		if packed {
+			git(t, dir, "gc", "-q")
+		}
+		write(t, dir, "d/e/deep.txt", fmt.Sprintf("packed %v\n", packed))
+		*rec = nil
+		got, err := tr.SnapshotTree(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := strings.Join(*rec, "\n")
+		if n := strings.Count(all, "cat-file --batch"); strings.Contains(all, "write-tree") || n != map[bool]int{false: 0, true: 1}[packed] {
+			t.Fatalf("packed %v: not spliced, or %d cat-file: %q", packed, n, *rec)
+		}
+		kept := &KeptIndex{}
+		want, err := tr.SnapshotTree(ctx, SnapshotRequest{IncludeUntracked: true, Exclude: []string{".agency"}, Kept: kept})
+		kept.Remove()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Tree != want.Tree || got.HeadTree != want.HeadTree {
+			t.Fatalf("packed %v: spliced %s (HEAD %s), index path %s (HEAD %s)", packed, got.Tree, got.HeadTree, want.Tree, want.HeadTree)
+		}
 	}
 }
 
