@@ -3,6 +3,7 @@ package gitcore
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -18,16 +19,41 @@ func readSmallFile(p string, max int64) (data []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
+	data, _, ok = readOpenedSmall(f, max)
+	return data, ok
+}
+
+// readOpenedSmall reads the opened f (and closes it) when it is a regular
+// file of at most max bytes; it returns its FileInfo too.
+func readOpenedSmall(f *os.File, max int64) ([]byte, os.FileInfo, bool) {
 	defer f.Close()
-
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, false
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, nil, false
 	}
 
-	data, err = io.ReadAll(io.LimitReader(f, max+1))
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil || int64(len(data)) > max {
-		return nil, false
+		return nil, nil, false
 	}
 
-	return data, true
+	return data, fi, true
+}
+
+// readSmallFileBeneath is readSmallFile of rel (slash-separated) inside
+// the directory root, opened beneath it: a link on the way that leads out
+// of root is not followed (os.Root), nor a link in its last component. It
+// also returns the opened file's FileInfo.
+func readSmallFileBeneath(root, rel string, max int64) ([]byte, os.FileInfo, bool) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer r.Close()
+
+	f, err := r.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, false
+	}
+	return readOpenedSmall(f, max)
 }

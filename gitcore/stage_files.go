@@ -83,7 +83,7 @@ func (t *Tree) plainFileAt(p string, seen map[string]bool, oidLen int) (f plainF
 		return f, false, false
 	}
 
-	f.TreeEntry, f.body, ok = t.hashFile(p, fi, oidLen)
+	f.TreeEntry, f.body, ok = t.hashFile(p, oidLen)
 	return f, false, ok
 }
 
@@ -138,12 +138,16 @@ func nestedPaths(paths []string) bool {
 	return false
 }
 
-// hashFile is the tree entry of the regular file p (fi its Lstat): the
-// mode from its executable bit as git takes it, the id of its bytes as a
-// blob; and the bytes.
-func (t *Tree) hashFile(p string, fi os.FileInfo, oidLen int) (TreeEntry, []byte, bool) {
-	b, err := os.ReadFile(filepath.Join(t.Path, filepath.FromSlash(p)))
-	if err != nil || int64(len(b)) > maxAsIs {
+// hashFile is the tree entry of the regular file p: the mode from its
+// executable bit as git takes it, the id of its bytes as a blob; and the
+// bytes. The tree is the agent's and changes while it is read: the file
+// is opened beneath the tree's root (readSmallFileBeneath), so a
+// directory on its way swapped for a link since the status cannot bring
+// a file from elsewhere (a secret of the user's) into the object store,
+// and its mode is the opened file's.
+func (t *Tree) hashFile(p string, oidLen int) (TreeEntry, []byte, bool) {
+	b, fi, ok := readSmallFileBeneath(t.Path, p, maxAsIs)
+	if !ok {
 		return TreeEntry{}, nil, false
 	}
 	mode := "100644"

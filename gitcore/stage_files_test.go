@@ -100,3 +100,31 @@ func show(m map[string]*TreeEntry) string {
 	}
 	return b.String()
 }
+
+// A directory on a listed path's way swapped for a link out of the tree
+// after the status (the agent's tree changes while it is read) brings
+// nothing from elsewhere: the file is not read through the link, and the
+// whole set goes to git, which refuses paths beyond a link.
+func TestStageFromFilesNotThroughALink(t *testing.T) {
+	repo, dir := snapRepo(t)
+	tr := repo.Tree(dir)
+	gitDir := filepath.Join(dir, ".git")
+	write(t, dir, "d/f.txt", "mine\n")
+	outside := t.TempDir()
+	secret := "the user's secret\n"
+	if err := os.WriteFile(filepath.Join(outside, "f.txt"), []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "d")); err != nil {
+		t.Fatal(err)
+	}
+	if staged, ok := tr.stageFromFiles(gitDir, nil, []string{"d/f.txt"}, 20); ok {
+		t.Fatalf("staged through a link out of the tree: %v", staged["d/f.txt"])
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "objects", objectID("blob", []byte(secret), 20)[:2])); err == nil {
+		t.Fatal("the outside file's blob was written")
+	}
+}
