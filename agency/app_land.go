@@ -163,9 +163,11 @@ func (a *App) removeVerifyTree(ctx context.Context, inv string) error {
 // landHost is what landing asks of the rest of agency (land.Host).
 type landHost struct{ a *App }
 
-func (h landHost) VerifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, bool) {
-	return h.a.verifyOnHosts(ctx, inv, commit, command, timeout)
+func (h landHost) VerifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration, first int) (runner.VerifyOutcome, string, bool) {
+	return h.a.verifyOnHosts(ctx, inv, commit, command, timeout, first)
 }
+
+func (h landHost) VerifyHostCount() int { return len(h.a.verifyHosts()) }
 
 func (h landHost) ResolveInvocation(query string) (*store.InvocationRecord, error) {
 	return h.a.ResolveInvocation(query)

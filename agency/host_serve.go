@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -243,9 +244,20 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 
 // mirrorConfig replaces the mirror's agency.runner.* (and wall) settings
 // with the caller's.
+//
+// Only what differs is written, under the mirror's repo lock: the checks
+// of one land spread over two host names of one machine run side by side
+// in one mirror, and an unset-then-add of the one would fail on the
+// other's config lock, or show it the setting missing for a moment.
 func (a *App) mirrorConfig(ctx context.Context, cfg map[string][]string) error {
+	ctx, unlock, err := a.lockWork(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
 	for k, vals := range cfg {
-		if !travels(k) {
+		if !travels(k) || slices.Equal(a.Config.GetAll(k), vals) {
 			continue
 		}
 		if err := a.Repo.LocalConfigReplace(ctx, k, vals); err != nil {

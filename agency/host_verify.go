@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,27 +56,37 @@ type HostVerifyAnswer struct {
 }
 
 // verifyOnHosts runs inv's check of commit on the first host of
-// agency.verify.hosts that answers; false when none is set or none did
-// (the caller runs it here).
-func (a *App) verifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, bool) {
+// agency.verify.hosts that answers, trying them in turn from the first-th
+// (-1: one picked by inv's id, so that lands spread); the host it ran on,
+// or false when none is set or none did (the caller runs it here). A check
+// lost with its host (the connection dropped before the answer) is run on
+// the next one: a check is deterministic, so running it again is safe.
+func (a *App) verifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration, first int) (runner.VerifyOutcome, string, bool) {
 	hosts := a.verifyHosts()
 	if len(hosts) == 0 {
-		return runner.VerifyOutcome{}, false
+		return runner.VerifyOutcome{}, "", false
 	}
 
-	sum := fnv.New32a()
-	sum.Write([]byte(inv))
-	first := int(sum.Sum32() % uint32(len(hosts)))
+	if first < 0 {
+		sum := fnv.New32a()
+		sum.Write([]byte(inv))
+		first = int(sum.Sum32() % uint32(len(hosts)))
+	}
 	for i := range hosts {
 		name := hosts[(first+i)%len(hosts)]
 		out, err := a.verifyOnHost(ctx, name, inv, commit, command, timeout)
 		if err == nil {
-			return out, true
+			return out, name, true
 		}
+
 		a.warn(inv, errs.HostVerifyLost(name, errs.As(err).Msg))
+		a.event(inv, "verify_host_lost", map[string]any{"host": name, "candidate": commit, "error": errs.As(err).Msg})
+		if ctx.Err() != nil {
+			break // interrupted here: the check runs nowhere else
+		}
 	}
 
-	return runner.VerifyOutcome{}, false
+	return runner.VerifyOutcome{}, "", false
 }
 
 // verifyOnHost runs inv's check of commit on host name.
@@ -150,7 +161,12 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, errs.IO("create", dir, err)
 	}
-	defer func() { _ = a.removeVerifyTree(context.WithoutCancel(ctx), req.Inv) }()
+	owner := filepath.Join(dir, "serve.pid")
+	me := strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(owner, []byte(me), 0o600); err != nil {
+		return nil, errs.IO("write", owner, err)
+	}
+	defer a.removeOwnVerifyTree(context.WithoutCancel(ctx), req.Inv, owner, me)
 	if _, err := a.addTree(ctx, a.Repo.Toplevel, tree, "", req.Commit, true); err != nil {
 		return nil, err
 	}
@@ -166,4 +182,15 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 	out := runner.RunVerify(ctx, spec)
 	b, _ := os.ReadFile(logPath)
 	return &HostVerifyAnswer{Outcome: out, Log: string(b)}, nil
+}
+
+// removeOwnVerifyTree removes inv's verify tree on this host when this
+// `host-serve verify` still owns it. A check lost with its connection may
+// be run again in the same mirror (two host names of one machine) while
+// the lost one still runs: the new one replaced its tree and owns it now.
+func (a *App) removeOwnVerifyTree(ctx context.Context, inv, owner, me string) {
+	if b, err := os.ReadFile(owner); err != nil || string(b) != me {
+		return
+	}
+	_ = a.removeVerifyTree(ctx, inv)
 }

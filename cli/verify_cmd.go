@@ -65,6 +65,9 @@ func printVerify(p func(k, v string), r *store.InvocationRecord) {
 
 	p("verify_command", r.VerifyCommand)
 	p("verify_commit", r.VerifyCommit)
+	if r.VerifyHost != "" {
+		p("verify_host", r.VerifyHost)
+	}
 
 	if r.VerifyExitCode != nil {
 		p("verify_exit_code", fmt.Sprint(*r.VerifyExitCode))

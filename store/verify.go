@@ -46,7 +46,10 @@ type VerifyState struct {
 	VerifyExitCode *int   `json:"verify_exit_code,omitempty"`
 	VerifyError    string `json:"verify_error,omitempty"`
 	// VerifyStartedAt and VerifyDurationMS time the latest verify.
-	VerifyStartedAt  string `json:"verify_started_at,omitempty"`
+	VerifyStartedAt string `json:"verify_started_at,omitempty"`
+	// VerifyHost is the host of agency.verify.hosts the latest check ran
+	// on ("" for here).
+	VerifyHost       string `json:"verify_host,omitempty"`
 	VerifyDurationMS int64  `json:"verify_duration_ms,omitempty"`
 	// VerifyPID and VerifyPIDStartTime are the land process running the
 	// verify (a running verify whose process is gone was interrupted).

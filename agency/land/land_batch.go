@@ -204,33 +204,6 @@ func (a *Lander) planStacked(ctx context.Context, inv string, opts Options, onto
 	return c, nil
 }
 
-// verifyStack verifies the top of the stack, and when it fails bisects
-// for the longest green prefix: green is its length, culprit the index of
-// the first red candidate (-1 when all passed).
-func (a *Lander) verifyStack(ctx context.Context, stack []*candidate, timeout time.Duration) (green, culprit int, err error) {
-	ok, err := a.verifyStacked(ctx, stack[len(stack)-1], timeout)
-	if err != nil || ok {
-		return len(stack), -1, err
-	}
-
-	lo, hi := 0, len(stack) // prefix lo is green (0: nothing), prefix hi red
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		ok, err := a.verifyStacked(ctx, stack[mid-1], timeout)
-		if err != nil {
-			return lo, -1, err
-		}
-
-		if ok {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-
-	return lo, hi - 1, nil
-}
-
 // verifyStacked verifies one candidate of a stack (the prefix ending with
 // it): its verify tree and record are made under the lock, the check runs
 // without it.
@@ -255,6 +228,7 @@ func (a *Lander) verifyStacked(ctx context.Context, c *candidate, timeout time.D
 		return false, err
 	}
 
+	c.passed = out.Passed
 	return out.Passed, nil
 }
 
@@ -320,8 +294,8 @@ func (a *Lander) landStack(ctx context.Context, stack []*candidate) (out []Outco
 // member that then fails to land is checked again alone.
 func (a *Lander) markVerifiedLocked(rec *store.InvocationRecord, c *candidate, verified string) (*store.InvocationRecord, error) {
 	c.res.Verify, c.res.VerifyLog = store.VerifyPassed, rec.VerifyLog
-	if rec.VerifyCommit == verified && rec.VerifyStatus == store.VerifyPassed {
-		return rec, nil // the top: checked itself
+	if c.passed && rec.VerifyCommit == c.res.ResultHead && rec.VerifyStatus == store.VerifyPassed {
+		return rec, nil // checked itself in this batch (the top, or a prefix the bisection checked)
 	}
 	return a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
 		r.VerifyStatus, r.VerifyCommit, r.VerifyOnto, r.VerifyTree = store.VerifyPassed, c.res.ResultHead, c.res.TargetHead, c.treeID

@@ -44,6 +44,12 @@ type candidate struct {
 	// key is the reuse key of a pass of this candidate (verifyKey).
 	key   string
 	began time.Time
+	// slot: the host of agency.verify.hosts its check starts at, plus
+	// one (0: the one its id picks); ranOn: the host it ran on ("": here).
+	slot  int
+	ranOn string
+	// passed: its own check passed in this batch (verifyStacked).
+	passed bool
 	// done: nothing to verify (a land found complete, or a candidate
 	// whose tree passed already and was landed); res and err are final.
 	done bool
@@ -94,9 +100,12 @@ func (a *Lander) runVerifyCandidate(ctx context.Context, c *candidate, timeout t
 		return runner.VerifyOutcome{Error: errs.As(err).Msg}
 	}
 	// agency.verify.hosts: on a host when one answers.
-	if out, ok := a.Host.VerifyOnHosts(ctx, c.rec.InvocationID, c.res.ResultHead, c.command, timeout); ok {
+	out, name, ok := a.Host.VerifyOnHosts(ctx, c.rec.InvocationID, c.res.ResultHead, c.command, timeout, c.slot-1)
+	if ok {
+		c.ranOn = name
 		return out
 	}
+	c.ranOn = ""
 	return a.runVerify(ctx, c.rec, c.tree, c.command, timeout)
 }
 
@@ -184,7 +193,7 @@ func (a *Lander) claimVerifyLocked(c *candidate) error {
 		r.VerifyStatus, r.VerifyCommand, r.VerifyLog = store.VerifyRunning, c.command, a.Store.VerifyLogPath(inv)
 		r.VerifyCommit, r.VerifyOnto, r.VerifyTree = res.ResultHead, res.TargetHead, c.treeID
 		r.VerifyExitCode, r.VerifyError, r.VerifyDurationMS = nil, "", 0
-		r.VerifyStartedAt = a.Stamp()
+		r.VerifyStartedAt, r.VerifyHost = a.Stamp(), ""
 		r.VerifyPID, r.VerifyPIDStartTime = &pid, runner.StartTimeOf(pid)
 		return nil
 	})
@@ -258,7 +267,7 @@ func (a *Lander) recordVerifyLocked(ctx context.Context, c *candidate, out runne
 	status := outcomeStatus(out)
 	rec, err := a.Store.UpdateInvocationLocked(inv, func(r *store.InvocationRecord) error {
 		r.VerifyStatus, r.VerifyExitCode, r.VerifyError = status, out.ExitCode, out.Error
-		r.VerifyDurationMS = durationMS(out.Duration)
+		r.VerifyDurationMS, r.VerifyHost = durationMS(out.Duration), c.ranOn
 		r.VerifyPID, r.VerifyPIDStartTime = nil, nil
 		r.VerifyReusedFrom, r.VerifiedAsPartOf, r.VerifyKey = "", "", ""
 		if out.Passed {
@@ -272,6 +281,9 @@ func (a *Lander) recordVerifyLocked(ctx context.Context, c *candidate, out runne
 
 	c.res.Verify, c.res.VerifyLog = status, rec.VerifyLog
 	data := map[string]any{"candidate": c.res.ResultHead, "exit_code": out.ExitCode, "duration_ms": rec.VerifyDurationMS}
+	if c.ranOn != "" {
+		data["host"] = c.ranOn
+	}
 	switch status {
 	case store.VerifyPassed:
 	case store.VerifyFailed:

@@ -52,8 +52,12 @@ func (n *Notes) Len() int {
 // Host is what landing asks of the rest of agency (agency.App answers).
 type Host interface {
 	// VerifyOnHosts runs a candidate's check on a host of
-	// agency.verify.hosts; false when none is set or none answered.
-	VerifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, bool)
+	// agency.verify.hosts, trying them in turn from the first-th (-1: one
+	// picked by inv); the host it ran on, or false when none is set or
+	// none answered.
+	VerifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration, first int) (runner.VerifyOutcome, string, bool)
+	// VerifyHostCount is how many hosts agency.verify.hosts names.
+	VerifyHostCount() int
 	// ResolveInvocation finds an invocation by id, prefix or name.
 	ResolveInvocation(query string) (*store.InvocationRecord, error)
 	// ResolveWorktree finds an integration worktree by name or id.
