@@ -39,6 +39,12 @@ func (a *App) ListInvocations(ctx context.Context, opts ListOptions) ([]Invocati
 	return a.reader().ListInvocations(ctx, opts)
 }
 
+// Statuses is the record and display of each of ids from one scan
+// (view.Reader.Statuses).
+func (a *App) Statuses(ctx context.Context, ids []string) map[string]*InvocationView {
+	return a.reader().Statuses(ctx, ids)
+}
+
 // ShowInvocation resolves and derives display status; a read
 // (view.Reader.ShowInvocation).
 func (a *App) ShowInvocation(ctx context.Context, query string) (*InvocationView, error) {

@@ -26,11 +26,7 @@ func ServeStatus(ctx context.Context, repoID string, ids []string) (map[string]H
 	}
 
 	out := map[string]HostAgent{}
-	for _, id := range ids {
-		v, err := a.ShowInvocation(ctx, id)
-		if err != nil || v.Record == nil {
-			continue
-		}
+	for id, v := range a.Statuses(ctx, ids) {
 		out[id] = HostAgent{Record: v.Record, Display: v.Display}
 	}
 

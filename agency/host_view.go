@@ -16,6 +16,14 @@ import (
 type hostLooks struct {
 	sync.Mutex
 	m map[string]hostLook
+	// read: what one view pass read of each host's caches (the state and
+	// what its fetcher last wrote), read once per pass, not once per row.
+	read map[string]hostCacheRead
+}
+
+type hostCacheRead struct {
+	agents map[string]HostAgent
+	st     HostState
 }
 
 type hostLook struct {
@@ -33,6 +41,9 @@ const hostLookFor = time.Second
 // fetcher at work (with one, its caches are fresh: the view reads them).
 // A read: the answers are kept in memory for this command only.
 func (a *App) lookAtHosts(ctx context.Context) {
+	a.hostLooks.Lock()
+	a.hostLooks.read = nil
+	a.hostLooks.Unlock()
 	var wg sync.WaitGroup
 	for name, recs := range a.hostRecords() {
 		var ids []string
@@ -98,26 +109,41 @@ func (a *App) askStatus(ctx context.Context, name string, ids []string) (map[str
 }
 
 // hostSays is what the host last said of its invocations, and its state:
-// this command's live answer when it asked, else the fetcher's caches.
+// this command's live answer when it asked, else the fetcher's caches
+// (read once per view pass: lookAtHosts starts one).
 func (a *App) hostSays(name string) (map[string]HostAgent, HostState) {
-	st := a.HostStateOf(name)
 	a.hostLooks.Lock()
 	look, ok := a.hostLooks.m[name]
+	read, done := a.hostLooks.read[name]
 	a.hostLooks.Unlock()
-	if !ok {
-		return a.readHostAgents(name).Agents, st
+	if !done {
+		read.st = a.HostStateOf(name)
+		if !ok || (look.err != nil && !isUnreachable(look.err)) {
+			read.agents = a.readHostAgents(name).Agents
+		}
+
+		a.hostLooks.Lock()
+		if a.hostLooks.read == nil {
+			a.hostLooks.read = map[string]hostCacheRead{}
+		}
+		a.hostLooks.read[name] = read
+		a.hostLooks.Unlock()
 	}
 
-	var u *host.ErrUnreachable
-	if errors.As(look.err, &u) {
+	st := read.st
+	switch {
+	case !ok || look.err != nil && !isUnreachable(look.err):
+		return read.agents, st
+	case look.err != nil:
 		st.Reachable = false
 		return nil, st
 	}
 
-	if look.err != nil {
-		return a.readHostAgents(name).Agents, st
-	}
-
 	st.Reachable, st.Since = true, ""
 	return look.agents, st
+}
+
+func isUnreachable(err error) bool {
+	var u *host.ErrUnreachable
+	return errors.As(err, &u)
 }

@@ -159,6 +159,12 @@ type exitCode int
 
 // Run is Main with an explicit environment (tests use it).
 func Run(env *Env, grammar any, args []string) (code int) {
+	if _, ok := grammar.(*AgencyCLI); ok {
+		if code, ok := serveStatusFast(env, args); ok {
+			return code
+		}
+	}
+
 	exited := false
 	parser, err := newParser(env, grammar, &exited)
 	if err != nil {

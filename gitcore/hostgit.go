@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"strings"
+
+	"github.com/git-agency/git-agency/gitcore/internal/configfile"
 )
 
 // Init makes a repository at dir (`git init -q`): a host's mirror of a
@@ -61,6 +63,13 @@ func (r *Repo) HasCommit(ctx context.Context, rev string) bool {
 // GlobalConfigValue is key's value in the configuration outside any
 // repository (global and system files); "" when unset.
 func GlobalConfigValue(ctx context.Context, key string) (string, error) {
+	// Read from git's files when they say it all (every host-serve call
+	// asks: a git process is a tenth of a live view's answer).
+	if entries, ok := configfile.User(); ok {
+		v, _ := configfile.Last(entries, canonKey(key))
+		return v, nil
+	}
+
 	res, err := ExecRunner{}.Run(ctx, Cmd{Dir: os.TempDir(), Args: []string{"config", "--get", key}, Env: CleanEnv(os.Environ())})
 	if err != nil {
 		if ExitCode(err) == 1 {

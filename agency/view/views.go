@@ -345,3 +345,48 @@ func (a *Reader) withLive(v *InvocationView) {
 		v.Record = &cp
 	}
 }
+
+// Statuses is the record and display of each of ids (full invocation ids)
+// as ShowInvocation gives them, reading only their records (the whole list
+// only for a queued one's place): what a host's `host-serve status`
+// answers of its own agents, without the forecast it does not send.
+func (a *Reader) Statuses(ctx context.Context, ids []string) map[string]*InvocationView {
+	out := map[string]*InvocationView{}
+	archivedWT := map[string]bool{}
+	var places map[string]int
+	for _, id := range ids {
+		if !store.ValidID(id) {
+			continue
+		}
+		rec, err := a.Store.ReadInvocation(id)
+		if err != nil || rec.InvocationID != id {
+			continue
+		}
+
+		rec = a.Host.View(ctx, rec)
+		v := &InvocationView{Record: rec, ID: id, Dir: a.Store.InvocationDir(id)}
+		out[id] = v
+		if rec.Queued() {
+			if places == nil {
+				list, _ := a.scan()
+				places = a.Host.QueuePlaces(list)
+			}
+			v.QueuePlace = places[id]
+			a.withLive(v)
+			continue
+		}
+
+		v.LastOutput = a.lastOutput(rec)
+		a.withLive(v)
+		v.Display = a.Land.LandDisplay(ctx, rec, v.Display)
+		archived, ok := archivedWT[rec.IntegrationWorktreeID]
+		if !ok {
+			wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID)
+			archived = err == nil && wt.State == store.StateArchived
+			archivedWT[rec.IntegrationWorktreeID] = archived
+		}
+		worktreeRemoved(v, archived)
+	}
+
+	return out
+}

@@ -30,6 +30,24 @@ import (
 // reads, in git's order (system, global, the repository's, the
 // worktree's when extensions.worktreeConfig is on).
 func Files(gitDir, common string) ([]Entry, bool) {
+	all, ok := User()
+	if !ok {
+		return nil, false
+	}
+
+	repo, ok := RepoFiles(gitDir, common)
+	if !ok || includes(repo) {
+		return nil, false
+	}
+
+	return append(all, repo...), true
+}
+
+// User is the configuration outside any repository (the system and global
+// files, as `git config` reads it from a directory outside every
+// repository), and false when git must be asked: the environment adds to
+// it, or a file includes another.
+func User() ([]Entry, bool) {
 	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
 		if _, set := os.LookupEnv(k); set {
 			return nil, false
@@ -50,20 +68,26 @@ func Files(gitDir, common string) ([]Entry, bool) {
 		all = append(all, entries...)
 	}
 
-	repo, ok := RepoFiles(gitDir, common)
-	if !ok {
+	if includes(all) {
 		return nil, false
-	}
-
-	all = append(all, repo...)
-	for _, e := range all {
-		if strings.HasPrefix(e.Key, "include.") || strings.HasPrefix(e.Key, "includeif.") {
-			return nil, false
-		}
 	}
 
 	return all, true
 }
+
+// includes reports whether entries include another file.
+func includes(entries []Entry) bool {
+	for _, e := range entries {
+		if strings.HasPrefix(e.Key, "include.") || strings.HasPrefix(e.Key, "includeif.") {
+			return true
+		}
+	}
+	return false
+}
+
+// Last is the value of the last entry of key (as git names it), and
+// whether there is one.
+func Last(entries []Entry, key string) (string, bool) { return last(entries, key) }
 
 // RepoFiles is the repository's own configuration: its config file,
 // then its worktree's config.worktree when extensions.worktreeConfig is on.
