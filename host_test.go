@@ -117,17 +117,25 @@ func (r *hostRig) agency(args ...string) string {
 
 // fetcherPIDs are the live host fetchers' process ids, as they wrote them.
 // A killed fetcher is reparented to init, and an init that does not reap
-// (CI's container) leaves it a zombie, which is not a fetcher.
+// (CI's container) leaves it a zombie, which is not a fetcher; nor is a
+// process that reuses a dead fetcher's pid.
 func (r *hostRig) fetcherPIDs() []int {
 	var out []int
 	fs, _ := filepath.Glob(filepath.Join(r.local, "repos", "*", "hosts", "*.fetcher"))
 	for _, f := range fs {
 		b, _ := os.ReadFile(f)
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && syscall.Kill(n, 0) == nil && !zombie(n) {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && syscall.Kill(n, 0) == nil && !zombie(n) && isFetcher(n) {
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// isFetcher: process pid is a host fetcher (the pid a killed fetcher
+// wrote may be another process's by now).
+func isFetcher(pid int) bool {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	return bytes.Contains(b, []byte("\x00host-fetch\x00"))
 }
 
 // killFetchers ends the host fetchers, with their git fetches and ssh

@@ -52,12 +52,17 @@ func (t *Tree) withSubmoduleDirt(st []StatusEntry, untracked bool, keep func(str
 			at[e.Path] = i
 		}
 	}
+	excludes := ""
+	if untracked {
+		excludes = t.repo.excludesFile()
+	}
+
 	var added []StatusEntry
 	for _, l := range links {
 		if keep != nil && !keep(l.path) {
 			continue
 		}
-		d := submoduleDirt(filepath.Join(t.Path, filepath.FromSlash(l.path)), untracked, 0)
+		d := submoduleDirt(filepath.Join(t.Path, filepath.FromSlash(l.path)), untracked, excludes, 0)
 		if !d.modified && !d.untracked {
 			continue
 		}

@@ -26,9 +26,10 @@ import (
 // statDataMatches), then the content of the files whose stat data
 // differs or that are racily clean, hashed as they are. The submodule's
 // filters are exactly what must not run, so a file its clean filter would
-// turn back into the committed content counts as modified. A submodule
-// that is not checked out (no .git) has nothing changed.
-func submoduleDirt(dir string, untracked bool, depth int) dirt {
+// turn back into the committed content counts as modified. Untracked
+// files the user's excludes file (excludes) ignores do not count. A
+// submodule that is not checked out (no .git) has nothing changed.
+func submoduleDirt(dir string, untracked bool, excludes string, depth int) dirt {
 	gitDir, ok := submoduleGitDir(dir)
 	if !ok {
 		return dirt{}
@@ -40,9 +41,9 @@ func submoduleDirt(dir string, untracked bool, depth int) dirt {
 	if !ok {
 		return dirt{modified: true}
 	}
-	d := dirt{modified: idx.modified || idx.changedFiles(dir, untracked, depth)}
+	d := dirt{modified: idx.modified || idx.changedFiles(dir, untracked, excludes, depth)}
 	if untracked {
-		d.untracked = hasUntrackedFiles(dir, gitDir, idx)
+		d.untracked = hasUntrackedFiles(dir, gitDir, excludes, idx)
 	}
 	return d
 }
@@ -97,7 +98,7 @@ func (s *subIndex) add(e *index.Entry) {
 
 // changedFiles reports whether a tracked file of the submodule at dir, or
 // a nested submodule, differs from the index.
-func (s *subIndex) changedFiles(dir string, untracked bool, depth int) bool {
+func (s *subIndex) changedFiles(dir string, untracked bool, excludes string, depth int) bool {
 	dirs := leadingDirs{root: dir, real: map[string]bool{}}
 	st := newEntryStatter(dir)
 	defer st.close()
@@ -129,7 +130,7 @@ func (s *subIndex) changedFiles(dir string, untracked bool, depth int) bool {
 		if head := gitDirHead(gitDir); head != fmt.Sprintf("%x", l.oid) {
 			return true
 		}
-		if d := submoduleDirt(sub, untracked, depth+1); d.modified || d.untracked {
+		if d := submoduleDirt(sub, untracked, excludes, depth+1); d.modified || d.untracked {
 			return true
 		}
 	}

@@ -106,3 +106,51 @@ func writeFile(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// The user's core.excludesFile (here ~/agent-ignore, from the global
+// configuration) hides a submodule's untracked file from the files
+// reader as from git's own status; the submodule's own configuration,
+// which an agent can write, is not read.
+func TestSubmoduleUntrackedReadsUserExcludesFile(t *testing.T) {
+	ctx := context.Background()
+	r, git := testRepo(t)
+	top := r.Toplevel
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	global := filepath.Join(home, "gitconfig")
+	writeFile(t, global, "[core]\n\texcludesFile = ~/agent-ignore\n")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	writeFile(t, filepath.Join(home, "agent-ignore"), "*.log\n")
+	for _, name := range []string{"s1", "s2", "s3"} {
+		makeSubmodule(t, git, top, name)
+	}
+	git("commit", "-qm", "subs")
+	writeFile(t, filepath.Join(top, "s1", "x.log"), "ignored by the user\n")
+	writeFile(t, filepath.Join(top, "s2", "x.txt"), "untracked\n")
+	gitIn(t, filepath.Join(top, "s3"), "config", "core.excludesFile", filepath.Join(home, "agent-ignore2"))
+	writeFile(t, filepath.Join(home, "agent-ignore2"), "*.tmp\n")
+	writeFile(t, filepath.Join(top, "s3", "x.tmp"), "the agent's own excludes file\n")
+
+	got, err := r.Tree(top).Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := map[string]string{}
+	for _, e := range got {
+		if e.Kind == StatusChanged && len(e.Sub) == 4 {
+			subs[e.Path] = e.Sub
+		}
+	}
+	if subs["s1"] != "" {
+		t.Errorf("s1 holds only a file the user's excludes file ignores: %q", subs["s1"])
+	}
+	if subs["s2"] != "S..U" {
+		t.Errorf("s2 holds an untracked file: %q", subs["s2"])
+	}
+	if subs["s3"] != "S..U" {
+		t.Errorf("s3's own core.excludesFile was read: %q", subs["s3"])
+	}
+	if out := git("status", "--porcelain=v2", "--ignore-submodules=none", "--", "s1"); out != "" {
+		t.Fatalf("git's own status disagrees on s1: %s", out)
+	}
+}

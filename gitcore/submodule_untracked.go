@@ -12,10 +12,10 @@ import (
 // ignored, as its `git status --untracked-files=normal` would list one
 // (an untracked directory counts when it holds one, or is a repository).
 // Ignored are the patterns of every .gitignore on the way, of the
-// submodule's info/exclude and of the user's default excludes file
-// ($XDG_CONFIG_HOME/git/ignore); a pattern of one file does not undo
-// another's. It runs nothing and stops at the first one found.
-func hasUntrackedFiles(dir, gitDir string, idx subIndex) bool {
+// submodule's info/exclude and of the user's excludes file (excludes:
+// Repo.excludesFile); a pattern of one file does not undo another's. It
+// runs nothing and stops at the first one found.
+func hasUntrackedFiles(dir, gitDir, excludes string, idx subIndex) bool {
 	w := untrackedWalk{root: dir, tracked: idx.tracked, dirs: map[string]bool{}}
 	for p := range idx.tracked {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
@@ -26,14 +26,11 @@ func hasUntrackedFiles(dir, gitDir string, idx subIndex) bool {
 		}
 	}
 	common := gitCommonDir(gitDir)
-	excludes := []string{filepath.Join(common, "info", "exclude")}
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-		excludes = append(excludes, filepath.Join(x, "git", "ignore"))
-	} else if h := os.Getenv("HOME"); h != "" {
-		excludes = append(excludes, filepath.Join(h, ".config", "git", "ignore"))
-	}
 	var base []ignoreAt
-	for _, p := range excludes {
+	for _, p := range []string{filepath.Join(common, "info", "exclude"), excludes} {
+		if p == "" {
+			continue
+		}
 		if m := readIgnoreFile(p); m != nil {
 			base = append(base, ignoreAt{m: m})
 		}
