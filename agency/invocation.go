@@ -164,15 +164,12 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, err
 	}
 
-	// Under agency.isolate auto, bubblewrap's probe runs beside the
-	// sandbox's checkout.
-	decideIsolation, err := a.isolationAhead(ctx)
+	// Whether bubblewrap works is told by the invocation's own wall
+	// (tryWall); a machine without it at all is told now.
+	isolation, err := a.isolationPlan()
 	if err != nil {
 		return nil, err
 	}
-	// On an early return, wait for the probe to end; its answer (and its
-	// error) is read where the record is made.
-	defer func() { _, _ = decideIsolation() }()
 
 	if err := a.fail(FPStartBeforeLock); err != nil {
 		return nil, err
@@ -227,10 +224,6 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 
 	sandboxMade = true
-	isolation, err := decideIsolation()
-	if err != nil {
-		return nil, withCleanup(err, cleanup())
-	}
 
 	base := made.Base
 	tree := a.Store.SandboxTreePath(inv)
@@ -245,11 +238,15 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	sessionID := runner.NewSessionID()
 	startArgs := spec.StartArgs(opts.RunnerArgs, sessionID)
 
-	// Inside the wall a built-in works alone (runner.Spec.Walled).
-	spec = spec.Walled(isolation == wall.IsolateBwrap, opts.Headless, opts.RunnerArgs)
-
 	if len(startArgs) == 0 {
 		sessionID = ""
+	}
+
+	// Inside the wall a built-in works alone (runner.Spec.Walled).
+	command := func(isolation string) ([]string, error) {
+		s := spec.Walled(isolation == wall.IsolateBwrap, opts.Headless, opts.RunnerArgs)
+		argv := s.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, a.runnerPaths(tree))
+		return a.withHooks(s, opts.Headless, inv, argv)
 	}
 
 	*rec = store.InvocationRecord{
@@ -262,7 +259,6 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		BaseCommit:            cmp.Or(opts.LineageBase, base),
 		Runner:                spec.Name,
 		Mode:                  mode,
-		Command:               spec.Argv(opts.Headless, append(append([]string(nil), opts.RunnerArgs...), startArgs...), opts.Prompt, a.runnerPaths(tree)),
 		RunnerArgs:            opts.RunnerArgs,
 		SessionID:             sessionID,
 		Turns:                 1,
@@ -280,7 +276,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.sandboxSetup(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
-	if rec.Command, err = a.withHooks(spec, opts.Headless, inv, rec.Command); err != nil {
+	if rec.Command, err = command(isolation); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 
@@ -300,6 +296,13 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	}
 	if err := a.tryWall(ctx, rec); err != nil {
 		return nil, withCleanup(err, cleanup())
+	}
+	if rec.Isolation != isolation {
+		// No wall here after all (agency.isolate auto): the runner runs
+		// as it does unwalled.
+		if rec.Command, err = command(rec.Isolation); err != nil {
+			return nil, withCleanup(err, cleanup())
+		}
 	}
 
 	if queued {

@@ -5,7 +5,6 @@ import (
 	"github.com/git-agency/git-agency/agency/internal/core"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
@@ -28,37 +27,38 @@ func (a *App) isolation(ctx context.Context) (string, error) {
 	return a.isolationFrom(ws, wall.Probe(ctx))
 }
 
-// isolationAhead is isolation started now and read later (the returned
-// function, which waits for it; call it on every path). Under
-// agency.isolate auto, where a machine without a working bubblewrap only
-// warns, bubblewrap's probe runs in the background, beside the making of
-// the sandbox; under bwrap it runs now, so that such a machine is refused
-// before anything is made.
-func (a *App) isolationAhead(ctx context.Context) (func() (string, error), error) {
+// isolationPlan is what walls a new invocation in, before its wall was
+// tried: "bwrap" wherever bubblewrap is installed, else what isolation
+// says of a machine without it ("none" with a warning under auto, the
+// refusal under bwrap: before anything is made); "none" for off. Whether
+// bubblewrap works is told by the invocation's own trial run (tryWall),
+// which the probe only explains when it fails: a start whose wall comes
+// up runs bubblewrap once before its agent, not twice.
+func (a *App) isolationPlan() (string, error) {
 	ws, err := wall.SettingsFromConfig(a.Config)
 	if err != nil {
-		return nil, err
+		return "", err
+	}
+	if ws.Mode == wall.IsolateOff {
+		return wall.IsolationNone, nil
 	}
 
-	if ws.Mode != wall.IsolateAuto {
-		iso, err := a.isolation(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return func() (string, error) { return iso, nil }, nil
+	if check := wall.Installed(); !check.OK() {
+		return a.isolationFrom(ws, check)
 	}
+	return wall.IsolateBwrap, nil
+}
 
-	probe := wall.ProbeAhead(ctx)
-	var (
-		once   sync.Once
-		iso    string
-		isoErr error
-	)
-	return func() (string, error) {
-		check := probe()
-		once.Do(func() { iso, isoErr = a.isolationFrom(ws, check) })
-		return iso, isoErr
-	}, nil
+// warnProcLimit says, to App.Warn, when agency.isolate.maxProcs cannot be
+// enforced for a walled agent.
+func (a *App) warnProcLimit() {
+	ws, err := wall.SettingsFromConfig(a.Config)
+	if err != nil || a.Warn == nil {
+		return
+	}
+	if w := wall.ProcLimitWarning(ws); w != nil {
+		a.Warn(w)
+	}
 }
 
 // isolationFrom is isolation's answer once bubblewrap was probed (check),
@@ -129,9 +129,13 @@ func (a *App) Wall(ctx context.Context, rec *store.InvocationRecord) (*wall.Wall
 	return w, wall.Prepare(ctx, a.Store, a.Repo, w, rec.InvocationID)
 }
 
-// tryWall starts rec's wall once around /bin/true, so a wall that cannot
+// tryWall starts rec's wall once around `true`, so a wall that cannot
 // start fails the start (which then removes what it made) with
-// bubblewrap's own reason.
+// bubblewrap's own reason. Only then is bubblewrap probed, to tell a
+// machine where it cannot make any wall (isolationFrom: under auto the
+// start goes on unwalled, said as a warning, and rec is made unwalled;
+// under bwrap it is refused, E_WALL_UNAVAILABLE) from this invocation's
+// wall failing (E_WALL_FAILED).
 func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 	if rec.Isolation != wall.IsolateBwrap {
 		return nil
@@ -142,11 +146,34 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 
 	a.makeGitDirs()
 	w, err := a.Wall(ctx, rec)
-	if err != nil {
+	if err == nil {
+		err = wall.Try(ctx, w)
+	}
+	if err == nil {
+		a.warnProcLimit()
+		return nil
+	}
+	if !errs.Is(err, errs.EWallFailed) || ctx.Err() != nil {
 		return err
 	}
 
-	return wall.Try(ctx, w)
+	check := wall.Probe(ctx)
+	if check.OK() {
+		return err
+	}
+
+	ws, serr := wall.SettingsFromConfig(a.Config)
+	if serr != nil {
+		return serr
+	}
+	iso, derr := a.isolationFrom(ws, check)
+	if derr != nil {
+		return derr
+	}
+
+	wall.Unprepare(a.Store, rec.InvocationID)
+	rec.Isolation = iso
+	return nil
 }
 
 // makeGitDirs makes rr-cache in the common git directory when

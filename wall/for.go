@@ -163,6 +163,16 @@ func Prepare(ctx context.Context, st *store.Store, repo *gitcore.Repo, w *Wall, 
 	return nil
 }
 
+// Unprepare removes what For and Prepare made for invocation inv's wall
+// (its own git directory and agent state), when it runs unwalled after
+// all: its trial wall failed where bubblewrap cannot make one.
+func Unprepare(st *store.Store, inv string) {
+	shadow := ShadowDir(st, inv)
+	os.RemoveAll(shadow)
+	os.Remove(importedPath(shadow))
+	os.RemoveAll(StateDir(st, inv))
+}
+
 // ownStateAndCaches gives the wall the invocation's own agent state
 // (seeded from the user's the first time, while its sandbox exists) and
 // the agents' shared build cache, both writable and named by the

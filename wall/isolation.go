@@ -1,8 +1,6 @@
 package wall
 
 import (
-	"context"
-
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -24,21 +22,6 @@ func Decide(ws Settings, check Check) (iso string, warning, err error) {
 		return "", nil, errs.WallUnavailable(check.Cause, check.Detail)
 	}
 	return IsolationNone, errs.WallUnwalled(check.Cause, check.Detail), nil
-}
-
-// ProbeAhead starts Probe in the background now; the returned function
-// waits for its answer (call it on every path).
-func ProbeAhead(ctx context.Context) func() Check {
-	done := make(chan struct{})
-	var check Check
-	go func() {
-		defer close(done)
-		check = Probe(ctx)
-	}()
-	return func() Check {
-		<-done
-		return check
-	}
 }
 
 // OfRecord is the wall of invocation rec under the repository's

@@ -28,13 +28,24 @@ type Check struct {
 // OK reports whether the wall works.
 func (c Check) OK() bool { return c.Cause == "" }
 
-// Probe runs bubblewrap once with the namespaces and mounts a wall
-// uses, around /bin/true, and says why it failed if it did.
-func Probe(ctx context.Context) Check {
+// Installed is whether bubblewrap is installed at all, running nothing:
+// OK with the program found, else the cause Probe would give.
+func Installed() Check {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return Check{Cause: errs.WallMissing, Detail: err.Error()}
 	}
+	return Check{Bwrap: bwrap}
+}
+
+// Probe runs bubblewrap once with the namespaces and mounts a wall
+// uses, around /bin/true, and says why it failed if it did.
+func Probe(ctx context.Context) Check {
+	check := Installed()
+	if !check.OK() {
+		return check
+	}
+	bwrap := check.Bwrap
 	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 		"--unshare-pid", "--unshare-ipc", "--die-with-parent", "--cap-drop", "ALL", "--tmpfs", "/tmp", "--", "/bin/true"}
 	out, err := runBwrap(ctx, bwrap, args)

@@ -81,7 +81,7 @@ func PrepareShadow(ctx context.Context, repo *gitcore.Repo, shadow, gitDir, bran
 		return nil
 	}
 
-	tip, err := repo.RevParse(ctx, "refs/heads/"+branch)
+	tip, err := branchTip(ctx, repo, branch)
 	if err != nil {
 		return err
 	}
@@ -108,15 +108,46 @@ func refreshShadow(ctx context.Context, repo *gitcore.Repo, shadow, wtName, bran
 		return err
 	}
 
-	tip, err := repo.RevParse(ctx, "refs/heads/"+branch)
+	tip, err := branchTip(ctx, repo, branch)
 	if err != nil {
 		return err
+	}
+	if shadowAt(shadow, branch, tip) {
+		return nil
 	}
 	if err := writeShadowRef(shadow, branch, tip); err != nil {
 		return err
 	}
 
 	return noteImported(shadow, tip)
+}
+
+// branchTip is the commit the repository's branch points at, read from
+// its ref files where they tell (a supervisor's wall, prepared just
+// after its start's trial, then runs no git), else from git.
+func branchTip(ctx context.Context, repo *gitcore.Repo, branch string) (string, error) {
+	ref := "refs/heads/" + branch
+	if tips, ok := repo.RefTipsFromFiles(ref); ok && tips[ref] != "" {
+		return tips[ref], nil
+	}
+	return repo.RevParse(ctx, ref)
+}
+
+// shadowAt reports whether the shadow's branch points at tip already and
+// tip is the one last brought in or set (as the start's trial left it):
+// then refreshShadow has nothing to write.
+func shadowAt(shadow, branch, tip string) bool {
+	if lastImported(shadow) != tip {
+		return false
+	}
+
+	root, err := os.OpenRoot(shadow)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	got, ok := shadowTip(root, branch)
+	return ok && got == tip
 }
 
 // makeShadow lays out a new shadow git directory at dir.
