@@ -439,6 +439,19 @@ func TestHostReadsRead(t *testing.T) {
 	}
 }
 
+// killMasters kills this rig's ssh ControlMasters (the connection
+// dropped); it fails the test when there is none.
+func (r *hostRig) killMasters() {
+	r.t.Helper()
+	ms := r.masterPIDs()
+	if len(ms) == 0 {
+		r.t.Fatal("no ControlMaster to kill")
+	}
+	for _, p := range ms {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
 // masterPIDs are the ssh ControlMaster processes of this rig's client
 // (their title names the control socket, under the rig's control dir).
 func (r *hostRig) masterPIDs() []int {
@@ -477,13 +490,7 @@ func TestHostKillMidFetch(t *testing.T) {
 		_, err := os.Stat(pause + ".reached")
 		return err == nil
 	})
-	ms := r.masterPIDs()
-	if len(ms) == 0 {
-		t.Fatal("no ControlMaster to kill")
-	}
-	for _, p := range ms {
-		syscall.Kill(p, syscall.SIGKILL)
-	}
+	r.killMasters()
 	for _, args := range [][]string{{"host", "ls"}, {"agent", "ls"}} {
 		start := time.Now()
 		r.run(args...)

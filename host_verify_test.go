@@ -228,13 +228,7 @@ func TestHostVerifyLostConnectionRunsHere(t *testing.T) {
 		_, err := os.Stat(filepath.Join(gate, "where"))
 		return err == nil
 	})
-	ms := r.masterPIDs()
-	if len(ms) == 0 {
-		t.Fatal("no ControlMaster to kill")
-	}
-	for _, p := range ms {
-		syscall.Kill(p, syscall.SIGKILL)
-	}
+	r.killMasters()
 
 	stderr := <-done
 	os.WriteFile(filepath.Join(gate, "go"), nil, 0o644)

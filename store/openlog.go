@@ -13,22 +13,21 @@ import (
 // user's, or a FIFO, where git-agency later writes from outside the
 // wall; such a log is refused, never followed.
 func OpenLog(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, nil
+	return openRegular(path, flag|os.O_CREATE|os.O_WRONLY, 0o600)
 }
 
 // ReadLog opens a log file for reading, under OpenLog's rules: never
 // through a symbolic link, never blocking on a FIFO, and only a regular
 // file.
 func ReadLog(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	return openRegular(path, os.O_RDONLY, 0)
+}
+
+// openRegular opens path with flag, never through a symbolic link in its
+// last component and never blocking on a FIFO, and keeps it only when it
+// is a regular file.
+func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		return nil, err
 	}
