@@ -63,16 +63,61 @@ func newHostRig(t *testing.T) *hostRig {
 	}
 	json.Unmarshal([]byte(r.agency("worktree", "create", "--name", "feat", "--json")), &wt)
 	r.wt = wt.TreePath
-	t.Cleanup(func() {
-		// The fetchers, the client's master connection.
-		r.killFetchers()
-		exec.Command("ssh", "-F", s.ClientConfig, "-o", "ControlPath="+filepath.Join(r.local, "cm", "*"), "-O", "exit", s.Alias).Run()
-		ms, _ := filepath.Glob(filepath.Join(r.local, "cm", "*"))
-		for _, m := range ms {
-			exec.Command("ssh", "-F", s.ClientConfig, "-o", "ControlPath="+m, "-O", "exit", s.Alias).Run()
-		}
-	})
+	// Before the TempDir's removal (registered first, it runs after).
+	t.Cleanup(r.endProcesses)
 	return r
+}
+
+// endProcesses ends every process the rig started, before its
+// directories go: the fetchers (with their git fetches and ssh), the
+// client's ssh ControlMasters, local supervisors. A fetcher an act
+// (agent kill, land) spawned just before the test ended may not have
+// written its pid file yet, and it goes on fetching into the repository,
+// so they are found by what they all inherit from the commands the test
+// ran: the rig's AGENCY_DATA_DIR in their environment. They are killed
+// until none is left (one may be starting another).
+func (r *hostRig) endProcesses() {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ps := r.rigProcesses()
+		if len(ps) == 0 {
+			return
+		}
+		for _, p := range ps {
+			r.t.Logf("ending %d: %s", p, cmdline(p))
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the rig's processes outlive SIGKILL: %v", ps)
+		}
+		// Waiting for the kernel to end them: no event to wait on.
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// rigProcesses are the live processes with the rig's AGENCY_DATA_DIR in
+// their environment (a zombie has none left: it writes nothing more).
+func (r *hostRig) rigProcesses() []int {
+	mark := []byte("\x00AGENCY_DATA_DIR=" + r.local + "\x00")
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(append([]byte{0}, b...), mark) && !zombie(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// cmdline is process pid's command line, for the test's log.
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	return strings.TrimSpace(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
 }
 
 func copyFile(t *testing.T, from, to string) {
