@@ -70,16 +70,18 @@ func newHostRig(t *testing.T) *hostRig {
 
 // endProcesses ends every process the rig started, before its
 // directories go: the fetchers (with their git fetches and ssh), the
-// client's ssh ControlMasters, local supervisors. A fetcher an act
-// (agent kill, land) spawned just before the test ended may not have
-// written its pid file yet, and it goes on fetching into the repository,
-// so they are found by what they all inherit from the commands the test
-// ran: the rig's AGENCY_DATA_DIR in their environment. They are killed
-// until none is left (one may be starting another).
+// retired trees' removers, local supervisors, the client's ssh
+// ControlMasters. A fetcher an act (agent kill, land) spawned just before
+// the test ended may not have written its pid file yet, and it goes on
+// fetching into the repository, so they are found by what they all
+// inherit from the commands the test ran: the rig's AGENCY_DATA_DIR in
+// their environment; but a ControlMaster's title overwrites its
+// environment, so those are found by their control socket. They are
+// killed until none is left (one may be starting another).
 func (r *hostRig) endProcesses() {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		ps := r.rigProcesses()
+		ps := append(r.rigProcesses(), r.masterPIDs()...)
 		if len(ps) == 0 {
 			return
 		}
