@@ -59,7 +59,7 @@ func TestHostGC(t *testing.T) {
 func TestHostNotify(t *testing.T) {
 	r := newHostRig(t)
 	r.fakeRunner()
-	notes := filepath.Join(t.TempDir(), "notes")
+	notes := filepath.Join(r.tempDir(), "notes")
 	r.git("config", "agency.notify.command", "cat >> "+notes)
 	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "fclaude", "-d",
 		"--runner-arg=-runner-status", "--runner-arg=needs_input:Which file?", "--runner-arg=-interactive", "--prompt", "hi")

@@ -68,6 +68,19 @@ func newHostRig(t *testing.T) *hostRig {
 	return r
 }
 
+// tempDir is a new directory for a test's own files that the processes
+// the rig started write to (a notify command's notes, a check's gate):
+// it goes with the rig's directory, after endProcesses, where a
+// t.TempDir made after the rig would go before it.
+func (r *hostRig) tempDir() string {
+	r.t.Helper()
+	d, err := os.MkdirTemp(filepath.Dir(r.repo), "t")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return d
+}
+
 // endProcesses ends every process the rig started, before its
 // directories go: the fetchers (with their git fetches and ssh), the
 // retired trees' removers, local supervisors, the client's ssh

@@ -161,7 +161,7 @@ func gatedCheck(dir string) string {
 func TestHostVerifyLostMidCheck(t *testing.T) {
 	r := newHostRig(t)
 	other := r.addHost("box2")
-	gate := t.TempDir()
+	gate := r.tempDir()
 	r.git("config", "agency.verify.hosts", "box,box2")
 	r.git("config", "agency.verify", gatedCheck(gate))
 	id := r.finished("v.txt", "")
@@ -218,7 +218,7 @@ func TestHostVerifyLostMidCheck(t *testing.T) {
 // with no other host: the check runs here, and the land completes.
 func TestHostVerifyLostConnectionRunsHere(t *testing.T) {
 	r := newHostRig(t)
-	gate := t.TempDir()
+	gate := r.tempDir()
 	r.git("config", "agency.verify.hosts", "box")
 	r.git("config", "agency.verify", gatedCheck(gate))
 	id := r.finished("v.txt", "")
@@ -296,7 +296,7 @@ func TestHostVerifyWalled(t *testing.T) {
 func TestHostVerifyLostSameMachine(t *testing.T) {
 	r := newHostRig(t)
 	r.alias("box2")
-	g := t.TempDir()
+	g := r.tempDir()
 	r.git("config", "agency.verify.hosts", "box,box2")
 	r.git("config", "agency.verify", "if mkdir "+g+"/first 2>/dev/null; then touch "+g+"/first-running; "+
 		"while [ ! -e "+g+"/go1 ]; do sleep 0.05; done; else touch "+g+"/second-running; "+
