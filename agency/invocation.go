@@ -49,6 +49,9 @@ const (
 	FPStartAfterSandbox = "agent-start:after-sandbox"
 	FPStartSpawn        = "agent-start:spawn"
 	FPStartWall         = "agent-start:wall"
+	// FPStartWallReport: the supervisor runs, recorded; the start has not
+	// heard from its agent's wall yet.
+	FPStartWallReport = "agent-start:wall-report"
 	// FPStartRecordSync: the first meta.json's temp file is written and
 	// fsynced, not yet renamed.
 	FPStartRecordSync = "agent-start:record-fsync"
@@ -294,7 +297,10 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	if err := a.fail(FPStartAfterSandbox); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
-	if err := a.tryWall(ctx, rec); err != nil {
+	// A walled headless agent's own wall says whether it comes up: no
+	// trial run (startSupervisor).
+	report := a.wallReports(rec, queued)
+	if err := a.tryWall(ctx, rec, !report); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 	if rec.Isolation != isolation {
@@ -339,7 +345,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return rec, nil
 	}
 
-	if err := a.spawnSupervisor(ctx, rec); err != nil {
+	if err := a.startSupervisor(ctx, rec, report, command); err != nil {
 		return nil, withCleanup(err, cleanup())
 	}
 
@@ -374,7 +380,10 @@ func (a *App) withHooks(spec runner.Spec, headless bool, inv string, argv []stri
 // from /dev/null, output to supervisor.log. The caller holds the lock; the
 // supervisor's first record update waits for it, and the git call below
 // is bounded by lockedCallTimeout so the lock is never held without end.
-func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) error {
+// With report, it then waits for the supervisor's word on its agent's
+// wall (awaitWallReport): a wall that failed is E_WALL_FAILED, its
+// supervisor ended.
+func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord, report bool) error {
 	if err := a.fail(FPStartSpawn); err != nil {
 		return err
 	}
@@ -395,7 +404,14 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 		return err
 	}
 
-	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID), env)
+	heard, told, err := wallReportPipe(report)
+	if err != nil {
+		return err
+	}
+	defer heard.Close()
+
+	sup, err := runner.SpawnSupervisor(rec.InvocationID, dir, a.Store.SupervisorLogPath(rec.InvocationID), env, told)
+	told.Close()
 	if err != nil {
 		return err
 	}
@@ -406,6 +422,14 @@ func (a *App) spawnSupervisor(ctx context.Context, rec *store.InvocationRecord) 
 	if err := a.Store.WriteInvocation(rec); err != nil {
 		sup.Abort()
 		return err
+	}
+
+	if err := a.failAfterSpawn(report, sup); err != nil {
+		return err
+	}
+	if msg, failed := awaitWallReport(ctx, heard); failed {
+		sup.Abort()
+		return errs.WallFailed(msg)
 	}
 
 	sup.Release()

@@ -184,7 +184,7 @@ func (a *App) launchQueuedLocked(ctx context.Context, r *store.InvocationRecord)
 		rec.Status = store.StatusStarting
 		rec.StartedAt = a.now()
 		if err = a.Store.WriteInvocation(rec); err == nil {
-			if err = a.spawnSupervisor(ctx, rec); err == nil {
+			if err = a.spawnSupervisor(ctx, rec, false); err == nil {
 				// Its supervisor has the environment now: no secret stays
 				// on disk longer than the queue needs it.
 				a.dropQueuedEnv(rec.InvocationID)

@@ -214,7 +214,7 @@ func (a *App) Send(ctx context.Context, opts SendOptions) (*SendResult, error) {
 
 	// spawnSupervisor writes the record only once the supervisor runs: a
 	// failure before that leaves the finished record as it was.
-	if err := a.spawnSupervisor(ctx, &next); err != nil {
+	if err := a.spawnSupervisor(ctx, &next, false); err != nil {
 		os.Remove(promptFile)
 		return nil, err
 	}

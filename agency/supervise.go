@@ -60,7 +60,9 @@ func (a *App) diskFullFault() func() error {
 // Supervise is the body of the hidden `supervise <inv>` process that
 // StartInvocation spawns: it runs the invocation's runner under a
 // runner.Supervisor until it ends, writing the supervisor's own log to log.
-func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
+// report, when not nil, is the pipe the start that spawned it waits on to
+// learn whether the agent's wall came up (runner.Supervisor.WallReport).
+func (a *App) Supervise(ctx context.Context, inv string, log io.Writer, report *os.File) error {
 	// One supervisor runs beside every agent, for hours: keep its heap
 	// small (the walk that sets up a large tree's file watches leaves
 	// megabytes of garbage) rather than let it double before each GC.
@@ -76,7 +78,7 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer) error {
 	}
 
 	s := &runner.Supervisor{Repo: a.Repo, Store: a.Store, Config: a.Config, Invocation: inv,
-		LockTimeout: a.LockTimeout, Spec: spec, Log: log}
+		LockTimeout: a.LockTimeout, Spec: spec, Log: log, WallReport: report}
 	s.LogWriteFault = a.diskFullFault()
 
 	// The supervisor is in its own session; a stray SIGINT must not kill

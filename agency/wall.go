@@ -3,10 +3,14 @@ package agency
 import (
 	"context"
 	"github.com/git-agency/git-agency/agency/internal/core"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/git-agency/git-agency/errs"
+	"github.com/git-agency/git-agency/runner"
 	"github.com/git-agency/git-agency/store"
 	"github.com/git-agency/git-agency/wall"
 )
@@ -129,14 +133,12 @@ func (a *App) Wall(ctx context.Context, rec *store.InvocationRecord) (*wall.Wall
 	return w, wall.Prepare(ctx, a.Store, a.Repo, w, rec.InvocationID)
 }
 
-// tryWall starts rec's wall once around `true`, so a wall that cannot
+// tryWall prepares rec's wall (its own git directory and agent state)
+// and, with trial, starts it once around `true`, so a wall that cannot
 // start fails the start (which then removes what it made) with
-// bubblewrap's own reason. Only then is bubblewrap probed, to tell a
-// machine where it cannot make any wall (isolationFrom: under auto the
-// start goes on unwalled, said as a warning, and rec is made unwalled;
-// under bwrap it is refused, E_WALL_UNAVAILABLE) from this invocation's
-// wall failing (E_WALL_FAILED).
-func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
+// bubblewrap's own reason (wallFailed). Without trial the agent's own
+// wall tells (startSupervisor).
+func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord, trial bool) error {
 	if rec.Isolation != wall.IsolateBwrap {
 		return nil
 	}
@@ -146,13 +148,23 @@ func (a *App) tryWall(ctx context.Context, rec *store.InvocationRecord) error {
 
 	a.makeGitDirs()
 	w, err := a.Wall(ctx, rec)
-	if err == nil {
+	if err == nil && trial {
 		err = wall.Try(ctx, w)
 	}
 	if err == nil {
 		a.warnProcLimit()
 		return nil
 	}
+	return a.wallFailed(ctx, rec, err)
+}
+
+// wallFailed answers rec's wall failing to start (err): only then is
+// bubblewrap probed, to tell a machine where it cannot make any wall
+// (isolationFrom: under auto the start goes on unwalled, said as a
+// warning, and rec is made unwalled, what its wall made removed; under
+// bwrap it is refused, E_WALL_UNAVAILABLE) from this invocation's wall
+// failing (E_WALL_FAILED). Any other error is returned as it is.
+func (a *App) wallFailed(ctx context.Context, rec *store.InvocationRecord, err error) error {
 	if !errs.Is(err, errs.EWallFailed) || ctx.Err() != nil {
 		return err
 	}
@@ -187,4 +199,97 @@ func (a *App) makeGitDirs() {
 		// When it cannot be made here either, the agent's commit says why.
 		_ = os.Mkdir(filepath.Join(a.Repo.CommonDir, "rr-cache"), 0o777)
 	}
+}
+
+// wallReports is whether the start of rec leaves it to the agent's own
+// wall to say that it came up, rather than trying the wall first (a
+// trial run of bubblewrap, about as costly as the agent's own): for a
+// walled headless agent that starts now, with no setup script. Its
+// supervisor runs the agent first thing and tells the start, which holds
+// the lock until then (runner.Supervisor.WallReport). A setup script or a
+// headed agent (whose wall runs in its tmux pane) is tried first.
+func (a *App) wallReports(rec *store.InvocationRecord, queued bool) bool {
+	if rec.Isolation != wall.IsolateBwrap || rec.Mode != store.ModeHeadless || queued {
+		return false
+	}
+	if rec.SetupScript != "" || rec.SetupSource != "" {
+		return false
+	}
+	setup, _ := a.Config.Get("agency.setup")
+	return setup == ""
+}
+
+// startSupervisor spawns rec's supervisor. With report, the agent's own
+// wall says whether it came up, and one that did not is a failed trial
+// (wallFailed): the start fails, or, under auto where bubblewrap cannot
+// wall, the agent runs unwalled after all: its command made again
+// (command), the failed wall's logs removed, with a supervisor of its own.
+func (a *App) startSupervisor(ctx context.Context, rec *store.InvocationRecord, report bool, command func(string) ([]string, error)) error {
+	err := a.spawnSupervisor(ctx, rec, report)
+	if err == nil || !report || !errs.Is(err, errs.EWallFailed) {
+		return err
+	}
+	if err := a.wallFailed(ctx, rec, err); err != nil {
+		return err
+	}
+
+	if rec.Command, err = command(rec.Isolation); err != nil {
+		return err
+	}
+	for _, name := range []string{RawLog, StderrLog} {
+		if err := os.Remove(filepath.Join(a.Store.SandboxLogsDir(rec.InvocationID), name)); err != nil && !os.IsNotExist(err) {
+			return errs.IO("remove", name, err)
+		}
+	}
+	return a.spawnSupervisor(ctx, rec, false)
+}
+
+// failAfterSpawn is FPStartWallReport, for a start that waits for its
+// supervisor's word on the wall (report): an injected failure ends the
+// supervisor (sup) and its agent, whose start then removes what it made.
+func (a *App) failAfterSpawn(report bool, sup *runner.Spawned) error {
+	if !report {
+		return nil
+	}
+	if err := a.fail(FPStartWallReport); err != nil {
+		sup.Abort()
+		return err
+	}
+	return nil
+}
+
+// wallReportWait bounds how long a start waits for its supervisor's word
+// on the agent's wall (the supervisor waits up to 30 s for the wall).
+const wallReportWait = 45 * time.Second
+
+// wallReportPipe is the pipe a supervisor tells its start about the wall
+// through: heard is read here, told is the supervisor's. Both nil without
+// report (Close is safe on nil).
+func wallReportPipe(report bool) (heard, told *os.File, err error) {
+	if !report {
+		return nil, nil, nil
+	}
+	heard, told, err = os.Pipe()
+	if err != nil {
+		return nil, nil, errs.IO("create", "a pipe", err)
+	}
+	return heard, told, nil
+}
+
+// awaitWallReport reads what the supervisor says of its agent's wall
+// (runner.WallUp, or runner.WallFail and bubblewrap's message) until it
+// closes the pipe: failed, with the message, when the wall failed. A
+// supervisor that ended or went on without a word (an earlier failure it
+// records itself), an interrupt and wallReportWait all go on as a wall
+// that came up: the supervisor records what became of the agent.
+func awaitWallReport(ctx context.Context, heard *os.File) (msg string, failed bool) {
+	if heard == nil {
+		return "", false
+	}
+	_ = heard.SetReadDeadline(time.Now().Add(wallReportWait))
+	stop := context.AfterFunc(ctx, func() { _ = heard.SetReadDeadline(time.Now()) })
+	defer stop()
+
+	b, _ := io.ReadAll(io.LimitReader(heard, 4096))
+	return strings.CutPrefix(strings.TrimSpace(string(b)), runner.WallFail)
 }

@@ -20,6 +20,7 @@ trivial() {
 }
 trivial off
 trivial bwrap
+load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 runs=${BENCH_RUNS:-7}
 off_t=() wall_t=()
 for _ in $(seq "$runs"); do
@@ -37,5 +38,6 @@ echo "files:                                  $N"
 echo "trivial agent, unwalled (median of $runs): $(ms $off_m) ms"
 echo "trivial agent, walled (median of $runs):   $(ms $wall_m) ms"
 echo "ratio walled / unwalled:                $(ratio $wall_m $off_m) (goal <= 1.2 quiet, <= 1.3 busy)"
+echo "load average at the start:              $load0"
 echo "load average at the end:                $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo "runs recorded isolation bwrap:          $walled"

@@ -507,15 +507,25 @@ func (c *AgentOpenCmd) Run(env *Env) error {
 // SuperviseCmd is the hidden `supervise <inv>`: the supervisor process that
 // `agent start` spawns. Not for people.
 type SuperviseCmd struct {
+	// WallReport: descriptor 3 is the pipe the start waits on to learn
+	// whether the agent's wall came up (runner.WallReportFlag).
+	WallReport bool   `name:"wall-report" hidden:""`
 	Invocation string `arg:""`
 }
 
 func (c *SuperviseCmd) Run(env *Env) error {
+	var report *os.File
+	if c.WallReport {
+		// Not for the processes it starts: the start would wait on them.
+		syscall.CloseOnExec(3)
+		report = os.NewFile(3, "wall-report")
+	}
+
 	a, err := env.App()
 	if err != nil {
 		return err
 	}
-	return a.Supervise(env.Ctx, c.Invocation, env.Stderr)
+	return a.Supervise(env.Ctx, c.Invocation, env.Stderr, report)
 }
 
 func (*SuperviseCmd) longLived() {}

@@ -152,7 +152,8 @@ failpoints() {
   create) echo worktree-create:record-fsync ;;
   start-headless | start-headed) echo agent-start:record-fsync ;;
   send) echo agent-send:spawn ;;
-  start-walled*) echo agent-start:after-sandbox agent-start:wall agent-start:spawn ;;
+  start-walled) echo agent-start:after-sandbox agent-start:wall agent-start:spawn agent-start:wall-report ;;
+  start-walled-headed) echo agent-start:after-sandbox agent-start:wall agent-start:spawn ;;
   land-verify) echo check verify:tree-made verify:running verify:passed land:before-update land:after-update land:after-remove ;;
   land | land-apply) echo land:before-update land:after-update land:after-remove ;;
   discard | discard-detached) echo discard:after-log ;;

@@ -56,6 +56,13 @@ func WallFailed(detail string) *Error {
 		"the wall around the agent failed to start: %s; nothing was left behind", oneLine(detail))
 }
 
+// WallNotUp is the error an invocation's record keeps when its agent's
+// wall failed to start and its start was not there to remove it (killed
+// while it waited for the wall's word).
+func WallNotUp(detail string) string {
+	return "the wall around the agent failed to start: " + oneLine(detail)
+}
+
 // RefMoved refuses a land whose branch moved behind its reflog.
 func RefMoved(branch, tip, expected, found string) *Error {
 	return New(ERefMoved, "look at 'git log "+branch+"' and 'git reflog "+branch+"'; put it back where git left it, marking the move as seen: git update-ref -m 'agency: accept' refs/heads/"+branch+" "+expected+" (a sandbox built on it: discard it)",

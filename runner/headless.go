@@ -154,7 +154,9 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 		return s.failEarly(fmt.Sprintf("cannot start %s: %v", rec.Command[0], err), store.ExitUnknown)
 	}
 
-	awaitReady(ready)
+	if err := s.awaitWall(cmd, ready, errF.Name()); err != nil {
+		return err
+	}
 	rpid := cmd.Process.Pid
 	rstart := StartTimeOf(rpid)
 	s.update(func(r *store.InvocationRecord) error {

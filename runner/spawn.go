@@ -89,9 +89,11 @@ func (s *Spawned) Release() { go s.cmd.Wait() }
 // SpawnSupervisor starts `git-agency supervise <inv>` (AgencyExe) in dir,
 // in its own session (setsid), stdin from /dev/null, stdout and stderr
 // appended to logPath (created 0600). env is its environment; nil: ours
-// (a queued invocation passes the one its `agent start --queue` kept). It
-// returns once the process has started.
-func SpawnSupervisor(inv, dir, logPath string, env []string) (*Spawned, error) {
+// (a queued invocation passes the one its `agent start --queue` kept).
+// report, when not nil, is the write end of a pipe the supervisor tells
+// whether its agent's wall came up (WallReportFlag, Supervisor.WallReport).
+// It returns once the process has started.
+func SpawnSupervisor(inv, dir, logPath string, env []string, report *os.File) (*Spawned, error) {
 	exe := AgencyExe()
 	if exe == "" {
 		return nil, errs.AgencyMissing(AgencyProgram)
@@ -108,6 +110,10 @@ func SpawnSupervisor(inv, dir, logPath string, env []string) (*Spawned, error) {
 	}
 	defer devnull.Close()
 	cmd := exec.Command(exe, "supervise", inv)
+	if report != nil {
+		cmd.Args = []string{exe, "supervise", WallReportFlag, inv}
+		cmd.ExtraFiles = []*os.File{report}
+	}
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf

@@ -57,6 +57,12 @@ type Supervisor struct {
 	// whether the invocation was last seen needing input.
 	notifyWG sync.WaitGroup
 	waiting  bool
+
+	// WallReport, when not nil, is the pipe the start that spawned this
+	// supervisor waits on, holding the lock, to learn whether the agent's
+	// wall came up (reportWall); reportMu guards it.
+	WallReport *os.File
+	reportMu   sync.Mutex
 }
 
 // noteExit reads the stop request as it stands when the runner has exited.
@@ -73,6 +79,7 @@ func (s *Supervisor) logf(format string, args ...any) {
 }
 
 func (s *Supervisor) update(fn func(*store.InvocationRecord) error) (*store.InvocationRecord, error) {
+	s.reportWall("")
 	rec, err := s.Store.UpdateInvocation(s.LockTimeout, s.Invocation, fn)
 	if err != nil {
 		s.logf("update record: %v", err)
@@ -92,13 +99,7 @@ func now() string { return time.Now().UTC().Format(time.RFC3339) }
 // is final. It never runs a runner anywhere but the invocation's own
 // sandbox tree, and refuses a tree holding the integration marker.
 func (s *Supervisor) Run(ctx context.Context) error {
-	pid := os.Getpid()
-	st := StartTimeOf(pid)
-	rec, err := s.update(func(r *store.InvocationRecord) error {
-		r.SupervisorPID = &pid
-		r.SupervisorStartTime = st
-		return nil
-	})
+	rec, err := s.begin()
 	if err != nil {
 		return err
 	}
@@ -138,6 +139,23 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	}
 
 	return s.runHeadless(ctx, rec)
+}
+
+// begin records the supervisor in the invocation's record, and returns
+// the record. A start that waits for the wall's report (WallReport) holds
+// the lock and recorded this process already: the record is only read.
+func (s *Supervisor) begin() (*store.InvocationRecord, error) {
+	if s.reporting() {
+		return s.Store.ReadInvocation(s.Invocation)
+	}
+
+	pid := os.Getpid()
+	st := StartTimeOf(pid)
+	return s.update(func(r *store.InvocationRecord) error {
+		r.SupervisorPID = &pid
+		r.SupervisorStartTime = st
+		return nil
+	})
 }
 
 // failEarly ends an invocation whose runner never started.

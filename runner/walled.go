@@ -2,8 +2,15 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"strings"
 	"time"
+
+	"github.com/git-agency/git-agency/errs"
 
 	"github.com/git-agency/git-agency/store"
 	"github.com/git-agency/git-agency/wall"
@@ -62,12 +69,92 @@ func (s *Supervisor) headlessArgv(rec *store.InvocationRecord) (argv []string, r
 }
 
 // awaitReady waits for the walled agent's byte (or the end of the wall,
-// or readyWait), then closes the pipe.
-func awaitReady(ready *os.File) {
+// or readyWait), then closes the pipe: up when the byte came, ended when
+// the wall ended without it (nothing of the agent ran).
+func awaitReady(ready *os.File) (up, ended bool) {
 	if ready == nil {
-		return
+		return false, false
 	}
 	ready.SetReadDeadline(time.Now().Add(readyWait))
-	ready.Read(make([]byte, 1))
+	n, err := ready.Read(make([]byte, 1))
 	ready.Close()
+	return n == 1, n == 0 && errors.Is(err, io.EOF)
+}
+
+// WallReportFlag makes `supervise` tell the start that spawned it whether
+// its agent's wall came up, on descriptor 3 (Supervisor.WallReport).
+const WallReportFlag = "--wall-report"
+
+// WallUp and WallFail begin the lines a supervisor writes to WallReport:
+// "up", or "fail " and bubblewrap's own message.
+const (
+	WallUp   = "up"
+	WallFail = "fail "
+)
+
+// reportWall tells the start waiting on WallReport what became of the
+// agent's wall (msg: WallUp, WallFail…; "" tells nothing), once: the pipe
+// is closed after. update calls it first, so a start that holds the lock
+// never waits on a supervisor that waits for that lock.
+func (s *Supervisor) reportWall(msg string) {
+	s.reportMu.Lock()
+	defer s.reportMu.Unlock()
+	if s.WallReport == nil {
+		return
+	}
+	if msg != "" {
+		s.WallReport.Write([]byte(msg + "\n"))
+	}
+	s.WallReport.Close()
+	s.WallReport = nil
+}
+
+// reporting is whether a start waits on WallReport.
+func (s *Supervisor) reporting() bool {
+	s.reportMu.Lock()
+	defer s.reportMu.Unlock()
+	return s.WallReport != nil
+}
+
+// awaitWall waits for a walled headless agent's wall to come up
+// (awaitReady) and tells the start that waits (reportWall). A wall that
+// ended without its agent, while a start waits, ends the run here: the
+// start is told bubblewrap's message (the first line of errLog, where
+// its stderr went), and removes the invocation or runs it unwalled with
+// a supervisor of its own, ending this one first. Only a start that is
+// gone (killed) leaves this one to record the failure.
+func (s *Supervisor) awaitWall(cmd *exec.Cmd, ready *os.File, errLog string) error {
+	reporting := s.reporting()
+	up, ended := awaitReady(ready)
+	if !ended || !reporting {
+		if up {
+			s.reportWall(WallUp)
+		}
+		s.reportWall("")
+		return nil
+	}
+
+	cmd.Wait()
+	msg := firstLogLine(errLog)
+	if msg == "" {
+		msg = fmt.Sprintf("bubblewrap ended (%s)", cmd.ProcessState)
+	}
+	s.reportWall(WallFail + msg)
+	if l, err := s.Store.Lock(s.LockTimeout); err == nil {
+		l.Unlock()
+	}
+
+	return s.failEarly(errs.WallNotUp(msg), store.ExitUnknown)
+}
+
+// firstLogLine is the first line of the log at path ("" when there is none).
+func firstLogLine(path string) string {
+	f, err := store.ReadLog(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 4096))
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return line
 }

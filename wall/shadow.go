@@ -124,7 +124,7 @@ func refreshShadow(ctx context.Context, repo *gitcore.Repo, shadow, wtName, bran
 
 // branchTip is the commit the repository's branch points at, read from
 // its ref files where they tell (a supervisor's wall, prepared just
-// after its start's trial, then runs no git), else from git.
+// after its start prepared it, then runs no git), else from git.
 func branchTip(ctx context.Context, repo *gitcore.Repo, branch string) (string, error) {
 	ref := "refs/heads/" + branch
 	if tips, ok := repo.RefTipsFromFiles(ref); ok && tips[ref] != "" {
@@ -134,7 +134,7 @@ func branchTip(ctx context.Context, repo *gitcore.Repo, branch string) (string, 
 }
 
 // shadowAt reports whether the shadow's branch points at tip already and
-// tip is the one last brought in or set (as the start's trial left it):
+// tip is the one last brought in or set (as the start left it):
 // then refreshShadow has nothing to write.
 func shadowAt(shadow, branch, tip string) bool {
 	if lastImported(shadow) != tip {
