@@ -18,11 +18,15 @@ type HostAgent struct {
 }
 
 // ServeStatus is `host-serve status`: the host's view of the given
-// invocations of the caller's repository (a read, as `agent show`).
-func ServeStatus(ctx context.Context, repoID string, ids []string) (map[string]HostAgent, error) {
+// invocations of the caller's repository (a read, as `agent show`), and
+// of those started for one of startKeys (AdoptHostStarts).
+func ServeStatus(ctx context.Context, repoID string, ids, startKeys []string) (map[string]HostAgent, error) {
 	a, err := openServedMirror(ctx, repoID)
 	if err != nil {
 		return nil, err
+	}
+	if len(startKeys) > 0 {
+		ids = append(ids, a.hostStartsByKey(startKeys)...)
 	}
 
 	out := map[string]HostAgent{}

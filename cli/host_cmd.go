@@ -207,12 +207,13 @@ func (c *HostServeStartCmd) Run(env *Env) error {
 
 // HostServeStatusCmd is `host-serve status`.
 type HostServeStatusCmd struct {
-	RepoID string   `name:"repo-id" required:""`
-	IDs    []string `arg:"" optional:""`
+	RepoID    string   `name:"repo-id" required:""`
+	StartKeys []string `name:"start-keys" help:"Also the invocations started for these keys (a caller's interrupted starts)."`
+	IDs       []string `arg:"" optional:""`
 }
 
 func (c *HostServeStatusCmd) Run(env *Env) error {
-	out, err := agency.ServeStatus(env.Ctx, c.RepoID, c.IDs)
+	out, err := agency.ServeStatus(env.Ctx, c.RepoID, c.IDs, c.StartKeys)
 	if err != nil {
 		return err
 	}

@@ -72,3 +72,19 @@ func HostVerifyLost(name, why string) error {
 func HostVerifyHeader(name string) string {
 	return "# this check ran on host " + name
 }
+
+// HostStartLost: the connection failed during `agent start --host`: the
+// host may have started the agent; its record is written here later.
+func HostStartLost(name, since, why string) *Error {
+	e := HostUnreachable(name, since, why)
+	e.Msg += " (the start may have reached it: an agent it started is recorded here by the next start on " + name + " or by gc)"
+	e.Hint = "check that 'ssh' to it works without a prompt, then 'git agency host check " + name + "'; 'git agency doctor' lists a start left unrecorded, 'git agency gc --yes' records its agent"
+	return e
+}
+
+// HostStartsInterrupted is doctor's finding of starts on host name killed
+// before their record was written here.
+func HostStartsInterrupted(name string, n int) (msg, hint string) {
+	return fmt.Sprintf("%d start(s) on host %s ended before their record was written here: an agent may run there unrecorded", n, name),
+		"git agency gc --yes asks " + name + " and records those agents here (a start on " + name + " does too)"
+}

@@ -1,0 +1,88 @@
+package gitagency_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A start on a host killed after the host started the agent and before
+// the record was written here (SIGKILL, the link dropped): doctor reports
+// it, gc records the agent here with the host's id, and its work lands.
+// Nothing runs on the host unknown here.
+func TestHostStartKilledAdopted(t *testing.T) {
+	r := newHostRig(t)
+	bin := filepath.Join(r.sshd.HostHome, ".local", "bin", "git-agency")
+	if err := os.Rename(bin, bin+".real"); err != nil {
+		t.Fatal(err)
+	}
+	// The host's git-agency answers a start it made only once the gate
+	// exists (a start refused for its base, the first one, at once): the
+	// caller is killed while it waits.
+	reached, gate := filepath.Join(r.sshd.HostHome, "start-reached"), filepath.Join(r.sshd.HostHome, "start-gate")
+	wrapper := `#!/bin/sh
+if [ "$1 $2" = "host-serve start" ]; then
+  out=$("$0.real" "$@"); rc=$?
+  if [ $rc = 0 ]; then
+    touch ` + reached + `
+    while [ ! -e ` + gate + ` ]; do sleep 0.05; done
+  fi
+  printf '%s' "$out"; exit $rc
+fi
+exec "$0.real" "$@"
+`
+	if err := os.WriteFile(bin, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644) })
+
+	cmd := exec.Command(r.bin, "agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo adopted > g.txt && git add g.txt && git commit -qm adopted")
+	cmd.Dir, cmd.Env = r.repo, r.env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.eventually(60*time.Second, "the host started the agent", func() bool {
+		_, err := os.Stat(reached)
+		return err == nil
+	})
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	if out := r.agency("agent", "ls"); strings.TrimSpace(out) != "" {
+		t.Fatalf("a record before adoption: %s", out)
+	}
+	out, err := r.run("doctor")
+	if err == nil || !strings.Contains(out, "host_starts") || !strings.Contains(out, "gc --yes") {
+		t.Fatalf("doctor does not report the interrupted start: %v\n%s", err, out)
+	}
+	if out, _ := r.run("gc"); !strings.Contains(out, "would ask   host box about 1 interrupted start") {
+		t.Fatalf("gc's dry run does not say it: %s", out)
+	}
+
+	out, _ = r.run("gc", "--yes")
+	m := regexp.MustCompile(`recorded    (\S+): started on host box`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("gc recorded no agent: %s", out)
+	}
+	id := m[1]
+	if r.hostRecord(id) == nil {
+		t.Fatalf("%s is not the host's id", id)
+	}
+	r.waitStatus(id, "finished")
+	r.eventually(60*time.Second, "its commit fetched", func() bool {
+		return r.hasRef("agency/sandbox-"+id) && r.git("log", "-1", "--format=%s", "agency/sandbox-"+id) == "adopted"
+	})
+	r.agency("agent", "land", id)
+	if _, err := os.Stat(filepath.Join(r.wt, "g.txt")); err != nil {
+		t.Fatal("the adopted agent's work did not land")
+	}
+	if out, err := r.run("doctor"); err != nil {
+		t.Fatalf("doctor after adoption: %v\n%s", err, out)
+	}
+}
