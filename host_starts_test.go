@@ -1,6 +1,7 @@
 package gitagency_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,5 +85,58 @@ exec "$0.real" "$@"
 	}
 	if out, err := r.run("doctor"); err != nil {
 		t.Fatalf("doctor after adoption: %v\n%s", err, out)
+	}
+}
+
+// Undoing the land, or the discard, of an agent that ran on a host makes
+// no sandbox tree here: it would hold the fetched branch (the host's
+// fetches into it refused), and discard, gc and doctor would not see it.
+func TestHostUndoMakesNoTree(t *testing.T) {
+	r := newHostRig(t)
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo h > h.txt && git add h.txt && git commit -qm h")
+	r.waitStatus(id, "finished")
+	tree := filepath.Join(r.local, "repos", "*", "sandboxes", id)
+	noTree := func(after string) {
+		t.Helper()
+		if m, _ := filepath.Glob(tree); len(m) > 0 {
+			t.Fatalf("after %s a sandbox directory is here: %v", after, m)
+		}
+		if strings.Contains(r.git("worktree", "list"), id) {
+			t.Fatalf("after %s a worktree holds the branch: %s", after, r.git("worktree", "list"))
+		}
+	}
+	r.agency("agent", "land", id)
+	if out := r.agency("undo"); !strings.Contains(out, "ran on host box: no sandbox tree made here") {
+		t.Fatalf("undo of the land: %s", out)
+	}
+	noTree("undo of the land")
+	if out, err := r.run("agent", "land", id); err != nil || strings.Contains(out, "refusing") {
+		t.Fatalf("land again: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(r.wt, "h.txt")); err != nil {
+		t.Fatal("not landed again")
+	}
+
+	// A discard on a host: the host's own "undo with: git agency undo"
+	// is not shown (here that undo would undo the land above).
+	id2 := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "exec sleep 600")
+	r.waitStatus(id2, "running")
+	out := r.agency("agent", "discard", id2)
+	if strings.Contains(out, "undo with") || !strings.Contains(out, "does not undo a discard on a host") {
+		t.Fatalf("the discard's report: %s", out)
+	}
+	var recs map[string]any
+	id3 := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "exec sleep 600")
+	r.waitStatus(id3, "running")
+	if err := json.Unmarshal([]byte(r.agency("agent", "discard", "--json", id3)), &recs); err != nil {
+		t.Fatalf("discard --json of an agent on a host is no JSON: %v", err)
+	}
+	noTree("the discards")
+	if out, err := r.run("doctor"); err != nil {
+		t.Fatalf("doctor: %v\n%s", err, out)
+	}
+	if out := r.agency("gc"); strings.Contains(out, "sandbox_tree") {
+		t.Fatalf("gc finds a tree left: %s", out)
 	}
 }

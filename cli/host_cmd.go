@@ -350,11 +350,22 @@ func (c *AgentLogsCmd) hostArgs(id string) []string {
 }
 
 // discardOnHost discards an invocation on its host (its agent stopped and
-// its sandbox removed there), then marks it discarded here.
-func discardOnHost(env *Env, a *agency.App, rec *store.InvocationRecord) error {
-	if err := onHost(env, a, rec, "discard", rec.InvocationID); err != nil {
+// its sandbox removed there), then marks it discarded here. The host's
+// report is not shown: its "undo with: git agency undo" is the host's undo,
+// and here it would undo another operation.
+func discardOnHost(env *Env, a *agency.App, rec *store.InvocationRecord, asJSON bool) error {
+	code, err := a.ActOnHost(env.Ctx, rec, io.Discard, env.Stderr, "discard", rec.InvocationID)
+	if err != nil {
 		return err
 	}
-	_, err := a.DiscardHostRecord(env.Ctx, rec.InvocationID)
-	return err
+	if code != 0 {
+		return &ExitError{Code: code}
+	}
+	if _, err := a.DiscardHostRecord(env.Ctx, rec.InvocationID); err != nil {
+		return err
+	}
+	if !asJSON {
+		printLines(env.Stdout, errs.HostDiscarded(rec.InvocationID, rec.Host, rec.SandboxBranch))
+	}
+	return nil
 }

@@ -88,3 +88,11 @@ func HostStartsInterrupted(name string, n int) (msg, hint string) {
 	return fmt.Sprintf("%d start(s) on host %s ended before their record was written here: an agent may run there unrecorded", n, name),
 		"git agency gc --yes asks " + name + " and records those agents here (a start on " + name + " does too)"
 }
+
+// HostDiscarded is the report of a discard of an agent on a host.
+func HostDiscarded(id, name, branch string) []string {
+	return []string{
+		"discarded " + id + " on host " + name + ": its agent stopped and its sandbox removed there",
+		"its fetched branch " + branch + " and checkpoint refs stay here until gc; 'git agency undo' does not undo a discard on a host",
+	}
+}
