@@ -2,6 +2,7 @@ package gitagency_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,5 +139,45 @@ func TestHostUndoMakesNoTree(t *testing.T) {
 	}
 	if out := r.agency("gc"); strings.Contains(out, "sandbox_tree") {
 		t.Fatalf("gc finds a tree left: %s", out)
+	}
+}
+
+// One run's branch gone on the host (its agent deleted it) holds back no
+// other run's fetch; a run the host no longer has (its data there
+// removed) ends here, failed with the reason, and what was fetched of it
+// lands.
+func TestHostBranchGoneAndDataRemoved(t *testing.T) {
+	r := newHostRig(t)
+	gone := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo g > g.txt && git add g.txt && git commit -qm g && git checkout -qb elsewhere && git branch -D agency/sandbox-$AGENCY_INVOCATION_ID")
+	r.waitStatus(gone, "finished")
+	gate := filepath.Join(r.sshd.HostHome, "gate")
+	other := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo o > o.txt && git add o.txt && git commit -qm other && while [ ! -e "+gate+" ]; do sleep 0.1; done")
+	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644) })
+	// The fetcher alone (no act) brings the other run's commit.
+	r.eventually(60*time.Second, "the other run's commit fetched", func() bool {
+		return r.hasRef("agency/sandbox-"+other) && r.git("log", "-1", "--format=%s", "agency/sandbox-"+other) == "other"
+	})
+	if out := r.agency("host", "ls"); !strings.Contains(out, "reachable") || strings.Contains(out, "unreachable") {
+		t.Fatalf("host ls after a branch went: %s", out)
+	}
+
+	// The host's data removed under the running agent.
+	data := filepath.Join(r.sshd.HostHome, ".local", "share", "agency")
+	if err := os.Rename(data, data+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	r.killFetchers()
+	if out, err := r.run("agent", "land", other); err != nil {
+		t.Fatalf("land of the run the host forgot: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(r.wt, "o.txt")); err != nil {
+		t.Fatal("what was fetched did not land")
+	}
+	var rec map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", other, "--json")), &rec)
+	if rec["status"] != "failed" || !strings.Contains(fmt.Sprint(rec["error"]), "no longer has this run") {
+		t.Fatalf("the record of the run the host forgot: %v %v", rec["status"], rec["error"])
 	}
 }

@@ -192,8 +192,9 @@ func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (s
 	}
 
 	notes := a.writeHostAgents(name, ans.Agents)
-	notes = append(notes, a.catchUp(wctx, ans.Agents)...)
+	notes = append(notes, a.catchUp(wctx, name, ans.Agents)...)
 	a.notifyHost(wctx, notes)
+	a.recordHostForgot(wctx, name, ids, ans.Agents)
 	return ans.Sig, true
 }
 

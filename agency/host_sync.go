@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/host"
 	"github.com/git-agency/git-agency/store"
 )
@@ -116,38 +118,78 @@ func (a *App) syncHostWithin(ctx context.Context, name string, ids []string, wit
 	}
 
 	notes := a.writeHostAgents(name, agents)
-	notes = append(notes, a.catchUp(ctx, agents)...)
+	notes = append(notes, a.catchUp(ctx, name, agents)...)
 	a.notifyHost(ctx, notes)
+	a.recordHostForgot(ctx, name, ids, agents)
 }
 
 // fetchHostRefs fetches the sandbox branches and checkpoint refs of ids
-// from the host's mirror, under their usual names.
+// from the host's mirror, under their usual names. When a branch is
+// missing there (its agent deleted it, the host's data was removed), the
+// others are fetched one by one: one run's branch gone must not hold back
+// the host's other runs (what was fetched of that one stays here).
 func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids []string) error {
 	st := a.HostStateOf(name)
 	if st.Hello == nil || st.Hello.Mirror == "" {
 		return nil
 	}
 
-	var specs []string
-	for _, id := range ids {
-		b := store.SandboxBranch(id)
-		specs = append(specs, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
+	specs := func(ids ...string) []string {
+		var out []string
+		for _, id := range ids {
+			b := store.SandboxBranch(id)
+			out = append(out, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
+		}
+		return out
 	}
 
-	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(st.Hello.Mirror), a.uploadPack(), specs...); err != nil {
+	url := h.URL(st.Hello.Mirror)
+	err := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), specs(ids...)...)
+	if missingRemoteRef(err) {
+		err = nil
+		for _, id := range ids {
+			if ferr := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), specs(id)...); ferr != nil && !missingRemoteRef(ferr) {
+				err = ferr
+				break
+			}
+		}
+	}
+	if err != nil {
 		return gitErr(err)
 	}
 
 	return nil
 }
 
+// missingRemoteRef: a fetch failed because a ref it names is not there.
+func missingRemoteRef(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "couldn't find remote ref")
+}
+
+// recordHostForgot ends the records of those of ids that the host, which
+// answered, does not know (its data there was removed): failed, the error
+// saying so, so that what was last fetched of them can land, and no
+// fetcher waits on them for ever.
+func (a *App) recordHostForgot(ctx context.Context, name string, ids []string, agents map[string]HostAgent) {
+	var gone []string
+	for _, id := range ids {
+		if _, ok := agents[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	if len(gone) > 0 {
+		a.endHostRuns(ctx, gone, "host_forgot", errs.HostForgotNote(name))
+	}
+}
+
 // catchUp writes into the local records what the host recorded of the
 // invocations that ended (their refs were just fetched), and gives the
 // notifications of those ends.
-func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNote {
+func (a *App) catchUp(ctx context.Context, name string, agents map[string]HostAgent) []hostNote {
 	var ended []HostAgent
-	for _, ag := range agents {
-		if ag.Record != nil && !ag.Record.Active() {
+	for id, ag := range agents {
+		// A host speaks only of its own runs, each under its own id.
+		if ag.Record != nil && ag.Record.InvocationID == id && !ag.Record.Active() {
 			ended = append(ended, ag)
 		}
 	}
@@ -164,7 +206,7 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNo
 	var notes []hostNote
 	for _, ag := range ended {
 		cur, err := a.Store.ReadInvocation(ag.Record.InvocationID)
-		if err != nil || cur.Host == "" {
+		if err != nil || cur.Host != name {
 			continue
 		}
 

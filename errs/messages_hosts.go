@@ -96,3 +96,9 @@ func HostDiscarded(id, name, branch string) []string {
 		"its fetched branch " + branch + " and checkpoint refs stay here until gc; 'git agency undo' does not undo a discard on a host",
 	}
 }
+
+// HostForgotNote is the error recorded in a run its host, which answers,
+// no longer knows (its data there was removed): the run is ended here.
+func HostForgotNote(name string) string {
+	return fmt.Sprintf("host %s answers but no longer has this run (its data there was removed); what was last fetched of it can land", name)
+}
