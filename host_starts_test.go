@@ -181,3 +181,59 @@ func TestHostBranchGoneAndDataRemoved(t *testing.T) {
 		t.Fatalf("the record of the run the host forgot: %v %v", rec["status"], rec["error"])
 	}
 }
+
+// A hostile host's answers: a start naming a branch of this repository
+// and another base, texts with terminal escapes. The record here keeps the
+// run's own branch and the base this side sent, and no view prints an
+// escape.
+func TestHostHostileAnswers(t *testing.T) {
+	r := newHostRig(t)
+	bin := filepath.Join(r.sshd.HostHome, ".local", "bin", "git-agency")
+	if err := os.Rename(bin, bin+".real"); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := `#!/bin/sh
+f=$HOME/evil.sed
+[ -e $HOME/evil-version ] && f=$HOME/evil-version.sed
+out=$("$0.real" "$@"); rc=$?
+printf '%s\n' "$out" | sed -f $f
+exit $rc
+`
+	sedScript := `s|"sandbox_branch":"[^"]*"|"sandbox_branch":"main"|g
+s|"base_commit":"[^"]*"|"base_commit":"0000000000000000000000000000000000000000"|g
+s|"display":"|"display":"\\u001b]52;c;aGk=\\u0007\\u001b[2J|g
+s|"runner":"|"runner":"\\u001b[31m|g
+`
+	os.WriteFile(filepath.Join(r.sshd.HostHome, "evil.sed"), []byte(sedScript), 0o644)
+	os.WriteFile(filepath.Join(r.sshd.HostHome, "evil-version.sed"), []byte(sedScript+`s|"version":"|"version":"\\u001b[2J|g
+`), 0o644)
+	if err := os.WriteFile(bin, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	head := r.git("-C", r.wt, "rev-parse", "HEAD")
+	evil := filepath.Join(r.sshd.HostHome, "evil-version")
+	os.WriteFile(evil, nil, 0o644)
+	out, err := r.run("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "true")
+	if err == nil || !strings.Contains(out, "E_HOST_VERSION") || strings.ContainsRune(out, 0x1b) {
+		t.Fatalf("a start on a host whose version holds escapes: %v %q", err, out)
+	}
+	if out, _ := r.run("host", "ls"); strings.ContainsRune(out, 0x1b) {
+		t.Fatalf("host ls prints the host's escapes: %q", out)
+	}
+	os.Remove(evil)
+	id, err := r.run("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "exec sleep 600")
+	if err != nil {
+		t.Fatalf("start: %v %s", err, id)
+	}
+	var rec map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &rec)
+	if rec["sandbox_branch"] != "agency/sandbox-"+id || rec["base_commit"] != head {
+		t.Fatalf("the host named the branch or base: %v %v (base %s)", rec["sandbox_branch"], rec["base_commit"], head)
+	}
+	for _, args := range [][]string{{"agent", "ls"}, {"agent", "show", id}, {"host", "ls"}} {
+		if out, _ := r.run(args...); strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) {
+			t.Fatalf("%v prints the host's escapes: %q", args, out)
+		}
+	}
+	r.run("agent", "kill", id)
+}

@@ -1,6 +1,7 @@
 package agency
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,7 +54,7 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 	}
 
 	_, hc, _ := a.Host(name)
-	key, forget, err := a.beginHostStart(ctx, name, wt.WorktreeID)
+	key, forget, err := a.beginHostStart(ctx, name, wt.WorktreeID, cmp.Or(opts.LineageBase, base))
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 		return nil, errs.HostFailed(name, "host-serve start", 0, "unreadable answer: "+string(out))
 	}
 
-	rec := localHostRecord(&remote, name, wt, a.Store.RepoID)
+	rec := localHostRecord(&remote, name, wt, a.Store.RepoID, cmp.Or(opts.LineageBase, base))
 	if err := a.writeHostRecord(ctx, rec); err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func (a *App) helloFor(ctx context.Context, name, version string) (*HostHello, e
 	}
 
 	if hello.Version != version {
-		return nil, errs.HostVersion(name, hello.Version, version)
+		return nil, errs.HostVersion(name, HostText(hello.Version), version)
 	}
 
 	return hello, nil
@@ -155,8 +156,19 @@ func (a *App) helloFor(ctx context.Context, name, version string) (*HostHello, e
 // localHostRecord is the local record of an invocation on a host: the
 // host's, with the local worktree and repository, no local process and no
 // local tree.
-func localHostRecord(remote *store.InvocationRecord, name string, wt *store.WorktreeRecord, repoID string) *store.InvocationRecord {
-	r := *remote
+//
+// The host names only its run: the branch is the id's, the base commit
+// the one this side sent (base), and its text shows without control
+// characters (a hostile host's answer could name a branch of this
+// repository, or write escapes to the terminal).
+func localHostRecord(remote *store.InvocationRecord, name string, wt *store.WorktreeRecord, repoID, base string) *store.InvocationRecord {
+	r := *hostOutcome(remote)
+	r.SandboxBranch = store.SandboxBranch(r.InvocationID)
+	r.BaseCommit = base
+	r.Runner, r.Mode = HostText(r.Runner), HostText(r.Mode)
+	for i := range r.Command {
+		r.Command[i] = HostText(r.Command[i])
+	}
 	r.Host = name
 	r.IntegrationWorktreeID = wt.WorktreeID
 	r.RepoID = repoID

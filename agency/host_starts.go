@@ -28,6 +28,7 @@ import (
 // hostStartIntent is what an intent file holds.
 type hostStartIntent struct {
 	Worktree string `json:"worktree_id"`
+	Base     string `json:"base_commit"`
 	At       string `json:"at"`
 }
 
@@ -58,10 +59,10 @@ func validStartKey(key string) string {
 // beginHostStart adopts the agents of this host's interrupted starts,
 // then notes a new start's intent (noteHostStart): its key, and the
 // function that ends it.
-func (a *App) beginHostStart(ctx context.Context, name, worktreeID string) (string, func(done bool), error) {
+func (a *App) beginHostStart(ctx context.Context, name, worktreeID, base string) (string, func(done bool), error) {
 	_, _ = a.AdoptHostStarts(ctx, name)
 	key := newStartKey()
-	forget, err := a.noteHostStart(name, key, worktreeID)
+	forget, err := a.noteHostStart(name, key, worktreeID, base)
 	if err != nil {
 		return "", nil, errs.IO("write", a.hostStartsDir(name), err)
 	}
@@ -71,14 +72,14 @@ func (a *App) beginHostStart(ctx context.Context, name, worktreeID string) (stri
 // noteHostStart writes the intent of a start and holds its lock until
 // the returned function, which forgets the intent when done says the
 // record is written (else a crash left it for adoption).
-func (a *App) noteHostStart(name, key, worktreeID string) (func(done bool), error) {
+func (a *App) noteHostStart(name, key, worktreeID, base string) (func(done bool), error) {
 	dir := a.hostStartsDir(name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 
 	path := filepath.Join(dir, key)
-	b, _ := json.Marshal(hostStartIntent{Worktree: worktreeID, At: a.now()})
+	b, _ := json.Marshal(hostStartIntent{Worktree: worktreeID, Base: base, At: a.now()})
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err
@@ -213,7 +214,7 @@ func (a *App) adoptOne(ctx context.Context, name, path string, remote *store.Inv
 		return "", false
 	}
 
-	rec := localHostRecord(remote, name, wt, a.Store.RepoID)
+	rec := localHostRecord(remote, name, wt, a.Store.RepoID, in.Base)
 	if err := a.writeHostRecord(ctx, rec); err != nil {
 		a.warn(rec.InvocationID, err)
 		return "", false

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/host"
@@ -230,8 +231,32 @@ func (a *App) catchUp(ctx context.Context, name string, agents map[string]HostAg
 	return notes
 }
 
+// HostText is s from a host's answer, its control characters (terminal
+// escapes, new lines) each shown as '?'.
+func HostText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// hostOutcome is a copy of remote, a record a host sent, whose texts
+// shown here are HostText.
+func hostOutcome(remote *store.InvocationRecord) *store.InvocationRecord {
+	r := *remote
+	r.Status, r.SemanticStatus, r.SemanticSummary, r.Error = HostText(r.Status), HostText(r.SemanticStatus), HostText(r.SemanticSummary), HostText(r.Error)
+	if r.ExitReason != nil {
+		r.ExitReason = store.Str(HostText(*r.ExitReason))
+	}
+	r.Command = append([]string(nil), r.Command...)
+	return &r
+}
+
 // withHostOutcome is cur with the host's outcome of the run.
 func withHostOutcome(cur, remote *store.InvocationRecord) *store.InvocationRecord {
+	remote = hostOutcome(remote)
 	up := *cur
 	up.Status, up.ExitReason, up.ExitCode, up.FinishedAt = remote.Status, remote.ExitReason, remote.ExitCode, remote.FinishedAt
 	// Landing is this side's: the host never lands.
@@ -264,9 +289,9 @@ func (a *App) hostDisplay(v *InvocationView) {
 	}
 
 	if ag, ok := agents[r.InvocationID]; ok && ag.Display != "" && ag.Record != nil {
-		v.Display = ag.Display
+		v.Display = HostText(ag.Display)
 		cp := *r
-		rr := ag.Record
+		rr := hostOutcome(ag.Record)
 		cp.Status, cp.SemanticStatus, cp.SemanticSummary, cp.LastOutputAt = rr.Status, rr.SemanticStatus, rr.SemanticSummary, rr.LastOutputAt
 		cp.ExitReason, cp.ExitCode, cp.FinishedAt, cp.Turns = rr.ExitReason, rr.ExitCode, rr.FinishedAt, rr.Turns
 		v.Record = &cp

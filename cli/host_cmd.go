@@ -63,11 +63,11 @@ func printHostRows(w io.Writer, a *agency.App, rows []agency.HostRow) {
 		}
 
 		if h := r.State.Hello; h != nil {
-			run, queued, ver = fmt.Sprint(h.Running), fmt.Sprint(h.Queued), h.Version
+			run, queued, ver = fmt.Sprint(h.Running), fmt.Sprint(h.Queued), agency.HostText(h.Version)
 			maxA = fmt.Sprint(r.Config.MaxActiveOn(h))
 			wall = "works"
 			if h.Wall != "" {
-				wall = h.Wall
+				wall = agency.HostText(h.Wall)
 			}
 		}
 

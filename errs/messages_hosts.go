@@ -27,7 +27,13 @@ func HostNoAgency(name string) *Error {
 
 // HostFailed: the host's git-agency failed.
 func HostFailed(name, what string, code int, stderr string) *Error {
-	msg := strings.TrimSpace(stderr)
+	// The host's own words, without its terminal escapes.
+	msg := strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && (r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
+			return '?'
+		}
+		return r
+	}, strings.TrimSpace(stderr))
 	return New(EHost, "'git agency host check "+name+"' checks the host",
 		"host %s: git-agency %s failed (exit %d): %s", name, what, code, msg)
 }
