@@ -93,7 +93,7 @@ func TestHostVerifySpread(t *testing.T) {
 	r.git("config", "agency.verify.hosts", "box,box2")
 	r.git("config", "agency.verify", "flock -n "+locks[0]+" true || { echo the repo lock is held; exit 4; }; "+
 		"touch "+met+"/$$; i=0; while [ ! -e "+met+"/done ] && [ $(ls "+met+" | wc -l) -lt 2 ]; do "+
-		"i=$((i+1)); [ $i -gt 600 ] && { echo checked alone; exit 3; }; sleep 0.05; done; touch "+met+"/done; "+
+		"i=$((i+1)); [ $i -gt 3600 ] && { echo checked alone; exit 3; }; sleep 0.05; done; touch "+met+"/done; "+
 		"echo checked-on $HOME; test ! -f red.txt")
 	out, _, err := r.runErr("agent", "land", "--batch", "4", i1, i2, i3, i4)
 	if err == nil {
@@ -131,10 +131,17 @@ func TestHostVerifySpread(t *testing.T) {
 	r.noVerifyLeft(i3)
 }
 
-// regexpLine: out has a line starting with id whose rest says want.
+// regexpLine: out has a line for id (land's "ID  OUTCOME[ (HEAD …)][: error]")
+// whose outcome is want. Not merely a line that mentions want: a verify
+// failure's message says "nothing was landed".
 func regexpLine(out, id, want string) bool {
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, id) && strings.Contains(l, want) {
+		rest, ok := strings.CutPrefix(l, id)
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " "), want)
+		if ok && (rest == "" || strings.HasPrefix(rest, " (") || strings.HasPrefix(rest, ":")) {
 			return true
 		}
 	}
