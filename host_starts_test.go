@@ -237,3 +237,23 @@ s|"runner":"|"runner":"\\u001b[31m|g
 	}
 	r.run("agent", "kill", id)
 }
+
+// A host name that would name files outside the data directory
+// (agency.host.../../x.ssh) is refused with a hint, and makes nothing.
+func TestHostBadName(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.host.../../evil.ssh", r.sshd.Alias)
+	out, err := r.run("agent", "start", "-w", "feat", "--host", "../../evil", "--runner", "sh", "--headless", "--prompt", "true")
+	if err == nil || !strings.Contains(out, "error: E_HOST: host name") || !strings.Contains(out, "hint: rename it: git config --rename-section") {
+		t.Fatalf("a start on a host named ../../evil: %v\n%s", err, out)
+	}
+	if m, _ := filepath.Glob(filepath.Join(r.local, "*", "evil*")); len(m) > 0 {
+		t.Fatalf("files made outside: %v", m)
+	}
+	if m, _ := filepath.Glob(filepath.Join(r.local, "repos", "evil*")); len(m) > 0 {
+		t.Fatalf("files made outside: %v", m)
+	}
+	if out := r.agency("host", "ls"); strings.Contains(out, "evil") {
+		t.Fatalf("host ls lists it: %s", out)
+	}
+}

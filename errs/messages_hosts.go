@@ -14,6 +14,12 @@ func HostUnknown(name string, known []string) *Error {
 	return New(EHost, hint, "no host named %q (agency.host.%s.ssh is not set)", name, name)
 }
 
+// HostBadName: a host name that could not name its files here.
+func HostBadName(name string) *Error {
+	return New(EHost, "rename it: git config --rename-section 'agency.host."+name+"' agency.host.<name>, a name of letters, digits, '.', '_' and '-'",
+		"host name %q: a host's name is letters, digits, '.', '_' and '-', not beginning with '.' or '-'", name)
+}
+
 // HostBadDest: a destination ssh would read as an option.
 func HostBadDest(name, dest string) *Error {
 	return New(EHost, "set agency.host."+name+".ssh to user@machine or an alias of ~/.ssh/config (put options such as a port there)",
@@ -46,6 +52,7 @@ func HostVersion(name, there, here string) *Error {
 
 // HostUnreachable: ssh failed.
 func HostUnreachable(name, since, why string) *Error {
+	why = strings.TrimSpace(why)
 	msg := fmt.Sprintf("host %s is unreachable", name)
 	if since != "" {
 		msg += " since " + since
