@@ -257,3 +257,22 @@ func TestHostBadName(t *testing.T) {
 		t.Fatalf("host ls lists it: %s", out)
 	}
 }
+
+// A run that ended on a host waits to land here as a local one does:
+// `land --all` lands it.
+func TestHostLandAll(t *testing.T) {
+	r := newHostRig(t)
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo all > all.txt && git add all.txt && git commit -qm all")
+	r.waitStatus(id, "finished")
+	r.eventually(60*time.Second, "its end caught up here", func() bool {
+		m, _ := filepath.Glob(filepath.Join(r.local, "repos", "*", "invocations", id, "host-final"))
+		return len(m) > 0
+	})
+	if out, err := r.run("agent", "land", "--all"); err != nil || !strings.Contains(out, id+" landed") {
+		t.Fatalf("land --all: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(r.wt, "all.txt")); err != nil {
+		t.Fatal("not landed")
+	}
+}

@@ -259,7 +259,11 @@ func withHostOutcome(cur, remote *store.InvocationRecord) *store.InvocationRecor
 	remote = hostOutcome(remote)
 	up := *cur
 	up.Status, up.ExitReason, up.ExitCode, up.FinishedAt = remote.Status, remote.ExitReason, remote.ExitCode, remote.FinishedAt
-	// Landing is this side's: the host never lands.
+	// Landing is this side's: the host never lands. A run that ended
+	// waits to land here, as a local one (land --all, autoLand read it).
+	if up.LandingStatus == nil && !remote.Active() && remote.Status != store.StatusQueued {
+		up.LandingStatus = store.Str(store.LandingPending)
+	}
 	up.LastOutputAt = remote.LastOutputAt
 	up.SessionID, up.Usage, up.Turns = remote.SessionID, remote.Usage, remote.Turns
 	up.SemanticStatus, up.SemanticSummary, up.Error = remote.SemanticStatus, remote.SemanticSummary, remote.Error
