@@ -276,3 +276,21 @@ func TestHostLandAll(t *testing.T) {
 		t.Fatal("not landed")
 	}
 }
+
+// agency.autoLand lands a run that ended on a host, as a local one's,
+// once its fetcher brought its end.
+func TestHostAutoLand(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.autoLand", "true")
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo auto > auto.txt && git add auto.txt && git commit -qm auto")
+	r.eventually(60*time.Second, "it landed by itself", func() bool {
+		_, err := os.Stat(filepath.Join(r.wt, "auto.txt"))
+		return err == nil
+	})
+	var rec map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &rec)
+	if rec["landing_status"] != "landed" {
+		t.Fatalf("the record after autoLand: %v", rec["landing_status"])
+	}
+}
