@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/git-agency/git-agency/agency/internal/core"
@@ -118,6 +119,19 @@ func (h tidyHost) CheckCopiedEnvs(add addFinding, wts []store.WorktreeEntry, rec
 }
 
 func (h tidyHost) CheckRelink(add addFinding) { h.a.checkRelink(add) }
+
+func (h tidyHost) CheckHostStarts(add addFinding) {
+	starts := h.a.InterruptedHostStarts()
+	names := make([]string, 0, len(starts))
+	for name := range starts {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		msg, hint := errs.HostStartsInterrupted(name, len(starts[name]))
+		add("host_starts", LevelProblem, hint, h.a.hostStartsDir(name), "%s", msg)
+	}
+}
 
 func (h tidyHost) TreeMoved(ctx context.Context, wt *store.WorktreeRecord) *errs.Error {
 	return h.a.treeMoved(ctx, wt)

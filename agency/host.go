@@ -38,7 +38,7 @@ const (
 func (a *App) HostNames() []string {
 	var out []string
 	for _, n := range a.Config.Subsections("agency.host") {
-		if _, ok := a.Config.Get("agency.host." + n + ".ssh"); ok {
+		if _, ok := a.Config.Get("agency.host." + n + ".ssh"); ok && validHostName(n) {
 			out = append(out, n)
 		}
 	}
@@ -47,9 +47,22 @@ func (a *App) HostNames() []string {
 	return out
 }
 
+// validHostName: a host's name names files here (<repo dir>/hosts/<name>.*,
+// <data dir>/hosts/<name>.json): letters, digits, '.', '_' and '-', not
+// beginning with '.' or '-'.
+func validHostName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] == '.' || name[0] == '-' {
+		return false
+	}
+	return strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
+}
+
 // HostConfigOf reads one host's settings; an unknown host or a destination
 // ssh would read as an option is refused.
 func (a *App) HostConfigOf(name string) (HostConfig, error) {
+	if !validHostName(name) {
+		return HostConfig{}, errs.HostBadName(name)
+	}
 	dest, ok := a.Config.Get("agency.host." + name + ".ssh")
 	if !ok || dest == "" {
 		return HostConfig{}, errs.HostUnknown(name, a.HostNames())

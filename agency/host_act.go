@@ -197,6 +197,12 @@ func (a *App) CatchUpHosts(ctx context.Context, queries []string) {
 // an unknown reason, the error saying so.
 func (a *App) recordHostLost(ctx context.Context, name string, ids []string) {
 	c, _ := a.HostConfigOf(name)
+	a.endHostRuns(ctx, ids, "host_lost", errs.HostLostNote(name, c.LostAfter.String()))
+}
+
+// endHostRuns ends the records of ids still running or queued: failed,
+// for an unknown reason, with the error note (event names why).
+func (a *App) endHostRuns(ctx context.Context, ids []string, event, note string) {
 	_, unlock, err := a.lockWork(ctx)
 	if err != nil {
 		return
@@ -211,12 +217,12 @@ func (a *App) recordHostLost(ctx context.Context, name string, ids []string) {
 
 		cur.Status, cur.ExitReason = store.StatusFailed, store.Str(store.ExitUnknown)
 		cur.FinishedAt = store.Str(a.now())
-		cur.Error = errs.HostLostNote(name, c.LostAfter.String())
+		cur.Error = note
 		if err := a.Store.WriteInvocation(cur); err != nil {
 			a.warn(id, err)
 			continue
 		}
 
-		a.event(id, "host_lost", map[string]any{"host": cur.Host})
+		a.event(id, event, map[string]any{"host": cur.Host})
 	}
 }

@@ -192,8 +192,16 @@ func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (s
 	}
 
 	notes := a.writeHostAgents(name, ans.Agents)
-	notes = append(notes, a.catchUp(wctx, ans.Agents)...)
+	notes = append(notes, a.catchUp(wctx, name, ans.Agents)...)
 	a.notifyHost(wctx, notes)
+	// What follows a run's end here, as its supervisor does for a local
+	// one: agency.autoLand.
+	for _, n := range notes {
+		if n.rec != nil && n.event == runner.NotifyFinished {
+			_ = a.AfterRun(wctx, n.rec.InvocationID)
+		}
+	}
+	a.recordHostForgot(wctx, name, ids, ans.Agents)
 	return ans.Sig, true
 }
 

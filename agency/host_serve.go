@@ -178,6 +178,9 @@ type HostStartRequest struct {
 	// LineageBase: the run continues another's branch (Base is its tip)
 	// and counts its work from this commit (StartOptions.LineageBase).
 	LineageBase string `json:"lineage_base,omitempty"`
+	// StartKey is the caller's key of this start, kept in the record: a
+	// caller that died before writing its own record finds it by the key.
+	StartKey string `json:"start_key,omitempty"`
 }
 
 // ExitNeedBase is host-serve start's exit status when the mirror lacks the
@@ -238,7 +241,7 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 	return a.StartInvocation(ctx, StartOptions{
 		Worktree: wt.WorktreeID, Runner: req.Runner, Headless: !req.Head, Prompt: req.Prompt, PromptSource: "host",
 		RunnerArgs: req.Args, NoIncludeUntracked: req.NoUntr, Full: req.Full, Queue: true, Base: req.Base,
-		LineageBase: req.LineageBase,
+		LineageBase: req.LineageBase, HostStartKey: validStartKey(req.StartKey),
 	})
 }
 

@@ -1,6 +1,7 @@
 package agency
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,24 +54,26 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 	}
 
 	_, hc, _ := a.Host(name)
+	key, forget, err := a.beginHostStart(ctx, name, wt.WorktreeID, cmp.Or(opts.LineageBase, base))
+	if err != nil {
+		return nil, err
+	}
+	done := false
+	defer func() { forget(done) }()
+
 	req := HostStartRequest{
 		RepoID: a.Store.RepoID, Worktree: wt.Name, Base: base, Config: a.Config.Matching(travels),
 		Runner: opts.Runner, Head: !opts.Headless, Prompt: opts.Prompt, Args: opts.RunnerArgs,
 		NoUntr: opts.NoIncludeUntracked, Full: opts.Full, Queue: opts.Queue, Version: version,
-		MaxActive: hc.MaxActive, LineageBase: opts.LineageBase,
+		MaxActive: hc.MaxActive, LineageBase: opts.LineageBase, StartKey: key,
 	}
 	in, _ := json.Marshal(req)
-	sctx, cancel := context.WithTimeout(ctx, hostStartWithin)
-	defer cancel()
-	out, err := a.hostStart(sctx, h, in)
-	if errors.Is(err, errNeedBase) {
-		if perr := a.Repo.PushOver(sctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+base+":refs/heads/"+HostBaseBranch(wt.Name)); perr != nil {
-			return nil, gitErr(perr)
-		}
-		out, err = a.hostStart(sctx, h, in)
-	}
-
+	out, err := a.startThere(ctx, h, hello, base, wt.Name, in)
 	if err != nil {
+		// The host answered and refused: nothing was started there. A
+		// link lost on the way leaves the intent for adoption.
+		var u *errs.Error
+		done = errors.As(err, &u) && u.Code != errs.EHostUnreachable
 		return nil, err
 	}
 
@@ -79,13 +82,29 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 		return nil, errs.HostFailed(name, "host-serve start", 0, "unreadable answer: "+string(out))
 	}
 
-	rec := localHostRecord(&remote, name, wt, a.Store.RepoID)
+	rec := localHostRecord(&remote, name, wt, a.Store.RepoID, cmp.Or(opts.LineageBase, base))
 	if err := a.writeHostRecord(ctx, rec); err != nil {
 		return nil, err
 	}
+	done = true
 
 	a.event(rec.InvocationID, "created", map[string]any{"worktree_id": wt.WorktreeID, "runner": rec.Runner, "mode": rec.Mode, "base_commit": base, "host": name})
 	return rec, nil
+}
+
+// startThere runs the start on the host, pushing the base first when its
+// mirror lacks it.
+func (a *App) startThere(ctx context.Context, h *host.Host, hello *HostHello, base, worktree string, in []byte) ([]byte, error) {
+	sctx, cancel := context.WithTimeout(ctx, hostStartWithin)
+	defer cancel()
+	out, err := a.hostStart(sctx, h, in)
+	if errors.Is(err, errNeedBase) {
+		if perr := a.Repo.PushOver(sctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+base+":refs/heads/"+HostBaseBranch(worktree)); perr != nil {
+			return nil, gitErr(perr)
+		}
+		out, err = a.hostStart(sctx, h, in)
+	}
+	return out, err
 }
 
 // errNeedBase: the host's mirror lacks the base commit.
@@ -96,7 +115,7 @@ func (a *App) hostStart(ctx context.Context, h *host.Host, in []byte) ([]byte, e
 	res, err := h.Run(ctx, host.RemoteProgram("host-serve", "start"), in)
 	if err != nil {
 		st := a.noteHost(h.Name, nil, err)
-		return nil, errs.HostUnreachable(h.Name, st.Since, err.Error())
+		return nil, errs.HostStartLost(h.Name, st.Since, err.Error())
 	}
 
 	switch res.ExitCode {
@@ -128,7 +147,7 @@ func (a *App) helloFor(ctx context.Context, name, version string) (*HostHello, e
 	}
 
 	if hello.Version != version {
-		return nil, errs.HostVersion(name, hello.Version, version)
+		return nil, errs.HostVersion(name, HostText(hello.Version), version)
 	}
 
 	return hello, nil
@@ -137,8 +156,19 @@ func (a *App) helloFor(ctx context.Context, name, version string) (*HostHello, e
 // localHostRecord is the local record of an invocation on a host: the
 // host's, with the local worktree and repository, no local process and no
 // local tree.
-func localHostRecord(remote *store.InvocationRecord, name string, wt *store.WorktreeRecord, repoID string) *store.InvocationRecord {
-	r := *remote
+//
+// The host names only its run: the branch is the id's, the base commit
+// the one this side sent (base), and its text shows without control
+// characters (a hostile host's answer could name a branch of this
+// repository, or write escapes to the terminal).
+func localHostRecord(remote *store.InvocationRecord, name string, wt *store.WorktreeRecord, repoID, base string) *store.InvocationRecord {
+	r := *hostOutcome(remote)
+	r.SandboxBranch = store.SandboxBranch(r.InvocationID)
+	r.BaseCommit = base
+	r.Runner, r.Mode = HostText(r.Runner), HostText(r.Mode)
+	for i := range r.Command {
+		r.Command[i] = HostText(r.Command[i])
+	}
 	r.Host = name
 	r.IntegrationWorktreeID = wt.WorktreeID
 	r.RepoID = repoID

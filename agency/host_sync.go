@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+	"unicode"
 
+	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/host"
 	"github.com/git-agency/git-agency/store"
 )
@@ -18,11 +21,15 @@ type HostAgent struct {
 }
 
 // ServeStatus is `host-serve status`: the host's view of the given
-// invocations of the caller's repository (a read, as `agent show`).
-func ServeStatus(ctx context.Context, repoID string, ids []string) (map[string]HostAgent, error) {
+// invocations of the caller's repository (a read, as `agent show`), and
+// of those started for one of startKeys (AdoptHostStarts).
+func ServeStatus(ctx context.Context, repoID string, ids, startKeys []string) (map[string]HostAgent, error) {
 	a, err := openServedMirror(ctx, repoID)
 	if err != nil {
 		return nil, err
+	}
+	if len(startKeys) > 0 {
+		ids = append(ids, a.hostStartsByKey(startKeys)...)
 	}
 
 	out := map[string]HostAgent{}
@@ -112,38 +119,78 @@ func (a *App) syncHostWithin(ctx context.Context, name string, ids []string, wit
 	}
 
 	notes := a.writeHostAgents(name, agents)
-	notes = append(notes, a.catchUp(ctx, agents)...)
+	notes = append(notes, a.catchUp(ctx, name, agents)...)
 	a.notifyHost(ctx, notes)
+	a.recordHostForgot(ctx, name, ids, agents)
 }
 
 // fetchHostRefs fetches the sandbox branches and checkpoint refs of ids
-// from the host's mirror, under their usual names.
+// from the host's mirror, under their usual names. When a branch is
+// missing there (its agent deleted it, the host's data was removed), the
+// others are fetched one by one: one run's branch gone must not hold back
+// the host's other runs (what was fetched of that one stays here).
 func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids []string) error {
 	st := a.HostStateOf(name)
 	if st.Hello == nil || st.Hello.Mirror == "" {
 		return nil
 	}
 
-	var specs []string
-	for _, id := range ids {
-		b := store.SandboxBranch(id)
-		specs = append(specs, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
+	specs := func(ids ...string) []string {
+		var out []string
+		for _, id := range ids {
+			b := store.SandboxBranch(id)
+			out = append(out, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
+		}
+		return out
 	}
 
-	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(st.Hello.Mirror), a.uploadPack(), specs...); err != nil {
+	url := h.URL(st.Hello.Mirror)
+	err := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), specs(ids...)...)
+	if missingRemoteRef(err) {
+		err = nil
+		for _, id := range ids {
+			if ferr := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), specs(id)...); ferr != nil && !missingRemoteRef(ferr) {
+				err = ferr
+				break
+			}
+		}
+	}
+	if err != nil {
 		return gitErr(err)
 	}
 
 	return nil
 }
 
+// missingRemoteRef: a fetch failed because a ref it names is not there.
+func missingRemoteRef(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "couldn't find remote ref")
+}
+
+// recordHostForgot ends the records of those of ids that the host, which
+// answered, does not know (its data there was removed): failed, the error
+// saying so, so that what was last fetched of them can land, and no
+// fetcher waits on them for ever.
+func (a *App) recordHostForgot(ctx context.Context, name string, ids []string, agents map[string]HostAgent) {
+	var gone []string
+	for _, id := range ids {
+		if _, ok := agents[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	if len(gone) > 0 {
+		a.endHostRuns(ctx, gone, "host_forgot", errs.HostForgotNote(name))
+	}
+}
+
 // catchUp writes into the local records what the host recorded of the
 // invocations that ended (their refs were just fetched), and gives the
 // notifications of those ends.
-func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNote {
+func (a *App) catchUp(ctx context.Context, name string, agents map[string]HostAgent) []hostNote {
 	var ended []HostAgent
-	for _, ag := range agents {
-		if ag.Record != nil && !ag.Record.Active() {
+	for id, ag := range agents {
+		// A host speaks only of its own runs, each under its own id.
+		if ag.Record != nil && ag.Record.InvocationID == id && !ag.Record.Active() {
 			ended = append(ended, ag)
 		}
 	}
@@ -160,7 +207,7 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNo
 	var notes []hostNote
 	for _, ag := range ended {
 		cur, err := a.Store.ReadInvocation(ag.Record.InvocationID)
-		if err != nil || cur.Host == "" {
+		if err != nil || cur.Host != name {
 			continue
 		}
 
@@ -184,11 +231,39 @@ func (a *App) catchUp(ctx context.Context, agents map[string]HostAgent) []hostNo
 	return notes
 }
 
+// HostText is s from a host's answer, its control characters (terminal
+// escapes, new lines) each shown as '?'.
+func HostText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// hostOutcome is a copy of remote, a record a host sent, whose texts
+// shown here are HostText.
+func hostOutcome(remote *store.InvocationRecord) *store.InvocationRecord {
+	r := *remote
+	r.Status, r.SemanticStatus, r.SemanticSummary, r.Error = HostText(r.Status), HostText(r.SemanticStatus), HostText(r.SemanticSummary), HostText(r.Error)
+	if r.ExitReason != nil {
+		r.ExitReason = store.Str(HostText(*r.ExitReason))
+	}
+	r.Command = append([]string(nil), r.Command...)
+	return &r
+}
+
 // withHostOutcome is cur with the host's outcome of the run.
 func withHostOutcome(cur, remote *store.InvocationRecord) *store.InvocationRecord {
+	remote = hostOutcome(remote)
 	up := *cur
 	up.Status, up.ExitReason, up.ExitCode, up.FinishedAt = remote.Status, remote.ExitReason, remote.ExitCode, remote.FinishedAt
-	// Landing is this side's: the host never lands.
+	// Landing is this side's: the host never lands. A run that ended
+	// waits to land here, as a local one (land --all, autoLand read it).
+	if up.LandingStatus == nil && !remote.Active() && remote.Status != store.StatusQueued {
+		up.LandingStatus = store.Str(store.LandingPending)
+	}
 	up.LastOutputAt = remote.LastOutputAt
 	up.SessionID, up.Usage, up.Turns = remote.SessionID, remote.Usage, remote.Turns
 	up.SemanticStatus, up.SemanticSummary, up.Error = remote.SemanticStatus, remote.SemanticSummary, remote.Error
@@ -218,9 +293,9 @@ func (a *App) hostDisplay(v *InvocationView) {
 	}
 
 	if ag, ok := agents[r.InvocationID]; ok && ag.Display != "" && ag.Record != nil {
-		v.Display = ag.Display
+		v.Display = HostText(ag.Display)
 		cp := *r
-		rr := ag.Record
+		rr := hostOutcome(ag.Record)
 		cp.Status, cp.SemanticStatus, cp.SemanticSummary, cp.LastOutputAt = rr.Status, rr.SemanticStatus, rr.SemanticSummary, rr.LastOutputAt
 		cp.ExitReason, cp.ExitCode, cp.FinishedAt, cp.Turns = rr.ExitReason, rr.ExitCode, rr.FinishedAt, rr.Turns
 		v.Record = &cp

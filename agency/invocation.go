@@ -40,6 +40,9 @@ type StartOptions struct {
 	// a run continuing another's sandbox branch (agent send --host) counts
 	// its work from where that one began, so landing it carries both.
 	LineageBase string
+	// HostStartKey is the key a host's caller chose for this start
+	// (HostStartRequest.StartKey), kept in the record.
+	HostStartKey string
 }
 
 // Failpoints of StartInvocation.
@@ -255,6 +258,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 	*rec = store.InvocationRecord{
 		SchemaVersion:         store.SchemaVersion,
 		InvocationID:          inv,
+		HostStartKey:          opts.HostStartKey,
 		IntegrationWorktreeID: wt.WorktreeID,
 		RepoID:                a.Store.RepoID,
 		SandboxPath:           tree,

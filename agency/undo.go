@@ -30,6 +30,9 @@ type UndoResult struct {
 	Resumed bool `json:"resumed"`
 	// Notes say what was left alone, and why.
 	Notes []string `json:"notes,omitempty"`
+	// Host is the host of the invocation whose land or discard was
+	// undone: no sandbox tree is made here, its fetched branch lands.
+	Host string `json:"host,omitempty"`
 	// Next is the operation a further `undo` would reverse.
 	Next *store.OplogEntry `json:"next,omitempty"`
 }

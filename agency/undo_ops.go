@@ -121,7 +121,7 @@ func (u *undoRun) land(ctx context.Context) error {
 	if err := a.fail(FPUndoAfterBranch); err != nil {
 		return err
 	}
-	if err := u.recreateSandbox(ctx, rec, r); err != nil {
+	if err := u.restoreSandbox(ctx, rec, r); err != nil {
 		return err
 	}
 	if _, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {
@@ -171,7 +171,7 @@ func (u *undoRun) discard(ctx context.Context) error {
 	if err := u.begin(); err != nil {
 		return err
 	}
-	if err := u.recreateSandbox(ctx, rec, r); err != nil {
+	if err := u.restoreSandbox(ctx, rec, r); err != nil {
 		return err
 	}
 	if _, err := a.Store.UpdateInvocationLocked(rec.InvocationID, func(r *store.InvocationRecord) error {

@@ -139,6 +139,19 @@ func (a *App) resetFiles(ctx context.Context, path, commit string, keep []string
 	return nil
 }
 
+// restoreSandbox is what an undo of a land or a discard makes of the
+// sandbox: its tree again (recreateSandbox), or for an agent that ran on
+// a host nothing: its sandbox was there, here it has only its fetched
+// branch, which lands. A tree checked out here would hold that branch,
+// and the host's fetches into it would be refused.
+func (u *undoRun) restoreSandbox(ctx context.Context, rec *store.InvocationRecord, r *store.Restore) error {
+	if rec.Host == "" {
+		return u.recreateSandbox(ctx, rec, r)
+	}
+	u.res.Host = rec.Host
+	return u.a.Store.FinishedRecordsChanged()
+}
+
 // recreateSandbox makes an invocation's sandbox tree again from r (then
 // the failpoint after the tree).
 func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationRecord, r *store.Restore) error {

@@ -383,7 +383,7 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 	}
 
 	for _, rec := range onHosts {
-		if err := discardOnHost(env, a, rec); err != nil {
+		if err := discardOnHost(env, a, rec, c.JSON); err != nil {
 			return err
 		}
 	}

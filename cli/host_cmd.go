@@ -63,11 +63,11 @@ func printHostRows(w io.Writer, a *agency.App, rows []agency.HostRow) {
 		}
 
 		if h := r.State.Hello; h != nil {
-			run, queued, ver = fmt.Sprint(h.Running), fmt.Sprint(h.Queued), h.Version
+			run, queued, ver = fmt.Sprint(h.Running), fmt.Sprint(h.Queued), agency.HostText(h.Version)
 			maxA = fmt.Sprint(r.Config.MaxActiveOn(h))
 			wall = "works"
 			if h.Wall != "" {
-				wall = h.Wall
+				wall = agency.HostText(h.Wall)
 			}
 		}
 
@@ -207,12 +207,13 @@ func (c *HostServeStartCmd) Run(env *Env) error {
 
 // HostServeStatusCmd is `host-serve status`.
 type HostServeStatusCmd struct {
-	RepoID string   `name:"repo-id" required:""`
-	IDs    []string `arg:"" optional:""`
+	RepoID    string   `name:"repo-id" required:""`
+	StartKeys []string `name:"start-keys" help:"Also the invocations started for these keys (a caller's interrupted starts)."`
+	IDs       []string `arg:"" optional:""`
 }
 
 func (c *HostServeStatusCmd) Run(env *Env) error {
-	out, err := agency.ServeStatus(env.Ctx, c.RepoID, c.IDs)
+	out, err := agency.ServeStatus(env.Ctx, c.RepoID, c.IDs, c.StartKeys)
 	if err != nil {
 		return err
 	}
@@ -349,11 +350,22 @@ func (c *AgentLogsCmd) hostArgs(id string) []string {
 }
 
 // discardOnHost discards an invocation on its host (its agent stopped and
-// its sandbox removed there), then marks it discarded here.
-func discardOnHost(env *Env, a *agency.App, rec *store.InvocationRecord) error {
-	if err := onHost(env, a, rec, "discard", rec.InvocationID); err != nil {
+// its sandbox removed there), then marks it discarded here. The host's
+// report is not shown: its "undo with: git agency undo" is the host's undo,
+// and here it would undo another operation.
+func discardOnHost(env *Env, a *agency.App, rec *store.InvocationRecord, asJSON bool) error {
+	code, err := a.ActOnHost(env.Ctx, rec, io.Discard, env.Stderr, "discard", rec.InvocationID)
+	if err != nil {
 		return err
 	}
-	_, err := a.DiscardHostRecord(env.Ctx, rec.InvocationID)
-	return err
+	if code != 0 {
+		return &ExitError{Code: code}
+	}
+	if _, err := a.DiscardHostRecord(env.Ctx, rec.InvocationID); err != nil {
+		return err
+	}
+	if !asJSON {
+		printLines(env.Stdout, errs.HostDiscarded(rec.InvocationID, rec.Host, rec.SandboxBranch))
+	}
+	return nil
 }

@@ -176,6 +176,7 @@ func (c *GCCmd) Run(env *Env) error {
 // skipped.
 func gcOnHosts(env *Env, a *agency.App, opts agency.GCOptions, act bool, age string) {
 	opts.Progress = nil
+	adoptHostStarts(env, a, act)
 	for _, name := range a.RecordHosts() {
 		fmt.Fprintf(env.Stdout, "host %s:\n", name)
 		code, err := a.GCOnHost(env.Ctx, name, opts, act, age, agency.HostRun{Stdout: env.Stdout, Stderr: env.Stderr})
@@ -184,6 +185,25 @@ func gcOnHosts(env *Env, a *agency.App, opts agency.GCOptions, act bool, age str
 		}
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "warning: gc on host %s: %v\n", name, err)
+		}
+	}
+}
+
+// adoptHostStarts: a start on a host killed before it wrote its record
+// here left an intent; gc asks the host and records the agent it started
+// (a dry run only says so).
+func adoptHostStarts(env *Env, a *agency.App, act bool) {
+	for name, keys := range a.InterruptedHostStarts() {
+		if !act {
+			fmt.Fprintf(env.Stdout, "would ask   host %s about %d interrupted start(s), and record their agents here\n", name, len(keys))
+			continue
+		}
+		ids, err := a.AdoptHostStarts(env.Ctx, name)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "warning: host %s: its interrupted starts stay to be asked: %v\n", name, err)
+		}
+		for _, id := range ids {
+			fmt.Fprintf(env.Stdout, "recorded    %s: started on host %s by a start that was interrupted\n", id, name)
 		}
 	}
 }

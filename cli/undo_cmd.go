@@ -55,7 +55,7 @@ func (c *UndoCmd) Run(env *Env) error {
 
 	fmt.Fprintf(env.Stdout, "%s #%d: %s\n", verb, res.Undone.Seq, agency.Describe(res.Undone.Operation))
 
-	for _, l := range undoneLines(res.Undone.Operation, c.Skip) {
+	for _, l := range undoneLines(res.Undone.Operation, c.Skip, res.Host) {
 		fmt.Fprintln(env.Stdout, l)
 	}
 	for _, n := range res.Notes {
@@ -69,12 +69,15 @@ func (c *UndoCmd) Run(env *Env) error {
 }
 
 // undoneLines say what an undo of op brought back.
-func undoneLines(op store.Operation, skipped bool) []string {
+func undoneLines(op store.Operation, skipped bool, host string) []string {
 	if skipped {
 		return nil
 	}
 
 	saved := func(what string) string {
+		if host != "" {
+			return fmt.Sprintf("%s ran on host %s: no sandbox tree made here, its fetched branch %s lands", op.InvocationID, host, store.SandboxBranch(op.InvocationID))
+		}
 		if op.Restore != nil && op.Restore.Commit != "" {
 			return what + " recreated with its uncommitted work"
 		}

@@ -77,7 +77,7 @@ var Meaning = map[Code]string{
 	EWallUnavailable:   "agency.isolate is bwrap and bubblewrap cannot make a wall on this machine; nothing was created",
 	EWallFailed:        "the wall around an agent failed to start; the cause is named and nothing was left behind",
 	EHost:              "a host (agency.host.<name>) is unknown, badly set, or its git-agency failed; its message is included",
-	EHostUnreachable:   "ssh could not reach the host (nothing was started there)",
+	EHostUnreachable:   "ssh could not reach the host (a start it cut short: doctor reports it, gc records its agent)",
 	EHostVersion:       "the host runs another version of git-agency than this one (or none); nothing was started",
 	ERefMoved:          "a branch moved in a way its reflog does not explain (written from inside a wall?); nothing was landed",
 }

@@ -164,8 +164,12 @@ type InvocationRecord struct {
 	// Host names the host (agency.host.<name>) the agent runs on; "" for
 	// this machine. Such a record is kept by what the host says (the
 	// host's own record has the same id); its work comes back as refs.
-	Host  string `json:"host,omitempty"`
-	Error string `json:"error,omitempty"`
+	Host string `json:"host,omitempty"`
+	// HostStartKey, in a host's own record, is the key its caller chose
+	// for the start (its intent there): a caller killed before it wrote
+	// its record finds the agent by it (adoptHostStarts).
+	HostStartKey string `json:"host_start_key,omitempty"`
+	Error        string `json:"error,omitempty"`
 	// LogsIncomplete says why the logs miss some of the agent's output (a
 	// write failed: a full disk); "" when they are complete.
 	LogsIncomplete string `json:"logs_incomplete,omitempty"`

@@ -56,6 +56,7 @@ func (a *Tidier) Doctor(ctx context.Context) []Finding {
 	a.checkOrphanSandboxes(add, records)
 	a.checkGoneSandboxBranches(ctx, add, records)
 	a.checkVanishedTrees(add)
+	a.Host.CheckHostStarts(add)
 	a.Host.CheckCopiedEnvs(add, wts, records)
 	a.checkTmuxSessions(ctx, add, records)
 	left := a.leftovers()

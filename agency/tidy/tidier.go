@@ -43,6 +43,9 @@ type Host interface {
 	CheckSetups(ctx context.Context, add AddFinding, wts []store.WorktreeEntry)
 	CheckCopiedEnvs(add AddFinding, wts []store.WorktreeEntry, records map[string]*store.InvocationRecord)
 	CheckRelink(add AddFinding)
+	// CheckHostStarts reports starts on hosts killed before their record
+	// was written here.
+	CheckHostStarts(add AddFinding)
 	// TreeMoved says an integration worktree's tree is not where its
 	// record says, or nil.
 	TreeMoved(ctx context.Context, wt *store.WorktreeRecord) *errs.Error

@@ -1,0 +1,296 @@
+package gitagency_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A start on a host killed after the host started the agent and before
+// the record was written here (SIGKILL, the link dropped): doctor reports
+// it, gc records the agent here with the host's id, and its work lands.
+// Nothing runs on the host unknown here.
+func TestHostStartKilledAdopted(t *testing.T) {
+	r := newHostRig(t)
+	bin := filepath.Join(r.sshd.HostHome, ".local", "bin", "git-agency")
+	if err := os.Rename(bin, bin+".real"); err != nil {
+		t.Fatal(err)
+	}
+	// The host's git-agency answers a start it made only once the gate
+	// exists (a start refused for its base, the first one, at once): the
+	// caller is killed while it waits.
+	reached, gate := filepath.Join(r.sshd.HostHome, "start-reached"), filepath.Join(r.sshd.HostHome, "start-gate")
+	wrapper := `#!/bin/sh
+if [ "$1 $2" = "host-serve start" ]; then
+  out=$("$0.real" "$@"); rc=$?
+  if [ $rc = 0 ]; then
+    touch ` + reached + `
+    while [ ! -e ` + gate + ` ]; do sleep 0.05; done
+  fi
+  printf '%s' "$out"; exit $rc
+fi
+exec "$0.real" "$@"
+`
+	if err := os.WriteFile(bin, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644) })
+
+	cmd := exec.Command(r.bin, "agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo adopted > g.txt && git add g.txt && git commit -qm adopted")
+	cmd.Dir, cmd.Env = r.repo, r.env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.eventually(60*time.Second, "the host started the agent", func() bool {
+		_, err := os.Stat(reached)
+		return err == nil
+	})
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	if out := r.agency("agent", "ls"); strings.TrimSpace(out) != "" {
+		t.Fatalf("a record before adoption: %s", out)
+	}
+	out, err := r.run("doctor")
+	if err == nil || !strings.Contains(out, "host_starts") || !strings.Contains(out, "gc --yes") {
+		t.Fatalf("doctor does not report the interrupted start: %v\n%s", err, out)
+	}
+	if out, _ := r.run("gc"); !strings.Contains(out, "would ask   host box about 1 interrupted start") {
+		t.Fatalf("gc's dry run does not say it: %s", out)
+	}
+
+	out, _ = r.run("gc", "--yes")
+	m := regexp.MustCompile(`recorded    (\S+): started on host box`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("gc recorded no agent: %s", out)
+	}
+	id := m[1]
+	if r.hostRecord(id) == nil {
+		t.Fatalf("%s is not the host's id", id)
+	}
+	r.waitStatus(id, "finished")
+	r.eventually(60*time.Second, "its commit fetched", func() bool {
+		return r.hasRef("agency/sandbox-"+id) && r.git("log", "-1", "--format=%s", "agency/sandbox-"+id) == "adopted"
+	})
+	r.agency("agent", "land", id)
+	if _, err := os.Stat(filepath.Join(r.wt, "g.txt")); err != nil {
+		t.Fatal("the adopted agent's work did not land")
+	}
+	if out, err := r.run("doctor"); err != nil {
+		t.Fatalf("doctor after adoption: %v\n%s", err, out)
+	}
+}
+
+// Undoing the land, or the discard, of an agent that ran on a host makes
+// no sandbox tree here: it would hold the fetched branch (the host's
+// fetches into it refused), and discard, gc and doctor would not see it.
+func TestHostUndoMakesNoTree(t *testing.T) {
+	r := newHostRig(t)
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo h > h.txt && git add h.txt && git commit -qm h")
+	r.waitStatus(id, "finished")
+	tree := filepath.Join(r.local, "repos", "*", "sandboxes", id)
+	noTree := func(after string) {
+		t.Helper()
+		if m, _ := filepath.Glob(tree); len(m) > 0 {
+			t.Fatalf("after %s a sandbox directory is here: %v", after, m)
+		}
+		if strings.Contains(r.git("worktree", "list"), id) {
+			t.Fatalf("after %s a worktree holds the branch: %s", after, r.git("worktree", "list"))
+		}
+	}
+	r.agency("agent", "land", id)
+	if out := r.agency("undo"); !strings.Contains(out, "ran on host box: no sandbox tree made here") {
+		t.Fatalf("undo of the land: %s", out)
+	}
+	noTree("undo of the land")
+	if out, err := r.run("agent", "land", id); err != nil || strings.Contains(out, "refusing") {
+		t.Fatalf("land again: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(r.wt, "h.txt")); err != nil {
+		t.Fatal("not landed again")
+	}
+
+	// A discard on a host: the host's own "undo with: git agency undo"
+	// is not shown (here that undo would undo the land above).
+	id2 := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "exec sleep 600")
+	r.waitStatus(id2, "running")
+	out := r.agency("agent", "discard", id2)
+	if strings.Contains(out, "undo with") || !strings.Contains(out, "does not undo a discard on a host") {
+		t.Fatalf("the discard's report: %s", out)
+	}
+	var recs map[string]any
+	id3 := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "exec sleep 600")
+	r.waitStatus(id3, "running")
+	if err := json.Unmarshal([]byte(r.agency("agent", "discard", "--json", id3)), &recs); err != nil {
+		t.Fatalf("discard --json of an agent on a host is no JSON: %v", err)
+	}
+	noTree("the discards")
+	if out, err := r.run("doctor"); err != nil {
+		t.Fatalf("doctor: %v\n%s", err, out)
+	}
+	if out := r.agency("gc"); strings.Contains(out, "sandbox_tree") {
+		t.Fatalf("gc finds a tree left: %s", out)
+	}
+}
+
+// One run's branch gone on the host (its agent deleted it) holds back no
+// other run's fetch; a run the host no longer has (its data there
+// removed) ends here, failed with the reason, and what was fetched of it
+// lands.
+func TestHostBranchGoneAndDataRemoved(t *testing.T) {
+	r := newHostRig(t)
+	gone := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo g > g.txt && git add g.txt && git commit -qm g && git checkout -qb elsewhere && git branch -D agency/sandbox-$AGENCY_INVOCATION_ID")
+	r.waitStatus(gone, "finished")
+	gate := filepath.Join(r.sshd.HostHome, "gate")
+	other := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo o > o.txt && git add o.txt && git commit -qm other && while [ ! -e "+gate+" ]; do sleep 0.1; done")
+	t.Cleanup(func() { os.WriteFile(gate, nil, 0o644) })
+	// The fetcher alone (no act) brings the other run's commit.
+	r.eventually(60*time.Second, "the other run's commit fetched", func() bool {
+		return r.hasRef("agency/sandbox-"+other) && r.git("log", "-1", "--format=%s", "agency/sandbox-"+other) == "other"
+	})
+	if out := r.agency("host", "ls"); !strings.Contains(out, "reachable") || strings.Contains(out, "unreachable") {
+		t.Fatalf("host ls after a branch went: %s", out)
+	}
+
+	// The host's data removed under the running agent.
+	data := filepath.Join(r.sshd.HostHome, ".local", "share", "agency")
+	if err := os.Rename(data, data+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	r.killFetchers()
+	if out, err := r.run("agent", "land", other); err != nil {
+		t.Fatalf("land of the run the host forgot: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(r.wt, "o.txt")); err != nil {
+		t.Fatal("what was fetched did not land")
+	}
+	var rec map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", other, "--json")), &rec)
+	if rec["status"] != "failed" || !strings.Contains(fmt.Sprint(rec["error"]), "no longer has this run") {
+		t.Fatalf("the record of the run the host forgot: %v %v", rec["status"], rec["error"])
+	}
+}
+
+// A hostile host's answers: a start naming a branch of this repository
+// and another base, texts with terminal escapes. The record here keeps the
+// run's own branch and the base this side sent, and no view prints an
+// escape.
+func TestHostHostileAnswers(t *testing.T) {
+	r := newHostRig(t)
+	bin := filepath.Join(r.sshd.HostHome, ".local", "bin", "git-agency")
+	if err := os.Rename(bin, bin+".real"); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := `#!/bin/sh
+f=$HOME/evil.sed
+[ -e $HOME/evil-version ] && f=$HOME/evil-version.sed
+out=$("$0.real" "$@"); rc=$?
+printf '%s\n' "$out" | sed -f $f
+exit $rc
+`
+	sedScript := `s|"sandbox_branch":"[^"]*"|"sandbox_branch":"main"|g
+s|"base_commit":"[^"]*"|"base_commit":"0000000000000000000000000000000000000000"|g
+s|"display":"|"display":"\\u001b]52;c;aGk=\\u0007\\u001b[2J|g
+s|"runner":"|"runner":"\\u001b[31m|g
+`
+	os.WriteFile(filepath.Join(r.sshd.HostHome, "evil.sed"), []byte(sedScript), 0o644)
+	os.WriteFile(filepath.Join(r.sshd.HostHome, "evil-version.sed"), []byte(sedScript+`s|"version":"|"version":"\\u001b[2J|g
+`), 0o644)
+	if err := os.WriteFile(bin, []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	head := r.git("-C", r.wt, "rev-parse", "HEAD")
+	evil := filepath.Join(r.sshd.HostHome, "evil-version")
+	os.WriteFile(evil, nil, 0o644)
+	out, err := r.run("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "true")
+	if err == nil || !strings.Contains(out, "E_HOST_VERSION") || strings.ContainsRune(out, 0x1b) {
+		t.Fatalf("a start on a host whose version holds escapes: %v %q", err, out)
+	}
+	if out, _ := r.run("host", "ls"); strings.ContainsRune(out, 0x1b) {
+		t.Fatalf("host ls prints the host's escapes: %q", out)
+	}
+	os.Remove(evil)
+	id, err := r.run("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt", "exec sleep 600")
+	if err != nil {
+		t.Fatalf("start: %v %s", err, id)
+	}
+	var rec map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &rec)
+	if rec["sandbox_branch"] != "agency/sandbox-"+id || rec["base_commit"] != head {
+		t.Fatalf("the host named the branch or base: %v %v (base %s)", rec["sandbox_branch"], rec["base_commit"], head)
+	}
+	for _, args := range [][]string{{"agent", "ls"}, {"agent", "show", id}, {"host", "ls"}} {
+		if out, _ := r.run(args...); strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) {
+			t.Fatalf("%v prints the host's escapes: %q", args, out)
+		}
+	}
+	r.run("agent", "kill", id)
+}
+
+// A host name that would name files outside the data directory
+// (agency.host.../../x.ssh) is refused with a hint, and makes nothing.
+func TestHostBadName(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.host.../../evil.ssh", r.sshd.Alias)
+	out, err := r.run("agent", "start", "-w", "feat", "--host", "../../evil", "--runner", "sh", "--headless", "--prompt", "true")
+	if err == nil || !strings.Contains(out, "error: E_HOST: host name") || !strings.Contains(out, "hint: rename it: git config --rename-section") {
+		t.Fatalf("a start on a host named ../../evil: %v\n%s", err, out)
+	}
+	if m, _ := filepath.Glob(filepath.Join(r.local, "*", "evil*")); len(m) > 0 {
+		t.Fatalf("files made outside: %v", m)
+	}
+	if m, _ := filepath.Glob(filepath.Join(r.local, "repos", "evil*")); len(m) > 0 {
+		t.Fatalf("files made outside: %v", m)
+	}
+	if out := r.agency("host", "ls"); strings.Contains(out, "evil") {
+		t.Fatalf("host ls lists it: %s", out)
+	}
+}
+
+// A run that ended on a host waits to land here as a local one does:
+// `land --all` lands it.
+func TestHostLandAll(t *testing.T) {
+	r := newHostRig(t)
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo all > all.txt && git add all.txt && git commit -qm all")
+	r.waitStatus(id, "finished")
+	r.eventually(60*time.Second, "its end caught up here", func() bool {
+		m, _ := filepath.Glob(filepath.Join(r.local, "repos", "*", "invocations", id, "host-final"))
+		return len(m) > 0
+	})
+	if out, err := r.run("agent", "land", "--all"); err != nil || !strings.Contains(out, id+" landed") {
+		t.Fatalf("land --all: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(r.wt, "all.txt")); err != nil {
+		t.Fatal("not landed")
+	}
+}
+
+// agency.autoLand lands a run that ended on a host, as a local one's,
+// once its fetcher brought its end.
+func TestHostAutoLand(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.autoLand", "true")
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo auto > auto.txt && git add auto.txt && git commit -qm auto")
+	r.eventually(60*time.Second, "it landed by itself", func() bool {
+		_, err := os.Stat(filepath.Join(r.wt, "auto.txt"))
+		return err == nil
+	})
+	var rec map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &rec)
+	if rec["landing_status"] != "landed" {
+		t.Fatalf("the record after autoLand: %v", rec["landing_status"])
+	}
+}
