@@ -119,6 +119,10 @@ func Exec(args []string, stderr io.Writer) int {
 		f.Close()
 	}
 
+	if err := closeInherited(); err != nil {
+		fmt.Fprintf(stderr, "wall-exec: %v\n", err)
+		return 126
+	}
 	err := subproc.NewTerminal(args, "", nil).Exec()
 	fmt.Fprintf(stderr, "%s: %v\n", args[0], err)
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
@@ -126,4 +130,23 @@ func Exec(args []string, stderr io.Writer) int {
 	}
 
 	return 126
+}
+
+// closeInherited marks every descriptor above stderr close-on-exec, so
+// the agent inherits none. Go's exec closes only the descriptors Go
+// opened; one the user's shell left open (exec 7>>~/.bashrc, a
+// terminal's, a wrapper's pipe) passes through agent start, the
+// supervisor and bubblewrap, and would let the agent write past the wall.
+// When they cannot be listed the agent does not start.
+func closeInherited() error {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("closing inherited descriptors: %w", err)
+	}
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+	return nil
 }
