@@ -47,8 +47,12 @@ func (a *App) fetcherLockPath(name string) string {
 
 // FetcherAlive reports whether a fetcher of the host runs (it holds its
 // lock file); a read: a missing lock file is not made.
-func (a *App) FetcherAlive(name string) bool {
-	f, err := os.Open(a.fetcherLockPath(name))
+func (a *App) FetcherAlive(name string) bool { return lockHeld(a.fetcherLockPath(name)) }
+
+// lockHeld reports whether a live process holds the flock of the file at
+// path; a read: a missing file is not made, and nobody holds it.
+func lockHeld(path string) bool {
+	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -124,19 +123,7 @@ func (a *App) InterruptedHostStarts() map[string][]string {
 }
 
 // startLocked: a live start holds the intent's lock.
-func startLocked(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
-	}
-
-	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
-}
+func startLocked(path string) bool { return lockHeld(path) }
 
 // AdoptHostStarts asks host name about the starts here that were
 // interrupted, writes the record of each agent it started for one (with
