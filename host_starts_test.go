@@ -300,3 +300,34 @@ func TestHostAutoLand(t *testing.T) {
 		t.Fatalf("landed, but not in the integration tree: %v", err)
 	}
 }
+
+// What a host sends is an agent's: git checks every object fetched
+// (fetch.fsckObjects), and a run whose refs bring a malformed one (a tree
+// entry named .git) is refused alone, with an event saying why, while the
+// host's other runs come back.
+func TestHostRefusesBadObjects(t *testing.T) {
+	r := newHostRig(t)
+	bad := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		`b=$(echo x | git hash-object -w --stdin) && t=$(printf "100644 blob $b\t.git\n" | git mktree) && c=$(git commit-tree -p HEAD -m bad $t) && git update-ref HEAD $c`)
+	good := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo g > g.txt && git add g.txt && git commit -qm good")
+	r.waitStatus(bad, "finished")
+	r.waitStatus(good, "finished")
+	if got := r.git("log", "-1", "--format=%s", "agency/sandbox-"+good); got != "good" {
+		t.Fatalf("the good run's branch here: %q", got)
+	}
+	if r.hasRef("agency/sandbox-"+bad) && r.git("log", "-1", "--format=%s", "agency/sandbox-"+bad) == "bad" {
+		t.Fatal("the malformed commit was fetched")
+	}
+	// The tree {100644 .git: blob "x\n"}, whatever made it.
+	if out, err := r.gitTry("cat-file", "-e", "844e32858c207f74f3d80721ef01c4b82fad2423"); err == nil {
+		t.Fatalf("the malformed tree is in the object store: %s", out)
+	}
+	events, _ := filepath.Glob(filepath.Join(r.local, "repos", "*", "invocations", bad, "events.jsonl"))
+	if len(events) != 1 {
+		t.Fatalf("events of %s: %v", bad, events)
+	}
+	if b, _ := os.ReadFile(events[0]); !strings.Contains(string(b), `"host_objects_refused"`) || !strings.Contains(string(b), "hasDotgit") {
+		t.Fatalf("no host_objects_refused event naming git's reason:\n%s", b)
+	}
+}
