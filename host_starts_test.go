@@ -107,7 +107,7 @@ func TestHostUndoMakesNoTree(t *testing.T) {
 			t.Fatalf("after %s a worktree holds the branch: %s", after, r.git("worktree", "list"))
 		}
 	}
-	if out := r.agency("agent", "land", id); strings.Contains(out, "tree was removed") || !strings.Contains(out, "the sandbox is on host box") {
+	if out := r.agency("agent", "land", id); strings.Contains(out, "tree was removed") || !strings.Contains(out, "the sandbox stays on host box until 'git agency gc'") {
 		t.Fatalf("the land's report of an agent on a host: %s", out)
 	}
 	if out := r.agency("undo"); !strings.Contains(out, "ran on host box: no sandbox tree made here") {
@@ -142,7 +142,8 @@ func TestHostUndoMakesNoTree(t *testing.T) {
 	if out, err := r.run("doctor"); err != nil {
 		t.Fatalf("doctor: %v\n%s", err, out)
 	}
-	if out := r.agency("gc"); strings.Contains(out, "sandbox_tree") {
+	// Here: the host's own sandboxes follow "host box:".
+	if out, _, _ := strings.Cut(r.agency("gc"), "host box:"); strings.Contains(out, "sandbox_tree") {
 		t.Fatalf("gc finds a tree left: %s", out)
 	}
 }
@@ -329,5 +330,38 @@ func TestHostRefusesBadObjects(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(events[0]); !strings.Contains(string(b), `"host_objects_refused"`) || !strings.Contains(string(b), "hasDotgit") {
 		t.Fatalf("no host_objects_refused event naming git's reason:\n%s", b)
+	}
+}
+
+// A host never lands, so its gc alone would keep the sandbox of a run
+// landed here for ever: gc here tells the host's gc which of its runs
+// landed, and their sandboxes there go; a run not landed keeps its own.
+func TestHostGCRemovesLandedSandboxes(t *testing.T) {
+	r := newHostRig(t)
+	landed := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo l > l.txt && git add l.txt && git commit -qm landed")
+	kept := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo k > k.txt && git add k.txt && git commit -qm kept")
+	r.waitStatus(landed, "finished")
+	r.waitStatus(kept, "finished")
+	r.agency("agent", "land", landed)
+	there := func(id string) bool {
+		m, _ := filepath.Glob(filepath.Join(r.sshd.HostHome, ".local/share/agency/repos/*/sandboxes", id, "tree"))
+		return len(m) == 1
+	}
+	if !there(landed) || !there(kept) {
+		t.Fatal("the host's sandboxes are not where the test looks")
+	}
+
+	out := r.agency("gc", "--dry-run")
+	if !strings.Contains(out, "landed by the machine it was started from") || !there(landed) {
+		t.Fatalf("gc --dry-run: %s", out)
+	}
+	out = r.agency("gc", "--yes")
+	if there(landed) {
+		t.Fatalf("gc left the landed run's sandbox on the host: %s", out)
+	}
+	if !there(kept) {
+		t.Fatalf("gc removed a run's sandbox on the host that was not landed: %s", out)
 	}
 }
