@@ -69,7 +69,7 @@ func TestContainerRecipeMatchesWall(t *testing.T) {
 
 	w := &Wall{Sandbox: sb, GitDir: gitDir, CommonDir: common, Branch: "agency/sandbox-" + testInv}
 	want := map[string]Access{}
-	for _, g := range w.Grants() {
+	for _, g := range w.grants() {
 		want[g.Path] = g.Access
 	}
 
