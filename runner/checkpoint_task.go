@@ -34,7 +34,7 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 
 	o.Warn = func(err error) { s.logf("%v", err) }
 	o.Shadow, o.Branch = wall.ShadowDir(s.Store, s.Invocation), strings.TrimPrefix(rec.SandboxBranch, "refs/heads/")
-	t := &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
+	t := &checkpointTask{c: newCheckpointer(o, timing, s.logf), done: make(chan struct{})}
 	if gitDir, err := wall.SandboxGitDir(rec.SandboxPath, s.Repo.CommonDir); err == nil && rec.Isolation == wall.IsolateBwrap {
 		t.settle = func(ctx context.Context) {
 			if err := wall.KeepShadowBranches(ctx, s.Repo, o.Shadow, gitDir, o.Branch, s.Invocation); err != nil {

@@ -137,7 +137,7 @@ func (ob *observer) waitWatched(t *testing.T, path string) {
 func TestCheckpointerWatches(t *testing.T) {
 	o := sandbox(t)
 	var log logBuf
-	c := NewCheckpointer(o, CheckpointTiming{Debounce: 50 * time.Millisecond, RateLimit: 100 * time.Millisecond}, log.logf)
+	c := newCheckpointer(o, CheckpointTiming{Debounce: 50 * time.Millisecond, RateLimit: 100 * time.Millisecond}, log.logf)
 	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -195,7 +195,7 @@ func TestCheckpointerWatches(t *testing.T) {
 
 func TestCheckpointerRateLimit(t *testing.T) {
 	o := sandbox(t)
-	c := NewCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 700 * time.Millisecond}, nil)
+	c := newCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 700 * time.Millisecond}, nil)
 	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -225,7 +225,7 @@ func TestCheckpointerRateLimit(t *testing.T) {
 func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 	o := sandbox(t)
 	var log logBuf
-	c := NewCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 10 * time.Millisecond,
+	c := newCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 10 * time.Millisecond,
 		FallbackInterval: 100 * time.Millisecond}, log.logf)
 	c.addWatchFn = func(*fsnotify.Watcher, string) error { return syscall.ENOSPC }
 	ob := observe(c)
@@ -245,7 +245,7 @@ func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 
 func TestCheckpointerDenylistReportedOnce(t *testing.T) {
 	o := sandbox(t)
-	c := NewCheckpointer(o, CheckpointTiming{RateLimit: 10 * time.Millisecond}, nil)
+	c := newCheckpointer(o, CheckpointTiming{RateLimit: 10 * time.Millisecond}, nil)
 	writeT(t, o.SandboxPath, ".env", "S=1\n")
 	c.attempt(context.Background(), store.CheckpointFallback)
 	c.attempt(context.Background(), store.CheckpointFallback)

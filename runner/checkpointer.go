@@ -94,9 +94,9 @@ type Checkpointer struct {
 	startedFn func()
 }
 
-// NewCheckpointer returns a checkpointer for one sandbox. logf receives
+// newCheckpointer returns a checkpointer for one sandbox. logf receives
 // warnings and progress (the supervisor's log); it may be nil.
-func NewCheckpointer(o checkpoint.Options, t CheckpointTiming, logf func(format string, args ...any)) *Checkpointer {
+func newCheckpointer(o checkpoint.Options, t CheckpointTiming, logf func(format string, args ...any)) *Checkpointer {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}

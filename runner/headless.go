@@ -122,7 +122,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	}
 
 	cmd.Dir = rec.SandboxPath
-	cmd.Env = AgentEnv(rec)
+	cmd.Env = agentEnv(rec)
 	cmd.Stdin = devnull
 	out := &chunkWriter{f: rawF, s: s}
 	errOut := &chunkWriter{f: errF, s: s}

@@ -180,9 +180,9 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 	return errors.New(msg)
 }
 
-// AgentEnv is the environment of a runner or setup script: the user's,
+// agentEnv is the environment of a runner or setup script: the user's,
 // scrubbed as for every child (subproc.Scrub), plus AGENCY_*.
-func AgentEnv(rec *store.InvocationRecord) []string {
+func agentEnv(rec *store.InvocationRecord) []string {
 	return subproc.Scrub(os.Environ(), nil,
 		"AGENCY_INVOCATION_ID="+rec.InvocationID,
 		"AGENCY_WORKTREE_ID="+rec.IntegrationWorktreeID,
@@ -225,7 +225,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	if err == nil {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = rec.SandboxPath
-		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
+		cmd.Env = append(agentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
