@@ -71,8 +71,8 @@ func (p *Parser) Continue(u Usage) {
 	p.usage = u
 }
 
-// SetClock replaces time.Now as the source of event times (for tests).
-func (p *Parser) SetClock(now func() time.Time) {
+// setClock replaces time.Now as the source of event times (for tests).
+func (p *Parser) setClock(now func() time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.now = now

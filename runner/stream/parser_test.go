@@ -26,7 +26,7 @@ func parseWith(t *testing.T, format string, data []byte, then func(*Parser)) ([]
 	t.Helper()
 	var out bytes.Buffer
 	p := NewParser(format, &out)
-	p.SetClock(func() time.Time { return fixedTime })
+	p.setClock(func() time.Time { return fixedTime })
 	if n, err := p.Write(data); n != len(data) || err != nil {
 		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(data))
 	}
@@ -255,13 +255,13 @@ func TestChunkBoundaries(t *testing.T) {
 		data := fixture(t, name)
 		var want bytes.Buffer
 		p := NewParser("", &want)
-		p.SetClock(func() time.Time { return fixedTime })
+		p.setClock(func() time.Time { return fixedTime })
 		p.Write(data)
 		p.Flush()
 		for i := 0; i <= len(data) && name == "codex_shell.jsonl"; i++ { // every split of a small fixture
 			var got bytes.Buffer
 			p := NewParser("", &got)
-			p.SetClock(func() time.Time { return fixedTime })
+			p.setClock(func() time.Time { return fixedTime })
 			p.Write(data[:i])
 			p.Write(data[i:])
 			p.Flush()
@@ -271,7 +271,7 @@ func TestChunkBoundaries(t *testing.T) {
 		}
 		var got bytes.Buffer
 		p = NewParser("", &got)
-		p.SetClock(func() time.Time { return fixedTime })
+		p.setClock(func() time.Time { return fixedTime })
 		for i := range data {
 			p.Write(data[i : i+1])
 		}
@@ -458,7 +458,7 @@ func TestLoadStateMatchesParser(t *testing.T) {
 	for _, name := range []string{"claude_success.jsonl", "claude_retry503.jsonl", "codex_shell.jsonl", "codex_fail500.jsonl"} {
 		var out bytes.Buffer
 		p := NewParser("", &out)
-		p.SetClock(func() time.Time { return fixedTime })
+		p.setClock(func() time.Time { return fixedTime })
 		p.Write(fixture(t, name))
 		p.Flush()
 		// A half-written last line and an overlong one are tolerated.

@@ -33,7 +33,7 @@ type SessionOptions struct {
 	HistoryLimit int
 
 	// LogPath, if set, receives the pane's output (appended, raw, with
-	// escape sequences) from the program's first byte, as PipePane would.
+	// escape sequences) from the program's first byte, as pipePane would.
 	LogPath string
 }
 
@@ -77,7 +77,7 @@ var startGuard = `cd -- "$1" || exit ` + strconv.Itoa(ExitStartDir) + `; shift; 
 // session's update-environment variables, plus opts.Env. Pass what the
 // program needs (PATH, …) in opts.Env, or an absolute Argv[0].
 func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, error) {
-	if err := ValidName(opts.Name); err != nil {
+	if err := validName(opts.Name); err != nil {
 		return Session{}, err
 	}
 	if len(opts.Argv) == 0 || opts.Argv[0] == "" {
@@ -202,10 +202,10 @@ func parseNewSession(out []byte) (Session, error) {
 	return s, nil
 }
 
-// ValidName reports whether name can be a session name: non-empty, only
+// validName reports whether name can be a session name: non-empty, only
 // ASCII letters, digits, '-' and '_'. tmux rewrites '.' and ':' and expands
 // '#' in names, and treats leading '$', '@', '%' in targets as ids.
-func ValidName(name string) error {
+func validName(name string) error {
 	if name == "" {
 		return errors.New("tmux: empty session name")
 	}
@@ -230,9 +230,9 @@ func validEnv(kv string) error {
 	return nil
 }
 
-// SessionTarget is the exact-match target for a session ("=name"), so that
+// sessionTarget is the exact-match target for a session ("=name"), so that
 // "agency-1" never matches "agency-12".
-func SessionTarget(name string) string { return "=" + name }
+func sessionTarget(name string) string { return "=" + name }
 
 // PaneTarget is the target for the active pane of a session's current
 // window ("=name:"). Prefer Session.PaneID, which stays right if the user
@@ -242,10 +242,10 @@ func PaneTarget(name string) string { return "=" + name + ":" }
 // HasSession reports whether a session with exactly this name exists. No
 // server running means false, not an error.
 func (c *Client) HasSession(ctx context.Context, name string) (bool, error) {
-	if err := ValidName(name); err != nil {
+	if err := validName(name); err != nil {
 		return false, err
 	}
-	_, err := c.run(ctx, "has-session", "-t", SessionTarget(name))
+	_, err := c.run(ctx, "has-session", "-t", sessionTarget(name))
 	if err == nil {
 		return true, nil
 	}
@@ -259,10 +259,10 @@ func (c *Client) HasSession(ctx context.Context, name string) (bool, error) {
 // panes' processes). A missing session or server is reported as an error
 // matching ErrNotFound.
 func (c *Client) KillSession(ctx context.Context, name string) error {
-	if err := ValidName(name); err != nil {
+	if err := validName(name); err != nil {
 		return err
 	}
-	_, err := c.run(ctx, "kill-session", "-t", SessionTarget(name))
+	_, err := c.run(ctx, "kill-session", "-t", sessionTarget(name))
 	return err
 }
 

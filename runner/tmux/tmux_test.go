@@ -238,7 +238,7 @@ func TestPipePaneLogAndCapture(t *testing.T) {
 	}
 	// 3000 lines: more than tmux's default history of 2000. The program
 	// waits for a line before exiting: tmux 3.3a can drop the tail of a
-	// burst written just before the program exits (see PipePane).
+	// burst written just before the program exits (see pipePane).
 	s, err := c.NewSession(ctx, SessionOptions{Name: "agency-log", Dir: t.TempDir(), LogPath: log,
 		Argv: []string{"/bin/sh", "-c", `i=1; while [ $i -le 3000 ]; do echo "line $i"; i=$((i+1)); done; read _; exit 3`}})
 	if err != nil {
@@ -270,16 +270,16 @@ func TestPipePaneLogAndCapture(t *testing.T) {
 		t.Errorf("capture: %d bytes, starts %q", len(capt), capt[:min(len(capt), 40)])
 	}
 
-	// PipePane on a running pane: typed text echoes back into the log.
+	// pipePane on a running pane: typed text echoes back into the log.
 	s2, err := c.NewSession(ctx, SessionOptions{Name: "agency-cat", Dir: t.TempDir(), Argv: []string{"cat"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log2 := filepath.Join(logDir, "cat.log")
-	if err := c.PipePane(ctx, s2.PaneID, log2); err != nil {
+	if err := c.pipePane(ctx, s2.PaneID, log2); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SendText(ctx, s2.PaneID, "hello; $(x) 'q'"); err != nil {
+	if err := c.sendText(ctx, s2.PaneID, "hello; $(x) 'q'"); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.SendKeys(ctx, s2.PaneID, "Enter"); err != nil {
@@ -433,7 +433,7 @@ func TestWindowSizeAndHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.run(ctx, "list-panes", "-s", "-t", SessionTarget(s.Name),
+	res, err := c.run(ctx, "list-panes", "-s", "-t", sessionTarget(s.Name),
 		"-F", "#{pane_id} #{window_width}x#{window_height} #{history_limit} #{remain-on-exit}")
 	if err != nil {
 		t.Fatal(err)
@@ -450,9 +450,9 @@ func TestInsideTmuxStillUsesDefaultServer(t *testing.T) {
 	if _, err := c.NewSession(ctx, SessionOptions{Name: "agency-in", Dir: t.TempDir(), Argv: []string{"sleep", "1000"}}); err != nil {
 		t.Fatal(err)
 	}
-	sock, err := c.SocketPath(ctx, "agency-in")
+	sock, err := c.socketPath(ctx, "agency-in")
 	if err != nil || !strings.HasSuffix(sock, "/default") {
-		t.Fatalf("SocketPath = %q, %v", sock, err)
+		t.Fatalf("socketPath = %q, %v", sock, err)
 	}
 	// $TMUX naming some other server must not redirect our commands.
 	other := &Client{Path: c.Path, Env: append(append([]string{}, c.Env...),
@@ -577,7 +577,7 @@ func TestSwitchedClientComesBackWhenSessionEnds(t *testing.T) {
 		return strings.TrimSpace(string(res.Stdout))
 	}
 	waitFor(t, "a client on me", func() (bool, error) { return clients() == "me", nil })
-	sock, err := c.SocketPath(ctx, "me")
+	sock, err := c.socketPath(ctx, "me")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,7 +641,7 @@ func TestBindReturnKeepsTheBinding(t *testing.T) {
 		}
 		before := keys()
 		for range 2 {
-			if err := c.BindReturn(ctx); err != nil {
+			if err := c.bindReturn(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
