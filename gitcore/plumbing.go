@@ -57,18 +57,18 @@ func (r *Repo) CreateRef(ctx context.Context, ref, commit string) error {
 	_, err := r.run(ctx, "update-ref", "--no-deref", ref, commit, "")
 	if err != nil {
 		// update-ref says why only in words: ask whether the ref is there.
-		if exists, xerr := r.RefExists(ctx, ref); xerr == nil && exists {
+		if exists, xerr := r.refExists(ctx, ref); xerr == nil && exists {
 			return ErrRefExists
 		}
 	}
 	return err
 }
 
-// RefExists reports whether ref (a full name, e.g. refs/agency/...) exists.
-func (r *Repo) RefExists(ctx context.Context, ref string) (bool, error) {
+// refExists reports whether ref (a full name, e.g. refs/agency/...) exists.
+func (r *Repo) refExists(ctx context.Context, ref string) (bool, error) {
 	_, err := r.query(ctx, "show-ref", "--verify", "--quiet", "--", ref)
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return false, nil
 		}
 		return false, err
@@ -160,14 +160,14 @@ func (r *Repo) DiffShortstat(ctx context.Context, from, to string) (Shortstat, e
 	if err != nil {
 		return Shortstat{}, err
 	}
-	return ParseShortstat(string(out)), nil
+	return parseShortstat(string(out)), nil
 }
 
 // EmptyTree is the id of the empty tree (SHA-1 repositories).
 const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-// ParseShortstat parses " 3 files changed, 42 insertions(+), 15 deletions(-)".
-func ParseShortstat(s string) Shortstat {
+// parseShortstat parses " 3 files changed, 42 insertions(+), 15 deletions(-)".
+func parseShortstat(s string) Shortstat {
 	var st Shortstat
 	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
 		f := strings.Fields(part)
@@ -209,18 +209,6 @@ func (t *Tree) IgnoredDirs(ctx context.Context) ([]string, error) {
 	return dirs, nil
 }
 
-// IsIgnored reports whether git ignores path (relative to the tree).
-func (t *Tree) IsIgnored(ctx context.Context, path string) (bool, error) {
-	_, err := t.query(ctx, "check-ignore", "-q", "--", path)
-	if err != nil {
-		if ExitCode(err) == 1 {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
-}
-
 // CheckIgnored returns which of paths (relative to the tree) git ignores,
 // from one `git check-ignore --stdin -z`.
 func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]bool, error) {
@@ -232,7 +220,7 @@ func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]boo
 	in := strings.Join(paths, "\x00") + "\x00"
 	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in), "check-ignore", "-z", "--stdin")
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return ignored, nil
 		}
 		return nil, err

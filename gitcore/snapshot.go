@@ -128,7 +128,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		return nil, err
 	}
 
-	entries, err := ParseStatusV2(out)
+	entries, err := parseStatusV2(out)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +346,7 @@ func (t *Tree) splicedStatus(ctx context.Context, req SnapshotRequest) (string, 
 		return "", "", nil, false, nil
 	}
 
-	entries, err := ParseStatusV2(out)
+	entries, err := parseStatusV2(out)
 	return index, head, entries, err == nil, err
 }
 

@@ -161,7 +161,7 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 		return nil, false, nil
 	}
 
-	entries, err := ParseStatusV2(out)
+	entries, err := parseStatusV2(out)
 	if err != nil {
 		return nil, false, nil
 	}
