@@ -352,7 +352,7 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 		HeadSHA:           snap.Head,
 		CreatedAt:         time.Now().UTC().Format(time.RFC3339),
 		IncludesUntracked: o.IncludeUntracked,
-		Diffstat:          FormatDiffstat(stat),
+		Diffstat:          formatDiffstat(stat),
 		Reason:            o.Reason,
 	}
 	if err := o.Store.AppendCheckpoint(o.Invocation, cp); err != nil {
@@ -398,8 +398,8 @@ func createSnapshotRef(ctx context.Context, o Options, snap *gitcore.Snapshot, n
 	}
 }
 
-// FormatDiffstat renders a shortstat as "+42 -15 in 3 files".
-func FormatDiffstat(s gitcore.Shortstat) string {
+// formatDiffstat renders a shortstat as "+42 -15 in 3 files".
+func formatDiffstat(s gitcore.Shortstat) string {
 	files := "files"
 	if s.Files == 1 {
 		files = "file"
@@ -451,7 +451,7 @@ func List(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) 
 				c.HeadSHA = info.Parents[0]
 			}
 			if stat, err := repo.DiffShortstat(ctx, c.HeadSHA, info.Tree); err == nil {
-				c.Diffstat = FormatDiffstat(stat)
+				c.Diffstat = formatDiffstat(stat)
 			}
 		}
 
@@ -462,8 +462,8 @@ func List(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) 
 	return out, nil
 }
 
-// DeleteSnapshotRefs removes every snapshot ref of an invocation;
+// deleteSnapshotRefs removes every snapshot ref of an invocation;
 // checkpoints.json is kept as history. (Discard keeps them for undo.)
-func DeleteSnapshotRefs(ctx context.Context, repo *gitcore.Repo, inv string) error {
+func deleteSnapshotRefs(ctx context.Context, repo *gitcore.Repo, inv string) error {
 	return repo.DeleteRefs(ctx, store.SnapshotRefPrefix(inv))
 }

@@ -99,7 +99,7 @@ func TestTakeCheckpoint(t *testing.T) {
 	if len(evs) != 2 || evs[0].Event != EventTaken {
 		t.Errorf("events %+v", evs)
 	}
-	if err := DeleteSnapshotRefs(ctx, o.Repo, testInv); err != nil {
+	if err := deleteSnapshotRefs(ctx, o.Repo, testInv); err != nil {
 		t.Fatal(err)
 	}
 	if refs, _ := o.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(testInv)); len(refs) != 0 {
