@@ -22,11 +22,6 @@ import (
 
 const testInv = testsandbox.Inv
 
-func writeT(t *testing.T, dir, name, content string) {
-	t.Helper()
-	testrepo.Write(t, dir, name, content)
-}
-
 // sandbox makes a repository with one commit, a store, an invocation
 // directory and a sandbox worktree on agency/sandbox-<inv> with .agency/.
 func sandbox(t *testing.T) checkpoint.Options {
@@ -144,24 +139,24 @@ func TestCheckpointerWatches(t *testing.T) {
 	go func() { c.Run(ctx); close(done) }()
 	ob.waitStarted(t)
 
-	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
 	cps := waitCheckpoints(t, o, 1)
 	if cps[0].Reason != store.CheckpointAuto {
 		t.Errorf("reason %q", cps[0].Reason)
 	}
 	// A new directory tree: watched as it appears.
-	writeT(t, o.SandboxPath, "deep/er/two.txt", "2\n")
+	testrepo.Write(t, o.SandboxPath, "deep/er/two.txt", "2\n")
 	waitCheckpoints(t, o, 2)
 	ob.waitWatched(t, filepath.Join(o.SandboxPath, "deep", "er"))
-	writeT(t, o.SandboxPath, "deep/er/two.txt", "2 changed\n")
+	testrepo.Write(t, o.SandboxPath, "deep/er/two.txt", "2 changed\n")
 	cps = waitCheckpoints(t, o, 3)
 	if !treeHas(t, o, cps[2].SnapshotCommit, "deep/er/two.txt") {
 		t.Error("third checkpoint lacks deep/er/two.txt")
 	}
 	// Ignored directories and .agency/ do not trigger: they are never
 	// watched, and the events of .agency's creation are dropped.
-	writeT(t, o.SandboxPath, "node_modules/x/y.js", "x\n")
-	writeT(t, o.SandboxPath, ".agency/state/s", "x\n")
+	testrepo.Write(t, o.SandboxPath, "node_modules/x/y.js", "x\n")
+	testrepo.Write(t, o.SandboxPath, ".agency/state/s", "x\n")
 	for _, d := range []string{"node_modules", "node_modules/x", ".agency", ".agency/state"} {
 		p := filepath.Join(o.SandboxPath, d)
 		if ob.isWatched(p) {
@@ -173,7 +168,7 @@ func TestCheckpointerWatches(t *testing.T) {
 	}
 	// A later write still triggers; no checkpoint came between, and none
 	// holds the ignored files.
-	writeT(t, o.SandboxPath, "after.txt", "a\n")
+	testrepo.Write(t, o.SandboxPath, "after.txt", "a\n")
 	cps = waitCheckpoints(t, o, 4)
 	if len(cps) != 4 || !treeHas(t, o, cps[3].SnapshotCommit, "after.txt") ||
 		treeHas(t, o, cps[3].SnapshotCommit, "node_modules/x/y.js") || treeHas(t, o, cps[3].SnapshotCommit, ".agency/state/s") {
@@ -182,7 +177,7 @@ func TestCheckpointerWatches(t *testing.T) {
 	cancel()
 	<-done
 	// The final checkpoint after the agent exits.
-	writeT(t, o.SandboxPath, "last.txt", "bye\n")
+	testrepo.Write(t, o.SandboxPath, "last.txt", "bye\n")
 	c.Final(context.Background())
 	cps = waitCheckpoints(t, o, 5)
 	if cps[4].Reason != store.CheckpointExit {
@@ -201,9 +196,9 @@ func TestCheckpointerRateLimit(t *testing.T) {
 	defer cancel()
 	go c.Run(ctx)
 	ob.waitStarted(t)
-	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
 	waitCheckpoints(t, o, 1)
-	writeT(t, o.SandboxPath, "two.txt", "2\n")
+	testrepo.Write(t, o.SandboxPath, "two.txt", "2\n")
 	waitCheckpoints(t, o, 2)
 	// created_at has second resolution; check the gap through the events.
 	// A checkpoint's event follows its record in checkpoints.json.
@@ -233,7 +228,7 @@ func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 	defer cancel()
 	go c.Run(ctx)
 	ob.waitStarted(t) // past the dirty check at start
-	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
 	cps := waitCheckpoints(t, o, 1)
 	if cps[0].Reason != store.CheckpointFallback {
 		t.Errorf("reason %q", cps[0].Reason)
@@ -246,10 +241,10 @@ func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 func TestCheckpointerDenylistReportedOnce(t *testing.T) {
 	o := sandbox(t)
 	c := newCheckpointer(o, CheckpointTiming{RateLimit: 10 * time.Millisecond}, nil)
-	writeT(t, o.SandboxPath, ".env", "S=1\n")
+	testrepo.Write(t, o.SandboxPath, ".env", "S=1\n")
 	c.attempt(context.Background(), store.CheckpointFallback)
 	c.attempt(context.Background(), store.CheckpointFallback)
-	writeT(t, o.SandboxPath, "x.pem", "k\n")
+	testrepo.Write(t, o.SandboxPath, "x.pem", "k\n")
 	c.attempt(context.Background(), store.CheckpointFallback)
 	evs, _ := o.Store.ReadEvents(testInv)
 	if len(evs) != 2 {

@@ -46,7 +46,7 @@ func TestImportShadowRetriesALostSwap(t *testing.T) {
 	ctx := context.Background()
 	dir := testrepo.New(t)
 	const branch = "agency/sandbox-x"
-	gitT(t, dir, "branch", branch)
+	testrepo.Git(t, dir, "branch", branch)
 	racer := &casRacer{ref: "refs/heads/" + branch}
 	repo, err := gitcore.Discover(ctx, racer, dir)
 	if err != nil {
@@ -66,7 +66,7 @@ func TestImportShadowRetriesALostSwap(t *testing.T) {
 	if !racer.fired.Load() {
 		t.Fatal("the swap was never raced: the test proves nothing")
 	}
-	if got := gitT(t, dir, "rev-parse", branch); got != tip || !moved {
+	if got := testrepo.Git(t, dir, "rev-parse", branch); got != tip || !moved {
 		t.Fatalf("sandbox branch at %s (moved %v), want the agent's last commit %s", got, moved, tip)
 	}
 	if lastImported(shadow) != tip {
