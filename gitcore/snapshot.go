@@ -393,7 +393,7 @@ func treeMode(m string) string {
 // LeavesOut reports whether an untracked file (relative to the root) is
 // left out of a snapshot by the request's LeaveOut patterns or size limit.
 func (t *Tree) LeavesOut(req SnapshotRequest, p string) bool {
-	if req.LeaveOut.Match(p, false) {
+	if req.LeaveOut.match(p, false) {
 		return true
 	}
 	if req.MaxUntrackedSize > 0 {
