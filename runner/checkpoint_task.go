@@ -10,7 +10,7 @@ import (
 )
 
 // The supervisor runs a checkpointer beside every runner, headless or
-// headed: Run while the agent works, Final after it exited and before the
+// headed: its run while the agent works, its final after it exited and before the
 // final record is written.
 type checkpointTask struct {
 	c    *Checkpointer
@@ -49,11 +49,11 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 func (t *checkpointTask) Start(ctx context.Context) {
 	go func() {
 		defer close(t.done)
-		t.c.Run(ctx)
+		t.c.run(ctx)
 	}()
 }
 
-// Stop waits for Run (its context is already cancelled), then takes the
+// Stop waits for run (its context is already cancelled), then takes the
 // final checkpoint. For a walled agent, the branches its git made in its
 // shadow are kept first, and a tree it left on one of them is detached
 // there, so that the final checkpoint sees a HEAD the repository has
@@ -63,5 +63,5 @@ func (t *checkpointTask) Stop(ctx context.Context) {
 	if t.settle != nil {
 		t.settle(ctx)
 	}
-	t.c.Final(ctx)
+	t.c.final(ctx)
 }

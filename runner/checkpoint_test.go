@@ -136,7 +136,7 @@ func TestCheckpointerWatches(t *testing.T) {
 	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
+	go func() { c.run(ctx); close(done) }()
 	ob.waitStarted(t)
 
 	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
@@ -178,7 +178,7 @@ func TestCheckpointerWatches(t *testing.T) {
 	<-done
 	// The final checkpoint after the agent exits.
 	testrepo.Write(t, o.SandboxPath, "last.txt", "bye\n")
-	c.Final(context.Background())
+	c.final(context.Background())
 	cps = waitCheckpoints(t, o, 5)
 	if cps[4].Reason != store.CheckpointExit {
 		t.Errorf("final reason %q", cps[4].Reason)
@@ -194,7 +194,7 @@ func TestCheckpointerRateLimit(t *testing.T) {
 	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go c.Run(ctx)
+	go c.run(ctx)
 	ob.waitStarted(t)
 	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
 	waitCheckpoints(t, o, 1)
@@ -226,7 +226,7 @@ func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go c.Run(ctx)
+	go c.run(ctx)
 	ob.waitStarted(t) // past the dirty check at start
 	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
 	cps := waitCheckpoints(t, o, 1)

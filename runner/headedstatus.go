@@ -47,8 +47,8 @@ var oscIntro = []byte("\x1b]7501;")
 // maxOSC bounds a sequence: a longer one is not ours.
 const maxOSC = 512
 
-// Feed scans the next chunk and returns the complete sequences in it.
-func (sc *OSCScanner) Feed(p []byte) []OSCState {
+// feed scans the next chunk and returns the complete sequences in it.
+func (sc *OSCScanner) feed(p []byte) []OSCState {
 	buf := append(sc.pending, p...)
 	sc.pending = nil
 	var out []OSCState
@@ -385,7 +385,7 @@ func (w *headedWatch) readPane() {
 		n, err := f.Read(buf)
 		if n > 0 {
 			w.paneOff += int64(n)
-			for _, st := range w.osc.Feed(buf[:n]) {
+			for _, st := range w.osc.feed(buf[:n]) {
 				w.applyOSC(st)
 			}
 		}

@@ -27,7 +27,7 @@ func oscStates(t *testing.T, data []byte, chunk int) []string {
 		if end > len(data) {
 			end = len(data)
 		}
-		for _, st := range sc.Feed(data[i:end]) {
+		for _, st := range sc.feed(data[i:end]) {
 			s := st.State
 			if st.Kind != "" {
 				s += "/" + st.Kind
@@ -403,7 +403,7 @@ func TestHeadedWatchCodexReplay(t *testing.T) {
 	var seen []string
 	var sc OSCScanner
 	data, _ := os.ReadFile("testdata/hx2.pane.log")
-	for _, st := range sc.Feed(data) {
+	for _, st := range sc.feed(data) {
 		w.applyOSC(st)
 		s, _ := w.current()
 		seen = append(seen, s)
@@ -515,7 +515,7 @@ func TestHeadedWatchAtPrompt(t *testing.T) {
 	var sc OSCScanner
 	data, _ := os.ReadFile("testdata/hx2.pane.log")
 	var got []bool
-	for _, st := range sc.Feed(data) {
+	for _, st := range sc.feed(data) {
 		w.applyOSC(st)
 		got = append(got, w.atPrompt())
 	}

@@ -80,7 +80,7 @@ func (p *Parser) setClock(now func() time.Time) {
 
 // Write consumes a chunk of runner stdout. It always reports len(b), nil so
 // that a tee in front of it never stops copying the agent's output; a
-// failure to write stream.jsonl is kept for Err.
+// failure to write stream.jsonl is kept for writeErr.
 func (p *Parser) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -201,8 +201,8 @@ func (p *Parser) stderrLine(line string) {
 	}
 }
 
-// Err reports the first error writing events, if any.
-func (p *Parser) Err() error {
+// writeErr reports the first error writing events, if any.
+func (p *Parser) writeErr() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
@@ -291,7 +291,7 @@ func (p *Parser) emitAt(ev Event, line int64) {
 	ev.Time = p.now().Round(0) // no monotonic reading: it does not survive JSON
 	ev.Line = line
 	ev.Summary = oneLine(ev.Summary)
-	p.state.Apply(ev, &p.usage)
+	p.state.apply(ev, &p.usage)
 
 	if p.w == nil || p.err != nil {
 		return

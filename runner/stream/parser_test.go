@@ -424,7 +424,7 @@ func TestWriteNeverFails(t *testing.T) {
 	if n, err := p.Write(data); n != len(data) || err != nil {
 		t.Fatalf("Write = %d, %v", n, err)
 	}
-	if p.Err() == nil || p.Flush() == nil {
+	if p.writeErr() == nil || p.Flush() == nil {
 		t.Fatal("the write error is not reported by Err/Flush")
 	}
 	if !p.State().ResultSeen {
