@@ -107,7 +107,9 @@ func TestHostUndoMakesNoTree(t *testing.T) {
 			t.Fatalf("after %s a worktree holds the branch: %s", after, r.git("worktree", "list"))
 		}
 	}
-	r.agency("agent", "land", id)
+	if out := r.agency("agent", "land", id); strings.Contains(out, "tree was removed") || !strings.Contains(out, "the sandbox is on host box") {
+		t.Fatalf("the land's report of an agent on a host: %s", out)
+	}
 	if out := r.agency("undo"); !strings.Contains(out, "ran on host box: no sandbox tree made here") {
 		t.Fatalf("undo of the land: %s", out)
 	}
@@ -132,6 +134,9 @@ func TestHostUndoMakesNoTree(t *testing.T) {
 	r.waitStatus(id3, "running")
 	if err := json.Unmarshal([]byte(r.agency("agent", "discard", "--json", id3)), &recs); err != nil {
 		t.Fatalf("discard --json of an agent on a host is no JSON: %v", err)
+	}
+	if recs["invocation_id"] != id3 || recs["landing_status"] != "discarded" {
+		t.Fatalf("discard --json of an agent on a host is not its record: %v", recs)
 	}
 	noTree("the discards")
 	if out, err := r.run("doctor"); err != nil {

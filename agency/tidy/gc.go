@@ -393,7 +393,7 @@ func (a *Tidier) gcOne(ctx context.Context, it *GCItem) error {
 		}
 		return core.GitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
 	case GCUndoRef:
-		if it.Orphan && a.Host.UndoRefNeeded(it.Target) {
+		if it.Orphan && a.undoRefNeeded(it.Target) {
 			it.Kept, it.KeptWhy = true, "a worktree rm --force logged it meanwhile"
 			return nil
 		}

@@ -338,7 +338,7 @@ func (p *gcPlanner) planOldRefs() {
 		p.flush()
 	}
 
-	for _, it := range p.a.Host.PlanUndoRefs(p.ctx, cutoff) {
+	for _, it := range p.a.planUndoRefs(p.ctx, cutoff) {
 		p.add(it)
 	}
 }
