@@ -21,8 +21,8 @@ const LockTimeout = 30 * time.Second
 
 // Event names in events.jsonl.
 const (
-	EventTaken  = "checkpoint"
-	EventFailed = "checkpoint_failed"
+	eventTaken  = "checkpoint"
+	eventFailed = "checkpoint_failed"
 )
 
 // DenylistFromConfig returns the extra denylist globs of
@@ -194,7 +194,7 @@ func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool)
 	cp, denied, err := checkpointLocked(ctx, o)
 	if len(denied) > 0 {
 		if onDenied == nil || onDenied(denied) {
-			o.event(EventFailed, map[string]any{
+			o.event(eventFailed, map[string]any{
 				"reason": "denylisted_file", "files": denied, "invocation_id": o.Invocation,
 				"trigger": o.Reason,
 			})
@@ -203,7 +203,7 @@ func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool)
 	}
 
 	if err != nil {
-		o.event(EventFailed, map[string]any{
+		o.event(eventFailed, map[string]any{
 			"reason": "error", "error": err.Error(), "invocation_id": o.Invocation, "trigger": o.Reason,
 		})
 		var e *errs.Error
@@ -215,7 +215,7 @@ func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool)
 	}
 
 	if cp != nil {
-		o.event(EventTaken, map[string]any{
+		o.event(eventTaken, map[string]any{
 			"id": cp.ID, "snapshot_ref": cp.SnapshotRef, "reason": cp.Reason, "invocation_id": o.Invocation,
 		})
 	}

@@ -86,7 +86,7 @@ func TestTakeCheckpoint(t *testing.T) {
 		t.Errorf("checkpoints.json %+v", file)
 	}
 	evs, _ := o.Store.ReadEvents(testInv)
-	if len(evs) != 2 || evs[0].Event != EventTaken {
+	if len(evs) != 2 || evs[0].Event != eventTaken {
 		t.Errorf("events %+v", evs)
 	}
 	if err := deleteSnapshotRefs(ctx, o.Repo, testInv); err != nil {
@@ -109,7 +109,7 @@ func TestTakeCheckpointDenylist(t *testing.T) {
 		t.Fatalf("want E_DENYLISTED, got %v", err)
 	}
 	evs, _ := o.Store.ReadEvents(testInv)
-	if len(evs) != 1 || evs[0].Event != EventFailed || evs[0].Data["reason"] != "denylisted_file" ||
+	if len(evs) != 1 || evs[0].Event != eventFailed || evs[0].Data["reason"] != "denylisted_file" ||
 		fmt.Sprint(evs[0].Data["files"]) != "[.env x/y.secret]" {
 		t.Errorf("events %+v", evs)
 	}

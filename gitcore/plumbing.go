@@ -18,7 +18,7 @@ var ErrRefExists = errors.New("ref already exists")
 
 // CommitTree creates a commit of tree with parent ("" for none) and message,
 // not on any branch, and returns its id. It is one of git-agency's own
-// commits (a checkpoint, a snapshot): written as OwnIdentity, never signed.
+// commits (a checkpoint, a snapshot): written as ownIdentity, never signed.
 //
 // The commit is written as a loose object file when the repository allows
 // (looseWritable): one git process less on a checkpoint's way.
@@ -30,7 +30,7 @@ func (r *Repo) CommitTree(ctx context.Context, tree, parent, msg string) (string
 	if parent != "" {
 		args = append(args, "-p", parent)
 	}
-	out, err := r.exec(ctx, r.Toplevel, OwnIdentity, []byte(msg+"\n"), args...)
+	out, err := r.exec(ctx, r.Toplevel, ownIdentity, []byte(msg+"\n"), args...)
 	if err != nil {
 		return "", err
 	}
@@ -154,7 +154,7 @@ type Shortstat struct {
 // DiffShortstat compares two tree-ishes (from may be "" for the empty tree).
 func (r *Repo) DiffShortstat(ctx context.Context, from, to string) (Shortstat, error) {
 	if from == "" {
-		from = EmptyTree
+		from = emptyTree
 	}
 	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--ignore-submodules=none", "--shortstat", from, to, "--")
 	if err != nil {
@@ -162,9 +162,6 @@ func (r *Repo) DiffShortstat(ctx context.Context, from, to string) (Shortstat, e
 	}
 	return parseShortstat(string(out)), nil
 }
-
-// EmptyTree is the id of the empty tree (SHA-1 repositories).
-const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 // parseShortstat parses " 3 files changed, 42 insertions(+), 15 deletions(-)".
 func parseShortstat(s string) Shortstat {
@@ -237,13 +234,13 @@ func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]boo
 
 // IsDirtyQuick reports whether `git status --porcelain` prints anything
 // (untracked files count only when untracked is set): whether a snapshot
-// would hold anything, so submodules count as SnapshotSubmodules says.
+// would hold anything, so submodules count as snapshotSubmodules says.
 func (t *Tree) IsDirtyQuick(ctx context.Context, untracked bool) (bool, error) {
 	mode := "--untracked-files=normal"
 	if !untracked {
 		mode = "--untracked-files=no"
 	}
-	out, err := t.query(ctx, "status", "--porcelain", "-z", mode, SnapshotSubmodules)
+	out, err := t.query(ctx, "status", "--porcelain", "-z", mode, snapshotSubmodules)
 	if err != nil {
 		return false, err
 	}

@@ -139,7 +139,7 @@ func (r *Repo) StartShortstat(ctx context.Context) *ShortstatQuery {
 // the started process. Once only.
 func (q *ShortstatQuery) Diff(from, to string) (Shortstat, error) {
 	if from == "" {
-		from = EmptyTree
+		from = emptyTree
 	}
 	if repofiles.HexOID(from) == "" || repofiles.HexOID(to) == "" {
 		return Shortstat{}, errors.New("diff-tree: not an object id")

@@ -69,7 +69,7 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 type Writer struct {
 	// User: the commits land puts on a branch, as the user (their
 	// committer identity, and author where the commit has none). Otherwise
-	// git-agency's own identity (OwnIdentity): predictions and throwaway
+	// git-agency's own identity (ownIdentity): predictions and throwaway
 	// commits that no branch ever holds need no user identity.
 	User bool
 	// Sign: sign each commit (`commit-tree -S`, with the user's gpg.format
@@ -77,10 +77,10 @@ type Writer struct {
 	Sign bool
 }
 
-// OwnIdentity is the author and committer of git-agency's own commits
+// ownIdentity is the author and committer of git-agency's own commits
 // (checkpoints, snapshots, replay bases): they are never on a branch the
 // user works on, and must not depend on user.name and user.email.
-var OwnIdentity = []string{"GIT_AUTHOR_NAME=git-agency", "GIT_AUTHOR_EMAIL=git-agency@localhost",
+var ownIdentity = []string{"GIT_AUTHOR_NAME=git-agency", "GIT_AUTHOR_EMAIL=git-agency@localhost",
 	"GIT_COMMITTER_NAME=git-agency", "GIT_COMMITTER_EMAIL=git-agency@localhost"}
 
 // SignError is a commit that could not be signed: Err is git's error
@@ -104,7 +104,7 @@ func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, m
 		args = append(args, "-S")
 	}
 	if !w.User {
-		env = append(append([]string{}, OwnIdentity...), env...)
+		env = append(append([]string{}, ownIdentity...), env...)
 	}
 
 	out, err := r.exec(ctx, r.Toplevel, env, []byte(message), args...)

@@ -3,7 +3,6 @@ package gitcore
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -549,9 +548,6 @@ func Version(ctx context.Context, r CommandRunner) (string, error) {
 
 	return v, nil
 }
-
-// ErrUnborn is returned when a branch has no commits yet.
-var ErrUnborn = errors.New("unborn branch")
 
 // Unreachable returns which of commits are reachable from no ref (a branch,
 // a tag, a snapshot ref, …; HEADs of worktrees do not count), from one

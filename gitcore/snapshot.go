@@ -174,23 +174,23 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 
 // snapshotStatusArgs is the full snapshot's status: every changed path,
 // and every untracked file one by one when they are included. Submodules
-// are looked at as SnapshotSubmodules says.
+// are looked at as snapshotSubmodules says.
 func snapshotStatusArgs(req SnapshotRequest) []string {
 	untracked := "--untracked-files=no"
 	if req.IncludeUntracked {
 		untracked = "--untracked-files=all"
 	}
-	return []string{"status", "--porcelain=v2", "-z", "--no-renames", untracked, SnapshotSubmodules}
+	return []string{"status", "--porcelain=v2", "-z", "--no-renames", untracked, snapshotSubmodules}
 }
 
-// SnapshotSubmodules is how every status that asks what a snapshot would
+// snapshotSubmodules is how every status that asks what a snapshot would
 // hold looks at submodules: a submodule counts when the commit checked out
 // in it differs from its gitlink (the snapshot records that commit), never
 // for the changed or untracked files inside it, which no snapshot of the
 // superproject can hold (see Tree.DirtySubmodules). Given explicitly:
 // diff.ignoreSubmodules, submodule.<name>.ignore and .gitmodules' ignore=
 // would otherwise hide a new submodule commit from checkpoints and land.
-const SnapshotSubmodules = "--ignore-submodules=dirty"
+const snapshotSubmodules = "--ignore-submodules=dirty"
 
 // snapshotPaths decides, from a full status, which entries a snapshot
 // stages (in order), filling snap's Denied, Nested and LeftOut. staged

@@ -24,7 +24,7 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 	timing, err := CheckpointTimingFromConfig(s.Config)
 	if err != nil {
 		s.logf("checkpoint: %v; using the defaults", err)
-		timing = DefaultCheckpointTiming
+		timing = defaultCheckpointTiming
 	}
 
 	o, err := checkpoint.FromConfig(s.Repo, s.Store, s.Config, s.Invocation, rec.SandboxPath, rec.IncludeUntracked, "")

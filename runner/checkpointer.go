@@ -32,15 +32,15 @@ type CheckpointTiming struct {
 	FallbackInterval time.Duration
 }
 
-// DefaultCheckpointTiming is the policy the agency.checkpoint.* settings
+// defaultCheckpointTiming is the policy the agency.checkpoint.* settings
 // default to: 3 s debounce, at most one checkpoint per 10 s, a dirty check
 // every 30 s.
-var DefaultCheckpointTiming = CheckpointTiming{Debounce: 3 * time.Second, RateLimit: 10 * time.Second, FallbackInterval: 30 * time.Second}
+var defaultCheckpointTiming = CheckpointTiming{Debounce: 3 * time.Second, RateLimit: 10 * time.Second, FallbackInterval: 30 * time.Second}
 
 // CheckpointTimingFromConfig reads agency.checkpoint.debounce, .rateLimit
 // and .fallbackInterval (Go durations); a bad value is E_CONFIG.
 func CheckpointTimingFromConfig(cfg *gitcore.Config) (CheckpointTiming, error) {
-	t := DefaultCheckpointTiming
+	t := defaultCheckpointTiming
 	for _, f := range []struct {
 		key string
 		dst *time.Duration
@@ -131,7 +131,7 @@ func (c *Checkpointer) run(ctx context.Context) {
 
 	maxWait := c.t.FallbackInterval
 	if maxWait <= 0 {
-		maxWait = DefaultCheckpointTiming.FallbackInterval
+		maxWait = defaultCheckpointTiming.FallbackInterval
 	}
 	if maxWait < c.t.Debounce {
 		maxWait = c.t.Debounce

@@ -268,7 +268,7 @@ type headedWatch struct {
 func newHeadedWatch(s *Supervisor, client *tmux.Client, pane string, rec *store.InvocationRecord, began time.Time) *headedWatch {
 	logs := s.Store.SandboxLogsDir(s.Invocation)
 	w := &headedWatch{s: s, client: client, pane: pane, format: s.Spec.Format,
-		hasPrompt: rec.PromptSource != "", hookPath: filepath.Join(logs, HookFile),
+		hasPrompt: rec.PromptSource != "", hookPath: filepath.Join(logs, hookFile),
 		panePath: filepath.Join(logs, PaneLog), sandbox: rec.SandboxPath, began: began, turnFrom: began}
 	if w.format == stream.FormatCodex {
 		w.codexHome = codexHome(agentEnv(rec))

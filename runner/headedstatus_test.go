@@ -315,7 +315,7 @@ func TestHookStateOf(t *testing.T) {
 }
 
 func TestRecordHookEventAppendsALine(t *testing.T) {
-	out := filepath.Join(t.TempDir(), HookFile)
+	out := filepath.Join(t.TempDir(), hookFile)
 	in := `{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a.txt"},"session_id":"s1"}`
 	if err := RecordHookEvent(strings.NewReader(in), out); err != nil {
 		t.Fatal(err)
@@ -345,7 +345,7 @@ func TestRecordHookEventAppendsALine(t *testing.T) {
 // A hook event after a line cut short (a hook killed mid-write, a full
 // disk) starts on a line of its own: it is read, not lost with the cut one.
 func TestRecordHookEventAfterACutLine(t *testing.T) {
-	out := filepath.Join(t.TempDir(), HookFile)
+	out := filepath.Join(t.TempDir(), hookFile)
 	if err := os.WriteFile(out, []byte(`{"event":"Stop","sta`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestWriteClaudeSettings(t *testing.T) {
 	if err := json.Unmarshal(b, &settings); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range ClaudeHookEvents {
+	for _, ev := range claudeHookEvents {
 		g := settings.Hooks[ev]
 		if len(g) != 1 || len(g[0].Hooks) != 1 || g[0].Hooks[0].Type != "command" {
 			t.Fatalf("%s: %+v", ev, g)

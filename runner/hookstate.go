@@ -21,15 +21,15 @@ import (
 // the new lines each poll (so two events between two polls are both seen)
 // and folds them into logs/status.json. No lock, no git, always exit 0.
 
-// HookFile is a headed invocation's hook events, one JSON line each
+// hookFile is a headed invocation's hook events, one JSON line each
 // (logs/hook.jsonl).
-const HookFile = "hook.jsonl"
+const hookFile = "hook.jsonl"
 
 // HookEventCmd is the hidden subcommand the injected hooks run.
 const HookEventCmd = "hook-event"
 
-// ClaudeHookEvents are the claude hook events injected into a run.
-var ClaudeHookEvents = []string{
+// claudeHookEvents are the claude hook events injected into a run.
+var claudeHookEvents = []string{
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 	"Notification", "Stop", "StopFailure", "SessionEnd",
 }
@@ -56,7 +56,7 @@ type HookState struct {
 
 // HookPath is an invocation's logs/hook.jsonl.
 func HookPath(st *store.Store, inv string) string {
-	return filepath.Join(st.SandboxLogsDir(inv), HookFile)
+	return filepath.Join(st.SandboxLogsDir(inv), hookFile)
 }
 
 // ClaudeSettingsFile is the name of a run's claude settings (hooks), in its
@@ -64,7 +64,7 @@ func HookPath(st *store.Store, inv string) string {
 const ClaudeSettingsFile = "claude-settings.json"
 
 // claudeHookSettings is claude's settings JSON with a hook for every event
-// in ClaudeHookEvents, each running `<self> hook-event --invocation <inv>
+// in claudeHookEvents, each running `<self> hook-event --invocation <inv>
 // --out <hookPath>`.
 func claudeHookSettings(self, inv, hookPath string) []byte {
 	cmd := shQuote(self) + " " + HookEventCmd + " --invocation " + shQuote(inv) + " --out " + shQuote(hookPath)
@@ -77,7 +77,7 @@ func claudeHookSettings(self, inv, hookPath string) []byte {
 		Hooks []hook `json:"hooks"`
 	}
 	hooks := map[string][]group{}
-	for _, ev := range ClaudeHookEvents {
+	for _, ev := range claudeHookEvents {
 		hooks[ev] = []group{{Hooks: []hook{{Type: "command", Command: cmd, Timeout: 10}}}}
 	}
 

@@ -13,15 +13,15 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// StatusFile is logs/status.json: the stream's state and usage, rewritten
-// (atomically, at most every StatusInterval) by the supervisor while the
+// statusFile is logs/status.json: the stream's state and usage, rewritten
+// (atomically, at most every statusInterval) by the supervisor while the
 // runner runs. Readers (ls, show, watch) take the live semantic status from
 // it instead of parsing logs, and the supervisor never takes the repository
 // lock for it: meta.json is only rewritten with the final values at exit.
-const StatusFile = "status.json"
+const statusFile = "status.json"
 
-// StatusInterval bounds how often status.json is rewritten.
-const StatusInterval = 250 * time.Millisecond
+// statusInterval bounds how often status.json is rewritten.
+const statusInterval = 250 * time.Millisecond
 
 // LiveStatus is the content of logs/status.json.
 type LiveStatus struct {
@@ -35,7 +35,7 @@ type LiveStatus struct {
 
 // statusPath is an invocation's logs/status.json.
 func statusPath(st *store.Store, inv string) string {
-	return filepath.Join(st.SandboxLogsDir(inv), StatusFile)
+	return filepath.Join(st.SandboxLogsDir(inv), statusFile)
 }
 
 // ReadLiveStatus reads logs/status.json; nil when there is none (a runner
@@ -211,7 +211,7 @@ func (h *streamHook) Stderr() io.Writer { return h.p.Stderr() }
 
 func (h *streamHook) loop() {
 	defer close(h.done)
-	t := time.NewTicker(StatusInterval)
+	t := time.NewTicker(statusInterval)
 	defer t.Stop()
 	for {
 		select {

@@ -113,7 +113,7 @@ func TestParserFormat(t *testing.T) {
 // the next turn's starts): readers never see a torn file and no writer
 // fails because another moved its temp file away.
 func TestWriteVolatileConcurrentWriters(t *testing.T) {
-	path := filepath.Join(t.TempDir(), StatusFile)
+	path := filepath.Join(t.TempDir(), statusFile)
 	big := strings.Repeat("x", 64<<10)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})

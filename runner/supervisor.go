@@ -19,8 +19,8 @@ import (
 	"github.com/git-agency/git-agency/wall"
 )
 
-// StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
-const StopGrace = 5 * time.Second
+// stopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
+const stopGrace = 5 * time.Second
 
 // Supervisor owns one invocation from its start to its final record.
 type Supervisor struct {
@@ -232,7 +232,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 		// A cancelled supervisor ends the whole setup, the script's
 		// children too (its own group, as the agent), and waits boundedly.
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = StopGrace
+		cmd.WaitDelay = stopGrace
 		traced := subproc.Trace(cmd)
 		if err = cmd.Start(); err == nil {
 			// A stop or kill asked for during setup ends the setup: the
@@ -259,7 +259,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 						} else {
 							SignalGroup(pid, st, syscall.SIGTERM)
 							go func() {
-								time.Sleep(StopGrace)
+								time.Sleep(stopGrace)
 								SignalGroup(pid, st, syscall.SIGKILL)
 							}()
 						}

@@ -166,21 +166,21 @@ func CheckInside(root, path string) error {
 	return nil
 }
 
-// RecordWriteFailpoint is the prefix of the failpoint that kills a command
+// recordWriteFailpoint is the prefix of the failpoint that kills a command
 // inside its nth atomic write ($AGENCY_FAILPOINT=kill:record-write:<n>,
 // counted from 1 in each process): SIGKILL with the temp file written and
 // fsynced, not yet renamed. e2e/killsweep.sh sweeps n over every write a
 // command makes.
-const RecordWriteFailpoint = "kill:record-write:"
+const recordWriteFailpoint = "kill:record-write:"
 
 // recordWrites counts this process's atomic writes for
-// RecordWriteFailpoint.
+// recordWriteFailpoint.
 var recordWrites atomic.Int64
 
-// killAtRecordWrite kills this process when RecordWriteFailpoint names
+// killAtRecordWrite kills this process when recordWriteFailpoint names
 // the write being made.
 func killAtRecordWrite() {
-	n, ok := strings.CutPrefix(os.Getenv("AGENCY_FAILPOINT"), RecordWriteFailpoint)
+	n, ok := strings.CutPrefix(os.Getenv("AGENCY_FAILPOINT"), recordWriteFailpoint)
 	if !ok {
 		return
 	}

@@ -15,14 +15,14 @@ import (
 // so, readers take the run's end from this file (applyOutcome), so a lock
 // held for long or a full disk never loses it.
 //
-// The supervisor reserves the file (OutcomeSize bytes) when it starts, and
+// The supervisor reserves the file (outcomeSize bytes) when it starts, and
 // rewrites it in place: on a full disk, writing blocks a file already has
 // needs no new space, where a temp file and a rename would. While the run
 // goes on, the file also says what the record cannot (logs incomplete, the
 // record not writable).
 
-// OutcomeSize is the size the outcome file is reserved with.
-const OutcomeSize = 4096
+// outcomeSize is the size the outcome file is reserved with.
+const outcomeSize = 4096
 
 // Outcome is what the outcome file holds.
 type Outcome struct {
@@ -48,7 +48,7 @@ func (s *Store) outcomePath(inv string) string {
 	return filepath.Join(s.InvocationDir(inv), "outcome.json")
 }
 
-// ReserveOutcome creates the outcome file of a run, OutcomeSize bytes,
+// ReserveOutcome creates the outcome file of a run, outcomeSize bytes,
 // saying nothing has ended yet.
 func (s *Store) ReserveOutcome(inv string, turns int) error {
 	if err := s.checkWrite(s.outcomePath(inv)); err != nil {
@@ -97,7 +97,7 @@ func (s *Store) WriteOutcome(inv string, o Outcome) error {
 	return WriteFileAtomic(path, data, 0o600)
 }
 
-// paddedOutcome encodes o, padded with spaces to OutcomeSize (longer when
+// paddedOutcome encodes o, padded with spaces to outcomeSize (longer when
 // it does not fit).
 func paddedOutcome(o Outcome) ([]byte, error) {
 	data, err := json.Marshal(o)
@@ -105,8 +105,8 @@ func paddedOutcome(o Outcome) ([]byte, error) {
 		return nil, errs.Internal("encode outcome: %v", err)
 	}
 	data = append(data, '\n')
-	if len(data) < OutcomeSize {
-		data = append(data, bytes.Repeat([]byte{' '}, OutcomeSize-len(data))...)
+	if len(data) < outcomeSize {
+		data = append(data, bytes.Repeat([]byte{' '}, outcomeSize-len(data))...)
 	}
 	return data, nil
 }

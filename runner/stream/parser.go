@@ -16,9 +16,9 @@ const (
 	FormatAuto   = "" // decide per line from its "type"
 )
 
-// MaxLineBytes bounds the memory one line may hold. A longer line becomes a
+// maxLineBytes bounds the memory one line may hold. A longer line becomes a
 // single unknown event and the rest of it is skipped.
-const MaxLineBytes = 1 << 20
+const maxLineBytes = 1 << 20
 
 // Parser is an incremental parser of a runner's stdout. Feed it with Write
 // as chunks arrive and call Flush at EOF. It is safe for one writer and any
@@ -101,7 +101,7 @@ func (p *Parser) Write(b []byte) (int, error) {
 			return n, nil
 		}
 
-		if len(p.buf)+i > MaxLineBytes {
+		if len(p.buf)+i > maxLineBytes {
 			p.overlong()
 			b = b[i+1:]
 			continue
@@ -122,9 +122,9 @@ func (p *Parser) Write(b []byte) (int, error) {
 }
 
 // appendPartial keeps the start of a line that has no newline yet, switching
-// to skipping mode once it grows past MaxLineBytes.
+// to skipping mode once it grows past maxLineBytes.
 func (p *Parser) appendPartial(b []byte) {
-	if len(p.buf)+len(b) > MaxLineBytes {
+	if len(p.buf)+len(b) > maxLineBytes {
 		p.overlong()
 		p.skipping = true
 		return
@@ -132,12 +132,12 @@ func (p *Parser) appendPartial(b []byte) {
 	p.buf = append(p.buf, b...)
 }
 
-// overlong records a line longer than MaxLineBytes and frees its buffer.
+// overlong records a line longer than maxLineBytes and frees its buffer.
 func (p *Parser) overlong() {
 	p.line++
 	p.buf = nil
 	p.emit(Event{Kind: KindUnknown, SourceType: "overlong",
-		Summary: fmt.Sprintf("line longer than %d bytes skipped", MaxLineBytes)})
+		Summary: fmt.Sprintf("line longer than %d bytes skipped", maxLineBytes)})
 }
 
 // Flush parses a final line that had no trailing newline. Call it at EOF.

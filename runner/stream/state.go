@@ -138,7 +138,7 @@ func LoadState(r io.Reader) (StreamState, Usage, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !skipping {
-			if len(line)+len(chunk) > MaxLineBytes {
+			if len(line)+len(chunk) > maxLineBytes {
 				skipping, line = true, nil
 			} else {
 				line = append(line, chunk...)

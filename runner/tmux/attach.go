@@ -82,11 +82,11 @@ func (c *Client) insideEnv() []string {
 // and its session goes, tmux moves the client to another of its sessions
 // instead of detaching it, which would throw the user out of tmux
 // altogether (SwitchClientTo then puts it back where it came from). And the
-// session is marked with ReturnOption, so that the tmux prefix then d
+// session is marked with returnOption, so that the tmux prefix then d
 // takes a client switched there back (bindReturn).
 func (c *Client) switchClientCmd(name string) (*subproc.Terminal, error) {
 	return c.terminalCmd(name, c.insideEnv(), "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
-		"set-option", "-t", PaneTarget(name), ReturnOption, "1", ";",
+		"set-option", "-t", PaneTarget(name), returnOption, "1", ";",
 		"switch-client", "-t", sessionTarget(name))
 }
 
@@ -103,14 +103,14 @@ func (c *Client) AttachOrSwitchCmd(ctx context.Context, name string) (*subproc.T
 	return c.attachCmd(name)
 }
 
-// ReturnOption is the session user option that marks an agent's session a
+// returnOption is the session user option that marks an agent's session a
 // client was switched to (switchClientCmd).
-const ReturnOption = "@agency-return"
+const returnOption = "@agency-return"
 
-// returnCondition holds for a client on a session marked ReturnOption that
+// returnCondition holds for a client on a session marked returnOption that
 // came there from another session of the server (a client attached to it
 // from a plain terminal has no last session: it detaches as usual).
-const returnCondition = "#{&&:#{" + ReturnOption + "},#{client_last_session}}"
+const returnCondition = "#{&&:#{" + returnOption + "},#{client_last_session}}"
 
 // bindReturn makes "the tmux prefix, then d" the way back from an agent's
 // session a client was switched to: there it runs `switch-client -l`, back
@@ -127,7 +127,7 @@ func (c *Client) bindReturn(ctx context.Context) error {
 	if err == nil {
 		repeat, orig = boundCommand(string(res.Stdout))
 	}
-	if strings.Contains(orig, ReturnOption) {
+	if strings.Contains(orig, returnOption) {
 		return nil
 	}
 

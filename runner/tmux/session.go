@@ -11,13 +11,13 @@ import (
 	"time"
 )
 
-// DefaultHistoryLimit is the scrollback kept for a session's pane when
+// defaultHistoryLimit is the scrollback kept for a session's pane when
 // SessionOptions.HistoryLimit is 0 (tmux's own default is 2000 lines).
-const DefaultHistoryLimit = 20000
+const defaultHistoryLimit = 20000
 
-// ExitStartDir is the pane's exit status when the start directory cannot be
+// exitStartDir is the pane's exit status when the start directory cannot be
 // entered: the program is never started anywhere else.
-const ExitStartDir = 125
+const exitStartDir = 125
 
 // SessionOptions describe a detached session running one program.
 type SessionOptions struct {
@@ -29,7 +29,7 @@ type SessionOptions struct {
 	Width, Height int // initial window size; 0 leaves tmux's default
 
 	// HistoryLimit is the pane's scrollback in lines; 0 means
-	// DefaultHistoryLimit, negative leaves the server's setting.
+	// defaultHistoryLimit, negative leaves the server's setting.
 	HistoryLimit int
 
 	// LogPath, if set, receives the pane's output (appended, raw, with
@@ -47,10 +47,10 @@ type Session struct {
 }
 
 // startGuard runs as `/bin/sh -c startGuard sh DIR ARGV...`: it enters DIR
-// or exits ExitStartDir, then execs ARGV without any word splitting or
+// or exits exitStartDir, then execs ARGV without any word splitting or
 // expansion ("$@"). tmux's own -c silently falls back to $HOME or / when the
 // directory is missing; this makes that impossible.
-var startGuard = `cd -- "$1" || exit ` + strconv.Itoa(ExitStartDir) + `; shift; exec "$@"`
+var startGuard = `cd -- "$1" || exit ` + strconv.Itoa(exitStartDir) + `; shift; exec "$@"`
 
 // NewSession creates a detached session running opts.Argv in opts.Dir.
 //
@@ -122,7 +122,7 @@ func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, 
 
 	hl := opts.HistoryLimit
 	if hl == 0 {
-		hl = DefaultHistoryLimit
+		hl = defaultHistoryLimit
 	}
 	if hl > 0 {
 		args = append(args, sep, "set-option", "-t", sess+":", "history-limit", strconv.Itoa(hl))

@@ -438,7 +438,7 @@ func TestWindowSizeAndHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("%s 123x45 %d on\n", s.PaneID, DefaultHistoryLimit)
+	want := fmt.Sprintf("%s 123x45 %d on\n", s.PaneID, defaultHistoryLimit)
 	if string(res.Stdout) != want { // one pane: the placeholder is gone
 		t.Fatalf("panes = %q, want %q", res.Stdout, want)
 	}
@@ -479,7 +479,7 @@ func TestInsideTmuxStillUsesDefaultServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := cmd.Args()[1:]; !reflect.DeepEqual(got, []string{"set-option", "-t", "=agency-in:", "detach-on-destroy", "off", ";",
-		"set-option", "-t", "=agency-in:", ReturnOption, "1", ";", "switch-client", "-t", "=agency-in"}) {
+		"set-option", "-t", "=agency-in:", returnOption, "1", ";", "switch-client", "-t", "=agency-in"}) {
 		t.Fatalf("same server: %q", got)
 	}
 	// ... and the way back is bound: prefix then d.
@@ -534,7 +534,7 @@ func TestStartGuardRefusesMissingDir(t *testing.T) {
 	cmd.Dir = t.TempDir()
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitStartDir {
+	if !errors.As(err, &ee) || ee.ExitCode() != exitStartDir {
 		t.Fatalf("guard: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(cmd.Dir, "pwned")); err == nil {
@@ -646,7 +646,7 @@ func TestBindReturnKeepsTheBinding(t *testing.T) {
 			}
 		}
 		after := keys()
-		if strings.Count(after, ReturnOption) != 1 || !strings.Contains(after, tc.kept) ||
+		if strings.Count(after, returnOption) != 1 || !strings.Contains(after, tc.kept) ||
 			strings.Contains(before, " -r ") != strings.Contains(after, " -r ") {
 			t.Fatalf("before %q, after %q", before, after)
 		}
