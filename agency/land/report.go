@@ -25,7 +25,7 @@ func (r *Result) Report() []string {
 	}
 
 	if r.Host != "" {
-		lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox is on host %s, where it stays (branch %s kept here)", core.ShortSHA(r.ResultHead), r.Host, store.SandboxBranch(r.InvocationID)))
+		lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox stays on host %s until 'git agency gc' (branch %s kept here)", core.ShortSHA(r.ResultHead), r.Host, store.SandboxBranch(r.InvocationID)))
 	} else {
 		lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox tree was removed (branch %s kept)", core.ShortSHA(r.ResultHead), store.SandboxBranch(r.InvocationID)))
 	}

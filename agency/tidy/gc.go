@@ -30,6 +30,10 @@ type GCOptions struct {
 	Force bool
 	// Progress, when set, is told of every item as soon as it is decided.
 	Progress func(GCStep)
+	// LandedElsewhere (a host's gc, run by the machine its agents were
+	// started from) are the invocations that machine landed: their sandbox
+	// trees here count as landed ones, since a host never lands.
+	LandedElsewhere []string
 }
 
 // GC progress phases.
