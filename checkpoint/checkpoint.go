@@ -21,8 +21,8 @@ const LockTimeout = 30 * time.Second
 
 // Event names in events.jsonl.
 const (
-	EventTaken  = "checkpoint"
-	EventFailed = "checkpoint_failed"
+	eventTaken  = "checkpoint"
+	eventFailed = "checkpoint_failed"
 )
 
 // DenylistFromConfig returns the extra denylist globs of
@@ -194,7 +194,7 @@ func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool)
 	cp, denied, err := checkpointLocked(ctx, o)
 	if len(denied) > 0 {
 		if onDenied == nil || onDenied(denied) {
-			o.event(EventFailed, map[string]any{
+			o.event(eventFailed, map[string]any{
 				"reason": "denylisted_file", "files": denied, "invocation_id": o.Invocation,
 				"trigger": o.Reason,
 			})
@@ -203,7 +203,7 @@ func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool)
 	}
 
 	if err != nil {
-		o.event(EventFailed, map[string]any{
+		o.event(eventFailed, map[string]any{
 			"reason": "error", "error": err.Error(), "invocation_id": o.Invocation, "trigger": o.Reason,
 		})
 		var e *errs.Error
@@ -215,7 +215,7 @@ func TakeReporting(ctx context.Context, o Options, onDenied func([]string) bool)
 	}
 
 	if cp != nil {
-		o.event(EventTaken, map[string]any{
+		o.event(eventTaken, map[string]any{
 			"id": cp.ID, "snapshot_ref": cp.SnapshotRef, "reason": cp.Reason, "invocation_id": o.Invocation,
 		})
 	}
@@ -358,7 +358,7 @@ func checkpointLocked(ctx context.Context, o Options) (*store.Checkpoint, []stri
 		HeadSHA:           snap.Head,
 		CreatedAt:         time.Now().UTC().Format(time.RFC3339),
 		IncludesUntracked: o.IncludeUntracked,
-		Diffstat:          FormatDiffstat(stat),
+		Diffstat:          formatDiffstat(stat),
 		Reason:            o.Reason,
 	}
 	if err := o.Store.AppendCheckpoint(o.Invocation, cp); err != nil {
@@ -404,8 +404,8 @@ func createSnapshotRef(ctx context.Context, o Options, snap *gitcore.Snapshot, n
 	}
 }
 
-// FormatDiffstat renders a shortstat as "+42 -15 in 3 files".
-func FormatDiffstat(s gitcore.Shortstat) string {
+// formatDiffstat renders a shortstat as "+42 -15 in 3 files".
+func formatDiffstat(s gitcore.Shortstat) string {
 	files := "files"
 	if s.Files == 1 {
 		files = "file"
@@ -457,7 +457,7 @@ func List(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) 
 				c.HeadSHA = info.Parents[0]
 			}
 			if stat, err := repo.DiffShortstat(ctx, c.HeadSHA, info.Tree); err == nil {
-				c.Diffstat = FormatDiffstat(stat)
+				c.Diffstat = formatDiffstat(stat)
 			}
 		}
 
@@ -468,8 +468,8 @@ func List(ctx context.Context, repo *gitcore.Repo, st *store.Store, inv string) 
 	return out, nil
 }
 
-// DeleteSnapshotRefs removes every snapshot ref of an invocation;
+// deleteSnapshotRefs removes every snapshot ref of an invocation;
 // checkpoints.json is kept as history. (Discard keeps them for undo.)
-func DeleteSnapshotRefs(ctx context.Context, repo *gitcore.Repo, inv string) error {
+func deleteSnapshotRefs(ctx context.Context, repo *gitcore.Repo, inv string) error {
 	return repo.DeleteRefs(ctx, store.SnapshotRefPrefix(inv))
 }

@@ -18,16 +18,6 @@ import (
 
 const testInv = testsandbox.Inv
 
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	return testrepo.Git(t, dir, args...)
-}
-
-func writeT(t *testing.T, dir, name, content string) {
-	t.Helper()
-	testrepo.Write(t, dir, name, content)
-}
-
 // sandbox makes a repository with one commit, a store, an invocation
 // directory and a sandbox worktree on agency/sandbox-<inv> with .agency/.
 func sandbox(t *testing.T) Options {
@@ -49,12 +39,12 @@ func TestTakeCheckpoint(t *testing.T) {
 	if cp, err := Take(ctx, o); cp != nil || err != nil {
 		t.Fatalf("clean tree: %+v %v", cp, err)
 	}
-	writeT(t, o.SandboxPath, "a.txt", "changed\n")
-	writeT(t, o.SandboxPath, "new/untracked.txt", "u\n")
-	writeT(t, o.SandboxPath, ".agency/state/x", "private\n")
-	gitT(t, o.SandboxPath, "status", "--porcelain") // refresh the index once
-	index := gitT(t, o.SandboxPath, "ls-files", "-s", "--debug")
-	head := gitT(t, o.SandboxPath, "rev-parse", "HEAD")
+	testrepo.Write(t, o.SandboxPath, "a.txt", "changed\n")
+	testrepo.Write(t, o.SandboxPath, "new/untracked.txt", "u\n")
+	testrepo.Write(t, o.SandboxPath, ".agency/state/x", "private\n")
+	testrepo.Git(t, o.SandboxPath, "status", "--porcelain") // refresh the index once
+	index := testrepo.Git(t, o.SandboxPath, "ls-files", "-s", "--debug")
+	head := testrepo.Git(t, o.SandboxPath, "rev-parse", "HEAD")
 
 	cp, err := Take(ctx, o)
 	if err != nil || cp == nil {
@@ -63,17 +53,17 @@ func TestTakeCheckpoint(t *testing.T) {
 	if cp.ID != 1 || cp.HeadSHA != head || !cp.IncludesUntracked || cp.Reason != "manual" || cp.Diffstat != "+2 -1 in 2 files" {
 		t.Errorf("record %+v", cp)
 	}
-	if got := gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotRef); got != cp.SnapshotCommit {
+	if got := testrepo.Git(t, o.SandboxPath, "rev-parse", cp.SnapshotRef); got != cp.SnapshotCommit {
 		t.Errorf("ref %s = %s, record says %s", cp.SnapshotRef, got, cp.SnapshotCommit)
 	}
-	if gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotCommit+"^") != head {
+	if testrepo.Git(t, o.SandboxPath, "rev-parse", cp.SnapshotCommit+"^") != head {
 		t.Error("snapshot parent is not HEAD")
 	}
 	if !treeHas(t, o, cp.SnapshotCommit, "new/untracked.txt") || treeHas(t, o, cp.SnapshotCommit, ".agency/state/x") ||
 		treeHas(t, o, cp.SnapshotCommit, ".agency/.gitignore") {
 		t.Error("snapshot content wrong")
 	}
-	if gitT(t, o.SandboxPath, "ls-files", "-s", "--debug") != index || gitT(t, o.SandboxPath, "rev-parse", "HEAD") != head {
+	if testrepo.Git(t, o.SandboxPath, "ls-files", "-s", "--debug") != index || testrepo.Git(t, o.SandboxPath, "rev-parse", "HEAD") != head {
 		t.Error("checkpoint touched the sandbox's index or HEAD")
 	}
 	// Unchanged: skipped.
@@ -81,8 +71,8 @@ func TestTakeCheckpoint(t *testing.T) {
 		t.Fatalf("unchanged tree: %+v %v", cp, err)
 	}
 	// A supervisor killed between update-ref and the json write left ref 2.
-	gitT(t, o.SandboxPath, "update-ref", store.SnapshotRef(testInv, 2), cp.SnapshotCommit)
-	writeT(t, o.SandboxPath, "b.txt", "b\n")
+	testrepo.Git(t, o.SandboxPath, "update-ref", store.SnapshotRef(testInv, 2), cp.SnapshotCommit)
+	testrepo.Write(t, o.SandboxPath, "b.txt", "b\n")
 	cp3, err := Take(ctx, o)
 	if err != nil || cp3 == nil || cp3.ID != 3 {
 		t.Fatalf("after an unrecorded ref: %+v %v", cp3, err)
@@ -96,10 +86,10 @@ func TestTakeCheckpoint(t *testing.T) {
 		t.Errorf("checkpoints.json %+v", file)
 	}
 	evs, _ := o.Store.ReadEvents(testInv)
-	if len(evs) != 2 || evs[0].Event != EventTaken {
+	if len(evs) != 2 || evs[0].Event != eventTaken {
 		t.Errorf("events %+v", evs)
 	}
-	if err := DeleteSnapshotRefs(ctx, o.Repo, testInv); err != nil {
+	if err := deleteSnapshotRefs(ctx, o.Repo, testInv); err != nil {
 		t.Fatal(err)
 	}
 	if refs, _ := o.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(testInv)); len(refs) != 0 {
@@ -111,19 +101,19 @@ func TestTakeCheckpointDenylist(t *testing.T) {
 	o := sandbox(t)
 	ctx := context.Background()
 	o.Denylist = []string{"*.secret"}
-	writeT(t, o.SandboxPath, "a.txt", "changed\n")
-	writeT(t, o.SandboxPath, ".env", "TOKEN=very-secret-token\n")
-	writeT(t, o.SandboxPath, "x/y.secret", "custom-secret\n")
+	testrepo.Write(t, o.SandboxPath, "a.txt", "changed\n")
+	testrepo.Write(t, o.SandboxPath, ".env", "TOKEN=very-secret-token\n")
+	testrepo.Write(t, o.SandboxPath, "x/y.secret", "custom-secret\n")
 	_, err := Take(ctx, o)
 	if !errs.Is(err, errs.EDenylisted) {
 		t.Fatalf("want E_DENYLISTED, got %v", err)
 	}
 	evs, _ := o.Store.ReadEvents(testInv)
-	if len(evs) != 1 || evs[0].Event != EventFailed || evs[0].Data["reason"] != "denylisted_file" ||
+	if len(evs) != 1 || evs[0].Event != eventFailed || evs[0].Data["reason"] != "denylisted_file" ||
 		fmt.Sprint(evs[0].Data["files"]) != "[.env x/y.secret]" {
 		t.Errorf("events %+v", evs)
 	}
-	objs := gitT(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch")
+	objs := testrepo.Git(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch")
 	if strings.Contains(objs, "very-secret-token") || strings.Contains(objs, "custom-secret") || strings.Contains(objs, "changed") {
 		t.Error("a denylisted checkpoint wrote objects")
 	}
@@ -133,7 +123,7 @@ func TestTakeCheckpointDenylist(t *testing.T) {
 	if err != nil || cp == nil || cp.IncludesUntracked || treeHas(t, o, cp.SnapshotCommit, ".env") {
 		t.Fatalf("tracked-only: %+v %v", cp, err)
 	}
-	if strings.Contains(gitT(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch"), "very-secret-token") {
+	if strings.Contains(testrepo.Git(t, o.SandboxPath, "cat-file", "--batch-all-objects", "--batch"), "very-secret-token") {
 		t.Error("secret in the object store")
 	}
 }
@@ -173,7 +163,7 @@ type takesNumber struct {
 
 func (r *takesNumber) take(dir string) {
 	r.once.Do(func() {
-		gitT(r.t, dir, "update-ref", r.ref, r.commit)
+		testrepo.Git(r.t, dir, "update-ref", r.ref, r.commit)
 		r.done.Store(true)
 	})
 }
@@ -212,14 +202,14 @@ func (o *onFirstRead) Read(p []byte) (int, error) {
 func TestTakeCheckpointNumberTaken(t *testing.T) {
 	o := sandbox(t)
 	ctx := context.Background()
-	head := gitT(t, o.SandboxPath, "rev-parse", "HEAD")
+	head := testrepo.Git(t, o.SandboxPath, "rev-parse", "HEAD")
 	runner := &takesNumber{t: t, ref: store.SnapshotRef(o.Invocation, 1), commit: head}
 	repo, err := gitcore.Discover(ctx, runner, o.Repo.Toplevel)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.Repo, o.Reason = repo, store.CheckpointManual
-	writeT(t, o.SandboxPath, "a.txt", "changed\nand more\n")
+	testrepo.Write(t, o.SandboxPath, "a.txt", "changed\nand more\n")
 
 	cp, err := Take(ctx, o)
 	if err != nil || cp == nil {
@@ -231,13 +221,13 @@ func TestTakeCheckpointNumberTaken(t *testing.T) {
 	if cp.ID != 2 || cp.SnapshotRef != store.SnapshotRef(o.Invocation, 2) || cp.Diffstat != "+2 -1 in 1 file" || cp.HeadSHA != head {
 		t.Fatalf("checkpoint = %+v, want number 2, +2 -1 in 1 file", cp)
 	}
-	if got := gitT(t, o.SandboxPath, "rev-parse", cp.SnapshotRef); got != cp.SnapshotCommit {
+	if got := testrepo.Git(t, o.SandboxPath, "rev-parse", cp.SnapshotRef); got != cp.SnapshotCommit {
 		t.Errorf("ref 2 = %s, want %s", got, cp.SnapshotCommit)
 	}
-	if got := gitT(t, o.SandboxPath, "rev-parse", store.SnapshotRef(o.Invocation, 1)); got != head {
+	if got := testrepo.Git(t, o.SandboxPath, "rev-parse", store.SnapshotRef(o.Invocation, 1)); got != head {
 		t.Errorf("ref 1 = %s, want the other writer's %s", got, head)
 	}
-	if msg := gitT(t, o.SandboxPath, "log", "-1", "--format=%s", cp.SnapshotRef); msg != fmt.Sprintf("agency snapshot %s 2", o.Invocation) {
+	if msg := testrepo.Git(t, o.SandboxPath, "log", "-1", "--format=%s", cp.SnapshotRef); msg != fmt.Sprintf("agency snapshot %s 2", o.Invocation) {
 		t.Errorf("commit message %q", msg)
 	}
 	file, err := o.Store.ReadCheckpoints(o.Invocation)

@@ -142,12 +142,12 @@ func UserConfig(ctx context.Context, r CommandRunner, dir string) ([]ConfigEntry
 	if r == nil {
 		r = ExecRunner{}
 	}
-	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(), Args: []string{"config", "-z", "--get-regexp", `^agency\.`}})
+	res, err := r.Run(ctx, Cmd{Dir: dir, Env: userEnv(), Args: []string{"config", "-z", "--get-regexp", `^agency\.`}})
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return nil, nil
 		}
 		return nil, err
 	}
-	return ParseConfigZ(res.Stdout), nil
+	return parseConfigZ(res.Stdout), nil
 }

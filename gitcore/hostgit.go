@@ -14,7 +14,7 @@ func Init(ctx context.Context, r CommandRunner, dir string) error {
 	if r == nil {
 		r = ExecRunner{}
 	}
-	_, err := r.Run(ctx, Cmd{Dir: dir, Args: []string{"init", "-q", "-b", "agency-mirror", dir}, Pin: pinned, Env: CleanEnv(os.Environ())})
+	_, err := r.Run(ctx, Cmd{Dir: dir, Args: []string{"init", "-q", "-b", "agency-mirror", dir}, Pin: pinned, Env: cleanEnv(os.Environ())})
 	return err
 }
 
@@ -46,7 +46,7 @@ func (r *Repo) FetchOver(ctx context.Context, sshCommand, url, uploadPack string
 // LocalConfigReplace sets key in the local configuration to values
 // (every old value removed first).
 func (r *Repo) LocalConfigReplace(ctx context.Context, key string, values []string) error {
-	if _, err := r.run(ctx, "config", "--local", "--unset-all", key); err != nil && ExitCode(err) != 5 {
+	if _, err := r.run(ctx, "config", "--local", "--unset-all", key); err != nil && exitCode(err) != 5 {
 		return err
 	}
 	for _, v := range values {
@@ -73,9 +73,9 @@ func GlobalConfigValue(ctx context.Context, key string) (string, error) {
 		return v, nil
 	}
 
-	res, err := ExecRunner{}.Run(ctx, Cmd{Dir: os.TempDir(), Args: []string{"config", "--get", key}, Env: CleanEnv(os.Environ())})
+	res, err := ExecRunner{}.Run(ctx, Cmd{Dir: os.TempDir(), Args: []string{"config", "--get", key}, Env: cleanEnv(os.Environ())})
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return "", nil
 		}
 		return "", err

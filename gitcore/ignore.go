@@ -38,10 +38,10 @@ func NewIgnoreMatcher(patterns []string) *IgnoreMatcher {
 	return m
 }
 
-// Match reports whether path (slash-separated, relative to the root; a
+// match reports whether path (slash-separated, relative to the root; a
 // directory when isDir) is matched: itself, or one of its leading
 // directories.
-func (m *IgnoreMatcher) Match(path string, isDir bool) bool {
+func (m *IgnoreMatcher) match(path string, isDir bool) bool {
 	if m == nil {
 		return false
 	}

@@ -43,11 +43,11 @@ func TestIgnoreMatcher(t *testing.T) {
 		{[]string{"*.BIN"}, "a.bin", false, false},
 	}
 	for _, c := range cases {
-		if got := NewIgnoreMatcher(c.patterns).Match(c.path, c.isDir); got != c.want {
+		if got := NewIgnoreMatcher(c.patterns).match(c.path, c.isDir); got != c.want {
 			t.Errorf("%q matching %q (dir %v) = %v, want %v", c.patterns, c.path, c.isDir, got, c.want)
 		}
 	}
-	if NewIgnoreMatcher(nil).Match("x", false) {
+	if NewIgnoreMatcher(nil).match("x", false) {
 		t.Error("no patterns matched something")
 	}
 }
@@ -73,7 +73,7 @@ func TestIgnoreMatcherAgreesWithGit(t *testing.T) {
 	}
 	m := NewIgnoreMatcher(patterns)
 	for _, p := range paths {
-		if got := m.Match(p, false); got != gitSays[p] {
+		if got := m.match(p, false); got != gitSays[p] {
 			t.Errorf("%s: matcher says %v, git check-ignore %v", p, got, gitSays[p])
 		}
 	}
@@ -83,10 +83,10 @@ func TestLiteralIgnorePattern(t *testing.T) {
 	for _, p := range []string{"a.txt", "dir/we*ird [1]?.bin", "#hash", "!bang", `back\slash`} {
 		pat := LiteralIgnorePattern(p)
 		m := NewIgnoreMatcher([]string{pat})
-		if !m.Match(p, false) {
+		if !m.match(p, false) {
 			t.Errorf("%q (as %q) does not match itself", p, pat)
 		}
-		if m.Match("other/"+p, false) || m.Match(p+"x", false) {
+		if m.match("other/"+p, false) || m.match(p+"x", false) {
 			t.Errorf("%q (as %q) matches more than itself", p, pat)
 		}
 	}

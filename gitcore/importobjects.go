@@ -38,7 +38,7 @@ func (r *Repo) MissingObjects(ctx context.Context, ids []string) ([]string, erro
 // show-index reading it, already opened by the caller, on its stdin).
 func (r *Repo) PackIndexIDs(ctx context.Context, idx *os.File) ([]string, error) {
 	res, err := r.runner.Run(ctx, Cmd{Dir: r.Toplevel, Args: []string{"show-index"},
-		Env: CleanEnv(os.Environ()), Stdin: idx})
+		Env: cleanEnv(os.Environ()), Stdin: idx})
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 // object the refs, reflogs and indexes reach is there. It returns what
 // fsck said when it failed.
 func (r *Repo) FsckConnectivity(ctx context.Context) (string, error) {
-	res, err := r.runner.Run(ctx, Cmd{Dir: r.Toplevel, Pin: pinned, Env: CleanEnv(os.Environ(), "GIT_OPTIONAL_LOCKS=0"),
+	res, err := r.runner.Run(ctx, Cmd{Dir: r.Toplevel, Pin: pinned, Env: cleanEnv(os.Environ(), "GIT_OPTIONAL_LOCKS=0"),
 		Args: []string{"--git-dir=" + r.GitDir, "fsck", "--connectivity-only", "--no-dangling", "--no-progress"}})
 	return strings.TrimSpace(string(res.Stderr) + string(res.Stdout)), err
 }

@@ -14,18 +14,18 @@ type Location struct {
 	Bare      bool
 }
 
-// Locate tells which repository and worktree dir belongs to, ignoring what
+// locate tells which repository and worktree dir belongs to, ignoring what
 // git exported to us (GIT_DIR and friends): it looks at dir only. ok is
 // false when dir is in no repository (or inside a .git directory).
-func Locate(ctx context.Context, r CommandRunner, dir string) (loc Location, ok bool, err error) {
+func locate(ctx context.Context, r CommandRunner, dir string) (loc Location, ok bool, err error) {
 	if r == nil {
 		r = ExecRunner{}
 	}
 
-	res, err := r.Run(ctx, Cmd{Dir: dir, Env: CleanEnv(os.Environ(), "GIT_OPTIONAL_LOCKS=0"),
+	res, err := r.Run(ctx, Cmd{Dir: dir, Env: cleanEnv(os.Environ(), "GIT_OPTIONAL_LOCKS=0"),
 		Args: []string{"rev-parse", "--is-bare-repository", "--git-common-dir", "--show-toplevel"}})
 	if err != nil {
-		if ExitCode(err) == 128 {
+		if exitCode(err) == 128 {
 			return loc, false, nil
 		}
 		return loc, false, err

@@ -113,7 +113,7 @@ func (r *Repo) writeLoose(kind string, body []byte, oidLen int) (string, error) 
 }
 
 // ownCommitBody is the body of one of git-agency's own commits (as
-// OwnIdentity, dated now in the local time zone, or as GIT_AUTHOR_DATE and
+// ownIdentity, dated now in the local time zone, or as GIT_AUTHOR_DATE and
 // GIT_COMMITTER_DATE say), as `git commit-tree` writes it; ok is false for
 // a date in the environment that ownDate does not read as git does.
 func ownCommitBody(tree, parent, msg string, now time.Time) ([]byte, bool) {
@@ -152,10 +152,10 @@ func ownDate(key string, now time.Time) (string, bool) {
 	return "", false
 }
 
-// ownIdent is OwnIdentity as a commit's header names it.
+// ownIdent is ownIdentity as a commit's header names it.
 func ownIdent() string {
 	var name, email string
-	for _, kv := range OwnIdentity {
+	for _, kv := range ownIdentity {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
 		case "GIT_COMMITTER_NAME":

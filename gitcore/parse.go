@@ -19,9 +19,9 @@ type Worktree struct {
 	Prunable bool
 }
 
-// ParseWorktreeList parses `git worktree list --porcelain -z`: attribute
+// parseWorktreeList parses `git worktree list --porcelain -z`: attribute
 // lines terminated by NUL, records separated by an empty line.
-func ParseWorktreeList(out []byte) []Worktree {
+func parseWorktreeList(out []byte) []Worktree {
 	var list []Worktree
 	var cur *Worktree
 	for _, field := range strings.Split(string(out), "\x00") {
@@ -95,9 +95,9 @@ type StatusEntry struct {
 	Sub, IndexMode, IndexOID string
 }
 
-// ParseStatusV2 parses `git status --porcelain=v2 -z` output. Header lines
+// parseStatusV2 parses `git status --porcelain=v2 -z` output. Header lines
 // (`# …`) are skipped.
-func ParseStatusV2(out []byte) ([]StatusEntry, error) {
+func parseStatusV2(out []byte) ([]StatusEntry, error) {
 	var list []StatusEntry
 	fields := bytes.Split(out, []byte{0})
 	for i := 0; i < len(fields); i++ {
@@ -143,9 +143,9 @@ func ParseStatusV2(out []byte) ([]StatusEntry, error) {
 // configuration file read by gitcore/internal/configfile.
 type ConfigEntry = configfile.Entry
 
-// ParseConfigZ parses `git config -z` listings: "key\nvalue\0" (a key
+// parseConfigZ parses `git config -z` listings: "key\nvalue\0" (a key
 // without a value has no newline).
-func ParseConfigZ(out []byte) []ConfigEntry {
+func parseConfigZ(out []byte) []ConfigEntry {
 	var list []ConfigEntry
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if rec == "" {

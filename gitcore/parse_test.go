@@ -10,7 +10,7 @@ func TestParseWorktreeList(t *testing.T) {
 	out := "worktree /repo\x00HEAD 1111\x00branch refs/heads/main\x00\x00" +
 		"worktree /data/tree with space\x00HEAD 2222\x00detached\x00locked reason\x00\x00" +
 		"worktree /gone/tr\u00e9e\tx\x00HEAD 3333\x00branch refs/heads/agency/x-1\x00prunable gitdir file points to non-existent location\x00\x00"
-	got := ParseWorktreeList([]byte(out))
+	got := parseWorktreeList([]byte(out))
 	want := []Worktree{
 		{Path: "/repo", Head: "1111", Branch: "refs/heads/main"},
 		{Path: "/data/tree with space", Head: "2222", Detached: true, Locked: true},
@@ -29,7 +29,7 @@ func TestParseStatusV2(t *testing.T) {
 		"u UU N... 100644 100644 100644 100644 a b c conflict.go\x00" +
 		"? d\u00ef r/untracked\nnewline\x00" +
 		"! ignored.log\x00"
-	got, err := ParseStatusV2([]byte(out))
+	got, err := parseStatusV2([]byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,13 +44,13 @@ func TestParseStatusV2(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
-	if _, err := ParseStatusV2([]byte("1 short\x00")); err == nil {
+	if _, err := parseStatusV2([]byte("1 short\x00")); err == nil {
 		t.Error("malformed entry accepted")
 	}
 }
 
 func TestConfig(t *testing.T) {
-	c := NewConfig(ParseConfigZ([]byte("agency.editor\nvim\x00agency.runner.Mine.command\nbash\x00" +
+	c := NewConfig(parseConfigZ([]byte("agency.editor\nvim\x00agency.runner.Mine.command\nbash\x00" +
 		"agency.runner.Mine.headlessarg\n-c\x00agency.checkpoint.denylist\n*.secret\x00" +
 		"agency.checkpoint.denylist\n*.p12\x00agency.checkpoint.debounce\n2s\x00agency.flag\x00agency.maxactive\nx\x00")))
 	if v, ok := c.Get("agency.editor"); !ok || v != "vim" {
@@ -80,9 +80,9 @@ func TestConfig(t *testing.T) {
 }
 
 func TestCleanEnv(t *testing.T) {
-	env := CleanEnv([]string{"GIT_DIR=/x", "GIT_INDEX_FILE=/i", "GIT_CONFIG_PARAMETERS='a.b'='c'", "HOME=/h", "LC_ALL=fr"}, "X=1")
+	env := cleanEnv([]string{"GIT_DIR=/x", "GIT_INDEX_FILE=/i", "GIT_CONFIG_PARAMETERS='a.b'='c'", "HOME=/h", "LC_ALL=fr"}, "X=1")
 	want := []string{"GIT_CONFIG_PARAMETERS='a.b'='c'", "HOME=/h", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "X=1"}
 	if !reflect.DeepEqual(env, want) {
-		t.Errorf("CleanEnv = %q", env)
+		t.Errorf("cleanEnv = %q", env)
 	}
 }

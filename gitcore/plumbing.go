@@ -18,7 +18,7 @@ var ErrRefExists = errors.New("ref already exists")
 
 // CommitTree creates a commit of tree with parent ("" for none) and message,
 // not on any branch, and returns its id. It is one of git-agency's own
-// commits (a checkpoint, a snapshot): written as OwnIdentity, never signed.
+// commits (a checkpoint, a snapshot): written as ownIdentity, never signed.
 //
 // The commit is written as a loose object file when the repository allows
 // (looseWritable): one git process less on a checkpoint's way.
@@ -30,7 +30,7 @@ func (r *Repo) CommitTree(ctx context.Context, tree, parent, msg string) (string
 	if parent != "" {
 		args = append(args, "-p", parent)
 	}
-	out, err := r.exec(ctx, r.Toplevel, OwnIdentity, []byte(msg+"\n"), args...)
+	out, err := r.exec(ctx, r.Toplevel, ownIdentity, []byte(msg+"\n"), args...)
 	if err != nil {
 		return "", err
 	}
@@ -57,18 +57,18 @@ func (r *Repo) CreateRef(ctx context.Context, ref, commit string) error {
 	_, err := r.run(ctx, "update-ref", "--no-deref", ref, commit, "")
 	if err != nil {
 		// update-ref says why only in words: ask whether the ref is there.
-		if exists, xerr := r.RefExists(ctx, ref); xerr == nil && exists {
+		if exists, xerr := r.refExists(ctx, ref); xerr == nil && exists {
 			return ErrRefExists
 		}
 	}
 	return err
 }
 
-// RefExists reports whether ref (a full name, e.g. refs/agency/...) exists.
-func (r *Repo) RefExists(ctx context.Context, ref string) (bool, error) {
+// refExists reports whether ref (a full name, e.g. refs/agency/...) exists.
+func (r *Repo) refExists(ctx context.Context, ref string) (bool, error) {
 	_, err := r.query(ctx, "show-ref", "--verify", "--quiet", "--", ref)
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return false, nil
 		}
 		return false, err
@@ -154,20 +154,17 @@ type Shortstat struct {
 // DiffShortstat compares two tree-ishes (from may be "" for the empty tree).
 func (r *Repo) DiffShortstat(ctx context.Context, from, to string) (Shortstat, error) {
 	if from == "" {
-		from = EmptyTree
+		from = emptyTree
 	}
 	out, err := r.query(ctx, "diff", "--no-ext-diff", "--no-renames", "--ignore-submodules=none", "--shortstat", from, to, "--")
 	if err != nil {
 		return Shortstat{}, err
 	}
-	return ParseShortstat(string(out)), nil
+	return parseShortstat(string(out)), nil
 }
 
-// EmptyTree is the id of the empty tree (SHA-1 repositories).
-const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
-// ParseShortstat parses " 3 files changed, 42 insertions(+), 15 deletions(-)".
-func ParseShortstat(s string) Shortstat {
+// parseShortstat parses " 3 files changed, 42 insertions(+), 15 deletions(-)".
+func parseShortstat(s string) Shortstat {
 	var st Shortstat
 	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
 		f := strings.Fields(part)
@@ -209,18 +206,6 @@ func (t *Tree) IgnoredDirs(ctx context.Context) ([]string, error) {
 	return dirs, nil
 }
 
-// IsIgnored reports whether git ignores path (relative to the tree).
-func (t *Tree) IsIgnored(ctx context.Context, path string) (bool, error) {
-	_, err := t.query(ctx, "check-ignore", "-q", "--", path)
-	if err != nil {
-		if ExitCode(err) == 1 {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
-}
-
 // CheckIgnored returns which of paths (relative to the tree) git ignores,
 // from one `git check-ignore --stdin -z`.
 func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]bool, error) {
@@ -232,7 +217,7 @@ func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]boo
 	in := strings.Join(paths, "\x00") + "\x00"
 	out, err := t.exec(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, []byte(in), "check-ignore", "-z", "--stdin")
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return ignored, nil
 		}
 		return nil, err
@@ -249,13 +234,13 @@ func (t *Tree) CheckIgnored(ctx context.Context, paths []string) (map[string]boo
 
 // IsDirtyQuick reports whether `git status --porcelain` prints anything
 // (untracked files count only when untracked is set): whether a snapshot
-// would hold anything, so submodules count as SnapshotSubmodules says.
+// would hold anything, so submodules count as snapshotSubmodules says.
 func (t *Tree) IsDirtyQuick(ctx context.Context, untracked bool) (bool, error) {
 	mode := "--untracked-files=normal"
 	if !untracked {
 		mode = "--untracked-files=no"
 	}
-	out, err := t.query(ctx, "status", "--porcelain", "-z", mode, SnapshotSubmodules)
+	out, err := t.query(ctx, "status", "--porcelain", "-z", mode, snapshotSubmodules)
 	if err != nil {
 		return false, err
 	}

@@ -55,12 +55,12 @@ func startCmd(ctx context.Context, runner CommandRunner, c Cmd) *started {
 // start is exec (the repository's) started ahead of its input.
 func (r *Repo) start(ctx context.Context, extra []string, args ...string) *started {
 	full := append([]string{"--git-dir=" + r.GitDir}, args...)
-	return startCmd(ctx, r.runner, Cmd{Dir: r.Toplevel, Args: full, Pin: pinned, Env: CleanEnv(os.Environ(), extra...)})
+	return startCmd(ctx, r.runner, Cmd{Dir: r.Toplevel, Args: full, Pin: pinned, Env: cleanEnv(os.Environ(), extra...)})
 }
 
 // start is exec (the tree's) started ahead of its input.
 func (t *Tree) start(ctx context.Context, extra []string, args ...string) *started {
-	return startCmd(ctx, t.repo.runner, Cmd{Dir: t.Path, Args: args, Pin: treePinned, Env: CleanEnv(os.Environ(), extra...)})
+	return startCmd(ctx, t.repo.runner, Cmd{Dir: t.Path, Args: args, Pin: treePinned, Env: cleanEnv(os.Environ(), extra...)})
 }
 
 // finish gives the process its whole input and returns its output. It
@@ -112,7 +112,7 @@ func (c *RefCreation) Create(ctx context.Context, ref, commit string) error {
 	_, err := c.p.finish([]byte("option no-deref\ncreate " + ref + " " + commit + "\n"))
 	if err != nil {
 		// update-ref says why only in words: ask whether the ref is there.
-		if exists, xerr := c.r.RefExists(ctx, ref); xerr == nil && exists {
+		if exists, xerr := c.r.refExists(ctx, ref); xerr == nil && exists {
 			return ErrRefExists
 		}
 	}
@@ -139,7 +139,7 @@ func (r *Repo) StartShortstat(ctx context.Context) *ShortstatQuery {
 // the started process. Once only.
 func (q *ShortstatQuery) Diff(from, to string) (Shortstat, error) {
 	if from == "" {
-		from = EmptyTree
+		from = emptyTree
 	}
 	if repofiles.HexOID(from) == "" || repofiles.HexOID(to) == "" {
 		return Shortstat{}, errors.New("diff-tree: not an object id")
@@ -150,7 +150,7 @@ func (q *ShortstatQuery) Diff(from, to string) (Shortstat, error) {
 	}
 	// diff-tree --stdin repeats each line it reads before its answer.
 	_, stat, _ := strings.Cut(string(out), "\n")
-	return ParseShortstat(stat), nil
+	return parseShortstat(stat), nil
 }
 
 // Close ends the process when Diff was not called.

@@ -11,33 +11,22 @@ import (
 // listing the ignored files to copy into it (.worktreeinclude), sparse
 // checkouts, and the local configuration of approved setups.
 
-// IncludeCandidates lists what `.worktreeinclude` patterns may copy from the
+// includeCandidates lists what `.worktreeinclude` patterns may copy from the
 // tree: matched are the untracked paths the patterns in patternsFile match
 // (a whole directory as "dir/" when everything in it matches), ignored are
 // the paths git ignores (`--exclude-standard --directory`). Both are
 // relative to the tree's root; the caller intersects them (IncludePaths).
-func (t *Tree) IncludeCandidates(ctx context.Context, patternsFile string) (matched, ignored []string, err error) {
+func (t *Tree) includeCandidates(ctx context.Context, patternsFile string) (matched, ignored []string, err error) {
 	out, err := t.query(ctx, "ls-files", "-z", "-o", "-i", "--directory", "--exclude-from="+patternsFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	matched = SplitZ(out)
+	matched = splitZ(out)
 	out, err = t.query(ctx, "ls-files", "-z", "-o", "-i", "--directory", "--exclude-standard")
 	if err != nil {
 		return nil, nil, err
 	}
-	return matched, SplitZ(out), nil
-}
-
-// SplitZ splits NUL-terminated output, dropping the empty tail.
-func SplitZ(out []byte) []string {
-	var list []string
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			list = append(list, p)
-		}
-	}
-	return list
+	return matched, splitZ(out), nil
 }
 
 // Sparse is a tree's sparse-checkout state.
@@ -79,7 +68,7 @@ func (t *Tree) SparseCheckout(ctx context.Context) (Sparse, error) {
 func (t *Tree) configBool(ctx context.Context, key string) (bool, error) {
 	out, err := t.query(ctx, "config", "--type=bool", "--get", key)
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return false, nil
 		}
 		return false, err
@@ -142,12 +131,12 @@ func (t *Tree) CheckoutHead(ctx context.Context) error {
 func (r *Repo) LocalConfigValues(ctx context.Context, key string) ([]string, error) {
 	out, err := r.query(ctx, "config", "--local", "-z", "--get-all", key)
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return nil, nil
 		}
 		return nil, err
 	}
-	return SplitZ(out), nil
+	return splitZ(out), nil
 }
 
 // LocalConfigAdd adds a value to a multi-valued key in the repository's
@@ -177,14 +166,14 @@ func tempPatterns(patterns []string) (string, error) {
 	return f.Name(), nil
 }
 
-// IncludeCandidatesFor is IncludeCandidates for patterns held in memory.
+// IncludeCandidatesFor is includeCandidates for patterns held in memory.
 func (t *Tree) IncludeCandidatesFor(ctx context.Context, patterns []string) (matched, ignored []string, err error) {
 	file, err := tempPatterns(patterns)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer os.Remove(file)
-	return t.IncludeCandidates(ctx, file)
+	return t.includeCandidates(ctx, file)
 }
 
 // SparseFile returns the content the index holds for rel (a path from the

@@ -24,15 +24,15 @@ type reflogEntry struct {
 	when          time.Time
 }
 
-// ReflogAccept begins the message of a reflog entry that accepts a
+// reflogAccept begins the message of a reflog entry that accepts a
 // branch's value as it is: ReflogBreak looks no further back.
-const ReflogAccept = "agency: accept"
+const reflogAccept = "agency: accept"
 
 // ReflogBreak tells whether branch (without refs/heads/) was moved by
 // something other than git: every update git makes to a branch with a
 // reflog appends old and new value to it, so the newest entry's new
 // value is the tip, and each recent entry starts where the one before
-// ended (back to an entry ReflogAccept wrote, or older than git keeps
+// ended (back to an entry reflogAccept wrote, or older than git keeps
 // every entry). Where the chain breaks it returns the value the reflog
 // expected and the one found (broken false: no break, or no reflog to
 // tell). It reads the file's end only, and runs nothing.
@@ -47,7 +47,7 @@ func (r *Repo) ReflogBreak(branch, tip string, now time.Time) (expected, found s
 
 	for i := len(entries) - 1; i > 0; i-- {
 		prev, cur := entries[i-1], entries[i]
-		if strings.HasPrefix(cur.msg, ReflogAccept) || now.Sub(prev.when) > reflogKept {
+		if strings.HasPrefix(cur.msg, reflogAccept) || now.Sub(prev.when) > reflogKept {
 			break
 		}
 		if cur.old != prev.new {

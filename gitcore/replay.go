@@ -57,7 +57,7 @@ func (r *Repo) Commits(ctx context.Context, base, tip string) ([]Commit, error) 
 func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	_, err := r.query(ctx, "merge-base", "--is-ancestor", a, b)
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return false, nil
 		}
 		return false, err
@@ -69,7 +69,7 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 type Writer struct {
 	// User: the commits land puts on a branch, as the user (their
 	// committer identity, and author where the commit has none). Otherwise
-	// git-agency's own identity (OwnIdentity): predictions and throwaway
+	// git-agency's own identity (ownIdentity): predictions and throwaway
 	// commits that no branch ever holds need no user identity.
 	User bool
 	// Sign: sign each commit (`commit-tree -S`, with the user's gpg.format
@@ -77,10 +77,10 @@ type Writer struct {
 	Sign bool
 }
 
-// OwnIdentity is the author and committer of git-agency's own commits
+// ownIdentity is the author and committer of git-agency's own commits
 // (checkpoints, snapshots, replay bases): they are never on a branch the
 // user works on, and must not depend on user.name and user.email.
-var OwnIdentity = []string{"GIT_AUTHOR_NAME=git-agency", "GIT_AUTHOR_EMAIL=git-agency@localhost",
+var ownIdentity = []string{"GIT_AUTHOR_NAME=git-agency", "GIT_AUTHOR_EMAIL=git-agency@localhost",
 	"GIT_COMMITTER_NAME=git-agency", "GIT_COMMITTER_EMAIL=git-agency@localhost"}
 
 // SignError is a commit that could not be signed: Err is git's error
@@ -104,7 +104,7 @@ func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, m
 		args = append(args, "-S")
 	}
 	if !w.User {
-		env = append(append([]string{}, OwnIdentity...), env...)
+		env = append(append([]string{}, ownIdentity...), env...)
 	}
 
 	out, err := r.exec(ctx, r.Toplevel, env, []byte(message), args...)
@@ -118,13 +118,13 @@ func (r *Repo) WriteCommit(ctx context.Context, tree string, parents []string, m
 	return strings.TrimSpace(string(out)), nil
 }
 
-// MergeTree merges ours and theirs with `git merge-tree --write-tree`
+// mergeTree merges ours and theirs with `git merge-tree --write-tree`
 // (merge-ort, the engine of cherry-pick and merge) without touching any
 // index or working tree. It returns the merged tree, or the conflicted
 // paths (and no error) when the merge conflicts.
-func (r *Repo) MergeTree(ctx context.Context, ours, theirs string) (string, []string, error) {
+func (r *Repo) mergeTree(ctx context.Context, ours, theirs string) (string, []string, error) {
 	out, err := r.query(ctx, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", ours, theirs)
-	if err != nil && ExitCode(err) != 1 {
+	if err != nil && exitCode(err) != 1 {
 		return "", nil, err
 	}
 
@@ -266,7 +266,7 @@ func (r *Repo) pickTree(ctx context.Context, cur, parentTree string, c Commit) (
 		return "", nil, err
 	}
 
-	return r.MergeTree(ctx, ours, c.ID)
+	return r.mergeTree(ctx, ours, c.ID)
 }
 
 // emptyTree is git's empty tree (SHA-1 repositories).
@@ -274,7 +274,7 @@ const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 var errRootCommit = errors.New("cannot replay a root commit onto other history")
 
-// FastForward moves the tree's checked-out branch from `from` to `to` (a
+// fastForward moves the tree's checked-out branch from `from` to `to` (a
 // descendant) and updates its index and files, like a fast-forward merge:
 // SwitchFiles (`read-tree -m -u`, which refuses to overwrite local changes
 // or untracked files) then MoveHead. It is all or nothing: when read-tree
@@ -284,7 +284,7 @@ var errRootCommit = errors.New("cannot replay a root commit onto other history")
 // because paths that differ between from and to have local changes or
 // untracked files in the way, the error is a *BlockedError naming them;
 // HEAD, index and files are then as they were.
-func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
+func (t *Tree) fastForward(ctx context.Context, from, to, reflog string) error {
 	if err := t.SwitchFiles(ctx, from, to); err != nil {
 		return err
 	}
@@ -303,7 +303,7 @@ func (t *Tree) FastForward(ctx context.Context, from, to, reflog string) error {
 	return nil
 }
 
-// FastForwardBranch is FastForward of the tree's branch named branch:
+// FastForwardBranch is fastForward of the tree's branch named branch:
 // the same files step, then a compare-and-swap of refs/heads/<branch>
 // (never whatever HEAD points at): when the tree was switched to another
 // branch meanwhile, the named branch still moves only from `from`, and the
@@ -334,7 +334,7 @@ func (r *Repo) MoveBranch(ctx context.Context, branch, from, to, reflog string) 
 }
 
 // SwitchFiles updates the tree's index and files from `from`'s tree to
-// `to`'s, leaving HEAD alone (FastForward's first half; undo moves HEAD
+// `to`'s, leaving HEAD alone (fastForward's first half; undo moves HEAD
 // first): `read-tree -m -u from to`. Paths in the way (local changes,
 // untracked files) are a *BlockedError naming them, nothing changed; a
 // read-tree that failed part way has its files put back.
@@ -370,7 +370,7 @@ func (t *Tree) SwitchFiles(ctx context.Context, from, to string) error {
 // front if any had local changes) are checked out from the index again, or
 // removed. If the index was written after all, a two-tree read-tree undoes
 // it. Nothing is done when HEAD is neither from nor to (SwitchFiles runs
-// with HEAD at from in FastForward, at to in undo).
+// with HEAD at from in fastForward, at to in undo).
 func (t *Tree) undoPartialReadTree(ctx context.Context, from, to string) error {
 	if head, err := t.Head(ctx); err != nil || (head != from && head != to) {
 		return err
@@ -435,7 +435,7 @@ func (t *Tree) MoveHead(ctx context.Context, from, to, reflog string) error {
 	return err
 }
 
-// BlockedError is FastForward refused: local changes or untracked files
+// BlockedError is fastForward refused: local changes or untracked files
 // are in the way of Paths. Err is git's own error.
 type BlockedError struct {
 	Paths []string
@@ -449,7 +449,7 @@ func (e *BlockedError) Unwrap() error { return e.Err }
 func (t *Tree) IndexMatches(ctx context.Context, rev string) (bool, error) {
 	_, err := t.query(ctx, "diff-index", "--cached", "--quiet", "--ignore-submodules=none", rev, "--")
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return false, nil
 		}
 		return false, err
@@ -527,6 +527,7 @@ func (r *Repo) Pager(ctx context.Context) string {
 	return p
 }
 
+// splitZ splits NUL-terminated output, dropping the empty tail.
 func splitZ(b []byte) []string {
 	var out []string
 	for _, f := range bytes.Split(b, []byte{0}) {

@@ -118,14 +118,14 @@ func TestCreateRefExists(t *testing.T) {
 	ctx := context.Background()
 	head := git("rev-parse", "HEAD")
 	const ref = "refs/agency/snapshots/x/1"
-	if ok, err := r.RefExists(ctx, ref); err != nil || ok {
-		t.Fatalf("RefExists before = %v, %v", ok, err)
+	if ok, err := r.refExists(ctx, ref); err != nil || ok {
+		t.Fatalf("refExists before = %v, %v", ok, err)
 	}
 	if err := r.CreateRef(ctx, ref, head); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := r.RefExists(ctx, ref); err != nil || !ok {
-		t.Fatalf("RefExists after = %v, %v", ok, err)
+	if ok, err := r.refExists(ctx, ref); err != nil || !ok {
+		t.Fatalf("refExists after = %v, %v", ok, err)
 	}
 	git("commit", "-q", "--allow-empty", "-m", "two")
 	if err := r.CreateRef(ctx, ref, git("rev-parse", "HEAD")); !errors.Is(err, ErrRefExists) {
@@ -139,7 +139,7 @@ func TestCreateRefExists(t *testing.T) {
 	}
 }
 
-// FastForward refuses to overwrite local changes and untracked files,
+// fastForward refuses to overwrite local changes and untracked files,
 // naming them (BlockedError, decided from status, not git's wording), and
 // keeps local changes to paths the fast-forward does not touch.
 func TestFastForwardBlocked(t *testing.T) {
@@ -160,12 +160,12 @@ func TestFastForwardBlocked(t *testing.T) {
 		{"untracked file", "n", "mine\n", "n"},
 	} {
 		os.WriteFile(filepath.Join(dir, c.file), []byte(c.content), 0o644)
-		err := tree.FastForward(ctx, from, to, "test")
+		err := tree.fastForward(ctx, from, to, "test")
 		var be *BlockedError
 		if !errors.As(err, &be) || len(be.Paths) != 1 || be.Paths[0] != c.want {
 			t.Fatalf("%s: err = %v (%#v)", c.name, err, be)
 		}
-		if ExitCode(err) <= 0 {
+		if exitCode(err) <= 0 {
 			t.Errorf("%s: git's error lost: %v", c.name, err)
 		}
 		if head := git("rev-parse", "HEAD"); head != from {
@@ -179,7 +179,7 @@ func TestFastForwardBlocked(t *testing.T) {
 	}
 
 	os.WriteFile(filepath.Join(dir, "other"), []byte("untouched\n"), 0o644)
-	if err := tree.FastForward(ctx, from, to, "test"); err != nil {
+	if err := tree.fastForward(ctx, from, to, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if head := git("rev-parse", "HEAD"); head != to {
@@ -190,7 +190,7 @@ func TestFastForwardBlocked(t *testing.T) {
 	}
 }
 
-// FastForward looks only at the paths it changes, yet still refuses an
+// fastForward looks only at the paths it changes, yet still refuses an
 // untracked file where it needs a directory (a leading directory of a new
 // path), takes a tracked file that was only touched (its stat data is
 // refreshed, its content unchanged) as clean, and leaves the index holding
@@ -210,7 +210,7 @@ func TestFastForwardLeadingFileAndTouched(t *testing.T) {
 	tree := r.Tree(dir)
 
 	os.WriteFile(filepath.Join(dir, "d"), []byte("mine\n"), 0o644)
-	err := tree.FastForward(ctx, from, to, "test")
+	err := tree.fastForward(ctx, from, to, "test")
 	var be *BlockedError
 	if !errors.As(err, &be) || len(be.Paths) != 1 || be.Paths[0] != "d" {
 		t.Fatalf("untracked file at a leading directory: err = %v (%#v)", err, be)
@@ -224,7 +224,7 @@ func TestFastForwardLeadingFileAndTouched(t *testing.T) {
 	later := time.Now().Add(time.Hour)
 	os.Chtimes(filepath.Join(dir, "a"), later, later)
 	os.WriteFile(filepath.Join(dir, "keep"), []byte("untracked\n"), 0o644)
-	if err := tree.FastForward(ctx, from, to, "test"); err != nil {
+	if err := tree.fastForward(ctx, from, to, "test"); err != nil {
 		t.Fatalf("touched file: %v", err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "a")); string(got) != "changed\n" {

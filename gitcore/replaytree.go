@@ -54,11 +54,11 @@ func (r *Repo) ReplayTree(ctx context.Context, onto, ontoTree string, commits []
 		case c.Parent == "":
 			return "", nil, errRootCommit
 		case i == 0 && baseInOnto:
-			next, files, err = r.MergeTree(ctx, onto, c.ID)
+			next, files, err = r.mergeTree(ctx, onto, c.ID)
 		default:
 			var ours string
 			if ours, err = r.WriteCommit(ctx, cur, []string{c.Parent}, "agency: replay base\n", nil, Writer{}); err == nil {
-				next, files, err = r.MergeTree(ctx, ours, c.ID)
+				next, files, err = r.mergeTree(ctx, ours, c.ID)
 			}
 		}
 

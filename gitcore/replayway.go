@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// BlockingPaths are the paths FastForward(from, to) would refuse to
+// BlockingPaths are the paths fastForward(from, to) would refuse to
 // overwrite (see blockingPaths): land --check asks before it lands.
 func (t *Tree) BlockingPaths(ctx context.Context, from, to string) ([]string, error) {
 	return t.blockingPaths(ctx, from, to, false)
@@ -95,7 +95,7 @@ func (t *Tree) statusOf(ctx context.Context, paths []string, refresh bool) ([]St
 		return nil, err
 	}
 
-	st, err := ParseStatusV2(out)
+	st, err := parseStatusV2(out)
 	if err != nil {
 		return nil, err
 	}

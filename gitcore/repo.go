@@ -3,7 +3,6 @@ package gitcore
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,10 +56,10 @@ func discoverWithGit(ctx context.Context, r CommandRunner, dir string) (*Repo, e
 		return reachable(repo)
 	}
 
-	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(),
+	res, err := r.Run(ctx, Cmd{Dir: dir, Env: userEnv(),
 		Args: []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir"}})
 	if err != nil {
-		if ExitCode(err) == 128 {
+		if exitCode(err) == 128 {
 			return nil, errs.NotARepo(dir)
 		}
 		return nil, err
@@ -75,7 +74,7 @@ func discoverWithGit(ctx context.Context, r CommandRunner, dir string) (*Repo, e
 	}
 
 	repo := newRepo(r, dir, lines[1], lines[2])
-	res, err = r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(), Args: []string{"rev-parse", "--show-toplevel"}})
+	res, err = r.Run(ctx, Cmd{Dir: dir, Env: userEnv(), Args: []string{"rev-parse", "--show-toplevel"}})
 	if err != nil {
 		// Inside the .git directory itself: there is no working tree here.
 		return nil, errs.NotARepo(dir)
@@ -99,7 +98,7 @@ func reachable(repo *Repo) (*Repo, error) {
 // discoverWorkTree is Discover in one `git rev-parse` when dir is in a
 // work tree; ok is false otherwise (and for any doubt).
 func discoverWorkTree(ctx context.Context, r CommandRunner, dir string) (*Repo, bool) {
-	res, err := r.Run(ctx, Cmd{Dir: dir, Env: UserEnv(),
+	res, err := r.Run(ctx, Cmd{Dir: dir, Env: userEnv(),
 		Args: []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"}})
 	if err != nil {
 		return nil, false
@@ -137,10 +136,10 @@ func newRepo(r CommandRunner, dir, gitDir, common string) *Repo {
 	return repo
 }
 
-// Locate is the package-level Locate run with this repository's
+// Locate is the package-level locate run with this repository's
 // CommandRunner: it looks at dir only, whatever repository dir is in.
 func (r *Repo) Locate(ctx context.Context, dir string) (Location, bool, error) {
-	return Locate(ctx, r.runner, dir)
+	return locate(ctx, r.runner, dir)
 }
 
 // query runs a read-only git command in the repository (at the worktree we
@@ -158,7 +157,7 @@ func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
 // exported to us never leaks into a call and a user's GIT_DIR still works.
 func (r *Repo) exec(ctx context.Context, dir string, extra []string, stdin []byte, args ...string) ([]byte, error) {
 	full := append([]string{"--git-dir=" + r.GitDir}, args...)
-	c := Cmd{Dir: dir, Args: full, Pin: pinned, Env: CleanEnv(os.Environ(), extra...)}
+	c := Cmd{Dir: dir, Args: full, Pin: pinned, Env: cleanEnv(os.Environ(), extra...)}
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
@@ -200,7 +199,7 @@ type Tree struct {
 }
 
 func (t *Tree) exec(ctx context.Context, extra []string, stdin []byte, args ...string) ([]byte, error) {
-	c := Cmd{Dir: t.Path, Args: args, Pin: treePinned, Env: CleanEnv(os.Environ(), extra...)}
+	c := Cmd{Dir: t.Path, Args: args, Pin: treePinned, Env: cleanEnv(os.Environ(), extra...)}
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
@@ -229,7 +228,7 @@ func (t *Tree) runEnv(ctx context.Context, env []string, stdin []byte, args ...s
 func (t *Tree) CurrentBranch(ctx context.Context) (string, error) {
 	out, err := t.query(ctx, "symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return "", nil
 		}
 		return "", err
@@ -241,7 +240,7 @@ func (t *Tree) CurrentBranch(ctx context.Context) (string, error) {
 func (t *Tree) Head(ctx context.Context) (string, error) {
 	out, err := t.query(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return "", nil
 		}
 		return "", err
@@ -262,7 +261,7 @@ func (t *Tree) status(ctx context.Context, untracked string) ([]StatusEntry, err
 	if err != nil {
 		return nil, err
 	}
-	st, err := ParseStatusV2(out)
+	st, err := parseStatusV2(out)
 	if err != nil {
 		return nil, err
 	}
@@ -395,14 +394,14 @@ func (r *Repo) RevParse(ctx context.Context, rev string) (string, error) {
 
 // BranchExists reports whether refs/heads/<name> exists.
 func (r *Repo) BranchExists(ctx context.Context, name string) (bool, error) {
-	return r.RefExists(ctx, "refs/heads/"+name)
+	return r.refExists(ctx, "refs/heads/"+name)
 }
 
 // WorktreeAdd runs `git worktree add -b branch path start`. A cancelled
 // ctx interrupts git and its checkout as Ctrl-C would (Cmd.Group): git
 // takes back the half-written tree; the branch stays for the caller.
 func (r *Repo) WorktreeAdd(ctx context.Context, path, branch, start string) error {
-	c := Cmd{Dir: r.Toplevel, Pin: pinned, Env: CleanEnv(os.Environ()), Group: true,
+	c := Cmd{Dir: r.Toplevel, Pin: pinned, Env: cleanEnv(os.Environ()), Group: true,
 		Args: []string{"--git-dir=" + r.GitDir, "worktree", "add", "--quiet", "-b", branch, "--", path, start}}
 	_, err := r.runner.Run(ctx, c)
 	return err
@@ -438,7 +437,7 @@ func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseWorktreeList(out), nil
+	return parseWorktreeList(out), nil
 }
 
 // DeleteBranch deletes a local branch (-D when force).
@@ -508,13 +507,13 @@ func (r *Repo) Config(ctx context.Context) ([]ConfigEntry, error) {
 
 	out, err := r.query(ctx, "config", "-z", "--get-regexp", `^agency\.|^rerere\.enabled$|^core\.sparsecheckout$`)
 	if err != nil {
-		if ExitCode(err) == 1 {
+		if exitCode(err) == 1 {
 			return nil, nil
 		}
 		return nil, err
 	}
 
-	return ParseConfigZ(out), nil
+	return parseConfigZ(out), nil
 }
 
 // agencyEntries are the entries of all Config returns: `git config
@@ -536,7 +535,7 @@ func Version(ctx context.Context, r CommandRunner) (string, error) {
 		r = ExecRunner{}
 	}
 
-	res, err := r.Run(ctx, Cmd{Args: []string{"version"}, Env: CleanEnv(os.Environ())})
+	res, err := r.Run(ctx, Cmd{Args: []string{"version"}, Env: cleanEnv(os.Environ())})
 	if err != nil {
 		return "", err
 	}
@@ -549,9 +548,6 @@ func Version(ctx context.Context, r CommandRunner) (string, error) {
 
 	return v, nil
 }
-
-// ErrUnborn is returned when a branch has no commits yet.
-var ErrUnborn = errors.New("unborn branch")
 
 // Unreachable returns which of commits are reachable from no ref (a branch,
 // a tag, a snapshot ref, …; HEADs of worktrees do not count), from one

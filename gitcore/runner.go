@@ -107,8 +107,8 @@ func (e *GitError) Error() string {
 	return msg
 }
 
-// ExitCode returns the git exit code in err, or -1.
-func ExitCode(err error) int {
+// exitCode returns the git exit code in err, or -1.
+func exitCode(err error) int {
 	var ge *GitError
 	if errors.As(err, &ge) {
 		return ge.ExitCode
@@ -116,19 +116,19 @@ func ExitCode(err error) int {
 	return -1
 }
 
-// CleanEnv returns env scrubbed as for every child (subproc.Scrub: no
+// cleanEnv returns env scrubbed as for every child (subproc.Scrub: no
 // repository-pinning variables, GIT_CONFIG_PARAMETERS kept), with LC_ALL=C
 // and GIT_TERMINAL_PROMPT=0 set. extra entries are appended last (and so
 // win).
-func CleanEnv(env []string, extra ...string) []string {
+func cleanEnv(env []string, extra ...string) []string {
 	return subproc.Scrub(env, []string{"LC_ALL", "GIT_TERMINAL_PROMPT"},
 		append([]string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0"}, extra...)...)
 }
 
-// UserEnv is the process environment with only LC_ALL and
+// userEnv is the process environment with only LC_ALL and
 // GIT_TERMINAL_PROMPT forced: it respects what git exported to us, for the
 // discovery of the user's own repository.
-func UserEnv(extra ...string) []string {
+func userEnv(extra ...string) []string {
 	out := []string{}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")

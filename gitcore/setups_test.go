@@ -31,9 +31,9 @@ func TestMergeTreeExitOneWithoutFiles(t *testing.T) {
 	base := git("rev-parse", "HEAD")
 	git("commit", "-q", "--allow-empty", "-m", "other")
 	r.runner = mergeTreeNoFiles{}
-	tree, files, err := r.MergeTree(context.Background(), base, "HEAD")
+	tree, files, err := r.mergeTree(context.Background(), base, "HEAD")
 	if err == nil || tree != "" || files != nil {
-		t.Fatalf("MergeTree = %q, %q, %v; want an error", tree, files, err)
+		t.Fatalf("mergeTree = %q, %q, %v; want an error", tree, files, err)
 	}
 }
 
@@ -84,7 +84,7 @@ func TestUserConfigPinned(t *testing.T) {
 	if names, err := r.DiffNames(ctx, tip, withSub); err != nil || strings.Join(names, ",") != ".gitmodules,sub" {
 		t.Fatalf("DiffNames = %q, %v; want the submodule too", names, err)
 	}
-	if err := r.Tree(dir).FastForward(ctx, withSub, withSub, "test"); err != nil {
+	if err := r.Tree(dir).fastForward(ctx, withSub, withSub, "test"); err != nil {
 		t.Fatalf("read-tree with submodule.recurse set: %v", err)
 	}
 	if err := r.Tree(dir).SwitchFiles(ctx, withSub, tip); err != nil {

@@ -128,7 +128,7 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 		return nil, err
 	}
 
-	entries, err := ParseStatusV2(out)
+	entries, err := parseStatusV2(out)
 	if err != nil {
 		return nil, err
 	}
@@ -174,23 +174,23 @@ func (t *Tree) SnapshotTree(ctx context.Context, req SnapshotRequest) (*Snapshot
 
 // snapshotStatusArgs is the full snapshot's status: every changed path,
 // and every untracked file one by one when they are included. Submodules
-// are looked at as SnapshotSubmodules says.
+// are looked at as snapshotSubmodules says.
 func snapshotStatusArgs(req SnapshotRequest) []string {
 	untracked := "--untracked-files=no"
 	if req.IncludeUntracked {
 		untracked = "--untracked-files=all"
 	}
-	return []string{"status", "--porcelain=v2", "-z", "--no-renames", untracked, SnapshotSubmodules}
+	return []string{"status", "--porcelain=v2", "-z", "--no-renames", untracked, snapshotSubmodules}
 }
 
-// SnapshotSubmodules is how every status that asks what a snapshot would
+// snapshotSubmodules is how every status that asks what a snapshot would
 // hold looks at submodules: a submodule counts when the commit checked out
 // in it differs from its gitlink (the snapshot records that commit), never
 // for the changed or untracked files inside it, which no snapshot of the
 // superproject can hold (see Tree.DirtySubmodules). Given explicitly:
 // diff.ignoreSubmodules, submodule.<name>.ignore and .gitmodules' ignore=
 // would otherwise hide a new submodule commit from checkpoints and land.
-const SnapshotSubmodules = "--ignore-submodules=dirty"
+const snapshotSubmodules = "--ignore-submodules=dirty"
 
 // snapshotPaths decides, from a full status, which entries a snapshot
 // stages (in order), filling snap's Denied, Nested and LeftOut. staged
@@ -346,7 +346,7 @@ func (t *Tree) splicedStatus(ctx context.Context, req SnapshotRequest) (string, 
 		return "", "", nil, false, nil
 	}
 
-	entries, err := ParseStatusV2(out)
+	entries, err := parseStatusV2(out)
 	return index, head, entries, err == nil, err
 }
 
@@ -393,7 +393,7 @@ func treeMode(m string) string {
 // LeavesOut reports whether an untracked file (relative to the root) is
 // left out of a snapshot by the request's LeaveOut patterns or size limit.
 func (t *Tree) LeavesOut(req SnapshotRequest, p string) bool {
-	if req.LeaveOut.Match(p, false) {
+	if req.LeaveOut.match(p, false) {
 		return true
 	}
 	if req.MaxUntrackedSize > 0 {

@@ -10,10 +10,10 @@ import (
 	"syscall"
 )
 
-// KeptIndexPrefix names the index a KeptIndex keeps in a worktree's git
+// keptIndexPrefix names the index a KeptIndex keeps in a worktree's git
 // directory. It is not a SnapshotIndexPrefix temp file: it lives as long
 // as its checkpointer, however long the agent stays quiet.
-const KeptIndexPrefix = "agency-checkpointer-index-"
+const keptIndexPrefix = "agency-checkpointer-index-"
 
 // maxChanged bounds the paths an incremental snapshot looks at; more go
 // through the full status (one command line of pathspecs each).
@@ -86,7 +86,7 @@ func (k *KeptIndex) Remove() {
 // on first use) and returns its path.
 func (k *KeptIndex) refresh(index string) (string, error) {
 	if k.path == "" || filepath.Dir(k.path) != filepath.Dir(index) {
-		f, err := os.CreateTemp(filepath.Dir(index), KeptIndexPrefix+"*")
+		f, err := os.CreateTemp(filepath.Dir(index), keptIndexPrefix+"*")
 		if err != nil {
 			return "", err
 		}
@@ -124,7 +124,7 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 
 	changed := map[string]bool{}
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-renames",
-		"--untracked-files=all", "--ignored=matching", SnapshotSubmodules, "--"}
+		"--untracked-files=all", "--ignored=matching", snapshotSubmodules, "--"}
 
 	// What the tracked path spliced since, the kept index stages now.
 	all := append([]string(nil), req.Changed...)
@@ -161,7 +161,7 @@ func (t *Tree) snapshotChanged(ctx context.Context, req SnapshotRequest, k *Kept
 		return nil, false, nil
 	}
 
-	entries, err := ParseStatusV2(out)
+	entries, err := parseStatusV2(out)
 	if err != nil {
 		return nil, false, nil
 	}

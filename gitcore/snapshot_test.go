@@ -148,11 +148,11 @@ func TestDeniedPatterns(t *testing.T) {
 }
 
 func TestParseShortstat(t *testing.T) {
-	got := ParseShortstat(" 3 files changed, 42 insertions(+), 15 deletions(-)\n")
+	got := parseShortstat(" 3 files changed, 42 insertions(+), 15 deletions(-)\n")
 	if got != (Shortstat{3, 42, 15}) {
 		t.Errorf("got %+v", got)
 	}
-	if got := ParseShortstat(" 1 file changed, 1 deletion(-)"); got != (Shortstat{1, 0, 1}) {
+	if got := parseShortstat(" 1 file changed, 1 deletion(-)"); got != (Shortstat{1, 0, 1}) {
 		t.Errorf("got %+v", got)
 	}
 }

@@ -54,7 +54,7 @@ func TestSubmoduleStatusReadsFiles(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the submodule's filter ran")
 	}
-	want, err := ParseStatusV2([]byte(git("status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")))
+	want, err := parseStatusV2([]byte(git("status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=none")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 // inside (S.M., S..U) are dirt no snapshot holds; a new commit (SC..) or a
 // staged gitlink is something a snapshot takes.
 func TestSubmoduleDirt(t *testing.T) {
-	st, err := ParseStatusV2([]byte(
+	st, err := parseStatusV2([]byte(
 		"1 .M S.MU 160000 160000 160000 aaaa aaaa dirty\x00" +
 			"1 .M SC.. 160000 160000 160000 aaaa aaaa bumped\x00" +
 			"1 .M SCM. 160000 160000 160000 aaaa aaaa both\x00" +

@@ -95,7 +95,7 @@ func ignoredBy(ignores []ignoreAt, p string, isDir bool) bool {
 			}
 			rel = r
 		}
-		if ig.m.Match(rel, isDir) {
+		if ig.m.match(rel, isDir) {
 			return true
 		}
 	}

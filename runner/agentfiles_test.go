@@ -22,8 +22,8 @@ func TestAgentFilesNotFollowedNorWaitedOn(t *testing.T) {
 	if err := os.Symlink(secret, link); err != nil {
 		t.Fatal(err)
 	}
-	if evs, _ := ReadHookEvents(link, 0); len(evs) != 0 {
-		t.Errorf("ReadHookEvents read through a link: %v", evs)
+	if evs, _ := readHookEvents(link, 0); len(evs) != 0 {
+		t.Errorf("readHookEvents read through a link: %v", evs)
 	}
 
 	fifo := filepath.Join(dir, "fifo.jsonl")
@@ -32,7 +32,7 @@ func TestAgentFilesNotFollowedNorWaitedOn(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() {
-		ReadHookEvents(fifo, 0)
+		readHookEvents(fifo, 0)
 		rolloutDenials(fifo, dir, time.Time{})
 		wallSetupHint(fifo, 0, dir)
 		close(done)

@@ -380,8 +380,8 @@ func (s Spec) ResumeRunnerArgs(runnerArgs []string, sessionID string) []string {
 	return append(append([]string(nil), runnerArgs...), withSession(s.ResumeArgs, sessionID)...)
 }
 
-// ResumeArgv is the command line of a follow-up turn.
-func (s Spec) ResumeArgv(headless bool, runnerArgs []string, sessionID, prompt string, paths Paths) []string {
+// resumeArgv is the command line of a follow-up turn.
+func (s Spec) resumeArgv(headless bool, runnerArgs []string, sessionID, prompt string, paths Paths) []string {
 	return s.Argv(headless, s.ResumeRunnerArgs(runnerArgs, sessionID), prompt, paths)
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // The supervisor runs a checkpointer beside every runner, headless or
-// headed: Run while the agent works, Final after it exited and before the
+// headed: its run while the agent works, its final after it exited and before the
 // final record is written.
 type checkpointTask struct {
 	c    *Checkpointer
@@ -24,7 +24,7 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 	timing, err := CheckpointTimingFromConfig(s.Config)
 	if err != nil {
 		s.logf("checkpoint: %v; using the defaults", err)
-		timing = DefaultCheckpointTiming
+		timing = defaultCheckpointTiming
 	}
 
 	o, err := checkpoint.FromConfig(s.Repo, s.Store, s.Config, s.Invocation, rec.SandboxPath, rec.IncludeUntracked, "")
@@ -34,7 +34,7 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 
 	o.Warn = func(err error) { s.logf("%v", err) }
 	o.Shadow, o.Branch = wall.ShadowDir(s.Store, s.Invocation), strings.TrimPrefix(rec.SandboxBranch, "refs/heads/")
-	t := &checkpointTask{c: NewCheckpointer(o, timing, s.logf), done: make(chan struct{})}
+	t := &checkpointTask{c: newCheckpointer(o, timing, s.logf), done: make(chan struct{})}
 	if gitDir, err := wall.SandboxGitDir(rec.SandboxPath, s.Repo.CommonDir); err == nil && rec.Isolation == wall.IsolateBwrap {
 		t.settle = func(ctx context.Context) {
 			if err := wall.KeepShadowBranches(ctx, s.Repo, o.Shadow, gitDir, o.Branch, s.Invocation); err != nil {
@@ -49,11 +49,11 @@ func newCheckpointTask(s *Supervisor, rec *store.InvocationRecord) BackgroundTas
 func (t *checkpointTask) Start(ctx context.Context) {
 	go func() {
 		defer close(t.done)
-		t.c.Run(ctx)
+		t.c.run(ctx)
 	}()
 }
 
-// Stop waits for Run (its context is already cancelled), then takes the
+// Stop waits for run (its context is already cancelled), then takes the
 // final checkpoint. For a walled agent, the branches its git made in its
 // shadow are kept first, and a tree it left on one of them is detached
 // there, so that the final checkpoint sees a HEAD the repository has
@@ -63,5 +63,5 @@ func (t *checkpointTask) Stop(ctx context.Context) {
 	if t.settle != nil {
 		t.settle(ctx)
 	}
-	t.c.Final(ctx)
+	t.c.final(ctx)
 }

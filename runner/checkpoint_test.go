@@ -22,11 +22,6 @@ import (
 
 const testInv = testsandbox.Inv
 
-func writeT(t *testing.T, dir, name, content string) {
-	t.Helper()
-	testrepo.Write(t, dir, name, content)
-}
-
 // sandbox makes a repository with one commit, a store, an invocation
 // directory and a sandbox worktree on agency/sandbox-<inv> with .agency/.
 func sandbox(t *testing.T) checkpoint.Options {
@@ -137,31 +132,31 @@ func (ob *observer) waitWatched(t *testing.T, path string) {
 func TestCheckpointerWatches(t *testing.T) {
 	o := sandbox(t)
 	var log logBuf
-	c := NewCheckpointer(o, CheckpointTiming{Debounce: 50 * time.Millisecond, RateLimit: 100 * time.Millisecond}, log.logf)
+	c := newCheckpointer(o, CheckpointTiming{Debounce: 50 * time.Millisecond, RateLimit: 100 * time.Millisecond}, log.logf)
 	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
+	go func() { c.run(ctx); close(done) }()
 	ob.waitStarted(t)
 
-	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
 	cps := waitCheckpoints(t, o, 1)
 	if cps[0].Reason != store.CheckpointAuto {
 		t.Errorf("reason %q", cps[0].Reason)
 	}
 	// A new directory tree: watched as it appears.
-	writeT(t, o.SandboxPath, "deep/er/two.txt", "2\n")
+	testrepo.Write(t, o.SandboxPath, "deep/er/two.txt", "2\n")
 	waitCheckpoints(t, o, 2)
 	ob.waitWatched(t, filepath.Join(o.SandboxPath, "deep", "er"))
-	writeT(t, o.SandboxPath, "deep/er/two.txt", "2 changed\n")
+	testrepo.Write(t, o.SandboxPath, "deep/er/two.txt", "2 changed\n")
 	cps = waitCheckpoints(t, o, 3)
 	if !treeHas(t, o, cps[2].SnapshotCommit, "deep/er/two.txt") {
 		t.Error("third checkpoint lacks deep/er/two.txt")
 	}
 	// Ignored directories and .agency/ do not trigger: they are never
 	// watched, and the events of .agency's creation are dropped.
-	writeT(t, o.SandboxPath, "node_modules/x/y.js", "x\n")
-	writeT(t, o.SandboxPath, ".agency/state/s", "x\n")
+	testrepo.Write(t, o.SandboxPath, "node_modules/x/y.js", "x\n")
+	testrepo.Write(t, o.SandboxPath, ".agency/state/s", "x\n")
 	for _, d := range []string{"node_modules", "node_modules/x", ".agency", ".agency/state"} {
 		p := filepath.Join(o.SandboxPath, d)
 		if ob.isWatched(p) {
@@ -173,7 +168,7 @@ func TestCheckpointerWatches(t *testing.T) {
 	}
 	// A later write still triggers; no checkpoint came between, and none
 	// holds the ignored files.
-	writeT(t, o.SandboxPath, "after.txt", "a\n")
+	testrepo.Write(t, o.SandboxPath, "after.txt", "a\n")
 	cps = waitCheckpoints(t, o, 4)
 	if len(cps) != 4 || !treeHas(t, o, cps[3].SnapshotCommit, "after.txt") ||
 		treeHas(t, o, cps[3].SnapshotCommit, "node_modules/x/y.js") || treeHas(t, o, cps[3].SnapshotCommit, ".agency/state/s") {
@@ -182,8 +177,8 @@ func TestCheckpointerWatches(t *testing.T) {
 	cancel()
 	<-done
 	// The final checkpoint after the agent exits.
-	writeT(t, o.SandboxPath, "last.txt", "bye\n")
-	c.Final(context.Background())
+	testrepo.Write(t, o.SandboxPath, "last.txt", "bye\n")
+	c.final(context.Background())
 	cps = waitCheckpoints(t, o, 5)
 	if cps[4].Reason != store.CheckpointExit {
 		t.Errorf("final reason %q", cps[4].Reason)
@@ -195,15 +190,15 @@ func TestCheckpointerWatches(t *testing.T) {
 
 func TestCheckpointerRateLimit(t *testing.T) {
 	o := sandbox(t)
-	c := NewCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 700 * time.Millisecond}, nil)
+	c := newCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 700 * time.Millisecond}, nil)
 	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go c.Run(ctx)
+	go c.run(ctx)
 	ob.waitStarted(t)
-	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
 	waitCheckpoints(t, o, 1)
-	writeT(t, o.SandboxPath, "two.txt", "2\n")
+	testrepo.Write(t, o.SandboxPath, "two.txt", "2\n")
 	waitCheckpoints(t, o, 2)
 	// created_at has second resolution; check the gap through the events.
 	// A checkpoint's event follows its record in checkpoints.json.
@@ -225,15 +220,15 @@ func TestCheckpointerRateLimit(t *testing.T) {
 func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 	o := sandbox(t)
 	var log logBuf
-	c := NewCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 10 * time.Millisecond,
+	c := newCheckpointer(o, CheckpointTiming{Debounce: 10 * time.Millisecond, RateLimit: 10 * time.Millisecond,
 		FallbackInterval: 100 * time.Millisecond}, log.logf)
 	c.addWatchFn = func(*fsnotify.Watcher, string) error { return syscall.ENOSPC }
 	ob := observe(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go c.Run(ctx)
+	go c.run(ctx)
 	ob.waitStarted(t) // past the dirty check at start
-	writeT(t, o.SandboxPath, "one.txt", "1\n")
+	testrepo.Write(t, o.SandboxPath, "one.txt", "1\n")
 	cps := waitCheckpoints(t, o, 1)
 	if cps[0].Reason != store.CheckpointFallback {
 		t.Errorf("reason %q", cps[0].Reason)
@@ -245,11 +240,11 @@ func TestCheckpointerFallbackWithoutWatches(t *testing.T) {
 
 func TestCheckpointerDenylistReportedOnce(t *testing.T) {
 	o := sandbox(t)
-	c := NewCheckpointer(o, CheckpointTiming{RateLimit: 10 * time.Millisecond}, nil)
-	writeT(t, o.SandboxPath, ".env", "S=1\n")
+	c := newCheckpointer(o, CheckpointTiming{RateLimit: 10 * time.Millisecond}, nil)
+	testrepo.Write(t, o.SandboxPath, ".env", "S=1\n")
 	c.attempt(context.Background(), store.CheckpointFallback)
 	c.attempt(context.Background(), store.CheckpointFallback)
-	writeT(t, o.SandboxPath, "x.pem", "k\n")
+	testrepo.Write(t, o.SandboxPath, "x.pem", "k\n")
 	c.attempt(context.Background(), store.CheckpointFallback)
 	evs, _ := o.Store.ReadEvents(testInv)
 	if len(evs) != 2 {

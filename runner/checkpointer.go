@@ -32,15 +32,15 @@ type CheckpointTiming struct {
 	FallbackInterval time.Duration
 }
 
-// DefaultCheckpointTiming is the policy the agency.checkpoint.* settings
+// defaultCheckpointTiming is the policy the agency.checkpoint.* settings
 // default to: 3 s debounce, at most one checkpoint per 10 s, a dirty check
 // every 30 s.
-var DefaultCheckpointTiming = CheckpointTiming{Debounce: 3 * time.Second, RateLimit: 10 * time.Second, FallbackInterval: 30 * time.Second}
+var defaultCheckpointTiming = CheckpointTiming{Debounce: 3 * time.Second, RateLimit: 10 * time.Second, FallbackInterval: 30 * time.Second}
 
 // CheckpointTimingFromConfig reads agency.checkpoint.debounce, .rateLimit
 // and .fallbackInterval (Go durations); a bad value is E_CONFIG.
 func CheckpointTimingFromConfig(cfg *gitcore.Config) (CheckpointTiming, error) {
-	t := DefaultCheckpointTiming
+	t := defaultCheckpointTiming
 	for _, f := range []struct {
 		key string
 		dst *time.Duration
@@ -71,7 +71,7 @@ type Checkpointer struct {
 	t    CheckpointTiming
 	logf func(format string, args ...any)
 
-	mu         sync.Mutex // serialises attempts (Run's and Final's)
+	mu         sync.Mutex // serialises attempts (run's and final's)
 	last       time.Time  // last attempt
 	lastDenied string     // denylisted files last reported, joined
 
@@ -84,19 +84,19 @@ type Checkpointer struct {
 	changed     map[string]bool
 	changedLost bool
 
-	// watching state (Run's goroutine only)
+	// watching state (run's goroutine only)
 	root       string
 	ignored    map[string]bool // directories git ignores (relative)
 	watchFull  bool            // inotify watches ran out
 	addWatchFn func(w *fsnotify.Watcher, path string) error
-	// startedFn, when set, is called once Run watches the tree and has
+	// startedFn, when set, is called once run watches the tree and has
 	// made its start-up dirty check (tests wait on it instead of sleeping).
 	startedFn func()
 }
 
-// NewCheckpointer returns a checkpointer for one sandbox. logf receives
+// newCheckpointer returns a checkpointer for one sandbox. logf receives
 // warnings and progress (the supervisor's log); it may be nil.
-func NewCheckpointer(o checkpoint.Options, t CheckpointTiming, logf func(format string, args ...any)) *Checkpointer {
+func newCheckpointer(o checkpoint.Options, t CheckpointTiming, logf func(format string, args ...any)) *Checkpointer {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -104,9 +104,9 @@ func NewCheckpointer(o checkpoint.Options, t CheckpointTiming, logf func(format 
 		addWatchFn: func(w *fsnotify.Watcher, path string) error { return w.Add(path) }}
 }
 
-// Run watches the sandbox and takes checkpoints until ctx is cancelled. A
+// run watches the sandbox and takes checkpoints until ctx is cancelled. A
 // checkpoint in progress when ctx is cancelled is finished first.
-func (c *Checkpointer) Run(ctx context.Context) {
+func (c *Checkpointer) run(ctx context.Context) {
 	var events <-chan fsnotify.Event
 	var werrs <-chan error
 	w, err := fsnotify.NewWatcher()
@@ -131,7 +131,7 @@ func (c *Checkpointer) Run(ctx context.Context) {
 
 	maxWait := c.t.FallbackInterval
 	if maxWait <= 0 {
-		maxWait = DefaultCheckpointTiming.FallbackInterval
+		maxWait = defaultCheckpointTiming.FallbackInterval
 	}
 	if maxWait < c.t.Debounce {
 		maxWait = c.t.Debounce
@@ -234,10 +234,10 @@ func (c *Checkpointer) Run(ctx context.Context) {
 	}
 }
 
-// Final takes the checkpoint after the agent has exited, regardless of the
+// final takes the checkpoint after the agent has exited, regardless of the
 // rate limit (skipped when nothing changed since the last one), looking
 // at every file, and removes the kept index.
-func (c *Checkpointer) Final(ctx context.Context) {
+func (c *Checkpointer) final(ctx context.Context) {
 	c.attempt(ctx, store.CheckpointExit)
 	c.mu.Lock()
 	defer c.mu.Unlock()

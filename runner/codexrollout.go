@@ -56,12 +56,12 @@ type rolloutLine struct {
 	} `json:"payload"`
 }
 
-// CodexRolloutDenials counts the tool calls codex's own sandbox or
+// codexRolloutDenials counts the tool calls codex's own sandbox or
 // approval policy refused since `since`, in the session logs of the codex
 // that ran in dir (its first line, session_meta, names the directory), and
 // gives the latest one's summary ("denied: patch rejected: …", as headless
 // codex's stderr reads). Logs it cannot find or read count nothing.
-func CodexRolloutDenials(home, dir string, since time.Time) (n int, last string) {
+func codexRolloutDenials(home, dir string, since time.Time) (n int, last string) {
 	if home == "" || dir == "" {
 		return 0, ""
 	}

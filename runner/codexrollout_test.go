@@ -43,18 +43,18 @@ func TestCodexRolloutDenials(t *testing.T) {
 	// push), is no refusal.
 	push := `{"timestamp":"` + now.UTC().Format(time.RFC3339Nano) + `","type":"response_item","payload":{"type":"function_call_output","call_id":"c9","output":"Exit code: 1\nOutput:\n ! [rejected] main -> main (fetch first)\n"}}`
 	writeRollout(t, home, dir, now, push)
-	n, last := CodexRolloutDenials(home, dir, now.Add(-time.Second))
+	n, last := codexRolloutDenials(home, dir, now.Add(-time.Second))
 	if n != 1 || last != "denied: patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings" {
 		t.Fatalf("got %d %q", n, last)
 	}
 	// Another directory's session, or refusals before the run began, count nothing.
-	if n, _ := CodexRolloutDenials(home, "/other/tree", now.Add(-time.Second)); n != 0 {
+	if n, _ := codexRolloutDenials(home, "/other/tree", now.Add(-time.Second)); n != 0 {
 		t.Fatalf("another directory's session: %d refusals", n)
 	}
-	if n, _ := CodexRolloutDenials(home, dir, now.Add(time.Second)); n != 0 {
+	if n, _ := codexRolloutDenials(home, dir, now.Add(time.Second)); n != 0 {
 		t.Fatalf("refusals before the run: %d", n)
 	}
-	if n, _ := CodexRolloutDenials(filepath.Join(home, "none"), dir, now.Add(-time.Second)); n != 0 {
+	if n, _ := codexRolloutDenials(filepath.Join(home, "none"), dir, now.Add(-time.Second)); n != 0 {
 		t.Fatalf("no session logs: %d", n)
 	}
 }

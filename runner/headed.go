@@ -35,7 +35,7 @@ const tmuxCallWait = 10 * time.Second
 // variables that would tie tmux to another server or pane.
 func tmuxEnv(rec *store.InvocationRecord) []string {
 	var out []string
-	for _, kv := range AgentEnv(rec) {
+	for _, kv := range agentEnv(rec) {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
 		case "TMUX", "TMUX_PANE", "_":
@@ -134,7 +134,7 @@ func (s *Supervisor) followUpStart(rec *store.InvocationRecord, panePath string)
 	if fi, err := os.Stat(HookPath(s.Store, s.Invocation)); err == nil {
 		hookStart = fi.Size()
 	}
-	if err := os.Remove(StatusPath(s.Store, s.Invocation)); err != nil && !os.IsNotExist(err) {
+	if err := os.Remove(statusPath(s.Store, s.Invocation)); err != nil && !os.IsNotExist(err) {
 		s.logf("status.json: %v", err)
 	}
 

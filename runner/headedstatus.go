@@ -47,8 +47,8 @@ var oscIntro = []byte("\x1b]7501;")
 // maxOSC bounds a sequence: a longer one is not ours.
 const maxOSC = 512
 
-// Feed scans the next chunk and returns the complete sequences in it.
-func (sc *OSCScanner) Feed(p []byte) []OSCState {
+// feed scans the next chunk and returns the complete sequences in it.
+func (sc *OSCScanner) feed(p []byte) []OSCState {
 	buf := append(sc.pending, p...)
 	sc.pending = nil
 	var out []OSCState
@@ -132,13 +132,13 @@ var (
 	codexTrustRE   = regexp.MustCompile(`(?i)(trust this folder\?|trust the contents of this directory|allow codex to work in this folder|do you trust)`)
 )
 
-// ScreenDialog finds on a screen (capture-pane text of the visible screen)
+// screenDialog finds on a screen (capture-pane text of the visible screen)
 // a dialog that blocks a runner of the given format before it reports any
 // state: claude's trust question; codex's folder trust, or any selection
 // list it shows at start (the model notice, "Background server has
 // incompatible feature settings"). Codex prints no OSC 7501 state before
 // its first prompt, so its screen is the only witness.
-func ScreenDialog(format, screen string) (Dialog, bool) {
+func screenDialog(format, screen string) (Dialog, bool) {
 	switch format {
 	case stream.FormatClaude:
 		if claudeTrustRE.MatchString(screen) {
@@ -268,10 +268,10 @@ type headedWatch struct {
 func newHeadedWatch(s *Supervisor, client *tmux.Client, pane string, rec *store.InvocationRecord, began time.Time) *headedWatch {
 	logs := s.Store.SandboxLogsDir(s.Invocation)
 	w := &headedWatch{s: s, client: client, pane: pane, format: s.Spec.Format,
-		hasPrompt: rec.PromptSource != "", hookPath: filepath.Join(logs, HookFile),
+		hasPrompt: rec.PromptSource != "", hookPath: filepath.Join(logs, hookFile),
 		panePath: filepath.Join(logs, PaneLog), sandbox: rec.SandboxPath, began: began, turnFrom: began}
 	if w.format == stream.FormatCodex {
-		w.codexHome = codexHome(AgentEnv(rec))
+		w.codexHome = codexHome(agentEnv(rec))
 		if rec.Isolation == wall.IsolateBwrap {
 			// Walled, codex keeps its sessions in the invocation's own
 			// state (CODEX_HOME inside the wall).
@@ -289,7 +289,7 @@ func (w *headedWatch) refusals(since time.Time) (int, string) {
 	if w.codexHome == "" {
 		return 0, ""
 	}
-	return CodexRolloutDenials(w.codexHome, w.sandbox, since)
+	return codexRolloutDenials(w.codexHome, w.sandbox, since)
 }
 
 // screenEvery is how often the screen is read for a dialog before the agent
@@ -308,7 +308,7 @@ func (w *headedWatch) tick(ctx context.Context) {
 		w.hook == nil && w.oscState == "" && time.Since(w.lastCapture) >= screenEvery {
 		w.lastCapture = time.Now()
 		w.dialog = ""
-		if d, ok := ScreenDialog(w.format, w.screen(ctx)); ok {
+		if d, ok := screenDialog(w.format, w.screen(ctx)); ok {
 			w.dialog = d.Summary
 		}
 	} else if w.hook != nil || w.oscState != "" {
@@ -338,7 +338,7 @@ func (w *headedWatch) screen(ctx context.Context) string {
 // hooks at once, appended out of order) still counts its turn but does not
 // turn the state back.
 func (w *headedWatch) readHook(each func()) {
-	events, off := ReadHookEvents(w.hookPath, w.hookOff)
+	events, off := readHookEvents(w.hookPath, w.hookOff)
 	w.hookOff = off
 	for i := range events {
 		hs := events[i]
@@ -385,7 +385,7 @@ func (w *headedWatch) readPane() {
 		n, err := f.Read(buf)
 		if n > 0 {
 			w.paneOff += int64(n)
-			for _, st := range w.osc.Feed(buf[:n]) {
+			for _, st := range w.osc.feed(buf[:n]) {
 				w.applyOSC(st)
 			}
 		}
@@ -497,7 +497,7 @@ func (w *headedWatch) publish() {
 	w.events++
 	st.Events, st.LastEventAt = w.events, time.Now().UTC()
 	ls := LiveStatus{UpdatedAt: st.LastEventAt, Format: HeadedFormat, SessionID: st.SessionID, State: st}
-	if err := writeVolatile(StatusPath(w.s.Store, w.s.Invocation), ls); err != nil {
+	if err := writeVolatile(statusPath(w.s.Store, w.s.Invocation), ls); err != nil {
 		w.s.logf("status.json: %v", err)
 		return
 	}
@@ -513,10 +513,10 @@ func (w *headedWatch) final(rec *store.InvocationRecord) (status, summary, sessi
 	screen, _ := os.ReadFile(filepath.Join(w.s.Store.SandboxLogsDir(w.s.Invocation), ScreenLog))
 	session = w.sessionID
 	if session == "" {
-		session = ResumeID(string(screen))
+		session = resumeID(string(screen))
 	}
 
-	usage = TokenUsage(string(screen))
+	usage = tokenUsage(string(screen))
 	if usage == nil && w.turns > 0 {
 		usage = &store.Usage{}
 	}
@@ -558,9 +558,9 @@ var (
 	usageRE  = regexp.MustCompile(`Token usage(?: so far)?: total=([\d,]+) input=([\d,]+)(?: \(\+ ([\d,]+) cached\))? output=([\d,]+)(?: \(reasoning ([\d,]+)\))?`)
 )
 
-// ResumeID is the session id a CLI printed on its last screen
+// resumeID is the session id a CLI printed on its last screen
 // ("claude --resume <id>", "codex resume <id>"); "" if none.
-func ResumeID(screen string) string {
+func resumeID(screen string) string {
 	m := resumeRE.FindAllStringSubmatch(screen, -1)
 	if len(m) == 0 {
 		return ""
@@ -568,10 +568,10 @@ func ResumeID(screen string) string {
 	return m[len(m)-1][1]
 }
 
-// TokenUsage parses codex's `Token usage: total=… input=… (+ N cached)
+// tokenUsage parses codex's `Token usage: total=… input=… (+ N cached)
 // output=… (reasoning N)` line (`Token usage so far:` when its background
 // server keeps the thread; the last one counts; nil if there is none).
-func TokenUsage(screen string) *store.Usage {
+func tokenUsage(screen string) *store.Usage {
 	m := usageRE.FindAllStringSubmatch(screen, -1)
 	if len(m) == 0 {
 		return nil

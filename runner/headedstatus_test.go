@@ -27,7 +27,7 @@ func oscStates(t *testing.T, data []byte, chunk int) []string {
 		if end > len(data) {
 			end = len(data)
 		}
-		for _, st := range sc.Feed(data[i:end]) {
+		for _, st := range sc.feed(data[i:end]) {
 			s := st.State
 			if st.Kind != "" {
 				s += "/" + st.Kind
@@ -78,22 +78,22 @@ func TestResumeIDAndTokenUsageFromCodexScreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id := ResumeID(string(scr)); id != "01a208fd-70d3-7f02-823e-19d6e6ad7edc" {
+	if id := resumeID(string(scr)); id != "01a208fd-70d3-7f02-823e-19d6e6ad7edc" {
 		t.Errorf("resume id %q", id)
 	}
-	u := TokenUsage(string(scr))
+	u := tokenUsage(string(scr))
 	if u == nil || u.InputTokens != 2000 || u.OutputTokens != 100 || u.CachedInputTokens != 600 || u.ReasoningTokens != 40 {
 		t.Errorf("usage %+v", u)
 	}
-	if id := ResumeID("Resume this session with:\nclaude --resume 9a4eac71-92d5-460c-abc3-0c6ecb9380ff\n"); id != "9a4eac71-92d5-460c-abc3-0c6ecb9380ff" {
+	if id := resumeID("Resume this session with:\nclaude --resume 9a4eac71-92d5-460c-abc3-0c6ecb9380ff\n"); id != "9a4eac71-92d5-460c-abc3-0c6ecb9380ff" {
 		t.Errorf("claude resume id %q", id)
 	}
 	// codex 0.169 when its background server keeps the thread
-	u = TokenUsage("To reconnect, run:\n  codex resume 01a20980-5639-7940-8bae-70db2faf944d\nToken usage so far: total=30 input=20 output=10\n")
+	u = tokenUsage("To reconnect, run:\n  codex resume 01a20980-5639-7940-8bae-70db2faf944d\nToken usage so far: total=30 input=20 output=10\n")
 	if u == nil || u.InputTokens != 20 || u.OutputTokens != 10 {
 		t.Errorf("usage so far %+v", u)
 	}
-	if TokenUsage("nothing here") != nil || ResumeID("nothing") != "" {
+	if tokenUsage("nothing here") != nil || resumeID("nothing") != "" {
 		t.Error("found usage or an id in nothing")
 	}
 }
@@ -203,7 +203,7 @@ func TestScreenDialog(t *testing.T) {
 		{"codex trust screen for claude", stream.FormatClaude, codexModelNotice, ""},
 		{"no format", "", claudeTrust, ""},
 	} {
-		d, ok := ScreenDialog(tc.format, tc.screen)
+		d, ok := screenDialog(tc.format, tc.screen)
 		if tc.want == "" {
 			if ok {
 				t.Errorf("%s: unexpected dialog %q", tc.name, d.Summary)
@@ -220,7 +220,7 @@ func TestScreenDialog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, ok := ScreenDialog(stream.FormatCodex, string(bg)); !ok || d.Summary != "codex asks: Background server has incompatible feature settings" {
+	if d, ok := screenDialog(stream.FormatCodex, string(bg)); !ok || d.Summary != "codex asks: Background server has incompatible feature settings" {
 		t.Errorf("background server dialog: got %q (%v)", d.Summary, ok)
 	}
 	if got := codexPermissionSummary(codexPermission); got != "permission: touch esc.txt" {
@@ -297,7 +297,7 @@ func TestHookStateOf(t *testing.T) {
 		{`{"hook_event_name":"Interrupt",` + sid + `}`, "", "", false, false, true},
 		{`not json`, "", "", false, false, true},
 	} {
-		hs, ok := HookStateOf([]byte(tc.in), now)
+		hs, ok := hookStateOf([]byte(tc.in), now)
 		if ok == tc.ignored {
 			t.Errorf("%s: ok = %v", tc.in, ok)
 			continue
@@ -315,26 +315,26 @@ func TestHookStateOf(t *testing.T) {
 }
 
 func TestRecordHookEventAppendsALine(t *testing.T) {
-	out := filepath.Join(t.TempDir(), HookFile)
+	out := filepath.Join(t.TempDir(), hookFile)
 	in := `{"hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"a.txt"},"session_id":"s1"}`
 	if err := RecordHookEvent(strings.NewReader(in), out); err != nil {
 		t.Fatal(err)
 	}
-	evs, off := ReadHookEvents(out, 0)
+	evs, off := readHookEvents(out, 0)
 	if len(evs) != 1 || evs[0].State != AgentNeedsInput || evs[0].Summary != "permission: Write a.txt" || evs[0].SessionID != "s1" {
 		t.Fatalf("got %+v", evs)
 	}
 	// An event that means nothing adds nothing; bad input neither.
 	RecordHookEvent(strings.NewReader(`{"hook_event_name":"Interrupt"}`), out)
 	RecordHookEvent(strings.NewReader(`{`), out)
-	if evs, _ := ReadHookEvents(out, off); len(evs) != 0 {
+	if evs, _ := readHookEvents(out, off); len(evs) != 0 {
 		t.Fatalf("added: %+v", evs)
 	}
 	// A partial last line waits for its newline.
 	f, _ := os.OpenFile(out, os.O_WRONLY|os.O_APPEND, 0o600)
 	f.WriteString(`{"event":"Stop","state":"needs_input"`)
 	f.Close()
-	if evs, off2 := ReadHookEvents(out, off); len(evs) != 0 || off2 != off {
+	if evs, off2 := readHookEvents(out, off); len(evs) != 0 || off2 != off {
 		t.Fatalf("a partial line was read: %+v at %d", evs, off2)
 	}
 	if err := RecordHookEvent(strings.NewReader(in), "relative.json"); err == nil {
@@ -345,7 +345,7 @@ func TestRecordHookEventAppendsALine(t *testing.T) {
 // A hook event after a line cut short (a hook killed mid-write, a full
 // disk) starts on a line of its own: it is read, not lost with the cut one.
 func TestRecordHookEventAfterACutLine(t *testing.T) {
-	out := filepath.Join(t.TempDir(), HookFile)
+	out := filepath.Join(t.TempDir(), hookFile)
 	if err := os.WriteFile(out, []byte(`{"event":"Stop","sta`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestRecordHookEventAfterACutLine(t *testing.T) {
 	if err := RecordHookEvent(strings.NewReader(in), out); err != nil {
 		t.Fatal(err)
 	}
-	evs, _ := ReadHookEvents(out, 0)
+	evs, _ := readHookEvents(out, 0)
 	if len(evs) != 1 || evs[0].SessionID != "s1" {
 		t.Fatalf("the event after the cut line: got %+v", evs)
 	}
@@ -384,7 +384,7 @@ func TestWriteClaudeSettings(t *testing.T) {
 	if err := json.Unmarshal(b, &settings); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range ClaudeHookEvents {
+	for _, ev := range claudeHookEvents {
 		g := settings.Hooks[ev]
 		if len(g) != 1 || len(g[0].Hooks) != 1 || g[0].Hooks[0].Type != "command" {
 			t.Fatalf("%s: %+v", ev, g)
@@ -403,7 +403,7 @@ func TestHeadedWatchCodexReplay(t *testing.T) {
 	var seen []string
 	var sc OSCScanner
 	data, _ := os.ReadFile("testdata/hx2.pane.log")
-	for _, st := range sc.Feed(data) {
+	for _, st := range sc.feed(data) {
 		w.applyOSC(st)
 		s, _ := w.current()
 		seen = append(seen, s)
@@ -515,7 +515,7 @@ func TestHeadedWatchAtPrompt(t *testing.T) {
 	var sc OSCScanner
 	data, _ := os.ReadFile("testdata/hx2.pane.log")
 	var got []bool
-	for _, st := range sc.Feed(data) {
+	for _, st := range sc.feed(data) {
 		w.applyOSC(st)
 		got = append(got, w.atPrompt())
 	}

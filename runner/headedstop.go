@@ -13,21 +13,21 @@ import (
 // (agent stop, which records the request and sends the first C-c; a
 // supervisor told to stop with SIGTERM; a timeout) ends it in steps:
 //  1. C-c;
-//  2. after HeadedAgainAfter, C-c twice more: claude and codex quit on a
+//  2. after headedAgainAfter, C-c twice more: claude and codex quit on a
 //     double C-c at their prompt;
-//  3. after HeadedQuitAfter, the runner's quit command typed at its prompt
+//  3. after headedQuitAfter, the runner's quit command typed at its prompt
 //     (claude /exit, codex /quit, agency.runner.<name>.quit), then Enter.
 //     Only where no question can take that Enter for a yes: claude and
 //     codex must have reported that they wait at their prompt (C-c does
 //     nothing at claude's permission prompt, where Enter approves);
-//  4. after HeadedKillAfter, the session is killed.
+//  4. after headedKillAfter, the session is killed.
 //
 // The supervisor records exit_reason stopped (or timeout) whichever step
 // ended it.
 const (
-	HeadedAgainAfter = time.Second
-	HeadedQuitAfter  = 2500 * time.Millisecond
-	HeadedKillAfter  = StopGrace
+	headedAgainAfter = time.Second
+	headedQuitAfter  = 2500 * time.Millisecond
+	headedKillAfter  = stopGrace
 )
 
 // stopLookEvery is how often the record is read for a stop request.
@@ -70,23 +70,23 @@ func (p *paneStop) poll(ctx context.Context) {
 
 	since := time.Since(p.asked)
 	switch {
-	case !p.again && since >= HeadedAgainAfter:
+	case !p.again && since >= headedAgainAfter:
 		p.again = true
-		p.s.logf("still running %s after C-c: C-c twice more", HeadedAgainAfter)
+		p.s.logf("still running %s after C-c: C-c twice more", headedAgainAfter)
 		p.client.SendKeys(bg, p.sess.PaneID, "C-c", "C-c")
-	case !p.quitSent && since >= HeadedQuitAfter:
+	case !p.quitSent && since >= headedQuitAfter:
 		p.quitSent = true
 		if q := p.s.Spec.Quit; q != "" && !p.safeToType() {
-			p.s.logf("still running %s after C-c, not at its prompt: %q not typed", HeadedQuitAfter, q)
+			p.s.logf("still running %s after C-c, not at its prompt: %q not typed", headedQuitAfter, q)
 		} else if q != "" {
-			p.s.logf("still running %s after C-c: typing %q", HeadedQuitAfter, q)
+			p.s.logf("still running %s after C-c: typing %q", headedQuitAfter, q)
 			if err := p.client.PasteText(bg, p.sess.PaneID, q); err == nil {
 				p.client.SendKeys(bg, p.sess.PaneID, "Enter")
 			}
 		}
-	case !p.killed && since >= HeadedKillAfter:
+	case !p.killed && since >= headedKillAfter:
 		p.killed = true
-		p.s.logf("still running %s after C-c: killing the session", HeadedKillAfter)
+		p.s.logf("still running %s after C-c: killing the session", headedKillAfter)
 		p.client.KillSession(bg, p.sess.Name)
 	}
 }

@@ -122,7 +122,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	}
 
 	cmd.Dir = rec.SandboxPath
-	cmd.Env = AgentEnv(rec)
+	cmd.Env = agentEnv(rec)
 	cmd.Stdin = devnull
 	out := &chunkWriter{f: rawF, s: s}
 	errOut := &chunkWriter{f: errF, s: s}
@@ -137,7 +137,7 @@ func (s *Supervisor) runHeadless(ctx context.Context, rec *store.InvocationRecor
 	// A descendant that survives the runner (one that ignored SIGINT, or a
 	// background job) keeps stdout open: without a bound, Wait would wait
 	// for it forever and the record would stay running.
-	cmd.WaitDelay = StopGrace
+	cmd.WaitDelay = stopGrace
 	s.lastOutput.Store(time.Now().UnixNano())
 
 	if cur, err := s.Store.ReadInvocation(s.Invocation); err == nil && cur.StopRequested != "" {
@@ -263,7 +263,7 @@ func (s *Supervisor) stopGroup(pid int, start *uint64) {
 		return
 	}
 
-	deadline := time.Now().Add(StopGrace)
+	deadline := time.Now().Add(stopGrace)
 	for time.Now().Before(deadline) {
 		if !Alive(pid, start) && !groupAlive(pid) {
 			return

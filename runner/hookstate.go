@@ -21,15 +21,15 @@ import (
 // the new lines each poll (so two events between two polls are both seen)
 // and folds them into logs/status.json. No lock, no git, always exit 0.
 
-// HookFile is a headed invocation's hook events, one JSON line each
+// hookFile is a headed invocation's hook events, one JSON line each
 // (logs/hook.jsonl).
-const HookFile = "hook.jsonl"
+const hookFile = "hook.jsonl"
 
 // HookEventCmd is the hidden subcommand the injected hooks run.
 const HookEventCmd = "hook-event"
 
-// ClaudeHookEvents are the claude hook events injected into a run.
-var ClaudeHookEvents = []string{
+// claudeHookEvents are the claude hook events injected into a run.
+var claudeHookEvents = []string{
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 	"Notification", "Stop", "StopFailure", "SessionEnd",
 }
@@ -56,17 +56,17 @@ type HookState struct {
 
 // HookPath is an invocation's logs/hook.jsonl.
 func HookPath(st *store.Store, inv string) string {
-	return filepath.Join(st.SandboxLogsDir(inv), HookFile)
+	return filepath.Join(st.SandboxLogsDir(inv), hookFile)
 }
 
 // ClaudeSettingsFile is the name of a run's claude settings (hooks), in its
 // invocation directory.
 const ClaudeSettingsFile = "claude-settings.json"
 
-// ClaudeHookSettings is claude's settings JSON with a hook for every event
-// in ClaudeHookEvents, each running `<self> hook-event --invocation <inv>
+// claudeHookSettings is claude's settings JSON with a hook for every event
+// in claudeHookEvents, each running `<self> hook-event --invocation <inv>
 // --out <hookPath>`.
-func ClaudeHookSettings(self, inv, hookPath string) []byte {
+func claudeHookSettings(self, inv, hookPath string) []byte {
 	cmd := shQuote(self) + " " + HookEventCmd + " --invocation " + shQuote(inv) + " --out " + shQuote(hookPath)
 	type hook struct {
 		Type    string `json:"type"`
@@ -77,7 +77,7 @@ func ClaudeHookSettings(self, inv, hookPath string) []byte {
 		Hooks []hook `json:"hooks"`
 	}
 	hooks := map[string][]group{}
-	for _, ev := range ClaudeHookEvents {
+	for _, ev := range claudeHookEvents {
 		hooks[ev] = []group{{Hooks: []hook{{Type: "command", Command: cmd, Timeout: 10}}}}
 	}
 
@@ -85,7 +85,7 @@ func ClaudeHookSettings(self, inv, hookPath string) []byte {
 	return append(b, '\n')
 }
 
-// WriteClaudeSettings writes ClaudeHookSettings to path (atomically, 0600)
+// WriteClaudeSettings writes claudeHookSettings to path (atomically, 0600)
 // and returns argv with `--settings <path>` after the program: claude
 // merges the file with the user's own settings, whose files are never
 // touched. A file, not the JSON itself, keeps the command line short (tmux
@@ -94,7 +94,7 @@ func WriteClaudeSettings(argv []string, path, self, inv, hookPath string) ([]str
 	if len(argv) == 0 {
 		return argv, nil
 	}
-	if err := store.WriteFileAtomic(path, ClaudeHookSettings(self, inv, hookPath), 0o600); err != nil {
+	if err := store.WriteFileAtomic(path, claudeHookSettings(self, inv, hookPath), 0o600); err != nil {
 		return nil, err
 	}
 	return append([]string{argv[0], "--settings", path}, argv[1:]...), nil
@@ -123,9 +123,9 @@ type hookInput struct {
 	Reason     string          `json:"reason"`
 }
 
-// HookStateOf says what one hook event means. ok is false for an event
+// hookStateOf says what one hook event means. ok is false for an event
 // that changes nothing (an unknown event, a Notification of another kind).
-func HookStateOf(data []byte, now time.Time) (HookState, bool) {
+func hookStateOf(data []byte, now time.Time) (HookState, bool) {
 	var in hookInput
 	if err := json.Unmarshal(data, &in); err != nil {
 		return HookState{}, false
@@ -255,7 +255,7 @@ func RecordHookEvent(stdin io.Reader, out string) error {
 		return err
 	}
 
-	hs, ok := HookStateOf(data, time.Now())
+	hs, ok := hookStateOf(data, time.Now())
 	if !ok || out == "" {
 		return nil
 	}
@@ -272,10 +272,10 @@ func RecordHookEvent(stdin io.Reader, out string) error {
 	return store.AppendLine(out, b)
 }
 
-// ReadHookEvents reads the complete lines of logs/hook.jsonl from offset
+// readHookEvents reads the complete lines of logs/hook.jsonl from offset
 // off and returns their events (bad lines skipped) and the offset after
 // the last complete line.
-func ReadHookEvents(path string, off int64) ([]HookState, int64) {
+func readHookEvents(path string, off int64) ([]HookState, int64) {
 	f, err := store.ReadLog(path)
 	if err != nil {
 		return nil, off

@@ -12,20 +12,20 @@ type Proc struct {
 	Start uint64
 }
 
-// LeftoverProcs lists the processes an invocation's agent left behind that
+// leftoverProcs lists the processes an invocation's agent left behind that
 // its process group does not hold: children that called setsid (a daemon
 // such as `codex app-server`) and so outlive a signal to the group. On
 // Linux they are found through /proc (see findLeftovers); elsewhere none
 // are found, which never stops anything that is not ours.
-func LeftoverProcs(inv, sandbox string) []Proc {
+func leftoverProcs(inv, sandbox string) []Proc {
 	return findLeftovers(inv, sandbox)
 }
 
-// StopLeftovers stops the processes LeftoverProcs finds: SIGTERM, then
+// StopLeftovers stops the processes leftoverProcs finds: SIGTERM, then
 // SIGKILL to whatever is still there after grace. It returns those it
 // signalled, and those still alive at the end (not ours to kill, say).
 func StopLeftovers(inv, sandbox string, grace time.Duration) (stopped, alive []Proc) {
-	procs := LeftoverProcs(inv, sandbox)
+	procs := leftoverProcs(inv, sandbox)
 	if len(procs) == 0 {
 		return nil, nil
 	}

@@ -114,7 +114,7 @@ func RunNotify(ctx context.Context, command string, n Notification, rec *store.I
 	// there, outside any wall, could load what the agent left in it (a
 	// `python3 -m`'s modules, a version file a shim reads). The sandbox
 	// is $AGENCY_SANDBOX.
-	cmd.Env = append(AgentEnv(rec), "AGENCY_EVENT="+n.Event, "AGENCY_INVOCATION_ID="+n.InvocationID)
+	cmd.Env = append(agentEnv(rec), "AGENCY_EVENT="+n.Event, "AGENCY_INVOCATION_ID="+n.InvocationID)
 
 	cmd.Stdin = bytes.NewReader(append(body, '\n'))
 	var out bytes.Buffer

@@ -13,10 +13,10 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// EndRetryFor is how long a supervisor keeps trying to write a run's final
+// endRetryFor is how long a supervisor keeps trying to write a run's final
 // record (each try waits up to its LockTimeout for the repo lock). The
 // outcome file has the run's end meanwhile, and after.
-const EndRetryFor = 24 * time.Hour
+const endRetryFor = 24 * time.Hour
 
 // endRetryMax is the longest pause between two tries.
 const endRetryMax = 10 * time.Second
@@ -36,7 +36,7 @@ func (s *Supervisor) recordEnd(end func(*store.InvocationRecord) error) error {
 	}
 
 	wait := 200 * time.Millisecond
-	deadline := time.Now().Add(EndRetryFor)
+	deadline := time.Now().Add(endRetryFor)
 	for {
 		_, err := s.update(end)
 		if err == nil {

@@ -75,7 +75,7 @@ func TestResumeArguments(t *testing.T) {
 			t.Errorf("with %q, start args = %q, want none", user, got)
 		}
 	}
-	got := claude.ResumeArgv(true, []string{"--permission-mode", "default"}, "S1", "go on", sb)
+	got := claude.resumeArgv(true, []string{"--permission-mode", "default"}, "S1", "go on", sb)
 	want := []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "default", "--resume", "S1", "--", "go on"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("claude resume argv =\n %q\nwant\n %q", got, want)
@@ -84,7 +84,7 @@ func TestResumeArguments(t *testing.T) {
 	if got := codex.StartArgs(nil, id); got != nil {
 		t.Errorf("codex start args = %q, want none (the thread id comes from its stream)", got)
 	}
-	got = codex.ResumeArgv(true, nil, "T1", "go on", sb)
+	got = codex.resumeArgv(true, nil, "T1", "go on", sb)
 	want = []string{"codex", "exec", "-C", "/sb", "--json", "resume", "T1", "--", "go on"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("codex resume argv = %q", got)
@@ -93,7 +93,7 @@ func TestResumeArguments(t *testing.T) {
 		{Key: "agency.runner.mine.command", Value: "mine"},
 		{Key: "agency.runner.mine.resumeArg", Value: "--conversation={session_id}"},
 	}), "mine")
-	if got := custom.ResumeArgv(true, nil, "C9", "p", sb); !reflect.DeepEqual(got, []string{"mine", "--conversation=C9", "p"}) {
+	if got := custom.resumeArgv(true, nil, "C9", "p", sb); !reflect.DeepEqual(got, []string{"mine", "--conversation=C9", "p"}) {
 		t.Errorf("custom resume argv = %q", got)
 	}
 	if plain, _ := Lookup(gitcore.NewConfig([]gitcore.ConfigEntry{{Key: "agency.runner.x.command", Value: "x"}}), "x"); len(plain.ResumeArgs) != 0 {

@@ -205,9 +205,9 @@ func RemoveRetired(args []string) int {
 	return 0
 }
 
-// HostFetchCmd is the hidden command of the process SpawnHostFetcher
+// hostFetchCmd is the hidden command of the process SpawnHostFetcher
 // starts: `git-agency host-fetch <host>`.
-const HostFetchCmd = "host-fetch"
+const hostFetchCmd = "host-fetch"
 
 // SpawnHostFetcher starts `git-agency host-fetch <name>` (AgencyExe) in
 // the repository dir, in its own session with no terminal, its output
@@ -229,7 +229,7 @@ func SpawnHostFetcher(dir, name, logPath string) error {
 		return errs.IO("open", os.DevNull, err)
 	}
 	defer devnull.Close()
-	cmd := exec.Command(exe, HostFetchCmd, name)
+	cmd := exec.Command(exe, hostFetchCmd, name)
 	cmd.Dir = dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -13,15 +13,15 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// StatusFile is logs/status.json: the stream's state and usage, rewritten
-// (atomically, at most every StatusInterval) by the supervisor while the
+// statusFile is logs/status.json: the stream's state and usage, rewritten
+// (atomically, at most every statusInterval) by the supervisor while the
 // runner runs. Readers (ls, show, watch) take the live semantic status from
 // it instead of parsing logs, and the supervisor never takes the repository
 // lock for it: meta.json is only rewritten with the final values at exit.
-const StatusFile = "status.json"
+const statusFile = "status.json"
 
-// StatusInterval bounds how often status.json is rewritten.
-const StatusInterval = 250 * time.Millisecond
+// statusInterval bounds how often status.json is rewritten.
+const statusInterval = 250 * time.Millisecond
 
 // LiveStatus is the content of logs/status.json.
 type LiveStatus struct {
@@ -33,9 +33,9 @@ type LiveStatus struct {
 	Usage     stream.Usage       `json:"usage"`
 }
 
-// StatusPath is an invocation's logs/status.json.
-func StatusPath(st *store.Store, inv string) string {
-	return filepath.Join(st.SandboxLogsDir(inv), StatusFile)
+// statusPath is an invocation's logs/status.json.
+func statusPath(st *store.Store, inv string) string {
+	return filepath.Join(st.SandboxLogsDir(inv), statusFile)
 }
 
 // ReadLiveStatus reads logs/status.json; nil when there is none (a runner
@@ -43,7 +43,7 @@ func StatusPath(st *store.Store, inv string) string {
 func ReadLiveStatus(st *store.Store, inv string) *LiveStatus {
 	// Decoded again only when the file changed: watch asks every
 	// second for every running invocation.
-	v, err := st.ReadFileMemo(StatusPath(st, inv), func(b []byte) (any, error) {
+	v, err := st.ReadFileMemo(statusPath(st, inv), func(b []byte) (any, error) {
 		var ls LiveStatus
 		if err := json.Unmarshal(b, &ls); err != nil {
 			return nil, err
@@ -80,7 +80,7 @@ func UsageRecord(u stream.Usage, turns int) *store.Usage {
 		CachedInputTokens: u.CachedInputTokens, ReasoningTokens: u.ReasoningTokens, CostUSD: u.CostUSD}
 }
 
-// Exit is what the supervisor knows of how a run ended, for Semantic.
+// Exit is what the supervisor knows of how a run ended, for semanticStatus.
 type Exit struct {
 	// TimedOut says which limit stopped the run ("timeout 30m", "no
 	// output for 5m"); empty if none did.
@@ -90,7 +90,7 @@ type Exit struct {
 	Unchanged bool
 }
 
-// Semantic is the semantic layer of an invocation's status (what the agent
+// semanticStatus is the semantic layer of an invocation's status (what the agent
 // is up to, beside its lifecycle). While the run goes (end nil): the runner's own
 // runner_status.json when valid, else what the stream says: "error" (a
 // failed result or turn), "needs_input" (a turn that ended waiting for the
@@ -101,7 +101,7 @@ type Exit struct {
 // else "needs_input", like a closing question (so a run whose work was
 // refused never looks clean); a clean end "ready_for_review".
 // runner_status.json only speaks for a stream that said nothing final.
-func Semantic(rs *stream.RunnerStatus, st stream.StreamState, end *Exit) (status, summary string) {
+func semanticStatus(rs *stream.RunnerStatus, st stream.StreamState, end *Exit) (status, summary string) {
 	last := st.LastMessage
 	if last == "" {
 		last = st.LastSummary
@@ -211,7 +211,7 @@ func (h *streamHook) Stderr() io.Writer { return h.p.Stderr() }
 
 func (h *streamHook) loop() {
 	defer close(h.done)
-	t := time.NewTicker(StatusInterval)
+	t := time.NewTicker(statusInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -233,7 +233,7 @@ func (h *streamHook) writeStatus() {
 	}
 
 	ls := LiveStatus{UpdatedAt: time.Now().UTC(), Format: h.format, SessionID: st.SessionID, State: st, Usage: h.p.Usage()}
-	if err := writeVolatile(StatusPath(h.s.Store, h.s.Invocation), ls); err != nil {
+	if err := writeVolatile(statusPath(h.s.Store, h.s.Invocation), ls); err != nil {
 		h.s.logf("status.json: %v", err)
 		return
 	}
@@ -263,7 +263,7 @@ func (h *streamHook) Close(rec *store.InvocationRecord) {
 		}
 	}
 
-	status, summary := Semantic(rs, st, end)
+	status, summary := semanticStatus(rs, st, end)
 	h.s.update(func(r *store.InvocationRecord) error {
 		r.SemanticStatus, r.SemanticSummary = status, summary
 		if st.Events > 0 {

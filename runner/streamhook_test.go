@@ -52,9 +52,9 @@ func TestSemanticOfRealStreams(t *testing.T) {
 				p.Stderr().Write(e)
 			}
 			p.Flush()
-			got, sum := Semantic(nil, p.State(), &Exit{})
+			got, sum := semanticStatus(nil, p.State(), &Exit{})
 			if got != want || sum == "" {
-				t.Errorf("Semantic = %q, %q; want %q with a summary", got, sum, want)
+				t.Errorf("semanticStatus = %q, %q; want %q with a summary", got, sum, want)
 			}
 		})
 	}
@@ -89,9 +89,9 @@ func TestSemantic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, sum := Semantic(tt.rs, tt.st, tt.end)
+			got, sum := semanticStatus(tt.rs, tt.st, tt.end)
 			if got != tt.want || sum != tt.wantSumm {
-				t.Errorf("Semantic = %q, %q; want %q, %q", got, sum, tt.want, tt.wantSumm)
+				t.Errorf("semanticStatus = %q, %q; want %q, %q", got, sum, tt.want, tt.wantSumm)
 			}
 		})
 	}
@@ -113,7 +113,7 @@ func TestParserFormat(t *testing.T) {
 // the next turn's starts): readers never see a torn file and no writer
 // fails because another moved its temp file away.
 func TestWriteVolatileConcurrentWriters(t *testing.T) {
-	path := filepath.Join(t.TempDir(), StatusFile)
+	path := filepath.Join(t.TempDir(), statusFile)
 	big := strings.Repeat("x", 64<<10)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -169,7 +169,7 @@ func TestWriteVolatileConcurrentWriters(t *testing.T) {
 func TestReadLiveStatusSeesRewrite(t *testing.T) {
 	st, rec := supervisedRecord(t, t.TempDir(), &store.InvocationRecord{InvocationID: "20260101000000-5a5a",
 		Status: store.StatusRunning, Runner: "sh", SandboxPath: filepath.Join(t.TempDir(), "tree")})
-	path := StatusPath(st, rec.InvocationID)
+	path := statusPath(st, rec.InvocationID)
 	old := time.Now().Add(-time.Hour)
 	write := func(session string, at time.Time) {
 		t.Helper()

@@ -19,8 +19,8 @@ import (
 	"github.com/git-agency/git-agency/wall"
 )
 
-// StopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
-const StopGrace = 5 * time.Second
+// stopGrace is how long a stopped runner gets between SIGINT and SIGKILL.
+const stopGrace = 5 * time.Second
 
 // Supervisor owns one invocation from its start to its final record.
 type Supervisor struct {
@@ -180,9 +180,9 @@ func (s *Supervisor) failEarly(msg, reason string) error {
 	return errors.New(msg)
 }
 
-// AgentEnv is the environment of a runner or setup script: the user's,
+// agentEnv is the environment of a runner or setup script: the user's,
 // scrubbed as for every child (subproc.Scrub), plus AGENCY_*.
-func AgentEnv(rec *store.InvocationRecord) []string {
+func agentEnv(rec *store.InvocationRecord) []string {
 	return subproc.Scrub(os.Environ(), nil,
 		"AGENCY_INVOCATION_ID="+rec.InvocationID,
 		"AGENCY_WORKTREE_ID="+rec.IntegrationWorktreeID,
@@ -225,14 +225,14 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 	if err == nil {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = rec.SandboxPath
-		cmd.Env = append(AgentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
+		cmd.Env = append(agentEnv(rec), SetupEnv(s.Repo.Toplevel, rec.SandboxPath)...)
 		cmd.Stdout, cmd.Stderr = f, f
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 		// A cancelled supervisor ends the whole setup, the script's
 		// children too (its own group, as the agent), and waits boundedly.
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = StopGrace
+		cmd.WaitDelay = stopGrace
 		traced := subproc.Trace(cmd)
 		if err = cmd.Start(); err == nil {
 			// A stop or kill asked for during setup ends the setup: the
@@ -259,7 +259,7 @@ func (s *Supervisor) runSetup(ctx context.Context, rec *store.InvocationRecord, 
 						} else {
 							SignalGroup(pid, st, syscall.SIGTERM)
 							go func() {
-								time.Sleep(StopGrace)
+								time.Sleep(stopGrace)
 								SignalGroup(pid, st, syscall.SIGKILL)
 							}()
 						}

@@ -14,9 +14,9 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// VerifyLogLimit bounds a verify log: its first half and its last half are
+// verifyLogLimit bounds a verify log: its first half and its last half are
 // kept, what lies between is left out with a note saying how much.
-const VerifyLogLimit = 1 << 20
+const verifyLogLimit = 1 << 20
 
 // VerifySpec is one verify: an optional setup script, then the check
 // (agency.verify), each run by /bin/sh in the verify tree Dir.
@@ -29,7 +29,7 @@ type VerifySpec struct {
 	// Timeout bounds setup and check together (0: none).
 	Timeout time.Duration
 	// LogPath receives setup's and the check's output, bounded by
-	// VerifyLogLimit.
+	// verifyLogLimit.
 	LogPath string
 	// Argv, when set, turns the shell command line into the argv that runs
 	// it (a wall around the verify tree); nil runs it as it is.
@@ -66,7 +66,7 @@ func RunVerify(ctx context.Context, spec VerifySpec) (out VerifyOutcome) {
 		return out
 	}
 
-	log := newBoundedLog(f, VerifyLogLimit)
+	log := newBoundedLog(f, verifyLogLimit)
 	defer log.Close()
 
 	if spec.Timeout > 0 {

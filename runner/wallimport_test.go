@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/internal/testrepo"
+	"github.com/git-agency/git-agency/internal/testsandbox"
 	"github.com/git-agency/git-agency/store"
 	"github.com/git-agency/git-agency/wall"
 )
@@ -67,7 +68,7 @@ func TestImportTaskNotCutOffByTheRunsEnd(t *testing.T) {
 	task := newImportTask(s, rec)
 	task.interval = time.Millisecond
 	task.Start(ctx)
-	tip := agentCommit(t, repo, shadow, branch)
+	tip := testsandbox.ShadowCommit(t, repo, shadow, branch, "agent")
 	<-fault.hit
 	task.Stop(context.Background())
 	// what the final checkpoint does first
@@ -83,24 +84,4 @@ func TestImportTaskNotCutOffByTheRunsEnd(t *testing.T) {
 	if _, err := os.Stat(fault.lock); err == nil {
 		t.Fatal("the sandbox branch's ref is left locked")
 	}
-}
-
-// agentCommit makes a commit on branch in the shadow git directory, as a
-// walled agent's git would (its objects in the shadow's own store).
-func agentCommit(t *testing.T, repo *gitcore.Repo, shadow, branch string) string {
-	t.Helper()
-	env := append(os.Environ(), "GIT_DIR="+shadow, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+repo.ObjectsDir(),
-		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@a", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@a")
-	run := func(stdin string, args ...string) string {
-		out, err := gitcore.ExecRunner{}.Run(context.Background(), gitcore.Cmd{Args: args, Env: env, Stdin: strings.NewReader(stdin)})
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out.Stdout))
-	}
-	blob := run("agent\n", "hash-object", "-w", "--stdin")
-	tree := run("100644 blob "+blob+"\tagent.txt\n", "mktree")
-	id := run("", "commit-tree", tree, "-p", run("", "rev-parse", "refs/heads/"+branch), "-m", "agent")
-	run("", "update-ref", "refs/heads/"+branch, id)
-	return id
 }

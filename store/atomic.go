@@ -12,10 +12,10 @@ import (
 	"github.com/git-agency/git-agency/errs"
 )
 
-// WriteJSONAtomic writes v as indented JSON to path: a temp file in the same
+// writeJSONAtomic writes v as indented JSON to path: a temp file in the same
 // directory, fsync, rename, fsync the directory. Readers see the old or the
 // new file, never half of one.
-func WriteJSONAtomic(path string, v any) error {
+func writeJSONAtomic(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return errs.Internal("encode %s: %v", path, err)
@@ -23,10 +23,10 @@ func WriteJSONAtomic(path string, v any) error {
 	return WriteFileAtomic(path, append(data, '\n'), 0o600)
 }
 
-// WriteJSONAtomicThen is WriteJSONAtomic with a step run after the temp
+// writeJSONAtomicThen is writeJSONAtomic with a step run after the temp
 // file's fsync and before its rename (a failpoint: a kill there leaves the
 // temp file and no record). An error from it removes the temp file.
-func WriteJSONAtomicThen(path string, v any, beforeRename func() error) error {
+func writeJSONAtomicThen(path string, v any, beforeRename func() error) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return errs.Internal("encode %s: %v", path, err)
@@ -39,7 +39,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return writeFileAtomic(path, data, perm, nil, true)
 }
 
-// WriteJSONCache writes v as JSON to path like WriteJSONAtomic (readers
+// WriteJSONCache writes v as JSON to path like writeJSONAtomic (readers
 // see the old or the new file), without the fsyncs: for a cache derived
 // from other state, which a reader that cannot decode it computes again.
 // A crash may leave it empty or unreadable, never half of one that
@@ -54,7 +54,7 @@ func WriteJSONCache(path string, v any) error {
 
 func writeFileAtomic(path string, data []byte, perm os.FileMode, beforeRename func() error, sync bool) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+WriterTag(os.Getpid())+"*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+writerTag(os.Getpid())+"*")
 	if err != nil {
 		return errs.IO("write", path, err)
 	}
@@ -166,21 +166,21 @@ func CheckInside(root, path string) error {
 	return nil
 }
 
-// RecordWriteFailpoint is the prefix of the failpoint that kills a command
+// recordWriteFailpoint is the prefix of the failpoint that kills a command
 // inside its nth atomic write ($AGENCY_FAILPOINT=kill:record-write:<n>,
 // counted from 1 in each process): SIGKILL with the temp file written and
 // fsynced, not yet renamed. e2e/killsweep.sh sweeps n over every write a
 // command makes.
-const RecordWriteFailpoint = "kill:record-write:"
+const recordWriteFailpoint = "kill:record-write:"
 
 // recordWrites counts this process's atomic writes for
-// RecordWriteFailpoint.
+// recordWriteFailpoint.
 var recordWrites atomic.Int64
 
-// killAtRecordWrite kills this process when RecordWriteFailpoint names
+// killAtRecordWrite kills this process when recordWriteFailpoint names
 // the write being made.
 func killAtRecordWrite() {
-	n, ok := strings.CutPrefix(os.Getenv("AGENCY_FAILPOINT"), RecordWriteFailpoint)
+	n, ok := strings.CutPrefix(os.Getenv("AGENCY_FAILPOINT"), recordWriteFailpoint)
 	if !ok {
 		return
 	}

@@ -83,12 +83,12 @@ func (s *Store) ReadCheckpoints(inv string) (*CheckpointsFile, error) {
 	return &f, nil
 }
 
-// WriteCheckpoints writes checkpoints.json atomically.
-func (s *Store) WriteCheckpoints(inv string, f *CheckpointsFile) error {
+// writeCheckpoints writes checkpoints.json atomically.
+func (s *Store) writeCheckpoints(inv string, f *CheckpointsFile) error {
 	if f.Checkpoints == nil {
 		f.Checkpoints = []Checkpoint{}
 	}
-	return WriteJSONAtomic(s.CheckpointsPath(inv), f)
+	return writeJSONAtomic(s.CheckpointsPath(inv), f)
 }
 
 // AppendCheckpoint adds (or replaces, by id) one record in checkpoints.json.
@@ -108,7 +108,7 @@ func (s *Store) AppendCheckpoint(inv string, cp Checkpoint) error {
 
 	f.Checkpoints = append(out, cp)
 	sort.SliceStable(f.Checkpoints, func(i, j int) bool { return f.Checkpoints[i].ID < f.Checkpoints[j].ID })
-	return s.WriteCheckpoints(inv, f)
+	return s.writeCheckpoints(inv, f)
 }
 
 // NextCheckpointID is one more than the highest id in use, counting both
@@ -134,9 +134,9 @@ func NextCheckpointID(inv string, f *CheckpointsFile, refNames []string) int {
 	return max + 1
 }
 
-// CheckpointLockPath is the lock that serialises checkpoints of one sandbox
+// checkpointLockPath is the lock that serialises checkpoints of one sandbox
 // (the supervisor's checkpointer and `checkpoint create/apply`).
-func (s *Store) CheckpointLockPath(inv string) string {
+func (s *Store) checkpointLockPath(inv string) string {
 	return filepath.Join(s.SandboxDir(inv), ".checkpoints.lock")
 }
 
@@ -145,5 +145,5 @@ func (s *Store) LockCheckpoints(inv string, timeout time.Duration) (*Lock, error
 	if err := os.MkdirAll(s.SandboxDir(inv), 0o700); err != nil {
 		return nil, errs.IO("create", s.SandboxDir(inv), err)
 	}
-	return lockFile(context.Background(), s.CheckpointLockPath(inv), timeout)
+	return lockFile(context.Background(), s.checkpointLockPath(inv), timeout)
 }

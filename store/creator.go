@@ -30,7 +30,7 @@ type AdoptMarks struct {
 
 // WriteCreator writes the creator marker into dir.
 func WriteCreator(dir string, c Creator) error {
-	return WriteJSONAtomic(filepath.Join(dir, CreatorFile), c)
+	return writeJSONAtomic(filepath.Join(dir, CreatorFile), c)
 }
 
 // ReadCreator reads dir's creator marker; ok is false when there is none

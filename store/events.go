@@ -59,10 +59,10 @@ func (s *Store) ReadEvents(inv string) ([]Event, error) {
 	return out, nil
 }
 
-// DamagedEventLines counts the lines of an invocation's events.jsonl that
+// damagedEventLines counts the lines of an invocation's events.jsonl that
 // are not an event: garbage, or a line cut short (the last one without its
 // newline). A missing file has none.
-func (s *Store) DamagedEventLines(inv string) (int, error) {
+func (s *Store) damagedEventLines(inv string) (int, error) {
 	return DamagedLines(s.EventsPath(inv), true)
 }
 

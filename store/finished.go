@@ -73,14 +73,14 @@ type finishedEntry struct {
 	Facts   FinishedFacts
 }
 
-// FinishedCachePath is the cache of finished invocation records.
-func (s *Store) FinishedCachePath() string {
+// finishedCachePath is the cache of finished invocation records.
+func (s *Store) finishedCachePath() string {
 	return filepath.Join(s.RepoDir(), "finished-invocations.cache")
 }
 
-// Finished reports whether a record can never change again: ended
+// isFinished reports whether a record can never change again: ended
 // (finished or failed), landed or discarded, no land in progress.
-func Finished(r *InvocationRecord) bool {
+func isFinished(r *InvocationRecord) bool {
 	if r == nil || (r.Status != StatusFinished && r.Status != StatusFailed) {
 		return false
 	}
@@ -117,7 +117,7 @@ func fileIDOf(fi os.FileInfo) fileID {
 // readFinishedCache returns the cached entries and the generation they
 // were checked against.
 func (s *Store) readFinishedCache() (map[string]finishedEntry, string) {
-	f, err := os.Open(s.FinishedCachePath())
+	f, err := os.Open(s.finishedCachePath())
 	if err != nil {
 		return nil, ""
 	}
@@ -153,12 +153,12 @@ func (s *Store) writeFinishedCache(entries map[string]finishedEntry, gen string)
 	}
 
 	// Best effort: a cache that cannot be written is rebuilt next time.
-	if WriteFileAtomic(s.FinishedCachePath(), b.Bytes(), 0o600) != nil {
+	if WriteFileAtomic(s.finishedCachePath(), b.Bytes(), 0o600) != nil {
 		return
 	}
 
 	if m := s.finished; m != nil {
-		if fi, err := os.Stat(s.FinishedCachePath()); err == nil {
+		if fi, err := os.Stat(s.finishedCachePath()); err == nil {
 			m.mu.Lock()
 			m.file, m.gen, m.entries = fileIDOf(fi), gen, entries
 			m.mu.Unlock()
@@ -166,8 +166,8 @@ func (s *Store) writeFinishedCache(entries map[string]finishedEntry, gen string)
 	}
 }
 
-// RecordsGenPath is the records generation file (see above).
-func (s *Store) RecordsGenPath() string {
+// recordsGenPath is the records generation file (see above).
+func (s *Store) recordsGenPath() string {
 	return filepath.Join(s.RepoDir(), "records.gen")
 }
 
@@ -179,7 +179,7 @@ const (
 // readRecordsGen returns the generation's token when it is clean, and ""
 // when it is dirty, missing or unreadable (nothing may be trusted then).
 func (s *Store) readRecordsGen() string {
-	b, err := os.ReadFile(s.RecordsGenPath())
+	b, err := os.ReadFile(s.recordsGenPath())
 	if err != nil {
 		return ""
 	}
@@ -198,7 +198,7 @@ func (s *Store) writeRecordsGen(state string) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(s.RecordsGenPath(), []byte(line), 0o600)
+	return WriteFileAtomic(s.recordsGenPath(), []byte(line), 0o600)
 }
 
 // recordsGenLine is the generation file's content: a new random token and
@@ -216,7 +216,7 @@ func recordsGenLine(state string) (string, error) {
 // else, so a missing one means none is under way. It never replaces an
 // existing file (a link fails on one).
 func (s *Store) startRecordsGen() {
-	path := s.RecordsGenPath()
+	path := s.recordsGenPath()
 	if _, err := os.Lstat(path); err == nil {
 		return
 	}
@@ -226,7 +226,7 @@ func (s *Store) startRecordsGen() {
 		return
 	}
 
-	f, err := os.CreateTemp(s.RepoDir(), ".records.gen.tmp-"+WriterTag(os.Getpid())+"*")
+	f, err := os.CreateTemp(s.RepoDir(), ".records.gen.tmp-"+writerTag(os.Getpid())+"*")
 	if err != nil {
 		return
 	}
@@ -246,7 +246,7 @@ func (s *Store) startRecordsGen() {
 // the next mark.
 func (s *Store) changingFinishedRecords(fn func() error) error {
 	if err := s.writeRecordsGen(genDirty); err != nil {
-		return errs.IO("write", s.RecordsGenPath(), err)
+		return errs.IO("write", s.recordsGenPath(), err)
 	}
 	err := fn()
 	_ = s.writeRecordsGen(genClean)
@@ -285,7 +285,7 @@ func (s *Store) LastOutput(inv string) time.Time {
 // between its marks) clean again, so that scans trust the cache again. The
 // caller holds the repo lock, so no writer is between its marks now.
 func (s *Store) RepairRecordsGen() error {
-	if err := s.RequireLock("repairing " + s.RecordsGenPath()); err != nil {
+	if err := s.RequireLock("repairing " + s.recordsGenPath()); err != nil {
 		return err
 	}
 	if !s.RecordsGenDirty() {
@@ -297,6 +297,6 @@ func (s *Store) RepairRecordsGen() error {
 // RecordsGenDirty reports whether the records generation was left dirty
 // (a file read: callers look before they take the lock to repair it).
 func (s *Store) RecordsGenDirty() bool {
-	b, err := os.ReadFile(s.RecordsGenPath())
+	b, err := os.ReadFile(s.recordsGenPath())
 	return err == nil && strings.HasSuffix(strings.TrimSuffix(string(b), "\n"), " "+genDirty)
 }

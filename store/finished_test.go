@@ -62,7 +62,7 @@ func testFinishedCache(t *testing.T, s *Store) {
 	if first[pending.InvocationID].Facts != nil {
 		t.Fatal("a pending record was treated as finished")
 	}
-	if _, err := os.Stat(s.FinishedCachePath()); err != nil {
+	if _, err := os.Stat(s.finishedCachePath()); err != nil {
 		t.Fatalf("no cache written: %v", err)
 	}
 
@@ -87,7 +87,7 @@ func testFinishedCache(t *testing.T, s *Store) {
 	}
 
 	// A damaged cache is ignored and rewritten.
-	os.WriteFile(s.FinishedCachePath(), []byte("garbage"), 0o600)
+	os.WriteFile(s.finishedCachePath(), []byte("garbage"), 0o600)
 	if e := scan()[landed.InvocationID]; e.Record == nil || e.Facts == nil {
 		t.Fatalf("damaged cache: %+v", e)
 	}
@@ -180,7 +180,7 @@ func TestScanInvocationsRecordsGeneration(t *testing.T) {
 
 	// A writer killed between its marks: the generation stays dirty and
 	// nothing is trusted (the cache is not tagged either).
-	os.WriteFile(s.RecordsGenPath(), []byte("abc dirty\n"), 0o600)
+	os.WriteFile(s.recordsGenPath(), []byte("abc dirty\n"), 0o600)
 	scan(false)
 	if _, gen := s.readFinishedCache(); gen != "" {
 		t.Fatalf("cache tagged %q under a dirty generation", gen)
@@ -207,9 +207,9 @@ func TestStartRecordsGen(t *testing.T) {
 	if s.readRecordsGen() == "" {
 		t.Fatal("no clean generation made")
 	}
-	os.WriteFile(s.RecordsGenPath(), []byte("abc dirty\n"), 0o600)
+	os.WriteFile(s.recordsGenPath(), []byte("abc dirty\n"), 0o600)
 	s.startRecordsGen()
-	if b, _ := os.ReadFile(s.RecordsGenPath()); string(b) != "abc dirty\n" {
+	if b, _ := os.ReadFile(s.recordsGenPath()); string(b) != "abc dirty\n" {
 		t.Fatalf("replaced: %q", b)
 	}
 	if m, _ := filepath.Glob(filepath.Join(s.RepoDir(), ".records.gen.tmp-*")); len(m) != 0 {

@@ -71,8 +71,8 @@ type ForecastPair struct {
 	Files    []string `json:"files,omitempty"`
 }
 
-// ForecastPath is a worktree's forecast cache file.
-func (s *Store) ForecastPath(wt string) string {
+// forecastPath is a worktree's forecast cache file.
+func (s *Store) forecastPath(wt string) string {
 	return filepath.Join(s.IntegrationWorktreeDir(wt), "forecast.json")
 }
 
@@ -80,7 +80,7 @@ func (s *Store) ForecastPath(wt string) string {
 // empty.
 func (s *Store) ReadForecast(wt string) *ForecastCache {
 	var c ForecastCache
-	if err := ReadJSON(s.ForecastPath(wt), &c); err != nil {
+	if err := ReadJSON(s.forecastPath(wt), &c); err != nil {
 		c = ForecastCache{}
 	}
 	if c.Invocations == nil {
@@ -101,5 +101,5 @@ func (s *Store) ReadForecast(wt string) *ForecastCache {
 // computed again.
 func (s *Store) WriteForecast(wt string, c *ForecastCache) error {
 	c.SchemaVersion = SchemaVersion
-	return WriteJSONCache(s.ForecastPath(wt), c)
+	return WriteJSONCache(s.forecastPath(wt), c)
 }

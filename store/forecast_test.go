@@ -23,9 +23,9 @@ func TestForecastCacheUnreadableIsEmpty(t *testing.T) {
 	if got := s.ReadForecast("w"); got.Head != "h" || got.HeadTree != "t" || got.Work["i"].Key != "k" {
 		t.Fatalf("read back %+v", got)
 	}
-	data, _ := os.ReadFile(s.ForecastPath("w"))
+	data, _ := os.ReadFile(s.forecastPath("w"))
 	for _, broken := range [][]byte{nil, data[:len(data)/2]} {
-		if err := os.WriteFile(s.ForecastPath("w"), broken, 0o600); err != nil {
+		if err := os.WriteFile(s.forecastPath("w"), broken, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		got := s.ReadForecast("w")

@@ -7,16 +7,16 @@ import (
 	"strings"
 )
 
-// IdentityPath is the file in a repository's common git directory that
+// identityPath is the file in a repository's common git directory that
 // keeps its repo id. repo_id hashes the directory's path; the file is what
 // still names the records after the repository is moved or renamed.
-func IdentityPath(commonDir string) string { return filepath.Join(commonDir, "agency-repo-id") }
+func identityPath(commonDir string) string { return filepath.Join(commonDir, "agency-repo-id") }
 
 var repoIDRE = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // readIdentity returns the repo id kept in a common git directory, or "".
 func readIdentity(commonDir string) string {
-	b, err := os.ReadFile(IdentityPath(commonDir))
+	b, err := os.ReadFile(identityPath(commonDir))
 	if err != nil {
 		return ""
 	}
@@ -42,7 +42,7 @@ func (s *Store) findMoved(commonDir string) (id, from string) {
 		}
 
 		var rr RepoRecord
-		if ReadJSON(filepath.Join(s.ReposDir(), marked, "repo.json"), &rr) != nil || rr.CommonDir == "" {
+		if ReadJSON(filepath.Join(s.reposDir(), marked, "repo.json"), &rr) != nil || rr.CommonDir == "" {
 			return "", ""
 		}
 		if rr.CommonDir == commonDir {
@@ -64,17 +64,17 @@ func (s *Store) findMoved(commonDir string) (id, from string) {
 		return "", ""
 	}
 
-	ids, _ := ReadDirNames(s.ReposDir())
+	ids, _ := ReadDirNames(s.reposDir())
 	for _, cand := range ids {
 		var rr RepoRecord
-		if ReadJSON(filepath.Join(s.ReposDir(), cand, "repo.json"), &rr) != nil || rr.CommonDir == "" {
+		if ReadJSON(filepath.Join(s.reposDir(), cand, "repo.json"), &rr) != nil || rr.CommonDir == "" {
 			continue
 		}
 		if _, err := os.Stat(rr.CommonDir); !os.IsNotExist(err) {
 			continue
 		}
 
-		root := filepath.Join(s.ReposDir(), cand) + string(filepath.Separator)
+		root := filepath.Join(s.reposDir(), cand) + string(filepath.Separator)
 		for _, t := range trees {
 			if strings.HasPrefix(t, root) {
 				return cand, rr.CommonDir
@@ -111,7 +111,7 @@ func (s *Store) keepIdentity(commonDir string) {
 	if readIdentity(commonDir) == s.RepoID {
 		return
 	}
-	_ = WriteFileAtomic(IdentityPath(commonDir), []byte(s.RepoID+"\n"), 0o644) // best effort (above)
+	_ = WriteFileAtomic(identityPath(commonDir), []byte(s.RepoID+"\n"), 0o644) // best effort (above)
 }
 
 // Relink records that the repository now lives at commonDir (repo.json's
@@ -125,5 +125,5 @@ func (s *Store) Relink(commonDir string) error {
 		return nil
 	}
 	rr.MovedFrom, rr.CommonDir = rr.CommonDir, commonDir
-	return WriteJSONAtomic(s.RepoJSONPath(), rr)
+	return writeJSONAtomic(s.RepoJSONPath(), rr)
 }

@@ -39,7 +39,7 @@ func (s *Store) Lock(timeout time.Duration) (*Lock, error) {
 // LockContext is Lock that gives up when ctx ends (Ctrl-C, SIGTERM) while
 // it waits: E_INTERRUPTED, nothing held.
 func (s *Store) LockContext(ctx context.Context, timeout time.Duration) (*Lock, error) {
-	l, err := lockFile(ctx, s.LockPath(), timeout)
+	l, err := lockFile(ctx, s.lockPath(), timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -12,17 +12,17 @@ import (
 // The outcome file: invocations/<inv>/outcome.json. The supervisor writes
 // how a run ended there first, without the repo lock, then the record
 // (under the lock, tried again until it is written). Until the record says
-// so, readers take the run's end from this file (ApplyOutcome), so a lock
+// so, readers take the run's end from this file (applyOutcome), so a lock
 // held for long or a full disk never loses it.
 //
-// The supervisor reserves the file (OutcomeSize bytes) when it starts, and
+// The supervisor reserves the file (outcomeSize bytes) when it starts, and
 // rewrites it in place: on a full disk, writing blocks a file already has
 // needs no new space, where a temp file and a rename would. While the run
 // goes on, the file also says what the record cannot (logs incomplete, the
 // record not writable).
 
-// OutcomeSize is the size the outcome file is reserved with.
-const OutcomeSize = 4096
+// outcomeSize is the size the outcome file is reserved with.
+const outcomeSize = 4096
 
 // Outcome is what the outcome file holds.
 type Outcome struct {
@@ -43,29 +43,29 @@ type Outcome struct {
 	Pending string `json:"pending,omitempty"`
 }
 
-// OutcomePath is invocations/<inv>/outcome.json.
-func (s *Store) OutcomePath(inv string) string {
+// outcomePath is invocations/<inv>/outcome.json.
+func (s *Store) outcomePath(inv string) string {
 	return filepath.Join(s.InvocationDir(inv), "outcome.json")
 }
 
-// ReserveOutcome creates the outcome file of a run, OutcomeSize bytes,
+// ReserveOutcome creates the outcome file of a run, outcomeSize bytes,
 // saying nothing has ended yet.
 func (s *Store) ReserveOutcome(inv string, turns int) error {
-	if err := s.checkWrite(s.OutcomePath(inv)); err != nil {
-		return errs.IO("write", s.OutcomePath(inv), err)
+	if err := s.checkWrite(s.outcomePath(inv)); err != nil {
+		return errs.IO("write", s.outcomePath(inv), err)
 	}
 	data, err := paddedOutcome(Outcome{Turns: turns})
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(s.OutcomePath(inv), data, 0o600)
+	return WriteFileAtomic(s.outcomePath(inv), data, 0o600)
 }
 
 // WriteOutcome rewrites the outcome file in place (see the file's comment)
 // and fsyncs it. Without a reserved file (or for an outcome that does not
 // fit) it is written as a new file.
 func (s *Store) WriteOutcome(inv string, o Outcome) error {
-	path := s.OutcomePath(inv)
+	path := s.outcomePath(inv)
 	data, err := paddedOutcome(o)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (s *Store) WriteOutcome(inv string, o Outcome) error {
 	return WriteFileAtomic(path, data, 0o600)
 }
 
-// paddedOutcome encodes o, padded with spaces to OutcomeSize (longer when
+// paddedOutcome encodes o, padded with spaces to outcomeSize (longer when
 // it does not fit).
 func paddedOutcome(o Outcome) ([]byte, error) {
 	data, err := json.Marshal(o)
@@ -105,16 +105,16 @@ func paddedOutcome(o Outcome) ([]byte, error) {
 		return nil, errs.Internal("encode outcome: %v", err)
 	}
 	data = append(data, '\n')
-	if len(data) < OutcomeSize {
-		data = append(data, bytes.Repeat([]byte{' '}, OutcomeSize-len(data))...)
+	if len(data) < outcomeSize {
+		data = append(data, bytes.Repeat([]byte{' '}, outcomeSize-len(data))...)
 	}
 	return data, nil
 }
 
-// ReadOutcome reads an invocation's outcome file; ok is false when there
+// readOutcome reads an invocation's outcome file; ok is false when there
 // is none or it does not decode (a write cut short: the record decides).
-func (s *Store) ReadOutcome(inv string) (o Outcome, ok bool) {
-	data, err := os.ReadFile(s.OutcomePath(inv))
+func (s *Store) readOutcome(inv string) (o Outcome, ok bool) {
+	data, err := os.ReadFile(s.outcomePath(inv))
 	if err != nil || json.Unmarshal(data, &o) != nil {
 		return Outcome{}, false
 	}
@@ -124,16 +124,16 @@ func (s *Store) ReadOutcome(inv string) (o Outcome, ok bool) {
 // RemoveOutcome removes the outcome file once the record says everything
 // it said.
 func (s *Store) RemoveOutcome(inv string) error {
-	if err := os.Remove(s.OutcomePath(inv)); err != nil && !os.IsNotExist(err) {
-		return errs.IO("remove", s.OutcomePath(inv), err)
+	if err := os.Remove(s.outcomePath(inv)); err != nil && !os.IsNotExist(err) {
+		return errs.IO("remove", s.outcomePath(inv), err)
 	}
 	return nil
 }
 
-// ApplyOutcome gives a record that still says starting or running what
+// applyOutcome gives a record that still says starting or running what
 // its run's outcome file says (same turn): how it ended, and what stands
 // in the way of writing it. It reports whether it changed rec.
-func ApplyOutcome(rec *InvocationRecord, o Outcome) bool {
+func applyOutcome(rec *InvocationRecord, o Outcome) bool {
 	if rec.Status != StatusRunning && rec.Status != StatusStarting {
 		return false
 	}
@@ -165,14 +165,14 @@ func ApplyOutcome(rec *InvocationRecord, o Outcome) bool {
 }
 
 // withOutcome applies the invocation's outcome file to rec (see
-// ApplyOutcome); a record that does not say starting or running costs
+// applyOutcome); a record that does not say starting or running costs
 // nothing.
 func (s *Store) withOutcome(rec *InvocationRecord) {
 	if rec.Status != StatusRunning && rec.Status != StatusStarting {
 		return
 	}
-	if o, ok := s.ReadOutcome(rec.InvocationID); ok {
-		ApplyOutcome(rec, o)
+	if o, ok := s.readOutcome(rec.InvocationID); ok {
+		applyOutcome(rec, o)
 	}
 }
 

@@ -175,7 +175,7 @@ type InvocationRecord struct {
 	LogsIncomplete string `json:"logs_incomplete,omitempty"`
 	// RecordPending says why this record does not have what its
 	// supervisor knows yet (the repo lock held for long, a full disk); it
-	// comes from the outcome file (ApplyOutcome) and is never written.
+	// comes from the outcome file (applyOutcome) and is never written.
 	RecordPending string `json:"record_pending,omitempty"`
 	// StopRequested records a stop/kill asked for by a user ("stopped",
 	// "killed") so the supervisor can set exit_reason.

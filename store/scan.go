@@ -25,7 +25,7 @@ type InvocationEntry struct {
 	Record *InvocationRecord
 	Broken bool
 	Err    error
-	// Facts is set for a finished record (see Finished).
+	// Facts is set for a finished record (see isFinished).
 	Facts *FinishedFacts
 }
 
@@ -87,12 +87,12 @@ func (s *Store) WriteWorktree(rec *WorktreeRecord) error {
 }
 
 // WriteWorktreeThen is WriteWorktree with a step run between the temp
-// file's fsync and its rename (see WriteJSONAtomicThen).
+// file's fsync and its rename (see writeJSONAtomicThen).
 func (s *Store) WriteWorktreeThen(rec *WorktreeRecord, beforeRename func() error) error {
 	if err := s.RequireLock("writing worktree record " + rec.WorktreeID); err != nil {
 		return err
 	}
-	return WriteJSONAtomicThen(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec, beforeRename)
+	return writeJSONAtomicThen(s.IntegrationWorktreeMetaPath(rec.WorktreeID), rec, beforeRename)
 }
 
 // ScanInvocations reads invocations/*/meta.json, sorted by id (ids start
@@ -201,7 +201,7 @@ func (s *Store) scanOne(e *InvocationEntry, c finishedEntry, cached bool, keep m
 	default:
 		s.withOutcome(rec)
 		e.Record = rec
-		if statErr == nil && Finished(rec) {
+		if statErr == nil && isFinished(rec) {
 			facts := s.finishedFacts(e.ID)
 			keep[e.ID] = finishedEntry{ModTime: fi.ModTime().UnixNano(), Size: fi.Size(), Record: *rec, Facts: facts}
 			e.Facts = &facts
@@ -228,14 +228,14 @@ func (s *Store) ReadInvocation(id string) (*InvocationRecord, error) {
 // with UpdateInvocation or UpdateInvocationLocked.
 func (s *Store) WriteInvocation(rec *InvocationRecord) error {
 	old, err := s.ReadInvocation(rec.InvocationID)
-	return s.writeInvocation(rec, err == nil && Finished(old))
+	return s.writeInvocation(rec, err == nil && isFinished(old))
 }
 
 // WriteNewInvocationThen writes the first record of an invocation (one
 // not on disk yet) with a step run between the temp file's fsync and its
-// rename (see WriteJSONAtomicThen).
+// rename (see writeJSONAtomicThen).
 func (s *Store) WriteNewInvocationThen(rec *InvocationRecord, beforeRename func() error) error {
-	return WriteJSONAtomicThen(s.InvocationMetaPath(rec.InvocationID), rec, beforeRename)
+	return writeJSONAtomicThen(s.InvocationMetaPath(rec.InvocationID), rec, beforeRename)
 }
 
 // writeInvocation writes rec; wasFinished says the record on disk is
@@ -246,7 +246,7 @@ func (s *Store) writeInvocation(rec *InvocationRecord, wasFinished bool) error {
 	if err := s.checkWrite(s.InvocationMetaPath(rec.InvocationID)); err != nil {
 		return errs.IO("write", s.InvocationMetaPath(rec.InvocationID), err)
 	}
-	write := func() error { return WriteJSONAtomic(s.InvocationMetaPath(rec.InvocationID), rec) }
+	write := func() error { return writeJSONAtomic(s.InvocationMetaPath(rec.InvocationID), rec) }
 	if wasFinished {
 		return s.changingFinishedRecords(write)
 	}
@@ -340,7 +340,7 @@ func (s *Store) UpdateInvocationLocked(id string, fn func(*InvocationRecord) err
 		return nil, err
 	}
 
-	wasFinished := Finished(rec)
+	wasFinished := isFinished(rec)
 
 	if err := fn(rec); err != nil {
 		return nil, err

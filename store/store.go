@@ -87,9 +87,9 @@ func chosenDataDir(getenv func(string) string, configured string) (string, error
 
 func homeOrAbs(dir string) bool { return filepath.IsAbs(dir) || strings.HasPrefix(dir, "~/") }
 
-// RepoID is a stable id for a repository: a hash of its common git
+// repoID is a stable id for a repository: a hash of its common git
 // directory (absolute, symlinks resolved).
-func RepoID(commonDir string) string {
+func repoID(commonDir string) string {
 	sum := sha256.Sum256([]byte(commonDir))
 	return hex.EncodeToString(sum[:])[:16]
 }
@@ -120,7 +120,7 @@ type Store struct {
 // Open returns the store for a repository and makes sure its directory,
 // repo.json and the identity file in its git directory exist.
 func Open(dataDir, commonDir string) (*Store, error) {
-	s := &Store{DataDir: dataDir, RepoID: RepoID(commonDir), finished: &finishedMemo{}, memo: &fileMemo{}}
+	s := &Store{DataDir: dataDir, RepoID: repoID(commonDir), finished: &finishedMemo{}, memo: &fileMemo{}}
 	if id, from := s.findMoved(commonDir); id != "" {
 		// The identity file names the records, whatever the path hashes to.
 		s.RepoID, s.MovedFrom = id, from
@@ -136,7 +136,7 @@ func Open(dataDir, commonDir string) (*Store, error) {
 		s.ignoreDataDir()
 		rec := RepoRecord{SchemaVersion: SchemaVersion, RepoID: s.RepoID, CommonDir: commonDir,
 			CreatedAt: time.Now().UTC().Format(time.RFC3339)}
-		if err := WriteJSONAtomic(s.RepoJSONPath(), rec); err != nil {
+		if err := writeJSONAtomic(s.RepoJSONPath(), rec); err != nil {
 			return nil, err
 		}
 	}
@@ -173,10 +173,10 @@ type RepoRecord struct {
 	MovedFrom string `json:"moved_from,omitempty"`
 }
 
-func (s *Store) ReposDir() string     { return filepath.Join(s.DataDir, "repos") }
+func (s *Store) reposDir() string     { return filepath.Join(s.DataDir, "repos") }
 func (s *Store) RepoDir() string      { return filepath.Join(s.DataDir, "repos", s.RepoID) }
 func (s *Store) RepoJSONPath() string { return filepath.Join(s.RepoDir(), "repo.json") }
-func (s *Store) LockPath() string     { return filepath.Join(s.RepoDir(), ".lock") }
+func (s *Store) lockPath() string     { return filepath.Join(s.RepoDir(), ".lock") }
 
 // Integration worktrees: integration_worktrees/<id>/{meta.json,tree/}.
 

@@ -401,7 +401,7 @@ func TestEventsAfterCutLine(t *testing.T) {
 	if err := os.MkdirAll(s.InvocationDir(inv), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.DamagedEventLines(inv); n != 0 || err != nil {
+	if n, err := s.damagedEventLines(inv); n != 0 || err != nil {
 		t.Fatalf("no file: %d %v", n, err)
 	}
 	if err := s.AppendEvent(inv, "one", nil); err != nil {
@@ -411,7 +411,7 @@ func TestEventsAfterCutLine(t *testing.T) {
 	f, _ := os.OpenFile(s.EventsPath(inv), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"time":"2026-01-28T12:05:00Z","ev`)
 	f.Close()
-	if n, _ := s.DamagedEventLines(inv); n != 1 {
+	if n, _ := s.damagedEventLines(inv); n != 1 {
 		t.Errorf("cut line: %d damaged", n)
 	}
 	if err := s.AppendEvent(inv, "two", nil); err != nil {
@@ -421,7 +421,7 @@ func TestEventsAfterCutLine(t *testing.T) {
 	if err != nil || len(evs) != 2 || evs[0].Event != "one" || evs[1].Event != "two" {
 		t.Fatalf("events after a cut line: %+v %v", evs, err)
 	}
-	if n, _ := s.DamagedEventLines(inv); n != 1 {
+	if n, _ := s.damagedEventLines(inv); n != 1 {
 		t.Errorf("after the next append: %d damaged", n)
 	}
 }

@@ -5,16 +5,16 @@ import (
 	"strings"
 )
 
-// WriterTag is put into the name of every temp file git-agency makes
+// writerTag is put into the name of every temp file git-agency makes
 // (record writes, snapshot temp indexes): "<pid>-". A crash leaves the file
 // behind; the pid tells doctor and gc at once that its writer is gone,
 // instead of waiting for the file to grow old.
-func WriterTag(pid int) string { return strconv.Itoa(pid) + "-" }
+func writerTag(pid int) string { return strconv.Itoa(pid) + "-" }
 
-// TempWriterPID reads the writer's pid from a temp file name: what follows
+// tempWriterPID reads the writer's pid from a temp file name: what follows
 // marker ("tmp-" or the snapshot index prefix) up to the next "-". ok is
 // false for a name without one (an older file).
-func TempWriterPID(name, marker string) (pid int, ok bool) {
+func tempWriterPID(name, marker string) (pid int, ok bool) {
 	i := strings.LastIndex(name, marker)
 	if i < 0 {
 		return 0, false
@@ -39,7 +39,7 @@ func TempWriterPID(name, marker string) (pid int, ok bool) {
 // live process with the same pid (reuse) counts as not gone: the file is
 // then left for the age rule.
 func TempWriterGone(name, marker string) bool {
-	pid, ok := TempWriterPID(name, marker)
+	pid, ok := tempWriterPID(name, marker)
 	if !ok {
 		return false
 	}

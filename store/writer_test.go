@@ -22,9 +22,9 @@ func TestTempWriterPID(t *testing.T) {
 		{"agency-snapshot-index-77-1234", "agency-snapshot-index-", 77, true},
 		{"agency-snapshot-index-1234", "agency-snapshot-index-", 0, false},
 	} {
-		pid, ok := TempWriterPID(c.name, c.marker)
+		pid, ok := tempWriterPID(c.name, c.marker)
 		if pid != c.pid || ok != c.ok {
-			t.Errorf("TempWriterPID(%q) = %d, %v; want %d, %v", c.name, pid, ok, c.pid, c.ok)
+			t.Errorf("tempWriterPID(%q) = %d, %v; want %d, %v", c.name, pid, ok, c.pid, c.ok)
 		}
 	}
 }

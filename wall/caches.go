@@ -16,8 +16,8 @@ import (
 // the user's module cache through GOPROXY (file://, read-only) before
 // the user's own proxy.
 
-// CacheDir is the agents' shared build cache under the data directory.
-func CacheDir(dataDir string) string { return filepath.Join(dataDir, "cache") }
+// cacheDir is the agents' shared build cache under the data directory.
+func cacheDir(dataDir string) string { return filepath.Join(dataDir, "cache") }
 
 // cacheVar is one environment variable pointing a tool at a directory of
 // the agent cache.
@@ -35,11 +35,11 @@ var cacheVars = []cacheVar{
 	{"BUN_INSTALL_CACHE_DIR", "bun"},
 }
 
-// PrepareCaches makes the agent cache's directories, so that they exist
+// prepareCaches makes the agent cache's directories, so that they exist
 // before any wall goes up (a first `npm install` needs its cache
 // directory), and returns the environment that points the tools at them.
-func PrepareCaches(dataDir, home string, getenv func(string) string) ([]string, error) {
-	root := CacheDir(dataDir)
+func prepareCaches(dataDir, home string, getenv func(string) string) ([]string, error) {
+	root := cacheDir(dataDir)
 	var env []string
 	for _, v := range cacheVars {
 		dir := filepath.Join(root, v.dir)

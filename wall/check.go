@@ -24,14 +24,14 @@ func ForProgram(st *store.Store, commonDir string, ws Settings, self, program st
 	w := &Wall{
 		Hide:      append(append([]string(nil), ws.Hide...), tmuxSocketDir()),
 		NoNetwork: ws.NoNetwork, Bwrap: bwrap, Self: self,
-		Sockets: SocketsAllowed(ws.Sockets, os.Getenv), NoTerminal: true, MaxProcs: ws.MaxProcs,
+		Sockets: socketsAllowed(ws.Sockets, os.Getenv), NoTerminal: true, MaxProcs: ws.MaxProcs,
 	}
-	env, err := PrepareCaches(st.DataDir, home, os.Getenv)
+	env, err := prepareCaches(st.DataDir, home, os.Getenv)
 	if err != nil {
 		return nil, errs.WallFailed(err.Error())
 	}
 
-	w.Caches, w.Env = []string{CacheDir(st.DataDir)}, env
+	w.Caches, w.Env = []string{cacheDir(st.DataDir)}, env
 	w.Visible = visibleRoots(st, commonDir, home, self, &store.InvocationRecord{Command: []string{program}})
 	w.Visible = append(append(w.Visible, ws.Readable...), w.Sockets...)
 	return w, nil

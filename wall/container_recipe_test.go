@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/git-agency/git-agency/internal/testenv"
+	"github.com/git-agency/git-agency/internal/testrepo"
 )
 
 // containerRecipe is the script between the container-recipe markers of
@@ -47,20 +48,20 @@ func TestContainerRecipeMatchesWall(t *testing.T) {
 	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(dir, "gitconfig"))
 	repo := filepath.Join(dir, "repo")
 	os.MkdirAll(repo, 0o755)
-	gitT(t, repo, "init", "-q", "-b", "main")
-	gitT(t, repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init")
-	gitT(t, repo, "config", "user.name", "t")
-	gitT(t, repo, "config", "user.email", "t@t")
+	testrepo.Git(t, repo, "init", "-q", "-b", "main")
+	testrepo.Git(t, repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init")
+	testrepo.Git(t, repo, "config", "user.name", "t")
+	testrepo.Git(t, repo, "config", "user.email", "t@t")
 	os.MkdirAll(filepath.Join(repo, ".git", "info"), 0o755)
 	// An integration branch and another sandbox's branch beside ours, in
 	// the same ref directory; a deeper ref there; a packed ref.
 	for _, b := range []string{"agency/feat-1a2b", "agency/sandbox-other", "agency/deep/er"} {
-		gitT(t, repo, "branch", b)
+		testrepo.Git(t, repo, "branch", b)
 	}
-	gitT(t, repo, "pack-refs", "--all")
-	gitT(t, repo, "branch", "agency/feat-loose")
+	testrepo.Git(t, repo, "pack-refs", "--all")
+	testrepo.Git(t, repo, "branch", "agency/feat-loose")
 	sb := filepath.Join(dir, "data", "sandboxes", testInv, "tree")
-	gitT(t, repo, "worktree", "add", "-q", "-b", "agency/sandbox-"+testInv, sb)
+	testrepo.Git(t, repo, "worktree", "add", "-q", "-b", "agency/sandbox-"+testInv, sb)
 	common := realPath(filepath.Join(repo, ".git"))
 	gitDir, err := SandboxGitDir(sb, common)
 	if err != nil {
@@ -69,7 +70,7 @@ func TestContainerRecipeMatchesWall(t *testing.T) {
 
 	w := &Wall{Sandbox: sb, GitDir: gitDir, CommonDir: common, Branch: "agency/sandbox-" + testInv}
 	want := map[string]Access{}
-	for _, g := range w.Grants() {
+	for _, g := range w.grants() {
 		want[g.Path] = g.Access
 	}
 

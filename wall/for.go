@@ -134,7 +134,7 @@ func For(st *store.Store, commonDir string, ws Settings, rec *store.InvocationRe
 		NoNetwork:   ws.NoNetwork,
 		RuntimeDirs: runtimeDirs(os.Getenv),
 		Bwrap:       bwrap, Self: self,
-		Sockets:    SocketsAllowed(ws.Sockets, os.Getenv),
+		Sockets:    socketsAllowed(ws.Sockets, os.Getenv),
 		NoTerminal: true,
 		MaxProcs:   ws.MaxProcs,
 	}
@@ -178,18 +178,18 @@ func Unprepare(st *store.Store, inv string) {
 // the agents' shared build cache, both writable and named by the
 // environment; the user's own stay read-only.
 func (w *Wall) ownStateAndCaches(st *store.Store, rec *store.InvocationRecord, home string) error {
-	env, err := PrepareCaches(st.DataDir, home, os.Getenv)
+	env, err := prepareCaches(st.DataDir, home, os.Getenv)
 	if err != nil {
 		return fmt.Errorf("cannot make the agent cache: %v", err)
 	}
 
-	w.Caches, w.Env = []string{CacheDir(st.DataDir)}, env
+	w.Caches, w.Env = []string{cacheDir(st.DataDir)}, env
 	state := StateDir(st, rec.InvocationID)
 
 	if _, err := os.Stat(st.SandboxDir(rec.InvocationID)); err != nil {
 		return nil
 	}
-	if err := SeedState(state, home, os.Getenv); err != nil {
+	if err := seedState(state, home, os.Getenv); err != nil {
 		return fmt.Errorf("cannot copy the agent state: %v", err)
 	}
 
@@ -242,7 +242,7 @@ func visibleRoots(st *store.Store, commonDir, home, self string, rec *store.Invo
 		roots = append(roots, filepath.Dir(commonDir))
 	}
 	if len(rec.Command) > 0 {
-		roots = append(roots, RunnerRoots(rec.Command[0])...)
+		roots = append(roots, runnerRoots(rec.Command[0])...)
 	}
 
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {

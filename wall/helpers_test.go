@@ -4,16 +4,10 @@ import (
 	"net"
 	"testing"
 
-	"github.com/git-agency/git-agency/internal/testrepo"
 	"github.com/git-agency/git-agency/internal/testsandbox"
 )
 
 const testInv = testsandbox.Inv
-
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	return testrepo.Git(t, dir, args...)
-}
 
 // listenUnix listens on a unix socket at path.
 func listenUnix(t *testing.T, path string) net.Listener {

@@ -15,9 +15,9 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// ImportReflog is the reflog message of a sandbox branch moved to the
+// importReflog is the reflog message of a sandbox branch moved to the
 // commit its walled agent made.
-const ImportReflog = "agency: commit from the wall"
+const importReflog = "agency: commit from the wall"
 
 // ImportShadow brings what a walled agent's git wrote into its shadow git
 // directory into the repository: every object the repository lacks
@@ -95,7 +95,7 @@ const casAttempts = 5
 // swap's error. moved is false when another import moved it.
 func moveToTip(ctx context.Context, repo *gitcore.Repo, ref, tip, old string) (moved bool, err error) {
 	for attempt := 1; ; attempt++ {
-		err = repo.MoveRef(ctx, ref, tip, old, ImportReflog)
+		err = repo.MoveRef(ctx, ref, tip, old, importReflog)
 		if err == nil {
 			return true, nil
 		}

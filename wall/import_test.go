@@ -2,14 +2,13 @@ package wall
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/internal/testrepo"
+	"github.com/git-agency/git-agency/internal/testsandbox"
 )
 
 // casRacer is a git runner whose first compare-and-swap of ref loses: just
@@ -47,7 +46,7 @@ func TestImportShadowRetriesALostSwap(t *testing.T) {
 	ctx := context.Background()
 	dir := testrepo.New(t)
 	const branch = "agency/sandbox-x"
-	gitT(t, dir, "branch", branch)
+	testrepo.Git(t, dir, "branch", branch)
 	racer := &casRacer{ref: "refs/heads/" + branch}
 	repo, err := gitcore.Discover(ctx, racer, dir)
 	if err != nil {
@@ -57,8 +56,8 @@ func TestImportShadowRetriesALostSwap(t *testing.T) {
 	if err := PrepareShadow(ctx, repo, shadow, t.TempDir(), branch); err != nil {
 		t.Fatal(err)
 	}
-	first := shadowCommit(t, repo, shadow, branch, "one")
-	tip := shadowCommit(t, repo, shadow, branch, "two")
+	first := testsandbox.ShadowCommit(t, repo, shadow, branch, "one")
+	tip := testsandbox.ShadowCommit(t, repo, shadow, branch, "two")
 	racer.first = first
 	moved, err := ImportShadow(ctx, repo, shadow, branch)
 	if err != nil {
@@ -67,32 +66,10 @@ func TestImportShadowRetriesALostSwap(t *testing.T) {
 	if !racer.fired.Load() {
 		t.Fatal("the swap was never raced: the test proves nothing")
 	}
-	if got := gitT(t, dir, "rev-parse", branch); got != tip || !moved {
+	if got := testrepo.Git(t, dir, "rev-parse", branch); got != tip || !moved {
 		t.Fatalf("sandbox branch at %s (moved %v), want the agent's last commit %s", got, moved, tip)
 	}
 	if lastImported(shadow) != tip {
 		t.Fatalf("last imported %q, want %s", lastImported(shadow), tip)
 	}
-}
-
-// shadowCommit makes a commit on branch in the shadow git directory, as a
-// walled agent's git would (its objects in the shadow's own store), and
-// returns its id.
-func shadowCommit(t *testing.T, repo *gitcore.Repo, shadow, branch, msg string) string {
-	t.Helper()
-	env := append(os.Environ(), "GIT_DIR="+shadow, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+repo.ObjectsDir(),
-		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@a", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@a")
-	run := func(stdin string, args ...string) string {
-		out, err := gitcore.ExecRunner{}.Run(context.Background(), gitcore.Cmd{Args: args, Env: env, Stdin: strings.NewReader(stdin)})
-		if err != nil {
-			t.Fatalf("git %v: %v", args, err)
-		}
-		return strings.TrimSpace(string(out.Stdout))
-	}
-	parent := run("", "rev-parse", "refs/heads/"+branch)
-	blob := run(msg+"\n", "hash-object", "-w", "--stdin")
-	tree := run("100644 blob "+blob+"\t"+msg+".txt\n", "mktree")
-	id := run("", "commit-tree", tree, "-p", parent, "-m", msg)
-	run("", "update-ref", "refs/heads/"+branch, id)
-	return id
 }

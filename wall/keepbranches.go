@@ -16,17 +16,17 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// KeptBranchPrefix is where the branches a walled agent made (or moved)
+// keptBranchPrefix is where the branches a walled agent made (or moved)
 // in its shadow, other than its sandbox branch, are kept in the
 // repository: refs/agency/kept/<inv>/heads/<name>, beside what discard
 // keeps (gc removes them with the invocation, keeping those on no branch
 // unless forced).
-func KeptBranchPrefix(inv string) string { return store.KeptRefPrefix(inv) + "heads/" }
+func keptBranchPrefix(inv string) string { return store.KeptRefPrefix(inv) + "heads/" }
 
 // KeepShadowBranches runs once a walled agent's turn is over. Every
 // branch of the shadow but the sandbox branch that the agent's git made
 // or moved (its tip is not the repository's branch of that name) is kept
-// under KeptBranchPrefix, its objects brought in first (ImportShadow); the
+// under keptBranchPrefix, its objects brought in first (ImportShadow); the
 // agent still has them in its shadow. And when the sandbox tree's HEAD
 // (gitDir/HEAD, shared with the wall) names any branch but the sandbox
 // branch, which the repository lacks or which the agent's commits did not
@@ -48,7 +48,7 @@ func KeepShadowBranches(ctx context.Context, repo *gitcore.Repo, shadow, gitDir,
 		return err
 	}
 
-	kept, err := refMap(ctx, repo, KeptBranchPrefix(inv))
+	kept, err := refMap(ctx, repo, keptBranchPrefix(inv))
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func KeepShadowBranches(ctx context.Context, repo *gitcore.Repo, shadow, gitDir,
 		if repo.Connected(ctx, tips[name], base) != nil {
 			continue // not (all) brought in: nothing to point at
 		}
-		if err := repo.UpdateRef(ctx, KeptBranchPrefix(inv)+name, tips[name]); err != nil {
+		if err := repo.UpdateRef(ctx, keptBranchPrefix(inv)+name, tips[name]); err != nil {
 			return err
 		}
 	}

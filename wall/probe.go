@@ -60,7 +60,7 @@ func Probe(ctx context.Context) Check {
 func Try(ctx context.Context, w *Wall) error {
 	argv := w.Command([]string{"true"})
 	out, err := runBwrap(ctx, argv[0], argv[1:])
-	w.Ended()
+	w.ended()
 	if err != nil {
 		return errs.WallFailed(firstLine(out, err))
 	}

@@ -15,12 +15,12 @@ import (
 // Inside /tmp (private inside the wall) all of that must be shown again,
 // not only the program's directory.
 
-// RunnerRoots are the read-only roots that keep the installation of the
+// runnerRoots are the read-only roots that keep the installation of the
 // program named by argv0 whole inside the wall: the directory of the path
 // as given and of the path it resolves to, and the package root of each
 // (the outermost node_modules, a virtualenv, or the prefix of a bin
 // directory), and the same for a script's interpreter.
-func RunnerRoots(argv0 string) []string {
+func runnerRoots(argv0 string) []string {
 	p, err := exec.LookPath(argv0)
 	if err != nil {
 		return nil

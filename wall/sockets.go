@@ -54,10 +54,10 @@ func boundSockets(r io.Reader) []string {
 	return out
 }
 
-// SocketsAllowed resolves agency.isolate.sockets: an absolute path is a
+// socketsAllowed resolves agency.isolate.sockets: an absolute path is a
 // socket, anything else names an environment variable holding one
 // (SSH_AUTH_SOCK).
-func SocketsAllowed(names []string, getenv func(string) string) []string {
+func socketsAllowed(names []string, getenv func(string) string) []string {
 	var out []string
 	for _, n := range names {
 		n = strings.TrimSpace(n)
@@ -112,7 +112,7 @@ func reachable(p string, grants []Grant) bool {
 		}
 	}
 
-	// Grants are ordered parents first: the deepest one containing p wins.
+	// grants are ordered parents first: the deepest one containing p wins.
 	for _, g := range grants {
 		if inside(p, g.Path) {
 			seen = g.Access != Hidden && g.Access != Private

@@ -24,11 +24,11 @@ func StateDir(st *store.Store, inv string) string {
 	return filepath.Join(st.SandboxDir(inv), "agent-state")
 }
 
-// ClaudeDir and CodexDir are the agent's CLAUDE_CONFIG_DIR and
+// claudeStateDir and CodexDir are the agent's CLAUDE_CONFIG_DIR and
 // CODEX_HOME in its state directory.
-func ClaudeDir(state string) string { return filepath.Join(state, "claude") }
+func claudeStateDir(state string) string { return filepath.Join(state, "claude") }
 
-// CodexDir: see ClaudeDir.
+// CodexDir: see claudeStateDir.
 func CodexDir(state string) string { return filepath.Join(state, "codex") }
 
 // claudeSkip and codexSkip are what is not copied of the user's state:
@@ -59,11 +59,11 @@ func userState(home string, getenv func(string) string) (claudeDir, claudeJSON, 
 	return claudeDir, claudeJSON, codexDir
 }
 
-// SeedState makes the invocation's state directory, once: a copy of the
+// seedState makes the invocation's state directory, once: a copy of the
 // user's claude and codex state (without histories and sessions). Later
 // calls (a follow-up turn) keep what the agent made of it. A copy that
 // fails leaves no directory behind, and the next wall tries again.
-func SeedState(state, home string, getenv func(string) string) error {
+func seedState(state, home string, getenv func(string) string) error {
 	if _, err := os.Lstat(state); err == nil {
 		return nil
 	}
@@ -77,9 +77,9 @@ func SeedState(state, home string, getenv func(string) string) error {
 	}
 
 	claudeDir, claudeJSON, codexDir := userState(home, getenv)
-	err = copyTree(claudeDir, ClaudeDir(tmp), claudeSkip)
+	err = copyTree(claudeDir, claudeStateDir(tmp), claudeSkip)
 	if err == nil && claudeJSON != "" {
-		err = copyFile(claudeJSON, filepath.Join(ClaudeDir(tmp), ".claude.json"))
+		err = copyFile(claudeJSON, filepath.Join(claudeStateDir(tmp), ".claude.json"))
 	}
 	if err == nil {
 		err = copyTree(codexDir, CodexDir(tmp), codexSkip)
@@ -97,7 +97,7 @@ func SeedState(state, home string, getenv func(string) string) error {
 // stateEnv is the environment that names the invocation's own state to
 // the agent CLIs.
 func stateEnv(state string) []string {
-	return []string{"CLAUDE_CONFIG_DIR=" + ClaudeDir(state), "CODEX_HOME=" + CodexDir(state)}
+	return []string{"CLAUDE_CONFIG_DIR=" + claudeStateDir(state), "CODEX_HOME=" + CodexDir(state)}
 }
 
 // copyTree copies the directory src to dst (made 0700), leaving out the

@@ -20,7 +20,7 @@ func TestSeedStateCopiesOnceWithoutHistories(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte("x=1"), 0o644))
 	env := func(string) string { return "" }
 	state := filepath.Join(t.TempDir(), "sb", "agent-state")
-	must(t, SeedState(state, home, env))
+	must(t, seedState(state, home, env))
 	for path, mode := range map[string]os.FileMode{
 		"claude/settings.json": 0o600, "claude/hooks/h.sh": 0o700, "claude/.credentials.json": 0o600,
 		"claude/.claude.json": 0o600, "codex/config.toml": 0o600,
@@ -37,7 +37,7 @@ func TestSeedStateCopiesOnceWithoutHistories(t *testing.T) {
 	}
 	// what the agent made of it stays: a second wall does not seed again
 	must(t, os.WriteFile(filepath.Join(state, "claude", "settings.json"), []byte("mine"), 0o600))
-	must(t, SeedState(state, home, env))
+	must(t, seedState(state, home, env))
 	if b, _ := os.ReadFile(filepath.Join(state, "claude", "settings.json")); string(b) != "mine" {
 		t.Errorf("seeded again: %q", b)
 	}
@@ -54,7 +54,7 @@ func TestSeedStateFollowsConfigDirs(t *testing.T) {
 		return map[string]string{"CLAUDE_CONFIG_DIR": cfg, "CODEX_HOME": codex}[k]
 	}
 	state := filepath.Join(t.TempDir(), "agent-state")
-	must(t, SeedState(state, home, env))
+	must(t, seedState(state, home, env))
 	if b, _ := os.ReadFile(filepath.Join(state, "claude", ".claude.json")); string(b) != "mine" {
 		t.Errorf(".claude.json = %q", b)
 	}
@@ -80,11 +80,11 @@ func TestBoundSockets(t *testing.T) {
 	if len(got) != 1 || got[0] != sock {
 		t.Errorf("boundSockets = %q, want [%s]", got, sock)
 	}
-	allowed := SocketsAllowed([]string{"SSH_AUTH_SOCK", "/run/x.sock", "relative"}, func(k string) string {
+	allowed := socketsAllowed([]string{"SSH_AUTH_SOCK", "/run/x.sock", "relative"}, func(k string) string {
 		return map[string]string{"SSH_AUTH_SOCK": "/tmp/ssh/agent"}[k]
 	})
 	if strings.Join(allowed, " ") != "/tmp/ssh/agent /run/x.sock" {
-		t.Errorf("SocketsAllowed = %q", allowed)
+		t.Errorf("socketsAllowed = %q", allowed)
 	}
 }
 

@@ -38,8 +38,8 @@ type Grant struct {
 
 // Wall is what every process of a walled invocation may touch. The host's
 // `/` is read-only, /tmp is private, the processes have a PID namespace of
-// their own; Grants lists the rest. Only the fields are input: the grants
-// are worked out from them by Grants, the one list shared by the wall,
+// their own; grants lists the rest. Only the fields are input: the grants
+// are worked out from them by grants, the one list shared by the wall,
 // the container recipe and the documentation.
 type Wall struct {
 	// Sandbox is the sandbox tree; GitDir its worktree's git directory
@@ -97,10 +97,10 @@ const wallUID = "1000"
 // privateDirs are replaced by empty private directories inside the wall.
 var privateDirs = []string{"/tmp"}
 
-// Grants is the wall's list of paths, parents before children (the order
+// grants is the wall's list of paths, parents before children (the order
 // in which they are mounted). Paths that do not exist are left out; so is
 // a read-only root that is visible anyway.
-func (w *Wall) Grants() []Grant {
+func (w *Wall) grants() []Grant {
 	var out []Grant
 	add := func(p string, a Access, why string) {
 		if p == "" {
@@ -257,8 +257,8 @@ func realPath(p string) string {
 	return p
 }
 
-// Args are bubblewrap's arguments for the wall, up to the command.
-func (w *Wall) Args() []string {
+// bwrapArgs are bubblewrap's arguments for the wall, up to the command.
+func (w *Wall) bwrapArgs() []string {
 	args := []string{
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
@@ -283,7 +283,7 @@ func (w *Wall) Args() []string {
 		args = append(args, "--tmpfs", d)
 	}
 
-	grants := w.Grants()
+	grants := w.grants()
 	for _, g := range grants {
 		args = append(args, mountArgs(g)...)
 	}
@@ -349,7 +349,7 @@ func (w *Wall) Command(argv []string) []string {
 		out = []string{"/bin/sh", "-c", wallShellLimited, "sh", base, strconv.Itoa(w.MaxProcs), w.Bwrap}
 	}
 
-	out = append(out, w.Args()...)
+	out = append(out, w.bwrapArgs()...)
 	out = append(out, "--", w.Self, ExecCmd)
 	if w.ReadyFD > 2 {
 		out = append(out, readyFDFlag, strconv.Itoa(w.ReadyFD))
@@ -374,8 +374,8 @@ func (w *Wall) procLimitBase() string {
 	return ProcLimitBase()
 }
 
-// Ended removes what w's runs left behind once they are over: the pids
+// ended removes what w's runs left behind once they are over: the pids
 // cgroups of walls whose processes are all gone.
-func (w *Wall) Ended() {
+func (w *Wall) ended() {
 	SweepProcLimits(w.procLimitBase())
 }

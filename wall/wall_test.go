@@ -37,7 +37,7 @@ func must(t *testing.T, err error) {
 
 func grantMap(w *Wall) map[string]Access {
 	m := map[string]Access{}
-	for _, g := range w.Grants() {
+	for _, g := range w.grants() {
 		m[g.Path] = g.Access
 	}
 	return m
@@ -75,13 +75,13 @@ func TestWallGrantsGitFiles(t *testing.T) {
 	}
 }
 
-// Grants are mounted parents first: a read-only file over a writable
+// grants are mounted parents first: a read-only file over a writable
 // directory comes after it, whatever order the rules made them in.
 func TestWallGrantsParentsFirst(t *testing.T) {
 	w := wallFixture(t)
 	w.Extra = []string{filepath.Join(w.CommonDir, "refs", "heads", "agency", "feat-1")}
 	seen := map[string]int{}
-	for i, g := range w.Grants() {
+	for i, g := range w.grants() {
 		for p, j := range seen {
 			if inside(p, g.Path) && p != g.Path {
 				t.Errorf("%s (at %d) is mounted before its parent %s (at %d)", p, j, g.Path, i)
@@ -95,7 +95,7 @@ func TestWallGrantsParentsFirst(t *testing.T) {
 // repository under /tmp stays visible, read-only.
 func TestWallKeepsTmpRootsVisible(t *testing.T) {
 	w := wallFixture(t)
-	args := strings.Join(w.Args(), " ")
+	args := strings.Join(w.bwrapArgs(), " ")
 	if !strings.Contains(args, "--tmpfs /tmp") {
 		t.Fatalf("no private /tmp: %s", args)
 	}
@@ -135,13 +135,13 @@ func TestWallDocNamesEveryGrant(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(w.Shadow, "objects", "info"), 0o755))
 	must(t, os.WriteFile(filepath.Join(w.Shadow, "objects", "info", "alternates"), []byte(shadowAlternate), 0o644))
 	whys := map[string]bool{}
-	for _, g := range w.Grants() {
+	for _, g := range w.grants() {
 		whys[g.Why] = true
 	}
 	if len(whys) < 14 {
 		t.Errorf("only %d grant rules in the fixture: %v", len(whys), whys)
 	}
-	for _, g := range w.Grants() {
+	for _, g := range w.grants() {
 		if !strings.Contains(doc, "| "+g.Why+" |") {
 			t.Errorf("docs/wall.md does not name grant rule %q (%s)", g.Why, g.Path)
 		}
@@ -157,7 +157,7 @@ func TestWallShadowMounts(t *testing.T) {
 	w.Shadow = t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(w.Shadow, "objects", "info"), 0o755))
 	must(t, os.WriteFile(filepath.Join(w.Shadow, "objects", "info", "alternates"), []byte(shadowAlternate), 0o644))
-	args := strings.Join(w.Args(), " ")
+	args := strings.Join(w.bwrapArgs(), " ")
 	common := realPath(w.CommonDir)
 	for _, want := range []string{
 		"--bind " + w.Shadow + " " + common,
@@ -190,7 +190,7 @@ func TestWallRuntimeDirPrivateUnderNetworkNone(t *testing.T) {
 		t.Fatalf("network shared: the runtime directory is %s", a)
 	}
 	w.NoNetwork = true
-	args := strings.Join(w.Args(), " ")
+	args := strings.Join(w.bwrapArgs(), " ")
 	tmpfs := strings.Index(args, "--tmpfs "+realPath(run)+" ")
 	back := strings.Index(args, "--ro-bind "+realPath(allowed)+" "+realPath(allowed))
 	if tmpfs < 0 || back < tmpfs {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/git-agency/git-agency/gitcore"
@@ -67,4 +68,30 @@ func New(t testing.TB) Sandbox {
 	testrepo.Write(t, tree, ".agency/.gitignore", "*\n")
 
 	return Sandbox{Repo: repo, Store: st, Inv: Inv, Tree: tree}
+}
+
+// ShadowCommit makes a commit on branch in the shadow git directory shadow,
+// as a walled agent's git would (its objects in the shadow's own store, the
+// repository's as alternates), and returns its id. The commit adds
+// name.txt holding name, and its message is name.
+func ShadowCommit(t testing.TB, repo *gitcore.Repo, shadow, branch, name string) string {
+	t.Helper()
+
+	env := append(os.Environ(), "GIT_DIR="+shadow, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+repo.ObjectsDir(),
+		"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@a", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@a")
+	run := func(stdin string, args ...string) string {
+		out, err := gitcore.ExecRunner{}.Run(context.Background(), gitcore.Cmd{Args: args, Env: env, Stdin: strings.NewReader(stdin)})
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out.Stdout))
+	}
+
+	parent := run("", "rev-parse", "refs/heads/"+branch)
+	blob := run(name+"\n", "hash-object", "-w", "--stdin")
+	tree := run("100644 blob "+blob+"\t"+name+".txt\n", "mktree")
+	id := run("", "commit-tree", tree, "-p", parent, "-m", name)
+	run("", "update-ref", "refs/heads/"+branch, id)
+
+	return id
 }

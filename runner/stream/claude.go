@@ -315,7 +315,7 @@ func (p *Parser) claudeToolUse(b claudeBlock) Event {
 		}
 	}
 
-	ev.Summary = cut(oneLine(strings.TrimSpace(b.Name+" "+arg)), SummaryRunes)
+	ev.Summary = cut(oneLine(strings.TrimSpace(b.Name+" "+arg)), summaryRunes)
 	return ev
 }
 

@@ -103,7 +103,7 @@ func (p *Parser) codexItem(typ string, it *codexItem) []Event {
 		return []Event{{Kind: KindMessage, SourceType: src, Summary: text("reasoning: " + it.Text)}}
 	case "command_execution":
 		ev := Event{Kind: KindCommand, SourceType: src, Command: it.Command}
-		cmd := cut(oneLine(it.Command), SummaryRunes)
+		cmd := cut(oneLine(it.Command), summaryRunes)
 		switch {
 		case !done:
 			ev.Summary = "$ " + cmd + " (running)"
@@ -136,7 +136,7 @@ func (p *Parser) codexItem(typ string, it *codexItem) []Event {
 			ev.Summary += " (" + it.Status + ")"
 		}
 
-		ev.Summary = cut(ev.Summary, SummaryRunes)
+		ev.Summary = cut(ev.Summary, summaryRunes)
 		return []Event{ev}
 	case "mcp_tool_call":
 		name := strings.TrimPrefix(it.Server+"."+it.Tool, ".")

@@ -16,9 +16,9 @@ const (
 	FormatAuto   = "" // decide per line from its "type"
 )
 
-// MaxLineBytes bounds the memory one line may hold. A longer line becomes a
+// maxLineBytes bounds the memory one line may hold. A longer line becomes a
 // single unknown event and the rest of it is skipped.
-const MaxLineBytes = 1 << 20
+const maxLineBytes = 1 << 20
 
 // Parser is an incremental parser of a runner's stdout. Feed it with Write
 // as chunks arrive and call Flush at EOF. It is safe for one writer and any
@@ -71,8 +71,8 @@ func (p *Parser) Continue(u Usage) {
 	p.usage = u
 }
 
-// SetClock replaces time.Now as the source of event times (for tests).
-func (p *Parser) SetClock(now func() time.Time) {
+// setClock replaces time.Now as the source of event times (for tests).
+func (p *Parser) setClock(now func() time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.now = now
@@ -80,7 +80,7 @@ func (p *Parser) SetClock(now func() time.Time) {
 
 // Write consumes a chunk of runner stdout. It always reports len(b), nil so
 // that a tee in front of it never stops copying the agent's output; a
-// failure to write stream.jsonl is kept for Err.
+// failure to write stream.jsonl is kept for writeErr.
 func (p *Parser) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -101,7 +101,7 @@ func (p *Parser) Write(b []byte) (int, error) {
 			return n, nil
 		}
 
-		if len(p.buf)+i > MaxLineBytes {
+		if len(p.buf)+i > maxLineBytes {
 			p.overlong()
 			b = b[i+1:]
 			continue
@@ -122,9 +122,9 @@ func (p *Parser) Write(b []byte) (int, error) {
 }
 
 // appendPartial keeps the start of a line that has no newline yet, switching
-// to skipping mode once it grows past MaxLineBytes.
+// to skipping mode once it grows past maxLineBytes.
 func (p *Parser) appendPartial(b []byte) {
-	if len(p.buf)+len(b) > MaxLineBytes {
+	if len(p.buf)+len(b) > maxLineBytes {
 		p.overlong()
 		p.skipping = true
 		return
@@ -132,12 +132,12 @@ func (p *Parser) appendPartial(b []byte) {
 	p.buf = append(p.buf, b...)
 }
 
-// overlong records a line longer than MaxLineBytes and frees its buffer.
+// overlong records a line longer than maxLineBytes and frees its buffer.
 func (p *Parser) overlong() {
 	p.line++
 	p.buf = nil
 	p.emit(Event{Kind: KindUnknown, SourceType: "overlong",
-		Summary: fmt.Sprintf("line longer than %d bytes skipped", MaxLineBytes)})
+		Summary: fmt.Sprintf("line longer than %d bytes skipped", maxLineBytes)})
 }
 
 // Flush parses a final line that had no trailing newline. Call it at EOF.
@@ -201,8 +201,8 @@ func (p *Parser) stderrLine(line string) {
 	}
 }
 
-// Err reports the first error writing events, if any.
-func (p *Parser) Err() error {
+// writeErr reports the first error writing events, if any.
+func (p *Parser) writeErr() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
@@ -291,7 +291,7 @@ func (p *Parser) emitAt(ev Event, line int64) {
 	ev.Time = p.now().Round(0) // no monotonic reading: it does not survive JSON
 	ev.Line = line
 	ev.Summary = oneLine(ev.Summary)
-	p.state.Apply(ev, &p.usage)
+	p.state.apply(ev, &p.usage)
 
 	if p.w == nil || p.err != nil {
 		return

@@ -26,7 +26,7 @@ func parseWith(t *testing.T, format string, data []byte, then func(*Parser)) ([]
 	t.Helper()
 	var out bytes.Buffer
 	p := NewParser(format, &out)
-	p.SetClock(func() time.Time { return fixedTime })
+	p.setClock(func() time.Time { return fixedTime })
 	if n, err := p.Write(data); n != len(data) || err != nil {
 		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(data))
 	}
@@ -211,7 +211,7 @@ func TestFixtures(t *testing.T) {
 					tt.check(t, st)
 				}
 				for _, ev := range evs {
-					if strings.Contains(ev.Summary, "\n") || len([]rune(ev.Summary)) > SummaryRunes+30 {
+					if strings.Contains(ev.Summary, "\n") || len([]rune(ev.Summary)) > summaryRunes+30 {
 						t.Errorf("summary not one short line: %q", ev.Summary)
 					}
 					if ev.Line < 1 || !ev.Time.Equal(fixedTime) {
@@ -255,13 +255,13 @@ func TestChunkBoundaries(t *testing.T) {
 		data := fixture(t, name)
 		var want bytes.Buffer
 		p := NewParser("", &want)
-		p.SetClock(func() time.Time { return fixedTime })
+		p.setClock(func() time.Time { return fixedTime })
 		p.Write(data)
 		p.Flush()
 		for i := 0; i <= len(data) && name == "codex_shell.jsonl"; i++ { // every split of a small fixture
 			var got bytes.Buffer
 			p := NewParser("", &got)
-			p.SetClock(func() time.Time { return fixedTime })
+			p.setClock(func() time.Time { return fixedTime })
 			p.Write(data[:i])
 			p.Write(data[i:])
 			p.Flush()
@@ -271,7 +271,7 @@ func TestChunkBoundaries(t *testing.T) {
 		}
 		var got bytes.Buffer
 		p = NewParser("", &got)
-		p.SetClock(func() time.Time { return fixedTime })
+		p.setClock(func() time.Time { return fixedTime })
 		for i := range data {
 			p.Write(data[i : i+1])
 		}
@@ -372,7 +372,7 @@ func TestUnknownAndGarbage(t *testing.T) {
 }
 
 func TestOverlongLine(t *testing.T) {
-	big := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", MaxLineBytes+10) + `"}]}}`
+	big := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", maxLineBytes+10) + `"}]}}`
 	head := `{"type":"thread.started","thread_id":"a"}` + "\n"
 	tail := "\n" + `{"type":"turn.started"}` + "\n"
 	for _, chunk := range []int{1 << 30, 4096, 65536 + 7} {
@@ -383,7 +383,7 @@ func TestOverlongLine(t *testing.T) {
 			n := min(chunk, len(data))
 			p.Write(data[:n])
 			data = data[n:]
-			if cap(p.buf) > 2*MaxLineBytes+chunk {
+			if cap(p.buf) > 2*maxLineBytes+chunk {
 				t.Fatalf("buffer grew to %d", cap(p.buf))
 			}
 		}
@@ -408,7 +408,7 @@ func TestSummaryCut(t *testing.T) {
 	line := `{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"` + long + `"}}` + "\n"
 	evs, _ := parse(t, FormatCodex, []byte(line))
 	r := []rune(evs[0].Summary)
-	if len(r) != SummaryRunes || r[len(r)-1] != '…' {
+	if len(r) != summaryRunes || r[len(r)-1] != '…' {
 		t.Fatalf("summary has %d runes: %q", len(r), evs[0].Summary)
 	}
 }
@@ -424,7 +424,7 @@ func TestWriteNeverFails(t *testing.T) {
 	if n, err := p.Write(data); n != len(data) || err != nil {
 		t.Fatalf("Write = %d, %v", n, err)
 	}
-	if p.Err() == nil || p.Flush() == nil {
+	if p.writeErr() == nil || p.Flush() == nil {
 		t.Fatal("the write error is not reported by Err/Flush")
 	}
 	if !p.State().ResultSeen {
@@ -458,11 +458,11 @@ func TestLoadStateMatchesParser(t *testing.T) {
 	for _, name := range []string{"claude_success.jsonl", "claude_retry503.jsonl", "codex_shell.jsonl", "codex_fail500.jsonl"} {
 		var out bytes.Buffer
 		p := NewParser("", &out)
-		p.SetClock(func() time.Time { return fixedTime })
+		p.setClock(func() time.Time { return fixedTime })
 		p.Write(fixture(t, name))
 		p.Flush()
 		// A half-written last line and an overlong one are tolerated.
-		out.WriteString(strings.Repeat("y", MaxLineBytes+5) + "\n")
+		out.WriteString(strings.Repeat("y", maxLineBytes+5) + "\n")
 		out.WriteString(`{"kind":"mess`)
 		st, u, err := LoadState(&out)
 		if err != nil {

@@ -47,12 +47,12 @@ func (s *StreamState) Ended() bool {
 	return s.ResultSeen || s.TurnEnded
 }
 
-// Apply folds one event into the state and, if u is not nil, into the usage
+// apply folds one event into the state and, if u is not nil, into the usage
 // (see Event.Usage: totals replace, a message's usage is added). A
 // subagent's events count for activity, usage and errors, but its messages
 // are not the agent's last word. Parser and LoadState share it, so both see
 // the same state.
-func (s *StreamState) Apply(ev Event, u *Usage) {
+func (s *StreamState) apply(ev Event, u *Usage) {
 	s.Events++
 	s.LastKind = ev.Kind
 	s.LastSummary = ev.Summary
@@ -138,7 +138,7 @@ func LoadState(r io.Reader) (StreamState, Usage, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !skipping {
-			if len(line)+len(chunk) > MaxLineBytes {
+			if len(line)+len(chunk) > maxLineBytes {
 				skipping, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -151,7 +151,7 @@ func LoadState(r io.Reader) (StreamState, Usage, error) {
 		if t := bytes.TrimSpace(line); !skipping && len(t) > 0 {
 			var ev Event
 			if json.Unmarshal(t, &ev) == nil && ev.Kind != "" {
-				s.Apply(ev, &u)
+				s.apply(ev, &u)
 			}
 		}
 

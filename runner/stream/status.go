@@ -101,7 +101,7 @@ func ReadRunnerStatus(sandboxTree string) (*RunnerStatus, error) {
 		return nil, fmt.Errorf("%s: unknown status %q", RunnerStatusPath, rs.Status)
 	}
 
-	rs.Summary = cut(oneLine(rs.Summary), SummaryRunes)
+	rs.Summary = cut(oneLine(rs.Summary), summaryRunes)
 	return &rs, nil
 }
 

@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// SummaryRunes is how many runes of message text a summary keeps.
-const SummaryRunes = 120
+// summaryRunes is how many runes of message text a summary keeps.
+const summaryRunes = 120
 
 // oneLine collapses every run of whitespace (newlines included) to a space.
 func oneLine(s string) string {
@@ -24,7 +24,7 @@ func cut(s string, n int) string {
 }
 
 // text is the one-line, cut summary of a message text.
-func text(s string) string { return cut(oneLine(s), SummaryRunes) }
+func text(s string) string { return cut(oneLine(s), summaryRunes) }
 
 // rel shows path relative to dir when it lies inside it.
 func rel(dir, path string) string {

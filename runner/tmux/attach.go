@@ -11,16 +11,16 @@ import (
 	"github.com/git-agency/git-agency/internal/subproc"
 )
 
-// AttachCmd returns `tmux attach-session -t =name` wired to this process's
+// attachCmd returns `tmux attach-session -t =name` wired to this process's
 // terminal, for the caller to Run. TMUX is removed from its environment so
 // it attaches on the default server even from inside another tmux server
 // (which then nests, as the user asked for a session that lives elsewhere).
-func (c *Client) AttachCmd(name string) (*subproc.Terminal, error) {
-	return c.terminalCmd(name, c.env(), "attach-session", "-t", SessionTarget(name))
+func (c *Client) attachCmd(name string) (*subproc.Terminal, error) {
+	return c.terminalCmd(name, c.env(), "attach-session", "-t", sessionTarget(name))
 }
 
 // CurrentClient is the name of the tmux client this process runs under
-// (the one a SwitchClientCmd moves) and the id ($N) of the session it shows,
+// (the one a switchClientCmd moves) and the id ($N) of the session it shows,
 // found as switch-client finds them: from $TMUX and $TMUX_PANE, kept for
 // this one call.
 func (c *Client) CurrentClient(ctx context.Context) (client, session string, err error) {
@@ -73,7 +73,7 @@ func (c *Client) insideEnv() []string {
 	return c.Env
 }
 
-// SwitchClientCmd returns `tmux switch-client -t =name` for a caller inside
+// switchClientCmd returns `tmux switch-client -t =name` for a caller inside
 // tmux: it keeps TMUX (and TMUX_PANE), which is how tmux finds the client to
 // switch. Only meaningful when the enclosing server is the default server;
 // AttachOrSwitchCmd checks that.
@@ -82,37 +82,37 @@ func (c *Client) insideEnv() []string {
 // and its session goes, tmux moves the client to another of its sessions
 // instead of detaching it, which would throw the user out of tmux
 // altogether (SwitchClientTo then puts it back where it came from). And the
-// session is marked with ReturnOption, so that the tmux prefix then d
-// takes a client switched there back (BindReturn).
-func (c *Client) SwitchClientCmd(name string) (*subproc.Terminal, error) {
+// session is marked with returnOption, so that the tmux prefix then d
+// takes a client switched there back (bindReturn).
+func (c *Client) switchClientCmd(name string) (*subproc.Terminal, error) {
 	return c.terminalCmd(name, c.insideEnv(), "set-option", "-t", PaneTarget(name), "detach-on-destroy", "off", ";",
-		"set-option", "-t", PaneTarget(name), ReturnOption, "1", ";",
-		"switch-client", "-t", SessionTarget(name))
+		"set-option", "-t", PaneTarget(name), returnOption, "1", ";",
+		"switch-client", "-t", sessionTarget(name))
 }
 
-// AttachOrSwitchCmd returns SwitchClientCmd when this process runs inside a
+// AttachOrSwitchCmd returns switchClientCmd when this process runs inside a
 // client of the server that holds the session ($TMUX names the same socket),
-// with the way back bound (BindReturn), and AttachCmd otherwise.
+// with the way back bound (bindReturn), and attachCmd otherwise.
 func (c *Client) AttachOrSwitchCmd(ctx context.Context, name string) (*subproc.Terminal, error) {
 	if c.insideServer(ctx, name) {
-		if err := c.BindReturn(ctx); err != nil {
+		if err := c.bindReturn(ctx); err != nil {
 			return nil, err
 		}
-		return c.SwitchClientCmd(name)
+		return c.switchClientCmd(name)
 	}
-	return c.AttachCmd(name)
+	return c.attachCmd(name)
 }
 
-// ReturnOption is the session user option that marks an agent's session a
-// client was switched to (SwitchClientCmd).
-const ReturnOption = "@agency-return"
+// returnOption is the session user option that marks an agent's session a
+// client was switched to (switchClientCmd).
+const returnOption = "@agency-return"
 
-// returnCondition holds for a client on a session marked ReturnOption that
+// returnCondition holds for a client on a session marked returnOption that
 // came there from another session of the server (a client attached to it
 // from a plain terminal has no last session: it detaches as usual).
-const returnCondition = "#{&&:#{" + ReturnOption + "},#{client_last_session}}"
+const returnCondition = "#{&&:#{" + returnOption + "},#{client_last_session}}"
 
-// BindReturn makes "the tmux prefix, then d" the way back from an agent's
+// bindReturn makes "the tmux prefix, then d" the way back from an agent's
 // session a client was switched to: there it runs `switch-client -l`, back
 // to the session the client came from, instead of detaching the client
 // (which would take the user out of tmux). Key bindings belong to the
@@ -120,14 +120,14 @@ const returnCondition = "#{&&:#{" + ReturnOption + "},#{client_last_session}}"
 // `list-keys` shows for it (detach-client, or the user's) becomes the
 // other branch of the condition. A binding that has the condition already
 // is left as it is.
-func (c *Client) BindReturn(ctx context.Context) error {
+func (c *Client) bindReturn(ctx context.Context) error {
 	res, err := c.run(ctx, "list-keys", "-T", "prefix", "d")
 	var repeat bool
 	var orig string
 	if err == nil {
 		repeat, orig = boundCommand(string(res.Stdout))
 	}
-	if strings.Contains(orig, ReturnOption) {
+	if strings.Contains(orig, returnOption) {
 		return nil
 	}
 
@@ -186,17 +186,17 @@ func (c *Client) insideServer(ctx context.Context, name string) bool {
 	if sock == "" {
 		return false
 	}
-	ours, err := c.SocketPath(ctx, name)
+	ours, err := c.socketPath(ctx, name)
 	if err != nil {
 		return false
 	}
 	return samePath(sock, ours)
 }
 
-// SocketPath returns the socket of the server that holds session name (the
+// socketPath returns the socket of the server that holds session name (the
 // default server).
-func (c *Client) SocketPath(ctx context.Context, name string) (string, error) {
-	if err := ValidName(name); err != nil {
+func (c *Client) socketPath(ctx context.Context, name string) (string, error) {
+	if err := validName(name); err != nil {
 		return "", err
 	}
 	res, err := c.run(ctx, "display-message", "-p", "-t", PaneTarget(name), "#{socket_path}")
@@ -229,7 +229,7 @@ func samePath(a, b string) bool {
 }
 
 func (c *Client) terminalCmd(name string, env []string, args ...string) (*subproc.Terminal, error) {
-	if err := ValidName(name); err != nil {
+	if err := validName(name); err != nil {
 		return nil, err
 	}
 	p, err := c.path()

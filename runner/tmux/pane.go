@@ -178,7 +178,7 @@ func (c *Client) PaneCurrentPath(ctx context.Context, target string) (string, er
 	return strings.TrimSuffix(string(res.Stdout), "\n"), nil
 }
 
-// PipePane appends everything the pane outputs from now on (raw, with
+// pipePane appends everything the pane outputs from now on (raw, with
 // escape sequences) to logPath, an absolute path. It replaces any pipe the
 // pane already has (no -o: with -o a second call would toggle the pipe off).
 // Output written before the call is not in the log; NewSession's LogPath has
@@ -189,7 +189,7 @@ func (c *Client) PaneCurrentPath(ctx context.Context, target string) (string, er
 // output it has read but not yet processed, so the last screenful or so of
 // a burst written just before exiting can be missing from both the log and
 // CapturePane (seen in about 1 run in 10 with 3000 lines then exit).
-func (c *Client) PipePane(ctx context.Context, target, logPath string) error {
+func (c *Client) pipePane(ctx context.Context, target, logPath string) error {
 	if !filepath.IsAbs(logPath) {
 		return fmt.Errorf("tmux: log path %q is not absolute", logPath)
 	}
@@ -213,8 +213,8 @@ func (c *Client) SendKeys(ctx context.Context, target string, keys ...string) er
 	return err
 }
 
-// SendText types text into the pane literally (send-keys -l), no key names.
-func (c *Client) SendText(ctx context.Context, target, text string) error {
+// sendText types text into the pane literally (send-keys -l), no key names.
+func (c *Client) sendText(ctx context.Context, target, text string) error {
 	_, err := c.run(ctx, "send-keys", "-t", target, "-l", "--", text)
 	return err
 }
@@ -224,7 +224,7 @@ func (c *Client) SendText(ctx context.Context, target, text string) error {
 // program asked for bracketed paste, as claude and codex do, so it takes
 // the text as pasted, not typed. Typed fast, codex's TUI takes the burst
 // for a paste and an Enter that follows at once for a new line in it, so
-// a prompt typed with SendText is never submitted. Newlines are kept (-r).
+// a prompt typed with sendText is never submitted. Newlines are kept (-r).
 func (c *Client) PasteText(ctx context.Context, target, text string) error {
 	buf := fmt.Sprintf("agency-paste-%d-%d", os.Getpid(), pasteSeq.Add(1))
 	if _, err := c.run(ctx, "set-buffer", "-b", buf, "--", text); err != nil {

@@ -11,13 +11,13 @@ import (
 	"time"
 )
 
-// DefaultHistoryLimit is the scrollback kept for a session's pane when
+// defaultHistoryLimit is the scrollback kept for a session's pane when
 // SessionOptions.HistoryLimit is 0 (tmux's own default is 2000 lines).
-const DefaultHistoryLimit = 20000
+const defaultHistoryLimit = 20000
 
-// ExitStartDir is the pane's exit status when the start directory cannot be
+// exitStartDir is the pane's exit status when the start directory cannot be
 // entered: the program is never started anywhere else.
-const ExitStartDir = 125
+const exitStartDir = 125
 
 // SessionOptions describe a detached session running one program.
 type SessionOptions struct {
@@ -29,11 +29,11 @@ type SessionOptions struct {
 	Width, Height int // initial window size; 0 leaves tmux's default
 
 	// HistoryLimit is the pane's scrollback in lines; 0 means
-	// DefaultHistoryLimit, negative leaves the server's setting.
+	// defaultHistoryLimit, negative leaves the server's setting.
 	HistoryLimit int
 
 	// LogPath, if set, receives the pane's output (appended, raw, with
-	// escape sequences) from the program's first byte, as PipePane would.
+	// escape sequences) from the program's first byte, as pipePane would.
 	LogPath string
 }
 
@@ -47,10 +47,10 @@ type Session struct {
 }
 
 // startGuard runs as `/bin/sh -c startGuard sh DIR ARGV...`: it enters DIR
-// or exits ExitStartDir, then execs ARGV without any word splitting or
+// or exits exitStartDir, then execs ARGV without any word splitting or
 // expansion ("$@"). tmux's own -c silently falls back to $HOME or / when the
 // directory is missing; this makes that impossible.
-var startGuard = `cd -- "$1" || exit ` + strconv.Itoa(ExitStartDir) + `; shift; exec "$@"`
+var startGuard = `cd -- "$1" || exit ` + strconv.Itoa(exitStartDir) + `; shift; exec "$@"`
 
 // NewSession creates a detached session running opts.Argv in opts.Dir.
 //
@@ -77,7 +77,7 @@ var startGuard = `cd -- "$1" || exit ` + strconv.Itoa(ExitStartDir) + `; shift; 
 // session's update-environment variables, plus opts.Env. Pass what the
 // program needs (PATH, …) in opts.Env, or an absolute Argv[0].
 func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, error) {
-	if err := ValidName(opts.Name); err != nil {
+	if err := validName(opts.Name); err != nil {
 		return Session{}, err
 	}
 	if len(opts.Argv) == 0 || opts.Argv[0] == "" {
@@ -122,7 +122,7 @@ func (c *Client) NewSession(ctx context.Context, opts SessionOptions) (Session, 
 
 	hl := opts.HistoryLimit
 	if hl == 0 {
-		hl = DefaultHistoryLimit
+		hl = defaultHistoryLimit
 	}
 	if hl > 0 {
 		args = append(args, sep, "set-option", "-t", sess+":", "history-limit", strconv.Itoa(hl))
@@ -202,10 +202,10 @@ func parseNewSession(out []byte) (Session, error) {
 	return s, nil
 }
 
-// ValidName reports whether name can be a session name: non-empty, only
+// validName reports whether name can be a session name: non-empty, only
 // ASCII letters, digits, '-' and '_'. tmux rewrites '.' and ':' and expands
 // '#' in names, and treats leading '$', '@', '%' in targets as ids.
-func ValidName(name string) error {
+func validName(name string) error {
 	if name == "" {
 		return errors.New("tmux: empty session name")
 	}
@@ -230,9 +230,9 @@ func validEnv(kv string) error {
 	return nil
 }
 
-// SessionTarget is the exact-match target for a session ("=name"), so that
+// sessionTarget is the exact-match target for a session ("=name"), so that
 // "agency-1" never matches "agency-12".
-func SessionTarget(name string) string { return "=" + name }
+func sessionTarget(name string) string { return "=" + name }
 
 // PaneTarget is the target for the active pane of a session's current
 // window ("=name:"). Prefer Session.PaneID, which stays right if the user
@@ -242,10 +242,10 @@ func PaneTarget(name string) string { return "=" + name + ":" }
 // HasSession reports whether a session with exactly this name exists. No
 // server running means false, not an error.
 func (c *Client) HasSession(ctx context.Context, name string) (bool, error) {
-	if err := ValidName(name); err != nil {
+	if err := validName(name); err != nil {
 		return false, err
 	}
-	_, err := c.run(ctx, "has-session", "-t", SessionTarget(name))
+	_, err := c.run(ctx, "has-session", "-t", sessionTarget(name))
 	if err == nil {
 		return true, nil
 	}
@@ -259,10 +259,10 @@ func (c *Client) HasSession(ctx context.Context, name string) (bool, error) {
 // panes' processes). A missing session or server is reported as an error
 // matching ErrNotFound.
 func (c *Client) KillSession(ctx context.Context, name string) error {
-	if err := ValidName(name); err != nil {
+	if err := validName(name); err != nil {
 		return err
 	}
-	_, err := c.run(ctx, "kill-session", "-t", SessionTarget(name))
+	_, err := c.run(ctx, "kill-session", "-t", sessionTarget(name))
 	return err
 }
 

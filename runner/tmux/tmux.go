@@ -13,7 +13,7 @@
 // `agent ls` in a plain shell. So every command runs with TMUX and TMUX_PANE
 // removed from its environment and therefore always addresses the same
 // default server. The one exception is switch-client, which needs $TMUX to
-// find the client it switches; SwitchClientCmd is only used when the
+// find the client it switches; switchClientCmd is only used when the
 // enclosing server is our server (see AttachOrSwitchCmd).
 //
 // # Arguments

@@ -238,7 +238,7 @@ func TestPipePaneLogAndCapture(t *testing.T) {
 	}
 	// 3000 lines: more than tmux's default history of 2000. The program
 	// waits for a line before exiting: tmux 3.3a can drop the tail of a
-	// burst written just before the program exits (see PipePane).
+	// burst written just before the program exits (see pipePane).
 	s, err := c.NewSession(ctx, SessionOptions{Name: "agency-log", Dir: t.TempDir(), LogPath: log,
 		Argv: []string{"/bin/sh", "-c", `i=1; while [ $i -le 3000 ]; do echo "line $i"; i=$((i+1)); done; read _; exit 3`}})
 	if err != nil {
@@ -270,16 +270,16 @@ func TestPipePaneLogAndCapture(t *testing.T) {
 		t.Errorf("capture: %d bytes, starts %q", len(capt), capt[:min(len(capt), 40)])
 	}
 
-	// PipePane on a running pane: typed text echoes back into the log.
+	// pipePane on a running pane: typed text echoes back into the log.
 	s2, err := c.NewSession(ctx, SessionOptions{Name: "agency-cat", Dir: t.TempDir(), Argv: []string{"cat"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log2 := filepath.Join(logDir, "cat.log")
-	if err := c.PipePane(ctx, s2.PaneID, log2); err != nil {
+	if err := c.pipePane(ctx, s2.PaneID, log2); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SendText(ctx, s2.PaneID, "hello; $(x) 'q'"); err != nil {
+	if err := c.sendText(ctx, s2.PaneID, "hello; $(x) 'q'"); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.SendKeys(ctx, s2.PaneID, "Enter"); err != nil {
@@ -433,12 +433,12 @@ func TestWindowSizeAndHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.run(ctx, "list-panes", "-s", "-t", SessionTarget(s.Name),
+	res, err := c.run(ctx, "list-panes", "-s", "-t", sessionTarget(s.Name),
 		"-F", "#{pane_id} #{window_width}x#{window_height} #{history_limit} #{remain-on-exit}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("%s 123x45 %d on\n", s.PaneID, DefaultHistoryLimit)
+	want := fmt.Sprintf("%s 123x45 %d on\n", s.PaneID, defaultHistoryLimit)
 	if string(res.Stdout) != want { // one pane: the placeholder is gone
 		t.Fatalf("panes = %q, want %q", res.Stdout, want)
 	}
@@ -450,9 +450,9 @@ func TestInsideTmuxStillUsesDefaultServer(t *testing.T) {
 	if _, err := c.NewSession(ctx, SessionOptions{Name: "agency-in", Dir: t.TempDir(), Argv: []string{"sleep", "1000"}}); err != nil {
 		t.Fatal(err)
 	}
-	sock, err := c.SocketPath(ctx, "agency-in")
+	sock, err := c.socketPath(ctx, "agency-in")
 	if err != nil || !strings.HasSuffix(sock, "/default") {
-		t.Fatalf("SocketPath = %q, %v", sock, err)
+		t.Fatalf("socketPath = %q, %v", sock, err)
 	}
 	// $TMUX naming some other server must not redirect our commands.
 	other := &Client{Path: c.Path, Env: append(append([]string{}, c.Env...),
@@ -479,7 +479,7 @@ func TestInsideTmuxStillUsesDefaultServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := cmd.Args()[1:]; !reflect.DeepEqual(got, []string{"set-option", "-t", "=agency-in:", "detach-on-destroy", "off", ";",
-		"set-option", "-t", "=agency-in:", ReturnOption, "1", ";", "switch-client", "-t", "=agency-in"}) {
+		"set-option", "-t", "=agency-in:", returnOption, "1", ";", "switch-client", "-t", "=agency-in"}) {
 		t.Fatalf("same server: %q", got)
 	}
 	// ... and the way back is bound: prefix then d.
@@ -534,7 +534,7 @@ func TestStartGuardRefusesMissingDir(t *testing.T) {
 	cmd.Dir = t.TempDir()
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitStartDir {
+	if !errors.As(err, &ee) || ee.ExitCode() != exitStartDir {
 		t.Fatalf("guard: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(cmd.Dir, "pwned")); err == nil {
@@ -577,7 +577,7 @@ func TestSwitchedClientComesBackWhenSessionEnds(t *testing.T) {
 		return strings.TrimSpace(string(res.Stdout))
 	}
 	waitFor(t, "a client on me", func() (bool, error) { return clients() == "me", nil })
-	sock, err := c.SocketPath(ctx, "me")
+	sock, err := c.socketPath(ctx, "me")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,12 +641,12 @@ func TestBindReturnKeepsTheBinding(t *testing.T) {
 		}
 		before := keys()
 		for range 2 {
-			if err := c.BindReturn(ctx); err != nil {
+			if err := c.bindReturn(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
 		after := keys()
-		if strings.Count(after, ReturnOption) != 1 || !strings.Contains(after, tc.kept) ||
+		if strings.Count(after, returnOption) != 1 || !strings.Contains(after, tc.kept) ||
 			strings.Contains(before, " -r ") != strings.Contains(after, " -r ") {
 			t.Fatalf("before %q, after %q", before, after)
 		}

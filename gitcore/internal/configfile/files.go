@@ -61,7 +61,7 @@ func User() ([]Entry, bool) {
 
 	var all []Entry
 	for _, f := range files {
-		entries, ok := Read(f)
+		entries, ok := read(f)
 		if !ok {
 			return nil, false
 		}
@@ -92,7 +92,7 @@ func Last(entries []Entry, key string) (string, bool) { return last(entries, key
 // RepoFiles is the repository's own configuration: its config file,
 // then its worktree's config.worktree when extensions.worktreeConfig is on.
 func RepoFiles(gitDir, common string) ([]Entry, bool) {
-	local, ok := Read(filepath.Join(common, "config"))
+	local, ok := read(filepath.Join(common, "config"))
 	if !ok {
 		return nil, false
 	}
@@ -111,7 +111,7 @@ func RepoFiles(gitDir, common string) ([]Entry, bool) {
 		return local, true
 	}
 
-	wt, ok := Read(filepath.Join(gitDir, "config.worktree"))
+	wt, ok := read(filepath.Join(gitDir, "config.worktree"))
 	return append(local, wt...), ok
 }
 
@@ -203,9 +203,9 @@ func GitUnderUsr() bool {
 	return false
 }
 
-// Read is Parse of the file at path; a file that does
+// read is Parse of the file at path; a file that does
 // not exist holds nothing.
-func Read(path string) ([]Entry, bool) {
+func read(path string) ([]Entry, bool) {
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil, true

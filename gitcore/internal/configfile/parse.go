@@ -7,7 +7,7 @@ import "bytes"
 // returns every entry in order, keys as git names them (section and
 // variable lower case, a quoted subsection as written, a legacy
 // [section.sub] lower case), a variable without "=" with the value "" (as
-// `git config -z` prints it to ParseConfigZ). ok is false wherever git
+// `git config -z` prints it to gitcore's parseConfigZ). ok is false wherever git
 // would stop with an error, and for what this reader does not follow: a
 // NUL byte.
 func Parse(data []byte) ([]Entry, bool) {

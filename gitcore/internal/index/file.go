@@ -21,13 +21,3 @@ func (f *File) Close() {
 	}
 	f.Data = nil
 }
-
-// Racy reports whether a file whose modification time is (sec, nsec) is
-// racily clean against this index, as git decides it (is_racy_stat, built
-// with USE_NSEC as on Linux): modified at or after the index was written,
-// to the nanosecond. Its stat data may then match the entry's and its
-// content still differ.
-func (f *File) Racy(sec, nsec uint32) bool {
-	is, in := uint32(f.MtimeSec), uint32(f.MtimeNsec)
-	return is < sec || (is == sec && in <= nsec)
-}

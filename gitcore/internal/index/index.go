@@ -75,8 +75,8 @@ type Header struct {
 	Count   uint32
 }
 
-// ParseHeader reads the header of data (a whole index file).
-func ParseHeader(data []byte) (Header, bool) {
+// parseHeader reads the header of data (a whole index file).
+func parseHeader(data []byte) (Header, bool) {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
 		return Header{}, false
 	}
@@ -101,7 +101,7 @@ type Iter struct {
 // whose object ids are oidLen bytes (20 or 32); ok is false when its
 // header is not one this package reads.
 func Entries(data []byte, oidLen int) (*Iter, bool) {
-	h, ok := ParseHeader(data)
+	h, ok := parseHeader(data)
 	if !ok || (oidLen != 20 && oidLen != 32) || len(data) < 12+oidLen {
 		return nil, false
 	}
@@ -110,9 +110,6 @@ func Entries(data []byte, oidLen int) (*Iter, bool) {
 
 // Count is the number of entries the header announces.
 func (it *Iter) Count() uint32 { return it.left }
-
-// Version is the file's version (2, 3 or 4).
-func (it *Iter) Version() uint32 { return it.version }
 
 // Next decodes the next entry; false at the end or on a malformed one
 // (Err tells).

@@ -47,10 +47,10 @@ func WorktreeGitDir(tree string) (string, bool) {
 	return dir, true
 }
 
-// Reftable reports whether the repository whose common directory is
+// reftable reports whether the repository whose common directory is
 // common may use the reftable backend (its refs are not files), or
 // cannot tell.
-func Reftable(common string) bool {
+func reftable(common string) bool {
 	_, err := os.Lstat(filepath.Join(common, "reftable"))
 	return !os.IsNotExist(err)
 }
@@ -61,7 +61,7 @@ func Reftable(common string) bool {
 // git's answer (another kind of ref, a symbolic or malformed ref file, the
 // reftable backend, a read error).
 func Branch(common, ref string, packed *map[string]string) (id string, ok bool) {
-	if common == "" || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") || Reftable(common) {
+	if common == "" || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") || reftable(common) {
 		return "", false
 	}
 
@@ -76,7 +76,7 @@ func Branch(common, ref string, packed *map[string]string) (id string, ok bool) 
 	}
 
 	if *packed == nil {
-		if *packed, err = PackedRefs(common); err != nil {
+		if *packed, err = packedRefs(common); err != nil {
 			return "", false
 		}
 	}
@@ -84,9 +84,9 @@ func Branch(common, ref string, packed *map[string]string) (id string, ok bool) 
 	return (*packed)[ref], true
 }
 
-// PackedRefs reads packed-refs' "<id> <ref>" lines (an empty map when
+// packedRefs reads packed-refs' "<id> <ref>" lines (an empty map when
 // there is none); a line it does not know is an error.
-func PackedRefs(common string) (map[string]string, error) {
+func packedRefs(common string) (map[string]string, error) {
 	out := map[string]string{}
 	b, err := os.ReadFile(filepath.Join(common, "packed-refs"))
 	if os.IsNotExist(err) {
@@ -122,11 +122,11 @@ var errPackedRefs = errors.New("packed-refs holds a line it does not know")
 // lock file (a ref being written), a name git would not take, a read
 // error.
 func Refs(common, prefix string) (map[string]string, bool) {
-	if !plainPrefix(prefix) || common == "" || Reftable(common) {
+	if !plainPrefix(prefix) || common == "" || reftable(common) {
 		return nil, false
 	}
 
-	packed, err := PackedRefs(common)
+	packed, err := packedRefs(common)
 	if err != nil {
 		return nil, false
 	}
