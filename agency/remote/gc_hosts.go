@@ -1,13 +1,15 @@
-package agency
+package remote
 
 import (
 	"context"
 	"sort"
+
+	"github.com/git-agency/git-agency/agency/tidy"
 )
 
 // RecordHosts are the hosts this repository's records name, sorted: where
 // `gc` runs too.
-func (a *App) RecordHosts() []string {
+func (a *Remote) RecordHosts() []string {
 	seen := map[string]bool{}
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
@@ -30,7 +32,7 @@ func (a *App) RecordHosts() []string {
 }
 
 // gcHostArgs are the gc flags a host's gc gets: the same choices.
-func gcHostArgs(opts GCOptions, act bool, olderThan string) []string {
+func gcHostArgs(opts tidy.GCOptions, act bool, olderThan string) []string {
 	args := []string{"gc", "--older-than", olderThan}
 	if act {
 		args = append(args, "--yes")
@@ -52,6 +54,6 @@ func gcHostArgs(opts GCOptions, act bool, olderThan string) []string {
 // GCOnHost runs gc in the host's mirror of this repository, with the same
 // choices (act: remove, else a dry run), its output to run's writers. It
 // returns the host's gc's exit status.
-func (a *App) GCOnHost(ctx context.Context, name string, opts GCOptions, act bool, olderThan string, run HostRun) (int, error) {
-	return a.runOnHost(ctx, name, run, gcHostArgs(opts, act, olderThan)...)
+func (a *Remote) GCOnHost(ctx context.Context, name string, opts tidy.GCOptions, act bool, olderThan string, run HostRun) (int, error) {
+	return a.RunOnHost(ctx, name, run, gcHostArgs(opts, act, olderThan)...)
 }
