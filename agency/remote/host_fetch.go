@@ -35,11 +35,11 @@ const hostWaitWindow = 45 * time.Second
 // answer.
 const hostRetryEvery = time.Second
 
-// fPHostFetchPause, given as "host:fetch-pause=<file>", makes the
+// fpHostFetchPause, given as "host:fetch-pause=<file>", makes the
 // fetcher's git fetch wait on the host, inside its ssh session, while
 // <file> exists there (it touches <file>.reached first): the tests kill
 // the connection in the middle of a fetch.
-const fPHostFetchPause = "host:fetch-pause"
+const fpHostFetchPause = "host:fetch-pause"
 
 func (a *Remote) fetcherLockPath(name string) string {
 	return filepath.Join(a.Store.RepoDir(), "hosts", name+".fetcher")
@@ -251,9 +251,9 @@ func (a *Remote) hostLost(name string) bool {
 }
 
 // uploadPack is the program the fetch runs on the host: git-upload-pack,
-// or under fPHostFetchPause a shell that waits first.
+// or under fpHostFetchPause a shell that waits first.
 func (a *Remote) uploadPack() string {
-	file, ok := strings.CutPrefix(a.Getenv("AGENCY_FAILPOINT"), fPHostFetchPause+"=")
+	file, ok := strings.CutPrefix(a.Getenv("AGENCY_FAILPOINT"), fpHostFetchPause+"=")
 	if !ok {
 		return ""
 	}
