@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +156,31 @@ func TestHostWatchKeys(t *testing.T) {
 	}
 	if trees, _ := filepath.Glob(filepath.Join(r.sshd.HostHome, ".local/share/agency/repos/*/sandboxes", id, "tree")); len(trees) != 0 {
 		t.Fatalf("the host kept the sandbox: %v", trees)
+	}
+}
+
+// host check: claude and codex missing there fail it only when one of them
+// is the runner a start here uses by default; an unreachable host's hint
+// names the ssh config file git-agency gives ssh (agency.host.sshConfig).
+func TestHostCheckRunnersAndHint(t *testing.T) {
+	r := newHostRig(t)
+	out, err := r.run("host", "check", "box")
+	if err == nil || !regexp.MustCompile(`(?m)^FAIL claude +missing$`).MatchString(out) {
+		t.Fatalf("host check with claude, the default runner, missing there: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`(?m)^ok   codex +missing \(the default runner here is claude`).MatchString(out) {
+		t.Fatalf("codex, not the default runner, fails the check: %s", out)
+	}
+
+	r.git("config", "agency.defaultRunner", "sh")
+	if out, err := r.run("host", "check", "box"); err != nil || strings.Contains(out, "FAIL") {
+		t.Fatalf("host check with the default runner sh: %v\n%s", err, out)
+	}
+
+	r.git("config", "agency.host.gone.ssh", "127.0.0.1")
+	out, err = r.run("host", "check", "gone")
+	want := "make 'ssh -F " + r.sshd.ClientConfig + " 127.0.0.1 true' work"
+	if err == nil || !strings.Contains(out, want) {
+		t.Fatalf("an unreachable host's hint does not say %q: %v\n%s", want, err, out)
 	}
 }

@@ -107,7 +107,9 @@ func TestHostUndoMakesNoTree(t *testing.T) {
 			t.Fatalf("after %s a worktree holds the branch: %s", after, r.git("worktree", "list"))
 		}
 	}
-	r.agency("agent", "land", id)
+	if out := r.agency("agent", "land", id); strings.Contains(out, "tree was removed") || !strings.Contains(out, "the sandbox stays on host box until 'git agency gc'") {
+		t.Fatalf("the land's report of an agent on a host: %s", out)
+	}
 	if out := r.agency("undo"); !strings.Contains(out, "ran on host box: no sandbox tree made here") {
 		t.Fatalf("undo of the land: %s", out)
 	}
@@ -133,11 +135,15 @@ func TestHostUndoMakesNoTree(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.agency("agent", "discard", "--json", id3)), &recs); err != nil {
 		t.Fatalf("discard --json of an agent on a host is no JSON: %v", err)
 	}
+	if recs["invocation_id"] != id3 || recs["landing_status"] != "discarded" {
+		t.Fatalf("discard --json of an agent on a host is not its record: %v", recs)
+	}
 	noTree("the discards")
 	if out, err := r.run("doctor"); err != nil {
 		t.Fatalf("doctor: %v\n%s", err, out)
 	}
-	if out := r.agency("gc"); strings.Contains(out, "sandbox_tree") {
+	// Here: the host's own sandboxes follow "host box:".
+	if out, _, _ := strings.Cut(r.agency("gc"), "host box:"); strings.Contains(out, "sandbox_tree") {
 		t.Fatalf("gc finds a tree left: %s", out)
 	}
 }
@@ -293,5 +299,69 @@ func TestHostAutoLand(t *testing.T) {
 	})
 	if _, err := os.Stat(filepath.Join(r.wt, "auto.txt")); err != nil {
 		t.Fatalf("landed, but not in the integration tree: %v", err)
+	}
+}
+
+// What a host sends is an agent's: git checks every object fetched
+// (fetch.fsckObjects), and a run whose refs bring a malformed one (a tree
+// entry named .git) is refused alone, with an event saying why, while the
+// host's other runs come back.
+func TestHostRefusesBadObjects(t *testing.T) {
+	r := newHostRig(t)
+	bad := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		`b=$(echo x | git hash-object -w --stdin) && t=$(printf "100644 blob $b\t.git\n" | git mktree) && c=$(git commit-tree -p HEAD -m bad $t) && git update-ref HEAD $c`)
+	good := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo g > g.txt && git add g.txt && git commit -qm good")
+	r.waitStatus(bad, "finished")
+	r.waitStatus(good, "finished")
+	if got := r.git("log", "-1", "--format=%s", "agency/sandbox-"+good); got != "good" {
+		t.Fatalf("the good run's branch here: %q", got)
+	}
+	if r.hasRef("agency/sandbox-"+bad) && r.git("log", "-1", "--format=%s", "agency/sandbox-"+bad) == "bad" {
+		t.Fatal("the malformed commit was fetched")
+	}
+	// The tree {100644 .git: blob "x\n"}, whatever made it.
+	if out, err := r.gitTry("cat-file", "-e", "844e32858c207f74f3d80721ef01c4b82fad2423"); err == nil {
+		t.Fatalf("the malformed tree is in the object store: %s", out)
+	}
+	events, _ := filepath.Glob(filepath.Join(r.local, "repos", "*", "invocations", bad, "events.jsonl"))
+	if len(events) != 1 {
+		t.Fatalf("events of %s: %v", bad, events)
+	}
+	if b, _ := os.ReadFile(events[0]); !strings.Contains(string(b), `"host_objects_refused"`) || !strings.Contains(string(b), "hasDotgit") {
+		t.Fatalf("no host_objects_refused event naming git's reason:\n%s", b)
+	}
+}
+
+// A host never lands, so its gc alone would keep the sandbox of a run
+// landed here for ever: gc here tells the host's gc which of its runs
+// landed, and their sandboxes there go; a run not landed keeps its own.
+func TestHostGCRemovesLandedSandboxes(t *testing.T) {
+	r := newHostRig(t)
+	landed := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo l > l.txt && git add l.txt && git commit -qm landed")
+	kept := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo k > k.txt && git add k.txt && git commit -qm kept")
+	r.waitStatus(landed, "finished")
+	r.waitStatus(kept, "finished")
+	r.agency("agent", "land", landed)
+	there := func(id string) bool {
+		m, _ := filepath.Glob(filepath.Join(r.sshd.HostHome, ".local/share/agency/repos/*/sandboxes", id, "tree"))
+		return len(m) == 1
+	}
+	if !there(landed) || !there(kept) {
+		t.Fatal("the host's sandboxes are not where the test looks")
+	}
+
+	out := r.agency("gc", "--dry-run")
+	if !strings.Contains(out, "landed by the machine it was started from") || !there(landed) {
+		t.Fatalf("gc --dry-run: %s", out)
+	}
+	out = r.agency("gc", "--yes")
+	if there(landed) {
+		t.Fatalf("gc left the landed run's sandbox on the host: %s", out)
+	}
+	if !there(kept) {
+		t.Fatalf("gc removed a run's sandbox on the host that was not landed: %s", out)
 	}
 }

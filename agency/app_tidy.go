@@ -13,7 +13,7 @@ import (
 
 // Tidying (gc, doctor, leftovers) lives in package tidy; these are its
 // names as agency's callers (cli, watch) and its producers of leftovers
-// (queue, retire, undo, env copies, setups, the wall) know them.
+// (queue, retire, env copies, setups, the wall) know them.
 type (
 	// GCOptions are the inputs of `gc`.
 	GCOptions = tidy.GCOptions
@@ -97,12 +97,6 @@ func (a *App) localOnlySubmodules(ctx context.Context, tree string) []string {
 	return c.LocalOnlySubmodules(ctx, tree)
 }
 
-// firstTime is core.FirstTime.
-func firstTime(ps ...*string) time.Time { return core.FirstTime(ps...) }
-
-// roundAge is core.RoundAge.
-func roundAge(d time.Duration) string { return core.RoundAge(d) }
-
 // tidyHost is what tidying asks of the rest of agency (tidy.Host).
 type tidyHost struct{ a *App }
 
@@ -164,12 +158,6 @@ func (h tidyHost) RemoveRetiredLeftover(it *GCItem) error { return h.a.removeRet
 func (h tidyHost) RemoveQueuedEnvLeftover(it *GCItem) error {
 	return h.a.removeQueuedEnvLeftover(it)
 }
-
-func (h tidyHost) PlanUndoRefs(ctx context.Context, cutoff time.Time) []GCItem {
-	return h.a.planUndoRefs(ctx, cutoff)
-}
-
-func (h tidyHost) UndoRefNeeded(ref string) bool { return h.a.undoRefNeeded(ref) }
 
 func (h tidyHost) Describe(e store.Operation) string { return Describe(e) }
 

@@ -21,8 +21,8 @@ import (
 )
 
 // IncludeFile is the file at a repository's root that lists, in gitignore
-// syntax, the ignored files to copy into every new tree.
-const IncludeFile = ".worktreeinclude"
+// syntax, the ignored files to copy into every new tree (core.IncludeFile).
+const IncludeFile = core.IncludeFile
 
 // FPIncludeCopy fails a .worktreeinclude copy after its first file (tests
 // use it to check that a copy failing halfway leaves nothing).

@@ -31,6 +31,12 @@ func DenylistFromConfig(cfg *gitcore.Config) []string {
 	return cfg.GetAll("agency.checkpoint.denylist")
 }
 
+// DefaultDenylist are the untracked files never written into a snapshot
+// tree (checkpoints, `land --apply`): the usual names of secrets. Users add
+// globs with the multi-valued `agency.checkpoint.denylist`; gitcore.Denied
+// matches a path against them.
+var DefaultDenylist = []string{".env", ".env.*", "*.key", "*.pem", "credentials.json", "secrets.json"}
+
 // DefaultMaxFileSize is agency.checkpoint.maxFileSize's default: untracked
 // files larger than 50 MiB are left out of checkpoints.
 const DefaultMaxFileSize = 50 << 20
@@ -76,7 +82,7 @@ func parseSize(v string) (int64, error) {
 
 // FullDenylist is the built-in denylist plus extra (agency.checkpoint.denylist).
 func FullDenylist(extra []string) []string {
-	return append(append([]string(nil), gitcore.DefaultDenylist...), extra...)
+	return append(append([]string(nil), DefaultDenylist...), extra...)
 }
 
 // SnapshotTree builds the snapshot tree of a sandbox's uncommitted work

@@ -382,13 +382,16 @@ func (c *AgentDiscardCmd) Run(env *Env) error {
 		return err
 	}
 
+	var recs []discardJSON
 	for _, rec := range onHosts {
-		if err := discardOnHost(env, a, rec, c.JSON); err != nil {
+		done, err := discardOnHost(env, a, rec, c.JSON)
+		if err != nil {
 			return err
 		}
+
+		recs = append(recs, discardJSON{InvocationRecord: done})
 	}
 
-	var recs []discardJSON
 	var first error
 	for _, id := range ids {
 		res, err := a.Discard(env.Ctx, id)

@@ -350,22 +350,26 @@ func (c *AgentLogsCmd) hostArgs(id string) []string {
 }
 
 // discardOnHost discards an invocation on its host (its agent stopped and
-// its sandbox removed there), then marks it discarded here. The host's
-// report is not shown: its "undo with: git agency undo" is the host's undo,
-// and here it would undo another operation.
-func discardOnHost(env *Env, a *agency.App, rec *store.InvocationRecord, asJSON bool) error {
+// its sandbox removed there), then marks it discarded here, and returns the
+// record as it is now. The host's report is not shown: its "undo with: git
+// agency undo" is the host's undo, and here it would undo another
+// operation.
+func discardOnHost(env *Env, a *agency.App, rec *store.InvocationRecord, asJSON bool) (*store.InvocationRecord, error) {
 	code, err := a.ActOnHost(env.Ctx, rec, io.Discard, env.Stderr, "discard", rec.InvocationID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if code != 0 {
-		return &ExitError{Code: code}
+		return nil, &ExitError{Code: code}
 	}
-	if _, err := a.DiscardHostRecord(env.Ctx, rec.InvocationID); err != nil {
-		return err
+
+	done, err := a.DiscardHostRecord(env.Ctx, rec.InvocationID)
+	if err != nil {
+		return nil, err
 	}
+
 	if !asJSON {
 		printLines(env.Stdout, errs.HostDiscarded(rec.InvocationID, rec.Host, rec.SandboxBranch))
 	}
-	return nil
+	return done, nil
 }

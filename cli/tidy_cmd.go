@@ -73,6 +73,9 @@ type GCCmd struct {
 	OlderThan      string `placeholder:"AGE" help:"Delete sandbox branches and snapshot refs of invocations landed or discarded longer ago than this (30d, 12h; default agency.gc.olderThan, else 30d)."`
 	IncludePending bool   `help:"Also remove the sandbox trees of finished invocations never landed or discarded (their branches are kept)."`
 	Force          bool   `help:"Also remove trees with uncommitted work, and refs whose commits are on no other branch."`
+	// LandedElsewhere: a host's gc, run by the machine its agents were
+	// started from, is told which of them that machine landed.
+	LandedElsewhere []string `name:"landed-elsewhere" hidden:"" placeholder:"ID" help:"An invocation the machine that started it landed (a host's gc)."`
 }
 
 func (c *GCCmd) Run(env *Env) error {
@@ -97,7 +100,7 @@ func (c *GCCmd) Run(env *Env) error {
 		return errs.New(errs.EUsage, "use a duration such as 30d or 12h", "invalid --older-than %q", age)
 	}
 
-	opts := agency.GCOptions{OlderThan: d, IncludePending: c.IncludePending, Force: c.Force}
+	opts := agency.GCOptions{OlderThan: d, IncludePending: c.IncludePending, Force: c.Force, LandedElsewhere: c.LandedElsewhere}
 
 	// Progress on a terminal only: a large repository's gc takes minutes.
 	var progress *gcProgress

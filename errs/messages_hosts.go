@@ -115,3 +115,10 @@ func HostDiscarded(id, name, branch string) []string {
 func HostForgotNote(name string) string {
 	return fmt.Sprintf("host %s answers but no longer has this run (its data there was removed); what was last fetched of it can land", name)
 }
+
+// HostObjectsRefused: git refused the objects a run's refs on a host bring
+// (fetch.fsckObjects); what was fetched of it before stays.
+func HostObjectsRefused(id, name, why string) *Error {
+	return New(EHost, "what was fetched of it before stays here ('git agency agent diff "+id+"' shows it); 'git agency agent discard "+id+"' removes the run there",
+		"the objects of %s on host %s were refused (git's check of what a host sends): %s", id, name, strings.TrimSpace(why))
+}

@@ -5,15 +5,10 @@ import (
 	"strings"
 )
 
-// DefaultDenylist are the untracked files never written into a snapshot
-// tree (checkpoints, `land --apply`): the usual names of secrets. Users add
-// globs with the multi-valued `agency.checkpoint.denylist`.
-var DefaultDenylist = []string{".env", ".env.*", "*.key", "*.pem", "credentials.json", "secrets.json"}
-
 // Denied reports whether a repository-relative path matches a denylist
-// pattern. A pattern without '/' matches the file's base name at any
-// depth; one with '/' matches the whole path; one ending in '/' names a
-// directory ("secrets/" at any depth, "conf/keys/" from the root). Globs
+// pattern; the list itself is checkpoint's policy (checkpoint.FullDenylist).
+// A pattern without '/' matches the file's base name at any depth; one with
+// '/' matches the whole path; one ending in '/' names a directory ("secrets/" at any depth, "conf/keys/" from the root). Globs
 // are path.Match's. Matching ignores case: on the case-insensitive
 // filesystems of macOS and Windows `.ENV` is `.env`, and a secret named
 // `Credentials.JSON` is as secret as `credentials.json`.

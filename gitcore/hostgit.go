@@ -29,9 +29,12 @@ func (r *Repo) PushOver(ctx context.Context, sshCommand, url string, refspecs ..
 
 // FetchOver fetches refspecs from url over sshCommand, without tags and
 // without touching FETCH_HEAD; uploadPack, when not "", is the program run
-// on the other side instead of git-upload-pack.
+// on the other side instead of git-upload-pack. Every object received is
+// checked (fetch.fsckObjects): what a host sends is written by its agents,
+// and a malformed object (a tree entry named .git, say) is refused before
+// it enters the object store, whatever the user's configuration says.
 func (r *Repo) FetchOver(ctx context.Context, sshCommand, url, uploadPack string, refspecs ...string) error {
-	args := []string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc"}
+	args := []string{"-c", "fetch.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc"}
 	if uploadPack != "" {
 		args = append(args, "--upload-pack="+uploadPack)
 	}

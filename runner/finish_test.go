@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -69,5 +70,28 @@ func TestFinishStoppedEventAndRecordAgree(t *testing.T) {
 	got, _ := st.ReadInvocation(inv)
 	if got.Status != store.StatusFinished || store.Deref(got.ExitReason) != store.ExitStopped {
 		t.Fatalf("record: status %s, reason %s", got.Status, store.Deref(got.ExitReason))
+	}
+}
+
+// A run whose invocation directory was removed under it (its data
+// directory deleted) ends its supervisor at once: no try can write the
+// record, and it must not retry for EndRetryFor.
+func TestRecordEndGivesUpWhenTheRecordIsGone(t *testing.T) {
+	dir := t.TempDir()
+	st, rec := supervisedRecord(t, dir, &store.InvocationRecord{InvocationID: "20260101000000-e0d7",
+		Runner: "sh", Mode: store.ModeHeadless, Status: store.StatusRunning, SandboxPath: dir})
+	s := &Supervisor{Store: st, Invocation: rec.InvocationID, LockTimeout: 5 * time.Second}
+	if err := os.RemoveAll(st.InvocationDir(rec.InvocationID)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.finish(0, store.ExitExited) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the end of a run whose record is gone was written")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the supervisor still tries to write a record whose directory is gone")
 	}
 }

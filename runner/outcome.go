@@ -2,6 +2,8 @@ package runner
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -49,13 +51,22 @@ func (s *Supervisor) recordEnd(end func(*store.InvocationRecord) error) error {
 			s.writeOutcome(o)
 		}
 
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || s.recordGone() {
 			return err
 		}
 
 		time.Sleep(wait)
 		wait = min(2*wait, endRetryMax)
 	}
+}
+
+// recordGone: the invocation's directory was removed (its data directory
+// deleted, the repository's records removed by hand). No later try can
+// write a record there, so the supervisor stops trying instead of waiting
+// out EndRetryFor.
+func (s *Supervisor) recordGone() bool {
+	_, err := os.Lstat(s.Store.InvocationDir(s.Invocation))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // notePending says in the outcome file what the record cannot say while

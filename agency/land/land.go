@@ -107,6 +107,9 @@ type Result struct {
 	VerifyReusedFrom string `json:"verify_reused_from,omitempty"`
 	VerifyTreeID     string `json:"verify_tree,omitempty"`
 	VerifiedAt       string `json:"verified_at,omitempty"`
+	// Host names the host the agent ran on ("" for a local one): its
+	// sandbox is there, and a land here leaves it as it is.
+	Host string `json:"host,omitempty"`
 }
 
 // landPlan computes a land in the object database: preconditions, the
@@ -186,7 +189,7 @@ func (a *Lander) landTarget(ctx context.Context, rec *store.InvocationRecord, op
 	if wt.State != store.StatePresent {
 		return nil, nil, errs.ArchivedLand(wt.Name, wt.WorktreeID, inv, rec.SandboxBranch)
 	}
-	res := &Result{InvocationID: inv, WorktreeID: wt.WorktreeID, WorktreeName: wt.Name, Branch: wt.Branch}
+	res := &Result{InvocationID: inv, WorktreeID: wt.WorktreeID, WorktreeName: wt.Name, Branch: wt.Branch, Host: rec.Host}
 	integ := a.Repo.Tree(wt.TreePath)
 	if err := a.Host.CheckOnBranch(ctx, wt); err != nil {
 		return nil, nil, err

@@ -184,7 +184,7 @@ func (a *Lander) planStacked(ctx context.Context, inv string, opts Options, onto
 		}
 
 		*res = Result{InvocationID: res.InvocationID, WorktreeID: res.WorktreeID, WorktreeName: res.WorktreeName,
-			Branch: res.Branch, TargetHead: onto, Commits: res.Commits, Applied: work.Applied, Note: note}
+			Branch: res.Branch, TargetHead: onto, Commits: res.Commits, Applied: work.Applied, Note: note, Host: res.Host}
 		writer, err := a.landWriter(ctx, rec, wt, work, false)
 		if err != nil {
 			return nil, err

@@ -36,7 +36,7 @@ func (a *Lander) landBeginLocked(ctx context.Context, inv string) (rec *store.In
 // landDoneResult is the result of rec's land, found complete and
 // finished by a recovery.
 func (a *Lander) landDoneResult(rec *store.InvocationRecord, note string) *Result {
-	res := &Result{InvocationID: rec.InvocationID, WorktreeID: rec.IntegrationWorktreeID, Clean: true, Note: note}
+	res := &Result{InvocationID: rec.InvocationID, WorktreeID: rec.IntegrationWorktreeID, Clean: true, Note: note, Host: rec.Host}
 	if p := rec.Land; p != nil {
 		res.TargetHead, res.ResultHead, res.Commits, res.Applied = p.TargetHead, p.ResultHead, p.Commits, p.Applied
 	}

@@ -24,7 +24,11 @@ func (r *Result) Report() []string {
 		lines = append(lines, fmt.Sprintf("verify: passed on %s at %s, not run again", core.ShortSHA(r.VerifyTreeID), r.VerifiedAt))
 	}
 
-	lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox tree was removed (branch %s kept)", core.ShortSHA(r.ResultHead), store.SandboxBranch(r.InvocationID)))
+	if r.Host != "" {
+		lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox stays on host %s until 'git agency gc' (branch %s kept here)", core.ShortSHA(r.ResultHead), r.Host, store.SandboxBranch(r.InvocationID)))
+	} else {
+		lines = append(lines, fmt.Sprintf("HEAD is now %s; the sandbox tree was removed (branch %s kept)", core.ShortSHA(r.ResultHead), store.SandboxBranch(r.InvocationID)))
+	}
 	if r.Note != "" {
 		lines = append(lines, "note: "+r.Note)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/git-agency/git-agency/agency/tidy"
+	"github.com/git-agency/git-agency/store"
 )
 
 // RecordHosts are the hosts this repository's records name, sorted: where
@@ -31,9 +32,14 @@ func (a *Remote) RecordHosts() []string {
 	return out
 }
 
-// gcHostArgs are the gc flags a host's gc gets: the same choices.
-func gcHostArgs(opts tidy.GCOptions, act bool, olderThan string) []string {
+// gcHostArgs are the gc flags a host's gc gets: the same choices, and
+// the runs of the host landed here (landed: a host never lands, so its gc
+// would keep their sandboxes for ever).
+func gcHostArgs(opts tidy.GCOptions, act bool, olderThan string, landed []string) []string {
 	args := []string{"gc", "--older-than", olderThan}
+	for _, id := range landed {
+		args = append(args, "--landed-elsewhere="+id)
+	}
 	if act {
 		args = append(args, "--yes")
 	} else {
@@ -55,5 +61,22 @@ func gcHostArgs(opts tidy.GCOptions, act bool, olderThan string) []string {
 // choices (act: remove, else a dry run), its output to run's writers. It
 // returns the host's gc's exit status.
 func (a *Remote) GCOnHost(ctx context.Context, name string, opts tidy.GCOptions, act bool, olderThan string, run HostRun) (int, error) {
-	return a.RunOnHost(ctx, name, run, gcHostArgs(opts, act, olderThan)...)
+	return a.RunOnHost(ctx, name, run, gcHostArgs(opts, act, olderThan, a.landedOn(name))...)
+}
+
+// landedOn are the runs of host name that landed here.
+func (a *Remote) landedOn(name string) []string {
+	list, err := a.Store.ScanInvocations()
+	if err != nil {
+		return nil
+	}
+
+	var out []string
+	for _, e := range list {
+		if r := e.Record; r != nil && r.Host == name && store.Deref(r.LandingStatus) == store.LandingLanded {
+			out = append(out, r.InvocationID)
+		}
+	}
+
+	return out
 }

@@ -42,8 +42,12 @@ func (a *Remote) CheckHost(ctx context.Context, name, version string) ([]HostChe
 
 	if _, err := h.Run(cctx, "true", nil); err != nil {
 		a.noteHost(name, nil, err)
+		ssh := "ssh " + h.Dest
+		if h.ConfigFile != "" {
+			ssh = "ssh -F " + h.ConfigFile + " " + h.Dest
+		}
 		return []HostCheck{{Name: "ssh", Detail: err.Error(),
-			Hint: "make 'ssh " + h.Dest + " true' work without a prompt: the key in ssh-agent (ssh-add), the host in ~/.ssh/known_hosts (ssh " + h.Dest + " once); BatchMode is on"}}, nil
+			Hint: "make '" + ssh + " true' work without a prompt: the key in ssh-agent (ssh-add), the host in known_hosts (" + ssh + " once); BatchMode is on"}}, nil
 	}
 
 	out := []HostCheck{{Name: "ssh", OK: true, Detail: h.Dest}}
@@ -56,12 +60,30 @@ func (a *Remote) CheckHost(ctx context.Context, name, version string) ([]HostChe
 	out = append(out, HostCheck{Name: "git", OK: versionAtLeast(hello.Git, minHostGit), Detail: hello.Git, Hint: "install git " + minHostGit + " or newer on the host (Debian 12: apt-get install -t bookworm-backports git)"})
 	out = append(out, HostCheck{Name: "bubblewrap", OK: hello.Wall == "", Detail: wallDetail(hello), Hint: "on the host: apt-get install bubblewrap (and allow unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1); or run unwalled there with agency.isolate off"})
 	out = append(out, HostCheck{Name: "tmux", OK: hello.Tmux, Detail: yesNo(hello.Tmux), Hint: "on the host: apt-get install tmux (headed agents need it; --headless ones do not)"})
-	for _, r := range []string{"claude", "codex"} {
-		out = append(out, HostCheck{Name: r, OK: hello.Runners[r], Detail: yesNo(hello.Runners[r]),
-			Hint: "install " + r + " on the host and log it in there once (ssh -t " + h.Dest + " " + r + "); see docs/hosts.md"})
+	return append(out, a.runnerChecks(h, hello)...), nil
+}
+
+// runnerChecks are host check's lines for claude and codex: a missing one
+// fails only when it is the runner an `agent start` here uses by default
+// (agency.defaultRunner, else claude); otherwise the line says so and
+// passes, since `--runner` names it only when the user means it.
+func (a *Remote) runnerChecks(h *host.Host, hello *HostHello) []HostCheck {
+	def := runner.DefaultRunner
+	if v, ok := a.Config.Get("agency.defaultRunner"); ok && v != "" {
+		def = v
 	}
 
-	return out, nil
+	var out []HostCheck
+	for _, r := range []string{"claude", "codex"} {
+		c := HostCheck{Name: r, OK: hello.Runners[r], Detail: yesNo(hello.Runners[r]),
+			Hint: "install " + r + " on the host and log it in there once (ssh -t " + h.Dest + " " + r + "); see docs/hosts.md"}
+		if !c.OK && r != def {
+			c.OK, c.Detail = true, "missing (the default runner here is "+def+"; --runner "+r+" needs it there)"
+		}
+		out = append(out, c)
+	}
+
+	return out
 }
 
 func wallDetail(h *HostHello) string {

@@ -127,41 +127,65 @@ func (a *Remote) syncHostWithin(ctx context.Context, name string, ids []string, 
 }
 
 // fetchHostRefs fetches the sandbox branches and checkpoint refs of ids
-// from the host's mirror, under their usual names. When a branch is
-// missing there (its agent deleted it, the host's data was removed), the
-// others are fetched one by one: one run's branch gone must not hold back
-// the host's other runs (what was fetched of that one stays here).
+// from the host's mirror, under their usual names. git checks every object
+// it receives (fetch.fsckObjects): a host's objects are an agent's. When a
+// branch is missing there (its agent deleted it, the host's data was
+// removed), or git refuses what one run's refs bring, the runs are fetched
+// one by one: one run must not hold back the host's other runs (what was
+// fetched of that one stays here).
 func (a *Remote) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids []string) error {
 	st := a.hostStateOf(name)
 	if st.Hello == nil || st.Hello.Mirror == "" {
 		return nil
 	}
 
-	specs := func(ids ...string) []string {
-		var out []string
-		for _, id := range ids {
-			b := store.SandboxBranch(id)
-			out = append(out, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
-		}
-		return out
-	}
-
 	url := h.URL(st.Hello.Mirror)
-	err := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), specs(ids...)...)
-	if missingRemoteRef(err) {
-		err = nil
-		for _, id := range ids {
-			if ferr := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), specs(id)...); ferr != nil && !missingRemoteRef(ferr) {
-				err = ferr
-				break
-			}
-		}
+	err := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), hostRefspecs(ids...)...)
+	if missingRemoteRef(err) || refusedObjects(err) {
+		err = a.fetchHostRunsEach(ctx, h, name, url, ids)
 	}
 	if err != nil {
 		return core.GitErr(err)
 	}
 
 	return nil
+}
+
+// fetchHostRunsEach fetches each of ids alone. A run whose branch is gone
+// is passed over; one whose objects git refuses is too, with a warning in
+// its log and a host_objects_refused event naming git's reason. Any other
+// failure ends the fetch.
+func (a *Remote) fetchHostRunsEach(ctx context.Context, h *host.Host, name, url string, ids []string) error {
+	for _, id := range ids {
+		err := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), hostRefspecs(id)...)
+		switch {
+		case err == nil, missingRemoteRef(err):
+		case refusedObjects(err):
+			a.Event(id, "host_objects_refused", map[string]any{"host": name, "error": err.Error()})
+			a.Warning(id, errs.HostObjectsRefused(id, name, err.Error()))
+		default:
+			return err
+		}
+	}
+
+	return nil
+}
+
+// hostRefspecs are the refspecs that fetch ids' sandbox branches and
+// checkpoint refs under their usual names.
+func hostRefspecs(ids ...string) []string {
+	var out []string
+	for _, id := range ids {
+		b := store.SandboxBranch(id)
+		out = append(out, "+refs/heads/"+b+":refs/heads/"+b, "+"+store.SnapshotRefPrefix(id)+"*:"+store.SnapshotRefPrefix(id)+"*")
+	}
+	return out
+}
+
+// refusedObjects: git's check of the received objects (fetch.fsckObjects)
+// refused them.
+func refusedObjects(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "fsck error")
 }
 
 // missingRemoteRef: a fetch failed because a ref it names is not there.

@@ -30,6 +30,10 @@ type GCOptions struct {
 	Force bool
 	// Progress, when set, is told of every item as soon as it is decided.
 	Progress func(GCStep)
+	// LandedElsewhere (a host's gc, run by the machine its agents were
+	// started from) are the invocations that machine landed: their sandbox
+	// trees here count as landed ones, since a host never lands.
+	LandedElsewhere []string
 }
 
 // GC progress phases.
@@ -393,7 +397,7 @@ func (a *Tidier) gcOne(ctx context.Context, it *GCItem) error {
 		}
 		return core.GitErr(a.Repo.DeleteBranch(ctx, it.Target, true))
 	case GCUndoRef:
-		if it.Orphan && a.Host.UndoRefNeeded(it.Target) {
+		if it.Orphan && a.undoRefNeeded(it.Target) {
 			it.Kept, it.KeptWhy = true, "a worktree rm --force logged it meanwhile"
 			return nil
 		}

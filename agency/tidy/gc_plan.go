@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -171,9 +172,11 @@ func (p *gcPlanner) sandboxTreeItem(id string) (GCItem, bool) {
 	}
 
 	it := GCItem{Kind: GCSandboxTree, Invocation: id, Target: tree, tree: tree, forced: p.opts.Force}
-	switch landing := store.Deref(r.LandingStatus); landing {
-	case store.LandingLanded, store.LandingDiscarded:
+	switch landing := store.Deref(r.LandingStatus); {
+	case landing == store.LandingLanded, landing == store.LandingDiscarded:
 		it.Reason = landing + "; its tree was left behind"
+	case slices.Contains(p.opts.LandedElsewhere, id):
+		it.Reason = "landed by the machine it was started from"
 	default:
 		if !p.opts.IncludePending {
 			return GCItem{}, false
@@ -338,7 +341,7 @@ func (p *gcPlanner) planOldRefs() {
 		p.flush()
 	}
 
-	for _, it := range p.a.Host.PlanUndoRefs(p.ctx, cutoff) {
+	for _, it := range p.a.planUndoRefs(p.ctx, cutoff) {
 		p.add(it)
 	}
 }

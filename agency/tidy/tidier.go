@@ -6,14 +6,13 @@
 // agency.App is its only caller: it builds a Tidier for each call, with the
 // App's core and a Host that answers what tidying asks of the rest of
 // agency: the checks and leftovers that stay with their use case (the
-// wall, configuration, setups, env copies, queue, retire, undo), settling
+// wall, configuration, setups, env copies, queue, retire, adopt), settling
 // and viewing invocations, and removing trees. This package never imports
 // agency.
 package tidy
 
 import (
 	"context"
-	"time"
 
 	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
@@ -66,10 +65,6 @@ type Host interface {
 	QueuedEnvLeftovers() []Leftover
 	RemoveRetiredLeftover(it *GCItem) error
 	RemoveQueuedEnvLeftover(it *GCItem) error
-	// PlanUndoRefs are the undo refs gc may delete; UndoRefNeeded says an
-	// operation names ref now.
-	PlanUndoRefs(ctx context.Context, cutoff time.Time) []GCItem
-	UndoRefNeeded(ref string) bool
 	// Describe is one line saying what an operation did.
 	Describe(e store.Operation) string
 	// UndoAdoptMarks removes what an adopt wrote into the user's tree.

@@ -14,11 +14,15 @@ import (
 	"testing"
 )
 
-// The sizes a reader can hold.
+// The sizes a reader can hold. The line limit is the one that keeps a
+// function readable; the complexity limit only catches the outliers (30,
+// gocyclo's usual threshold): set lower, it had functions diced into
+// fragments of 14 and 15 to pass, where one clear 40-line function with
+// blank lines between its steps reads better.
 const (
 	maxFileLines  = 600
 	maxFuncLines  = 60
-	maxComplexity = 15
+	maxComplexity = 30
 )
 
 // knownFile lists the functions that were over a limit when this check came

@@ -135,6 +135,10 @@ type IncludeSpec struct {
 	Sources  []string
 }
 
+// IncludeFile is the file at a repository's root that lists, in gitignore
+// syntax, the ignored files to copy into every new tree.
+const IncludeFile = ".worktreeinclude"
+
 // SetupConfigKey is the user's own setup; it needs no approval.
 const SetupConfigKey = "agency.setup"
 

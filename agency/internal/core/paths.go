@@ -168,3 +168,27 @@ func RoundAge(d time.Duration) string {
 // TmuxWait bounds each tmux call of doctor, gc and a headed agent's
 // tmux steps.
 const TmuxWait = 5 * time.Second
+
+// ResetFiles makes a tree's files those of commit's tree, with the index
+// at HEAD (files the commit added are untracked again): `reset --hard`,
+// `clean -fd` (never .agency/, nor what keep names: the untracked files
+// checkpoints leave out), `read-tree --reset -u`, `reset`. An empty commit
+// means HEAD: the tree ends clean.
+func (c *Core) ResetFiles(ctx context.Context, path, commit string, keep []string) error {
+	tree := c.Repo.Tree(path)
+	steps := []func(context.Context) error{
+		tree.ResetHard,
+		func(ctx context.Context) error { return tree.Clean(ctx, keep, store.AgencyDir) },
+	}
+	if commit != "" {
+		steps = append(steps, func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) }, tree.ResetIndex)
+	}
+
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return GitErr(err)
+		}
+	}
+
+	return nil
+}

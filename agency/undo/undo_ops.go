@@ -1,4 +1,4 @@
-package agency
+package undo
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -29,21 +30,21 @@ func (u *undoRun) land(ctx context.Context) error {
 		return errs.InvocationRunning(rec.InvocationID, "undo the land of")
 	}
 
-	wt, err := a.WorktreeByID(e.WorktreeID)
+	wt, err := a.Host.WorktreeByID(e.WorktreeID)
 	if err != nil {
 		return err
 	}
 	if wt.State != store.StatePresent {
-		return errs.UndoNeedsTree(u.what(), wt.Name, wt.Branch, ShortSHA(e.Before), ShortSHA(e.After))
+		return errs.UndoNeedsTree(u.what(), wt.Name, wt.Branch, core.ShortSHA(e.Before), core.ShortSHA(e.After))
 	}
-	if err := a.CheckOnBranch(ctx, wt); err != nil {
+	if err := a.Host.CheckOnBranch(ctx, wt); err != nil {
 		return err
 	}
 
 	integ := a.Repo.Tree(wt.TreePath)
 	head, err := integ.Head(ctx)
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 
 	// move: the branch goes back, then index and files follow it; files:
@@ -54,10 +55,10 @@ func (u *undoRun) land(ctx context.Context) error {
 		move, files = true, true
 		dirty, err := integ.HasTrackedChanges(ctx)
 		if err != nil {
-			return gitErr(err)
+			return core.GitErr(err)
 		}
 		if dirty {
-			return a.dirtyErr(ctx, wt.TreePath, errs.UndoDirtyIntegration(wt.Name, wt.TreePath))
+			return a.Host.DirtyErr(ctx, wt.TreePath, errs.UndoDirtyIntegration(wt.Name, wt.TreePath))
 		}
 	case head == e.Before:
 		if u.resume() {
@@ -65,13 +66,13 @@ func (u *undoRun) land(ctx context.Context) error {
 				files = true
 			}
 		} else {
-			u.note("the integration branch %s is at %s already; left alone", wt.Branch, ShortSHA(head))
+			u.note("the integration branch %s is at %s already; left alone", wt.Branch, core.ShortSHA(head))
 		}
 	default:
 		if ok, err := a.Repo.IsAncestor(ctx, e.After, head); err != nil {
-			return gitErr(err)
+			return core.GitErr(err)
 		} else if ok {
-			return errs.UndoLandMoved(rec.InvocationID, wt.Branch, ShortSHA(e.Before), ShortSHA(e.After))
+			return errs.UndoLandMoved(rec.InvocationID, wt.Branch, core.ShortSHA(e.Before), core.ShortSHA(e.After))
 		}
 		if !u.resume() {
 			return errs.UndoLandGone(rec.InvocationID, wt.Branch)
@@ -93,12 +94,12 @@ func (u *undoRun) land(ctx context.Context) error {
 		if err := integ.MoveHead(ctx, e.After, e.Before, "agency: undo land invocation "+rec.InvocationID); err != nil {
 			u.abort()
 			if now, herr := integ.Head(ctx); herr == nil && now != e.After {
-				return errs.UndoLandMoved(rec.InvocationID, wt.Branch, ShortSHA(e.Before), ShortSHA(e.After))
+				return errs.UndoLandMoved(rec.InvocationID, wt.Branch, core.ShortSHA(e.Before), core.ShortSHA(e.After))
 			}
-			return gitErr(err)
+			return core.GitErr(err)
 		}
 
-		if err := a.fail(FPUndoAfterRef); err != nil {
+		if err := a.Fail(FPUndoAfterRef); err != nil {
 			return err
 		}
 	}
@@ -114,11 +115,11 @@ func (u *undoRun) land(ctx context.Context) error {
 				return errs.UndoDirtyIntegration(wt.Name, wt.TreePath).With(blocked.Paths...)
 			}
 
-			return gitErr(err)
+			return core.GitErr(err)
 		}
 	}
 
-	if err := a.fail(FPUndoAfterBranch); err != nil {
+	if err := a.Fail(FPUndoAfterBranch); err != nil {
 		return err
 	}
 	if err := u.restoreSandbox(ctx, rec, r); err != nil {
@@ -133,9 +134,9 @@ func (u *undoRun) land(ctx context.Context) error {
 		return err
 	}
 
-	a.event(rec.InvocationID, "land_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq,
+	a.Event(rec.InvocationID, "land_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq,
 		"before": e.Before, "after": e.After, "moved": move})
-	return a.fail(FPUndoAfterRecord)
+	return a.Fail(FPUndoAfterRecord)
 }
 
 // discard reverses a discard: the sandbox is recreated at the checkpoint
@@ -185,8 +186,8 @@ func (u *undoRun) discard(ctx context.Context) error {
 		return err
 	}
 
-	a.event(rec.InvocationID, "discard_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq})
-	return a.fail(FPUndoAfterRecord)
+	a.Event(rec.InvocationID, "discard_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq})
+	return a.Fail(FPUndoAfterRecord)
 }
 
 // checkpointApply reverses a `checkpoint apply`: the sandbox goes back to
@@ -198,11 +199,11 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 		return err
 	}
 
-	rec = a.reconcileLocked(ctx, rec)
+	rec = a.Host.ReconcileLocked(ctx, rec)
 	if rec.Active() {
 		return errs.CheckpointApplyRunning(rec.InvocationID)
 	}
-	if err := a.sandboxPresent(rec); err != nil {
+	if err := a.Host.SandboxPresent(rec); err != nil {
 		return err
 	}
 
@@ -213,7 +214,7 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 
 	tree := a.Store.SandboxTreePath(rec.InvocationID)
 	if head, err := a.Repo.Tree(tree).Head(ctx); err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	} else if head != r.Head {
 		return errs.UndoBranchMoved(u.what(), "HEAD of the sandbox", r.Head, head)
 	}
@@ -224,7 +225,7 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 
 	if !u.resume() {
 		// The sandbox must hold exactly what the apply left there.
-		snap, err := a.snapshotSandbox(ctx, tree, nil)
+		snap, err := a.Host.SnapshotSandbox(ctx, tree, nil)
 		if err != nil {
 			return err
 		}
@@ -267,16 +268,16 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 	// stay where they are, as the apply left them.
 	st, err := a.Repo.Tree(tree).Status(ctx)
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
-	if err := a.resetFiles(ctx, tree, r.Commit, checkpoint.LeftOutPatterns(a.checkpointOptions(rec, ""), st)); err != nil {
+	if err := a.ResetFiles(ctx, tree, r.Commit, checkpoint.LeftOutPatterns(a.Host.CheckpointOptions(rec, ""), st)); err != nil {
 		return err
 	}
-	if err := a.fail(FPUndoAfterTree); err != nil {
+	if err := a.Fail(FPUndoAfterTree); err != nil {
 		return err
 	}
 
-	a.event(rec.InvocationID, "checkpoint_apply_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq,
+	a.Event(rec.InvocationID, "checkpoint_apply_undone", map[string]any{"undo": u.res.Seq, "operation": e.Seq,
 		"restored_checkpoint": r.Checkpoint})
 	return nil
 }
@@ -287,7 +288,7 @@ func (u *undoRun) checkpointApply(ctx context.Context) error {
 // their own discard operations, newer: they are undone first, one each.)
 func (u *undoRun) worktreeRemove(ctx context.Context) error {
 	a, e := u.a, u.entry
-	wt, err := a.WorktreeByID(e.WorktreeID)
+	wt, err := a.Host.WorktreeByID(e.WorktreeID)
 	if err != nil {
 		if errs.Is(err, errs.ENotFound) {
 			return errs.UndoExpired(u.what(), "the record of worktree "+e.WorktreeID)
@@ -342,7 +343,7 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 	if err := u.recreateTree(ctx, wt.TreePath, r, remove, nil); err != nil {
 		return err
 	}
-	if err := WriteMarker(wt.TreePath); err != nil {
+	if err := a.Host.WriteMarker(wt.TreePath); err != nil {
 		return err
 	}
 
@@ -350,7 +351,7 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 		u.note("not restored (denylisted or nested repositories, never saved): %v", r.NotKept)
 	}
 
-	if err := a.fail(FPUndoAfterTree); err != nil {
+	if err := a.Fail(FPUndoAfterTree); err != nil {
 		return err
 	}
 
@@ -359,5 +360,5 @@ func (u *undoRun) worktreeRemove(ctx context.Context) error {
 		return err
 	}
 
-	return a.fail(FPUndoAfterRecord)
+	return a.Fail(FPUndoAfterRecord)
 }

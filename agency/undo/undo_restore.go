@@ -1,15 +1,12 @@
-package agency
+package undo
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/checkpoint"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -33,7 +30,7 @@ func (u *undoRun) checkRestore(ctx context.Context, r *store.Restore, path strin
 
 	wts, err := u.a.Repo.Worktrees(ctx)
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 
 	for _, w := range wts {
@@ -52,7 +49,7 @@ func (u *undoRun) checkSnapshot(ctx context.Context, r *store.Restore) error {
 		return nil
 	}
 
-	missing := "snapshot " + ShortSHA(r.Commit)
+	missing := "snapshot " + core.ShortSHA(r.Commit)
 	if r.Ref != "" {
 		missing = r.Ref
 		if got, err := u.a.Repo.RevParse(ctx, r.Ref); err != nil || got != r.Commit {
@@ -96,13 +93,13 @@ func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restor
 		}
 	}
 
-	if err := a.pruneOurs(ctx, path); err != nil {
+	if err := a.PruneOurs(ctx, path); err != nil {
 		return err
 	}
 
 	if sparse == nil {
 		if err := a.Repo.WorktreeAddExisting(ctx, path, r.Branch); err != nil {
-			return gitErr(err)
+			return core.GitErr(err)
 		}
 	} else if err := a.checkoutSparse(ctx, path, r.Branch, *sparse); err != nil {
 		return err
@@ -112,31 +109,7 @@ func (u *undoRun) recreateTree(ctx context.Context, path string, r *store.Restor
 		return nil
 	}
 
-	return a.resetFiles(ctx, path, r.Commit, nil) // a new checkout: nothing untracked yet
-}
-
-// resetFiles makes a tree's files those of commit's tree, with the index
-// at HEAD (files the commit added are untracked again): `reset --hard`,
-// `clean -fd` (never .agency/, nor what keep names: the untracked files
-// checkpoints leave out), `read-tree --reset -u`, `reset`. An empty commit
-// means HEAD: the tree ends clean.
-func (a *App) resetFiles(ctx context.Context, path, commit string, keep []string) error {
-	tree := a.Repo.Tree(path)
-	steps := []func(context.Context) error{
-		tree.ResetHard,
-		func(ctx context.Context) error { return tree.Clean(ctx, keep, store.AgencyDir) },
-	}
-	if commit != "" {
-		steps = append(steps, func(ctx context.Context) error { return tree.ReadTreeReset(ctx, commit) }, tree.ResetIndex)
-	}
-
-	for _, step := range steps {
-		if err := step(ctx); err != nil {
-			return gitErr(err)
-		}
-	}
-
-	return nil
+	return a.ResetFiles(ctx, path, r.Commit, nil) // a new checkout: nothing untracked yet
 }
 
 // restoreSandbox is what an undo of a land or a discard makes of the
@@ -172,13 +145,13 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 		if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.State == store.StatePresent {
 			sp, err := a.Repo.Tree(wt.TreePath).SparseCheckout(ctx)
 			if err != nil {
-				return gitErr(err)
+				return core.GitErr(err)
 			}
 			sparse = &sp
 		}
 	}
 
-	if err := u.recreateTree(ctx, tree, r, func() error { return a.RemoveSandboxTree(ctx, rec) }, sparse); err != nil {
+	if err := u.recreateTree(ctx, tree, r, func() error { return a.Host.RemoveSandboxTree(ctx, rec) }, sparse); err != nil {
 		return err
 	}
 
@@ -186,7 +159,7 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 	if err := a.Store.FinishedRecordsChanged(); err != nil {
 		return err
 	}
-	if err := WriteAgencyIgnore(tree); err != nil {
+	if err := a.Host.WriteAgencyIgnore(tree); err != nil {
 		return err
 	}
 	if state := filepath.Join(tree, store.AgencyDir, "state"); os.MkdirAll(state, 0o755) != nil {
@@ -200,29 +173,29 @@ func (u *undoRun) recreateSandbox(ctx context.Context, rec *store.InvocationReco
 	// The ignored files .worktreeinclude lists went with the tree: copy
 	// them again, as into a new sandbox (a failure is only said).
 	if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.State == store.StatePresent {
-		if err := a.includeIntoSandbox(ctx, wt, inv); err != nil {
-			u.note("the files %s lists were not copied again: %s", IncludeFile, errs.As(err).Msg)
+		if err := a.Host.IncludeIntoSandbox(ctx, wt, inv); err != nil {
+			u.note("the files %s lists were not copied again: %s", core.IncludeFile, errs.As(err).Msg)
 		}
 	}
 
-	return a.fail(FPUndoAfterTree)
+	return a.Fail(FPUndoAfterTree)
 }
 
-// saveSandbox saves a sandbox's state before land or discard removes its
+// SaveSandbox saves a sandbox's state before land or discard removes its
 // tree: a checkpoint of its uncommitted work, untracked files included
 // (denylisted ones left out, and named). It returns what undo restores.
-func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reason string) (*store.Restore, error) {
+func (a *Undoer) SaveSandbox(ctx context.Context, rec *store.InvocationRecord, reason string) (*store.Restore, error) {
 	r := &store.Restore{Branch: rec.SandboxBranch}
 	if tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch); err == nil {
 		r.Head = tip
 	}
 
-	tree := a.sandboxTree(rec)
+	tree := a.SandboxTree(rec)
 	if tree == "" {
 		return r, nil
 	}
 
-	o := a.checkpointOptions(rec, reason)
+	o := a.Host.CheckpointOptions(rec, reason)
 	o.SandboxPath = tree
 	o.IncludeUntracked = true
 	cp, err := checkpoint.Take(ctx, o)
@@ -240,71 +213,17 @@ func (a *App) saveSandbox(ctx context.Context, rec *store.InvocationRecord, reas
 	n := 0
 	if cp != nil {
 		n = cp.ID
-	} else if n, err = a.latestCheckpoint(ctx, rec.InvocationID); err != nil {
-		return nil, err
+	} else if n, err = checkpoint.Latest(ctx, a.Repo, rec.InvocationID); err != nil {
+		return nil, core.GitErr(err)
 	}
 
 	if n > 0 {
 		// Unchanged since checkpoint n: it holds the state.
 		r.Checkpoint, r.Ref = n, store.SnapshotRef(rec.InvocationID, n)
 		if r.Commit, err = a.Repo.RevParse(ctx, r.Ref); err != nil {
-			return nil, gitErr(err)
+			return nil, core.GitErr(err)
 		}
 	}
 
 	return r, nil
-}
-
-// planUndoRefs lists the refs/agency/undo/<seq> refs gc removes: those of
-// operations older than cutoff (undo keeps them until then), and those no
-// operation names (a worktree rm killed before it logged itself).
-func (a *App) planUndoRefs(ctx context.Context, cutoff time.Time) []GCItem {
-	refs, err := a.Repo.ForEachRef(ctx, store.UndoRefPrefix)
-	if err != nil || len(refs) == 0 {
-		return nil
-	}
-
-	log, err := a.Oplog()
-	if err != nil {
-		return nil
-	}
-
-	var out []GCItem
-	for _, r := range refs {
-		seq, _ := strconv.Atoi(strings.TrimPrefix(r.Name, store.UndoRefPrefix))
-		it := GCItem{Kind: GCUndoRef, Target: r.Name}
-		e := log.Entry(seq)
-		if e == nil || e.Restore == nil || e.Restore.Ref != r.Name {
-			it.Reason, it.Orphan = "no operation of the log needs it", true
-			out = append(out, it)
-			continue
-		}
-
-		when := firstTime(&e.Time)
-		if when.IsZero() || when.After(cutoff) {
-			continue
-		}
-
-		it.Reason = fmt.Sprintf("%s %s ago (undo can no longer restore its uncommitted changes)", Describe(e.Operation), roundAge(a.Now().Sub(when)))
-		out = append(out, it)
-	}
-
-	return out
-}
-
-// undoRefNeeded tells whether an operation of the log names ref (gc looks
-// again under the lock before it removes one it found orphaned).
-func (a *App) undoRefNeeded(ref string) bool {
-	log, err := a.Oplog()
-	if err != nil {
-		return true
-	}
-
-	for _, e := range log.Entries {
-		if e.Restore != nil && e.Restore.Ref == ref {
-			return true
-		}
-	}
-
-	return false
 }

@@ -1,4 +1,4 @@
-package agency
+package undo
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
 )
@@ -20,8 +21,8 @@ const (
 	FPUndoAfterRecord = "undo:after-record"
 )
 
-// UndoResult is what `undo` did.
-type UndoResult struct {
+// Result is what `undo` did.
+type Result struct {
 	// Seq is the undo's own number in the operation log.
 	Seq int `json:"seq"`
 	// Undone is the operation reversed.
@@ -38,7 +39,7 @@ type UndoResult struct {
 }
 
 // Oplog reads the operation log, folded: `undo --list`.
-func (a *App) Oplog() (*store.Oplog, error) {
+func (a *Undoer) Oplog() (*store.Oplog, error) {
 	lines, err := a.Store.ReadOplog()
 	if err != nil {
 		return nil, err
@@ -50,7 +51,7 @@ func (a *App) Oplog() (*store.Oplog, error) {
 func Describe(e store.Operation) string {
 	switch e.Op {
 	case store.OpLand:
-		return fmt.Sprintf("land %s onto %s (%s..%s)", e.InvocationID, e.Branch, ShortSHA(e.Before), ShortSHA(e.After))
+		return fmt.Sprintf("land %s onto %s (%s..%s)", e.InvocationID, e.Branch, core.ShortSHA(e.Before), core.ShortSHA(e.After))
 	case store.OpDiscard:
 		return "discard " + e.InvocationID
 	case store.OpCheckpointApply:
@@ -70,8 +71,8 @@ func Describe(e store.Operation) string {
 // logged as started before it changes anything and as done at the end;
 // each step looks at what is there first, so running it again after a
 // crash finishes it.
-func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
-	ctx, unlock, err := a.lockWork(ctx)
+func (a *Undoer) Undo(ctx context.Context) (*Result, error) {
+	ctx, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
 		return nil, err
 	}
 
-	res := &UndoResult{}
+	res := &Result{}
 	if log.Interrupted != nil {
 		res.Seq, res.Resumed = log.Interrupted.Seq, true
 	}
@@ -127,8 +128,8 @@ func (a *App) Undo(ctx context.Context) (*UndoResult, error) {
 
 // undoRun is one undo in progress.
 type undoRun struct {
-	a     *App
-	res   *UndoResult
+	a     *Undoer
+	res   *Result
 	entry store.Operation
 }
 
@@ -147,7 +148,7 @@ func (u *undoRun) begin() error {
 			return err
 		}
 	}
-	return u.a.fail(FPUndoAfterStart)
+	return u.a.Fail(FPUndoAfterStart)
 }
 
 // abort logs that a started undo failed having changed nothing: it is
@@ -155,7 +156,7 @@ func (u *undoRun) begin() error {
 func (u *undoRun) abort() {
 	if _, err := u.a.Store.AppendOperation(u.undoLine(store.UndoAborted)); err != nil {
 		// The undo stays "started" in the log: the next one finishes it.
-		u.a.warn("", err)
+		u.a.Warning("", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/git-agency/git-agency/agency/undo"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/store"
 )
@@ -19,7 +20,7 @@ func TestUndoLandLosesTheRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.a.Failpoint = func(step string) error {
-		if step == FPUndoAfterStart {
+		if step == undo.FPUndoAfterStart {
 			f.sh(f.wt.TreePath, "git commit -q --allow-empty -m concurrent")
 		}
 		return nil

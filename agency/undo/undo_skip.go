@@ -1,8 +1,9 @@
-package agency
+package undo
 
 import (
 	"context"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -11,7 +12,7 @@ import (
 // undoTarget reads the log and the operation the next undo is for: the
 // one an interrupted undo must finish, else the newest not undone. The
 // caller holds the repo lock.
-func (a *App) undoTarget() ([]store.Operation, *store.Oplog, *store.OplogEntry, error) {
+func (a *Undoer) undoTarget() ([]store.Operation, *store.Oplog, *store.OplogEntry, error) {
 	lines, err := a.Store.ReadOplog()
 	if err != nil {
 		return nil, nil, nil, err
@@ -34,8 +35,8 @@ func (a *App) undoTarget() ([]store.Operation, *store.Oplog, *store.OplogEntry, 
 // operation not undone yet (the one an interrupted undo must finish,
 // first) is marked skipped by an appended line, and nothing else changes:
 // the next undo reaches the operation before it.
-func (a *App) SkipUndo(ctx context.Context) (*UndoResult, error) {
-	_, unlock, err := a.lockWork(ctx)
+func (a *Undoer) SkipUndo(ctx context.Context) (*Result, error) {
+	_, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func (a *App) SkipUndo(ctx context.Context) (*UndoResult, error) {
 		return nil, err
 	}
 
-	u := &undoRun{a: a, res: &UndoResult{Seq: store.NextSeq(lines)}, entry: target.Operation}
+	u := &undoRun{a: a, res: &Result{Seq: store.NextSeq(lines)}, entry: target.Operation}
 	if _, err := a.Store.AppendOperation(u.undoLine(store.UndoSkipped)); err != nil {
 		return nil, err
 	}
@@ -62,29 +63,29 @@ func (a *App) SkipUndo(ctx context.Context) (*UndoResult, error) {
 
 // checkoutSparse adds branch's tree at path with exactly sp's sparse
 // checkout (none when not enabled) before checking its files out.
-func (a *App) checkoutSparse(ctx context.Context, path, branch string, sp gitcore.Sparse) error {
+func (a *Undoer) checkoutSparse(ctx context.Context, path, branch string, sp gitcore.Sparse) error {
 	if err := a.Repo.WorktreeAddExistingNoCheckout(ctx, path, branch); err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 
 	t := a.Repo.Tree(path)
 	if sp.Enabled {
 		if err := t.SparseCheckoutSet(ctx, sp); err != nil {
-			return gitErr(err)
+			return core.GitErr(err)
 		}
 	} else {
 		// `git worktree add` copies the main tree's patterns.
 		got, err := t.SparseCheckout(ctx)
 		if err != nil {
-			return gitErr(err)
+			return core.GitErr(err)
 		}
 
 		if got.Enabled {
 			if err := t.SparseCheckoutDisable(ctx); err != nil {
-				return gitErr(err)
+				return core.GitErr(err)
 			}
 		}
 	}
 
-	return gitErr(t.CheckoutHead(ctx))
+	return core.GitErr(t.CheckoutHead(ctx))
 }
