@@ -12,6 +12,7 @@ import (
 
 	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/agency/land"
+	"github.com/git-agency/git-agency/agency/remote"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/store"
@@ -55,7 +56,7 @@ type App struct {
 	// released (land.Notes; watch lands from its own goroutines).
 	notes land.Notes
 	// hostLooks: what the hosts answered this command's views.
-	hostLooks hostLooks
+	hostLooks remote.Looks
 }
 
 // Open discovers the repository containing dir, reads agency.* config and

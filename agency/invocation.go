@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"os"
 	"path/filepath"
 	"time"
@@ -16,34 +17,9 @@ import (
 	"github.com/git-agency/git-agency/wall"
 )
 
-// StartOptions are the inputs of `agent start`.
-type StartOptions struct {
-	Worktree           string
-	Runner             string
-	Headless           bool
-	Prompt             string
-	PromptSource       string // "flag", "file", "editor", ""
-	PromptPath         string
-	RunnerArgs         []string
-	NoIncludeUntracked bool
-	// Full opts out of the integration tree's sparse checkout.
-	Full bool
-	// WindowWidth/Height size a headed session (0: tmux's default).
-	WindowWidth, WindowHeight int
-	// Queue records a start over agency.maxActive as queued instead of
-	// refusing it (also agency.queue).
-	Queue bool
-	// Base, when set, is the commit the sandbox starts from instead of the
-	// integration HEAD (a host's start: the caller's HEAD, pushed).
-	Base string
-	// LineageBase, when set, is the record's base commit instead of Base:
-	// a run continuing another's sandbox branch (agent send --host) counts
-	// its work from where that one began, so landing it carries both.
-	LineageBase string
-	// HostStartKey is the key a host's caller chose for this start
-	// (HostStartRequest.StartKey), kept in the record.
-	HostStartKey string
-}
+// StartOptions are the inputs of `agent start` (core.StartOptions: the
+// host side starts too).
+type StartOptions = core.StartOptions
 
 // Failpoints of StartInvocation.
 const (

@@ -2,6 +2,7 @@ package agency
 
 import (
 	"context"
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"time"
 
 	"github.com/git-agency/git-agency/errs"
@@ -15,8 +16,8 @@ import (
 const startGrace = 30 * time.Second
 
 // reconcileLockWait bounds how long a command waits for the lock to repair
-// a record on its way to what it was asked to do.
-const reconcileLockWait = 300 * time.Millisecond
+// a record on its way to what it was asked to do (core.ReconcileLockWait).
+const reconcileLockWait = core.ReconcileLockWait
 
 // Reconcile repairs the record of an invocation whose supervisor died (in
 // place of a reaper daemon) and finishes or records a land that was interrupted.

@@ -74,8 +74,10 @@ func (g importGraph) leaf(p string) bool { return len(g[p]) == 0 }
 //     they reach supervision through agency, and the hidden entry points
 //     through internal/entry, which the programs register;
 //   - agency's own packages (agency/land, agency/view, agency/tidy,
-//     agency/undo, agency/internal/core) sit below agency and never import
-//     it; cli and watch reach them only through agency.App.
+//   - agency's own packages (agency/land, agency/view, agency/tidy,
+//     agency/undo, agency/remote, agency/internal/core) sit below agency
+//     and never import it; cli and watch reach them only through
+//     agency.App.
 //
 // It returns one sentence per broken rule, sorted.
 func importRules(g importGraph) []string {
@@ -106,7 +108,7 @@ func importRules(g importGraph) []string {
 // Imports point down only, as docs/architecture.md draws them.
 func TestImportDirection(t *testing.T) {
 	g := productionImports(t)
-	for _, p := range []string{"store", "gitcore", "runner", "wall", "checkpoint", "cli", "watch", "agency", "agency/land", "agency/view", "agency/tidy", "agency/undo", "internal/entry"} {
+	for _, p := range []string{"store", "gitcore", "runner", "wall", "checkpoint", "cli", "watch", "agency", "agency/land", "agency/view", "agency/tidy", "agency/undo", "agency/remote", "internal/entry"} {
 		if g[p] == nil {
 			t.Fatalf("no package %s in the import graph: the walk or the rules are out of date", p)
 		}
@@ -139,6 +141,9 @@ func TestImportDirectionCatches(t *testing.T) {
 		{"cli", "agency/tidy", "cli imports agency/tidy"},
 		{"agency/undo", "agency", "agency/undo imports agency"},
 		{"watch", "agency/undo", "watch imports agency/undo"},
+		{"agency/remote", "agency", "agency/remote imports agency"},
+		{"cli", "agency/remote", "cli imports agency/remote"},
+		{"watch", "agency/remote", "watch imports agency/remote"},
 	} {
 		t.Run(tt.from+"→"+tt.to, func(t *testing.T) {
 			g := importGraph{}

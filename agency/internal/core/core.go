@@ -2,7 +2,7 @@
 // store and configuration with its seams (clock, failpoints, warnings), the
 // repo lock with its deadline, and the small helpers every use case calls.
 // agency builds one from its App for each call into a package of its own
-// (land), so that package never imports agency.
+// (land, view, tidy, remote), so that package never imports agency.
 package core
 
 import (
@@ -175,3 +175,8 @@ func NewestOutput(r *store.InvocationRecord, t time.Time) time.Time {
 	}
 	return t
 }
+
+// ReconcileLockWait bounds how long a command waits for the lock to repair
+// a record on its way to what it was asked to do (the host side, too, when
+// it records what a host's runs did).
+const ReconcileLockWait = 300 * time.Millisecond

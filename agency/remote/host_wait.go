@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -29,7 +29,7 @@ const hostWaitPoll = 250 * time.Millisecond
 // ids differ from what sig stood for (a turn ended, a checkpoint was
 // taken, the agent finished) or within has passed, with their state then.
 // An empty sig answers at once.
-func ServeWait(ctx context.Context, repoID, sig string, within time.Duration, ids []string) (*HostWaitAnswer, error) {
+func ServeWait(ctx context.Context, open Opener, repoID, sig string, within time.Duration, ids []string) (*HostWaitAnswer, error) {
 	dataDir, err := hostDataDir()
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func ServeWait(ctx context.Context, repoID, sig string, within time.Duration, id
 		return nil, err
 	}
 
-	a, err := Open(ctx, mirror, nil)
+	a, err := open(ctx, mirror)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func ServeWait(ctx context.Context, repoID, sig string, within time.Duration, id
 
 	ans := &HostWaitAnswer{Sig: a.waitSig(ids), Mirror: mirror, Agents: map[string]HostAgent{}}
 	for _, id := range ids {
-		v, err := a.ShowInvocation(ctx, id)
+		v, err := a.Agency.ShowInvocation(ctx, id)
 		if err != nil || v.Record == nil {
 			continue
 		}
@@ -71,7 +71,7 @@ func ServeWait(ctx context.Context, repoID, sig string, within time.Duration, id
 // waitSig stands for the records, events, sandbox branches and checkpoint
 // refs of ids as they are now (the refs by their loose files: a commit of
 // the agent moves its branch's).
-func (a *App) waitSig(ids []string) string {
+func (a *Remote) waitSig(ids []string) string {
 	h := sha256.New()
 	for _, id := range ids {
 		for _, p := range []string{a.Store.InvocationMetaPath(id), a.Store.EventsPath(id),

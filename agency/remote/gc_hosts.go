@@ -1,15 +1,16 @@
-package agency
+package remote
 
 import (
 	"context"
 	"sort"
 
+	"github.com/git-agency/git-agency/agency/tidy"
 	"github.com/git-agency/git-agency/store"
 )
 
 // RecordHosts are the hosts this repository's records name, sorted: where
 // `gc` runs too.
-func (a *App) RecordHosts() []string {
+func (a *Remote) RecordHosts() []string {
 	seen := map[string]bool{}
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
@@ -34,7 +35,7 @@ func (a *App) RecordHosts() []string {
 // gcHostArgs are the gc flags a host's gc gets: the same choices, and
 // the runs of the host landed here (landed: a host never lands, so its gc
 // would keep their sandboxes for ever).
-func gcHostArgs(opts GCOptions, act bool, olderThan string, landed []string) []string {
+func gcHostArgs(opts tidy.GCOptions, act bool, olderThan string, landed []string) []string {
 	args := []string{"gc", "--older-than", olderThan}
 	for _, id := range landed {
 		args = append(args, "--landed-elsewhere="+id)
@@ -59,12 +60,12 @@ func gcHostArgs(opts GCOptions, act bool, olderThan string, landed []string) []s
 // GCOnHost runs gc in the host's mirror of this repository, with the same
 // choices (act: remove, else a dry run), its output to run's writers. It
 // returns the host's gc's exit status.
-func (a *App) GCOnHost(ctx context.Context, name string, opts GCOptions, act bool, olderThan string, run HostRun) (int, error) {
-	return a.runOnHost(ctx, name, run, gcHostArgs(opts, act, olderThan, a.landedOn(name))...)
+func (a *Remote) GCOnHost(ctx context.Context, name string, opts tidy.GCOptions, act bool, olderThan string, run HostRun) (int, error) {
+	return a.RunOnHost(ctx, name, run, gcHostArgs(opts, act, olderThan, a.landedOn(name))...)
 }
 
 // landedOn are the runs of host name that landed here.
-func (a *App) landedOn(name string) []string {
+func (a *Remote) landedOn(name string) []string {
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
 		return nil

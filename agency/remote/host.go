@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -34,8 +34,8 @@ const (
 	hostAnswerWithin = 3500 * time.Millisecond
 )
 
-// HostNames are the configured hosts, sorted.
-func (a *App) HostNames() []string {
+// hostNames are the configured hosts, sorted.
+func (a *Remote) hostNames() []string {
 	var out []string
 	for _, n := range a.Config.Subsections("agency.host") {
 		if _, ok := a.Config.Get("agency.host." + n + ".ssh"); ok && validHostName(n) {
@@ -57,15 +57,15 @@ func validHostName(name string) bool {
 	return strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == ""
 }
 
-// HostConfigOf reads one host's settings; an unknown host or a destination
+// hostConfigOf reads one host's settings; an unknown host or a destination
 // ssh would read as an option is refused.
-func (a *App) HostConfigOf(name string) (HostConfig, error) {
+func (a *Remote) hostConfigOf(name string) (HostConfig, error) {
 	if !validHostName(name) {
 		return HostConfig{}, errs.HostBadName(name)
 	}
 	dest, ok := a.Config.Get("agency.host." + name + ".ssh")
 	if !ok || dest == "" {
-		return HostConfig{}, errs.HostUnknown(name, a.HostNames())
+		return HostConfig{}, errs.HostUnknown(name, a.hostNames())
 	}
 	if err := host.CheckDest(dest); err != nil {
 		return HostConfig{}, errs.HostBadDest(name, dest)
@@ -90,7 +90,7 @@ func (a *App) HostConfigOf(name string) (HostConfig, error) {
 
 // DefaultHost is the host a start on worktree goes to without --host:
 // agency.worktree.<name>.host, else agency.host.default, else none.
-func (a *App) DefaultHost(worktreeName string) string {
+func (a *Remote) DefaultHost(worktreeName string) string {
 	if v, ok := a.Config.Get("agency.worktree." + worktreeName + ".host"); ok {
 		return v
 	}
@@ -98,9 +98,9 @@ func (a *App) DefaultHost(worktreeName string) string {
 	return v
 }
 
-// Host is the ssh door to the named host.
-func (a *App) Host(name string) (*host.Host, HostConfig, error) {
-	c, err := a.HostConfigOf(name)
+// hostOf is the ssh door to the named host.
+func (a *Remote) hostOf(name string) (*host.Host, HostConfig, error) {
+	c, err := a.hostConfigOf(name)
 	if err != nil {
 		return nil, c, err
 	}
@@ -141,12 +141,12 @@ type HostState struct {
 	Hello     *HostHello `json:"hello,omitempty"`
 }
 
-func (a *App) hostStatePath(name string) string {
+func (a *Remote) hostStatePath(name string) string {
 	return filepath.Join(a.Store.DataDir, "hosts", name+".json")
 }
 
-// HostStateOf is the cached state of a host (empty when never looked at).
-func (a *App) HostStateOf(name string) HostState {
+// hostStateOf is the cached state of a host (empty when never looked at).
+func (a *Remote) hostStateOf(name string) HostState {
 	var s HostState
 	if err := store.ReadJSON(a.hostStatePath(name), &s); err != nil {
 		return HostState{Name: name}
@@ -155,10 +155,10 @@ func (a *App) HostStateOf(name string) HostState {
 }
 
 // noteHost records the outcome of a look at a host.
-func (a *App) noteHost(name string, hello *HostHello, err error) HostState {
-	s := a.HostStateOf(name)
+func (a *Remote) noteHost(name string, hello *HostHello, err error) HostState {
+	s := a.hostStateOf(name)
 	s.Name = name
-	now := a.now()
+	now := a.Stamp()
 	s.CheckedAt = now
 	if err == nil {
 		s.Reachable, s.LastOK, s.Since, s.Error = true, now, "", ""
@@ -185,7 +185,7 @@ func (a *App) noteHost(name string, hello *HostHello, err error) HostState {
 // hostCall runs the host's git-agency with args (stdin given), bounded by
 // hostAnswerWithin unless ctx has a sooner deadline; the state cache
 // follows what happened.
-func (a *App) hostCall(ctx context.Context, h *host.Host, stdin []byte, args ...string) ([]byte, error) {
+func (a *Remote) hostCall(ctx context.Context, h *host.Host, stdin []byte, args ...string) ([]byte, error) {
 	res, err := h.Run(ctx, host.RemoteProgram(args...), stdin)
 	if err != nil {
 		a.noteHost(h.Name, nil, err)
@@ -214,12 +214,12 @@ type HostRow struct {
 // a host that does not answer reads `unreachable since T` from what was
 // last known. A read: nothing is written (the fetchers and the commands
 // that act keep <data dir>/hosts/<name>.json).
-func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
-	names := a.HostNames()
+func (a *Remote) ListHosts(ctx context.Context) ([]HostRow, error) {
+	names := a.hostNames()
 	rows := make([]HostRow, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
-		c, err := a.HostConfigOf(n)
+		c, err := a.hostConfigOf(n)
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +229,7 @@ func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 		go func(i int, n string) {
 			defer wg.Done()
 			hello, err := a.askHello(ctx, n, hostAnswerWithin)
-			st := a.HostStateOf(n)
+			st := a.hostStateOf(n)
 			rows[i].Live = err == nil && hello != nil
 			if rows[i].Live {
 				if hello.Mirror == "" && st.Hello != nil {
@@ -237,7 +237,7 @@ func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 				}
 				st.Reachable, st.Since, st.Error, st.Hello = true, "", "", hello
 			} else {
-				st.Since = unreachableSince(st, a.now())
+				st.Since = unreachableSince(st, a.Stamp())
 				st.Reachable = false
 			}
 
@@ -251,21 +251,21 @@ func (a *App) ListHosts(ctx context.Context) ([]HostRow, error) {
 
 // Hello asks a host's git-agency about itself, bounded by
 // hostAnswerWithin; the answer is cached.
-func (a *App) Hello(ctx context.Context, name string) (*HostHello, error) {
+func (a *Remote) Hello(ctx context.Context, name string) (*HostHello, error) {
 	return a.helloWithin(ctx, name, hostAnswerWithin)
 }
 
 // helloWithin is Hello bounded by within: a start or an action, which
 // must reach the host anyway, waits longer than a view.
-func (a *App) helloWithin(ctx context.Context, name string, within time.Duration) (*HostHello, error) {
+func (a *Remote) helloWithin(ctx context.Context, name string, within time.Duration) (*HostHello, error) {
 	hello, err := a.askHello(ctx, name, within)
 	a.noteHost(name, hello, err)
 	return hello, err
 }
 
 // askHello is `host-serve hello`, bounded by within, writing nothing here.
-func (a *App) askHello(ctx context.Context, name string, within time.Duration) (*HostHello, error) {
-	h, _, err := a.Host(name)
+func (a *Remote) askHello(ctx context.Context, name string, within time.Duration) (*HostHello, error) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -35,19 +35,19 @@ const hostWaitWindow = 45 * time.Second
 // answer.
 const hostRetryEvery = time.Second
 
-// FPHostFetchPause, given as "host:fetch-pause=<file>", makes the
+// fpHostFetchPause, given as "host:fetch-pause=<file>", makes the
 // fetcher's git fetch wait on the host, inside its ssh session, while
 // <file> exists there (it touches <file>.reached first): the tests kill
 // the connection in the middle of a fetch.
-const FPHostFetchPause = "host:fetch-pause"
+const fpHostFetchPause = "host:fetch-pause"
 
-func (a *App) fetcherLockPath(name string) string {
+func (a *Remote) fetcherLockPath(name string) string {
 	return filepath.Join(a.Store.RepoDir(), "hosts", name+".fetcher")
 }
 
-// FetcherAlive reports whether a fetcher of the host runs (it holds its
+// fetcherAlive reports whether a fetcher of the host runs (it holds its
 // lock file); a read: a missing lock file is not made.
-func (a *App) FetcherAlive(name string) bool { return lockHeld(a.fetcherLockPath(name)) }
+func (a *Remote) fetcherAlive(name string) bool { return lockHeld(a.fetcherLockPath(name)) }
 
 // lockHeld reports whether a live process holds the flock of the file at
 // path; a read: a missing file is not made, and nobody holds it.
@@ -65,43 +65,36 @@ func lockHeld(path string) bool {
 	return false
 }
 
-// FetcherPID is the process id the host's fetcher wrote (0: none known).
-func (a *App) FetcherPID(name string) int {
-	b, _ := os.ReadFile(a.fetcherLockPath(name))
-	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return n
-}
-
 // EnsureHostFetchers starts a fetcher for every host with invocations of
 // this repository whose end or refs are not here yet, unless one runs.
 // An act: views never call it.
-func (a *App) EnsureHostFetchers() {
+func (a *Remote) EnsureHostFetchers() {
 	for name := range a.pendingHostIDs() {
 		a.EnsureHostFetcher(name)
 	}
 }
 
 // EnsureHostFetcher starts the host's fetcher unless one runs.
-func (a *App) EnsureHostFetcher(name string) {
-	if a.FetcherAlive(name) {
+func (a *Remote) EnsureHostFetcher(name string) {
+	if a.fetcherAlive(name) {
 		return
 	}
 
 	dir := filepath.Dir(a.fetcherLockPath(name))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		a.warn("", err)
+		a.Warning("", err)
 		return
 	}
 
 	if err := runner.SpawnHostFetcher(a.Repo.Toplevel, name, filepath.Join(dir, name+".fetcher.log")); err != nil {
-		a.warn("", err)
+		a.Warning("", err)
 	}
 }
 
 // pendingHostIDs are, by host, the invocations this repository still
 // needs news of: running or queued there, or ended without their final
 // refs fetched.
-func (a *App) pendingHostIDs() map[string][]string {
+func (a *Remote) pendingHostIDs() map[string][]string {
 	out := map[string][]string{}
 	for name, recs := range a.hostRecords() {
 		for _, r := range recs {
@@ -118,7 +111,7 @@ func (a *App) pendingHostIDs() map[string][]string {
 // until no invocation of the host needs news, the host is lost
 // (agency.host.<name>.lostAfter), the repository's data directory goes,
 // or ctx ends. A second fetcher of the same host returns at once.
-func (a *App) RunHostFetcher(ctx context.Context, name string) error {
+func (a *Remote) RunHostFetcher(ctx context.Context, name string) error {
 	if err := os.MkdirAll(filepath.Dir(a.fetcherLockPath(name)), 0o700); err != nil {
 		return err
 	}
@@ -170,8 +163,8 @@ func (a *App) RunHostFetcher(ctx context.Context, name string) error {
 // seen), then fetches their refs and writes what the host said. It
 // returns the new signature, and false when the host did not answer or
 // the fetch failed (the caller tries again).
-func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (string, bool) {
-	h, _, err := a.Host(name)
+func (a *Remote) fetchRound(ctx context.Context, name, sig string, ids []string) (string, bool) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return "", false
 	}
@@ -202,7 +195,7 @@ func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (s
 	// one: agency.autoLand.
 	for _, n := range notes {
 		if n.rec != nil && n.event == runner.NotifyFinished {
-			_ = a.AfterRun(wctx, n.rec.InvocationID)
+			_ = a.Agency.AfterRun(wctx, n.rec.InvocationID)
 		}
 	}
 	a.recordHostForgot(wctx, name, ids, ans.Agents)
@@ -210,9 +203,9 @@ func (a *App) fetchRound(ctx context.Context, name, sig string, ids []string) (s
 }
 
 // noteHostMirror records that the host answered, and where its mirror is.
-func (a *App) noteHostMirror(name, mirror string) {
+func (a *Remote) noteHostMirror(name, mirror string) {
 	var hello *HostHello
-	if st := a.HostStateOf(name); st.Hello != nil && mirror != "" && st.Hello.Mirror != mirror {
+	if st := a.hostStateOf(name); st.Hello != nil && mirror != "" && st.Hello.Mirror != mirror {
 		cp := *st.Hello
 		cp.Mirror = mirror
 		hello = &cp
@@ -223,9 +216,9 @@ func (a *App) noteHostMirror(name, mirror string) {
 // writeHostAgents rewrites the cache of what the host said of its
 // invocations; it returns the notifications of the agents that came to
 // need input since the cache last said.
-func (a *App) writeHostAgents(name string, agents map[string]HostAgent) []hostNote {
+func (a *Remote) writeHostAgents(name string, agents map[string]HostAgent) []hostNote {
 	c := a.readHostAgents(name)
-	c.UpdatedAt = a.now()
+	c.UpdatedAt = a.Stamp()
 	var notes []hostNote
 	for id, ag := range agents {
 		if ag.Record != nil && ag.Record.Active() && ag.Display == displayNeedsInput && c.Agents[id].Display != displayNeedsInput {
@@ -242,13 +235,13 @@ func (a *App) writeHostAgents(name string, agents map[string]HostAgent) []hostNo
 }
 
 // hostLost: the host has not answered for its lostAfter.
-func (a *App) hostLost(name string) bool {
-	c, err := a.HostConfigOf(name)
+func (a *Remote) hostLost(name string) bool {
+	c, err := a.hostConfigOf(name)
 	if err != nil {
 		return true
 	}
 
-	st := a.HostStateOf(name)
+	st := a.hostStateOf(name)
 	if st.Reachable || st.Since == "" {
 		return false
 	}
@@ -258,9 +251,9 @@ func (a *App) hostLost(name string) bool {
 }
 
 // uploadPack is the program the fetch runs on the host: git-upload-pack,
-// or under FPHostFetchPause a shell that waits first.
-func (a *App) uploadPack() string {
-	file, ok := strings.CutPrefix(a.Getenv("AGENCY_FAILPOINT"), FPHostFetchPause+"=")
+// or under fpHostFetchPause a shell that waits first.
+func (a *Remote) uploadPack() string {
+	file, ok := strings.CutPrefix(a.Getenv("AGENCY_FAILPOINT"), fpHostFetchPause+"=")
 	if !ok {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/host"
 	"github.com/git-agency/git-agency/runner"
@@ -26,14 +27,14 @@ import (
 // id (so `land --batch` spreads its checks); a check lost with its host is
 // run on the next one, and here at worst.
 
-// VerifyHostsKey lists the hosts verified landing may run checks on.
-const VerifyHostsKey = "agency.verify.hosts"
+// verifyHostsKey lists the hosts verified landing may run checks on.
+const verifyHostsKey = "agency.verify.hosts"
 
-// verifyHosts are the hosts of agency.verify.hosts (multi-valued, or
+// VerifyHosts are the hosts of agency.verify.hosts (multi-valued, or
 // separated by commas or spaces).
-func (a *App) verifyHosts() []string {
+func (a *Remote) VerifyHosts() []string {
 	var out []string
-	for _, v := range a.Config.GetAll(VerifyHostsKey) {
+	for _, v := range a.Config.GetAll(verifyHostsKey) {
 		out = append(out, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
 	}
 	return out
@@ -55,14 +56,14 @@ type HostVerifyAnswer struct {
 	Log     string               `json:"log"`
 }
 
-// verifyOnHosts runs inv's check of commit on the first host of
+// VerifyOnHosts runs inv's check of commit on the first host of
 // agency.verify.hosts that answers, trying them in turn from the first-th
 // (-1: one picked by inv's id, so that lands spread); the host it ran on,
 // or false when none is set or none did (the caller runs it here). A check
 // lost with its host (the connection dropped before the answer) is run on
 // the next one: a check is deterministic, so running it again is safe.
-func (a *App) verifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration, first int) (runner.VerifyOutcome, string, bool) {
-	hosts := a.verifyHosts()
+func (a *Remote) VerifyOnHosts(ctx context.Context, inv, commit, command string, timeout time.Duration, first int) (runner.VerifyOutcome, string, bool) {
+	hosts := a.VerifyHosts()
 	if len(hosts) == 0 {
 		return runner.VerifyOutcome{}, "", false
 	}
@@ -79,8 +80,8 @@ func (a *App) verifyOnHosts(ctx context.Context, inv, commit, command string, ti
 			return out, name, true
 		}
 
-		a.warn(inv, errs.HostVerifyLost(name, errs.As(err).Msg))
-		a.event(inv, "verify_host_lost", map[string]any{"host": name, "candidate": commit, "error": errs.As(err).Msg})
+		a.Warning(inv, errs.HostVerifyLost(name, errs.As(err).Msg))
+		a.Event(inv, "verify_host_lost", map[string]any{"host": name, "candidate": commit, "error": errs.As(err).Msg})
 		if ctx.Err() != nil {
 			break // interrupted here: the check runs nowhere else
 		}
@@ -90,8 +91,8 @@ func (a *App) verifyOnHosts(ctx context.Context, inv, commit, command string, ti
 }
 
 // verifyOnHost runs inv's check of commit on host name.
-func (a *App) verifyOnHost(ctx context.Context, name, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, error) {
-	h, _, err := a.Host(name)
+func (a *Remote) verifyOnHost(ctx context.Context, name, inv, commit, command string, timeout time.Duration) (runner.VerifyOutcome, error) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return runner.VerifyOutcome{}, err
 	}
@@ -103,7 +104,7 @@ func (a *App) verifyOnHost(ctx context.Context, name, inv, commit, command strin
 
 	ref := "refs/agency/verify/" + inv
 	if err := a.Repo.PushOver(ctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+commit+":"+ref); err != nil {
-		return runner.VerifyOutcome{}, gitErr(err)
+		return runner.VerifyOutcome{}, core.GitErr(err)
 	}
 
 	in, _ := json.Marshal(HostVerifyRequest{RepoID: a.Store.RepoID, Inv: inv, Commit: commit,
@@ -127,7 +128,7 @@ func (a *App) verifyOnHost(ctx context.Context, name, inv, commit, command strin
 
 // ServeVerify is `host-serve verify`: a caller's candidate checked here,
 // in a verify tree of this machine's mirror, removed after.
-func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
+func ServeVerify(ctx context.Context, open Opener, in []byte) (*HostVerifyAnswer, error) {
 	var req HostVerifyRequest
 	if err := json.Unmarshal(in, &req); err != nil || !store.ValidID(req.Inv) {
 		return nil, errs.New(errs.EUsage, "", "host-serve verify: a bad request")
@@ -143,17 +144,17 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 		return nil, err
 	}
 
-	a, err := Open(ctx, mirror, nil)
+	a, err := open(ctx, mirror)
 	if err != nil {
 		return nil, err
 	}
 	if err := a.mirrorConfig(ctx, req.Config); err != nil {
 		return nil, err
 	}
-	if a, err = Open(ctx, mirror, nil); err != nil {
+	if a, err = open(ctx, mirror); err != nil {
 		return nil, err
 	}
-	if err := a.removeVerifyTree(ctx, req.Inv); err != nil {
+	if err := a.Agency.RemoveVerifyTree(ctx, req.Inv); err != nil {
 		return nil, err
 	}
 
@@ -167,15 +168,15 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 		return nil, errs.IO("write", owner, err)
 	}
 	defer a.removeOwnVerifyTree(context.WithoutCancel(ctx), req.Inv, owner, me)
-	if _, err := a.addTree(ctx, a.Repo.Toplevel, tree, "", req.Commit, true); err != nil {
+	if _, err := a.Agency.AddTree(ctx, a.Repo.Toplevel, tree, "", req.Commit, true); err != nil {
 		return nil, err
 	}
 
 	rec := &store.InvocationRecord{InvocationID: req.Inv, RepoID: a.Store.RepoID, SandboxPath: tree}
 	logPath := filepath.Join(dir, "verify.log")
-	spec := runner.VerifySpec{Dir: tree, Setup: landHost{a}.VerifySetup(ctx, tree), Command: req.Command, Timeout: req.Timeout, LogPath: logPath,
+	spec := runner.VerifySpec{Dir: tree, Setup: a.Agency.VerifySetup(ctx, tree), Command: req.Command, Timeout: req.Timeout, LogPath: logPath,
 		Env: append([]string{"AGENCY_INVOCATION_ID=" + req.Inv, "AGENCY_VERIFY_TREE=" + tree}, runner.SetupEnv(a.Repo.Toplevel, tree)...)}
-	if spec.Argv, err = a.lander().VerifyWall(ctx, rec, tree); err != nil {
+	if spec.Argv, err = a.Agency.VerifyWall(ctx, rec, tree); err != nil {
 		return &HostVerifyAnswer{Outcome: runner.VerifyOutcome{Status: store.VerifyErrored, Error: "the wall could not be made: " + errs.As(err).Msg}}, nil
 	}
 
@@ -188,9 +189,9 @@ func ServeVerify(ctx context.Context, in []byte) (*HostVerifyAnswer, error) {
 // `host-serve verify` still owns it. A check lost with its connection may
 // be run again in the same mirror (two host names of one machine) while
 // the lost one still runs: the new one replaced its tree and owns it now.
-func (a *App) removeOwnVerifyTree(ctx context.Context, inv, owner, me string) {
+func (a *Remote) removeOwnVerifyTree(ctx context.Context, inv, owner, me string) {
 	if b, err := os.ReadFile(owner); err != nil || string(b) != me {
 		return
 	}
-	_ = a.removeVerifyTree(ctx, inv)
+	_ = a.Agency.RemoveVerifyTree(ctx, inv)
 }

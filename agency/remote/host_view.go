@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/git-agency/git-agency/host"
 )
 
-// hostLooks are what the hosts answered a view asked live (by host name),
+// Looks are what the hosts answered a view asked live (by host name),
 // kept for the command's life and never written anywhere.
-type hostLooks struct {
+type Looks struct {
 	sync.Mutex
 	m map[string]hostLook
 	// read: what one view pass read of each host's caches (the state and
@@ -36,14 +36,14 @@ type hostLook struct {
 // (a watch asks again after it).
 const hostLookFor = time.Second
 
-// lookAtHosts asks, at once and each bounded by hostAnswerWithin, every
+// LookAtHosts asks, at once and each bounded by hostAnswerWithin, every
 // host with running or queued invocations of this repository that has no
 // fetcher at work (with one, its caches are fresh: the view reads them).
 // A read: the answers are kept in memory for this command only.
-func (a *App) lookAtHosts(ctx context.Context) {
-	a.hostLooks.Lock()
-	a.hostLooks.read = nil
-	a.hostLooks.Unlock()
+func (a *Remote) LookAtHosts(ctx context.Context) {
+	a.Looks.Lock()
+	a.Looks.read = nil
+	a.Looks.Unlock()
 	var wg sync.WaitGroup
 	for name, recs := range a.hostRecords() {
 		var ids []string
@@ -53,13 +53,13 @@ func (a *App) lookAtHosts(ctx context.Context) {
 			}
 		}
 
-		if len(ids) == 0 || a.FetcherAlive(name) {
+		if len(ids) == 0 || a.fetcherAlive(name) {
 			continue
 		}
 
-		a.hostLooks.Lock()
-		look, done := a.hostLooks.m[name]
-		a.hostLooks.Unlock()
+		a.Looks.Lock()
+		look, done := a.Looks.m[name]
+		a.Looks.Unlock()
 
 		if done && time.Since(look.at) < hostLookFor {
 			continue
@@ -69,13 +69,13 @@ func (a *App) lookAtHosts(ctx context.Context) {
 		go func(name string, ids []string) {
 			defer wg.Done()
 			agents, err := a.askStatus(ctx, name, ids)
-			a.hostLooks.Lock()
-			if a.hostLooks.m == nil {
-				a.hostLooks.m = map[string]hostLook{}
+			a.Looks.Lock()
+			if a.Looks.m == nil {
+				a.Looks.m = map[string]hostLook{}
 			}
 
-			a.hostLooks.m[name] = hostLook{agents: agents, err: err, at: time.Now()}
-			a.hostLooks.Unlock()
+			a.Looks.m[name] = hostLook{agents: agents, err: err, at: time.Now()}
+			a.Looks.Unlock()
 		}(name, ids)
 	}
 
@@ -84,8 +84,8 @@ func (a *App) lookAtHosts(ctx context.Context) {
 
 // askStatus is `host-serve status` of ids, bounded by hostAnswerWithin,
 // writing nothing here.
-func (a *App) askStatus(ctx context.Context, name string, ids []string) (map[string]HostAgent, error) {
-	h, _, err := a.Host(name)
+func (a *Remote) askStatus(ctx context.Context, name string, ids []string) (map[string]HostAgent, error) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return nil, err
 	}
@@ -110,24 +110,24 @@ func (a *App) askStatus(ctx context.Context, name string, ids []string) (map[str
 
 // hostSays is what the host last said of its invocations, and its state:
 // this command's live answer when it asked, else the fetcher's caches
-// (read once per view pass: lookAtHosts starts one).
-func (a *App) hostSays(name string) (map[string]HostAgent, HostState) {
-	a.hostLooks.Lock()
-	look, ok := a.hostLooks.m[name]
-	read, done := a.hostLooks.read[name]
-	a.hostLooks.Unlock()
+// (read once per view pass: LookAtHosts starts one).
+func (a *Remote) hostSays(name string) (map[string]HostAgent, HostState) {
+	a.Looks.Lock()
+	look, ok := a.Looks.m[name]
+	read, done := a.Looks.read[name]
+	a.Looks.Unlock()
 	if !done {
-		read.st = a.HostStateOf(name)
+		read.st = a.hostStateOf(name)
 		if !ok || (look.err != nil && !isUnreachable(look.err)) {
 			read.agents = a.readHostAgents(name).Agents
 		}
 
-		a.hostLooks.Lock()
-		if a.hostLooks.read == nil {
-			a.hostLooks.read = map[string]hostCacheRead{}
+		a.Looks.Lock()
+		if a.Looks.read == nil {
+			a.Looks.read = map[string]hostCacheRead{}
 		}
-		a.hostLooks.read[name] = read
-		a.hostLooks.Unlock()
+		a.Looks.read[name] = read
+		a.Looks.Unlock()
 	}
 
 	st := read.st

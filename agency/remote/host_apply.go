@@ -1,10 +1,11 @@
-package agency
+package remote
 
 import (
 	"context"
 	"encoding/json"
 	"strings"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/agency/land"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
@@ -16,9 +17,9 @@ import (
 // under refs/agency/apply/<id>, the sandbox untouched) and this side
 // fetches it; the land here then takes that commit as the uncommitted part.
 
-// HostApplyRef is where a host keeps the commit of an invocation's
+// hostApplyRef is where a host keeps the commit of an invocation's
 // uncommitted work, and where this side fetches it to.
-func HostApplyRef(id string) string { return land.HostApplyRef(id) }
+func hostApplyRef(id string) string { return land.HostApplyRef(id) }
 
 // HostApply is what `host-serve apply` says.
 type HostApply struct {
@@ -28,16 +29,16 @@ type HostApply struct {
 
 // ServeApply is `host-serve apply`: the uncommitted work of invocation id
 // of the caller's repository as a commit whose parent is the sandbox's
-// HEAD, kept under HostApplyRef (removed when there is none). The paths
+// HEAD, kept under hostApplyRef (removed when there is none). The paths
 // a land never takes (the denylist) stay out, as a local land --apply
 // leaves them.
-func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
-	a, err := openServedMirror(ctx, repoID)
+func ServeApply(ctx context.Context, open Opener, repoID, id string) (*HostApply, error) {
+	a, err := openServedMirror(ctx, open, repoID)
 	if err != nil {
 		return nil, err
 	}
 
-	rec, err := a.ResolveInvocation(id)
+	rec, err := a.Agency.ResolveInvocation(id)
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +53,12 @@ func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
 	}
 
 	out := &HostApply{}
-	tree := a.sandboxTree(rec)
+	tree := a.SandboxTree(rec)
 	if tree == "" {
-		return out, gitErr(a.Repo.DeleteRef(ctx, HostApplyRef(rec.InvocationID)))
+		return out, core.GitErr(a.Repo.DeleteRef(ctx, hostApplyRef(rec.InvocationID)))
 	}
 
-	snap, err := a.snapshotSandbox(ctx, tree, nil)
+	snap, err := a.Agency.SnapshotSandbox(ctx, tree, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -70,26 +71,26 @@ func ServeApply(ctx context.Context, repoID, id string) (*HostApply, error) {
 
 	changed, err := a.Repo.DiffNames(ctx, snap.Head, snap.Tree)
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 	if len(changed) == 0 {
-		return out, gitErr(a.Repo.DeleteRef(ctx, HostApplyRef(rec.InvocationID)))
+		return out, core.GitErr(a.Repo.DeleteRef(ctx, hostApplyRef(rec.InvocationID)))
 	}
 
 	msg := "agency: land invocation " + rec.InvocationID + "\n"
 	if out.Commit, err = a.Repo.WriteCommit(ctx, snap.Tree, []string{snap.Head}, msg, nil, gitcore.Writer{}); err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 
-	return out, gitErr(a.Repo.UpdateRef(ctx, HostApplyRef(rec.InvocationID), out.Commit))
+	return out, core.GitErr(a.Repo.UpdateRef(ctx, hostApplyRef(rec.InvocationID), out.Commit))
 }
 
 // HostApplyAll asks the host of each of ids that runs on a host for the
 // commit of its uncommitted work and fetches it (with its branch and
 // checkpoints), before a land --apply here. Local invocations are left.
-func (a *App) HostApplyAll(ctx context.Context, ids []string) error {
+func (a *Remote) HostApplyAll(ctx context.Context, ids []string) error {
 	for _, q := range ids {
-		rec, err := a.ResolveInvocation(q)
+		rec, err := a.Agency.ResolveInvocation(q)
 		if err != nil || rec.Host == "" {
 			continue
 		}
@@ -101,7 +102,7 @@ func (a *App) HostApplyAll(ctx context.Context, ids []string) error {
 	return nil
 }
 
-func (a *App) hostApply(ctx context.Context, rec *store.InvocationRecord) error {
+func (a *Remote) hostApply(ctx context.Context, rec *store.InvocationRecord) error {
 	h, mirror, err := a.hostMirror(ctx, rec.Host)
 	if err != nil {
 		return err
@@ -119,14 +120,14 @@ func (a *App) hostApply(ctx context.Context, rec *store.InvocationRecord) error 
 		return errs.HostFailed(rec.Host, "host-serve apply", 0, "unreadable answer: "+strings.TrimSpace(string(out)))
 	}
 
-	ref := HostApplyRef(rec.InvocationID)
+	ref := hostApplyRef(rec.InvocationID)
 	if ap.Commit == "" {
-		return gitErr(a.Repo.DeleteRef(ctx, ref))
+		return core.GitErr(a.Repo.DeleteRef(ctx, ref))
 	}
 
 	b := store.SandboxBranch(rec.InvocationID)
 	if err := a.Repo.FetchOver(ctx, h.SSHCommand(), h.URL(mirror), a.uploadPack(), "+refs/heads/"+b+":refs/heads/"+b, "+"+ref+":"+ref); err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 
 	return nil

@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -18,7 +18,7 @@ const hostActWithin = 2 * time.Minute
 // discard: the host's supervisor owns the agent), its output streamed to
 // stdout and stderr; then the invocation is synced (its record catches up,
 // its refs are fetched). It returns the remote command's exit status.
-func (a *App) ActOnHost(ctx context.Context, rec *store.InvocationRecord, stdout, stderr io.Writer, args ...string) (int, error) {
+func (a *Remote) ActOnHost(ctx context.Context, rec *store.InvocationRecord, stdout, stderr io.Writer, args ...string) (int, error) {
 	return a.OnHost(ctx, rec, HostRun{Stdout: stdout, Stderr: stderr}, append([]string{"agent"}, args...)...)
 }
 
@@ -35,8 +35,8 @@ type HostRun struct {
 // act its outcome is fetched now (the invocation synced) and the host's
 // fetcher runs; a read (hostRead) writes nothing here. It returns the
 // remote command's exit status.
-func (a *App) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostRun, args ...string) (int, error) {
-	code, err := a.runOnHost(ctx, rec.Host, run, args...)
+func (a *Remote) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostRun, args ...string) (int, error) {
+	code, err := a.RunOnHost(ctx, rec.Host, run, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -66,9 +66,9 @@ func hostRead(args []string) bool {
 	return false
 }
 
-// runOnHost runs `git-agency <args>` in the host's mirror of this
+// RunOnHost runs `git-agency <args>` in the host's mirror of this
 // repository; it returns the remote command's exit status.
-func (a *App) runOnHost(ctx context.Context, name string, run HostRun, args ...string) (int, error) {
+func (a *Remote) RunOnHost(ctx context.Context, name string, run HostRun, args ...string) (int, error) {
 	h, mirror, err := a.hostMirror(ctx, name)
 	if err != nil {
 		return 0, err
@@ -98,18 +98,18 @@ func (a *App) runOnHost(ctx context.Context, name string, run HostRun, args ...s
 
 // hostMirror is the ssh door to a host and the path of this repository's
 // mirror there (the host is asked when it is not known yet).
-func (a *App) hostMirror(ctx context.Context, name string) (*host.Host, string, error) {
-	h, _, err := a.Host(name)
+func (a *Remote) hostMirror(ctx context.Context, name string) (*host.Host, string, error) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return nil, "", err
 	}
 
-	st := a.HostStateOf(name)
+	st := a.hostStateOf(name)
 	if st.Hello == nil || st.Hello.Mirror == "" {
 		if _, err := a.helloWithin(ctx, name, hostActWithin); err != nil {
 			return nil, "", a.unreachableErr(name, err)
 		}
-		st = a.HostStateOf(name)
+		st = a.hostStateOf(name)
 	}
 
 	if st.Hello == nil || st.Hello.Mirror == "" {
@@ -121,8 +121,8 @@ func (a *App) hostMirror(ctx context.Context, name string) (*host.Host, string, 
 
 // unreachableErr is E_HOST_UNREACHABLE for a host ssh could not reach,
 // with the time it stopped answering.
-func (a *App) unreachableErr(name string, err error) error {
-	if !IsUnreachable(err) {
+func (a *Remote) unreachableErr(name string, err error) error {
+	if !hostUnreachable(err) {
 		return err
 	}
 	st := a.noteHost(name, nil, err)
@@ -131,8 +131,8 @@ func (a *App) unreachableErr(name string, err error) error {
 
 // DiscardHostRecord marks a host invocation discarded here once its host
 // discarded it (its fetched branch and checkpoints stay until gc).
-func (a *App) DiscardHostRecord(ctx context.Context, id string) (*store.InvocationRecord, error) {
-	ctx, unlock, err := a.lockWork(ctx)
+func (a *Remote) DiscardHostRecord(ctx context.Context, id string) (*store.InvocationRecord, error) {
+	ctx, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (a *App) DiscardHostRecord(ctx context.Context, id string) (*store.Invocati
 
 	cur.LandingStatus = store.Str(store.LandingDiscarded)
 	if cur.FinishedAt == nil {
-		cur.FinishedAt = store.Str(a.now())
+		cur.FinishedAt = store.Str(a.Stamp())
 	}
 
 	if cur.Active() {
@@ -155,7 +155,7 @@ func (a *App) DiscardHostRecord(ctx context.Context, id string) (*store.Invocati
 		return nil, err
 	}
 
-	a.event(id, "discarded", map[string]any{"host": cur.Host})
+	a.Event(id, "discarded", map[string]any{"host": cur.Host})
 	_ = ctx
 	return cur, nil
 }
@@ -167,10 +167,10 @@ func (a *App) DiscardHostRecord(ctx context.Context, id string) (*store.Invocati
 // agency.host.<name>.lostAfter) is recorded as ended, failed, so that its
 // last fetched work can land. A host that does not answer is left as it
 // is; its fetcher is started.
-func (a *App) CatchUpHosts(ctx context.Context, queries []string) {
+func (a *Remote) CatchUpHosts(ctx context.Context, queries []string) {
 	byHost := map[string][]string{}
 	for _, q := range queries {
-		rec, err := a.ResolveInvocation(q)
+		rec, err := a.Agency.ResolveInvocation(q)
 		if err != nil || rec.Host == "" || (!rec.Active() && !rec.Queued() && rec.FinishedAt != nil && a.fetchedFinal(rec)) {
 			continue
 		}
@@ -195,15 +195,15 @@ func (a *App) CatchUpHosts(ctx context.Context, queries []string) {
 
 // recordHostLost ends the records of ids, whose host is lost: failed, for
 // an unknown reason, the error saying so.
-func (a *App) recordHostLost(ctx context.Context, name string, ids []string) {
-	c, _ := a.HostConfigOf(name)
+func (a *Remote) recordHostLost(ctx context.Context, name string, ids []string) {
+	c, _ := a.hostConfigOf(name)
 	a.endHostRuns(ctx, ids, "host_lost", errs.HostLostNote(name, c.LostAfter.String()))
 }
 
 // endHostRuns ends the records of ids still running or queued: failed,
 // for an unknown reason, with the error note (event names why).
-func (a *App) endHostRuns(ctx context.Context, ids []string, event, note string) {
-	_, unlock, err := a.lockWork(ctx)
+func (a *Remote) endHostRuns(ctx context.Context, ids []string, event, note string) {
+	_, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return
 	}
@@ -216,13 +216,13 @@ func (a *App) endHostRuns(ctx context.Context, ids []string, event, note string)
 		}
 
 		cur.Status, cur.ExitReason = store.StatusFailed, store.Str(store.ExitUnknown)
-		cur.FinishedAt = store.Str(a.now())
+		cur.FinishedAt = store.Str(a.Stamp())
 		cur.Error = note
 		if err := a.Store.WriteInvocation(cur); err != nil {
-			a.warn(id, err)
+			a.Warning(id, err)
 			continue
 		}
 
-		a.event(id, event, map[string]any{"host": cur.Host})
+		a.Event(id, event, map[string]any{"host": cur.Host})
 	}
 }

@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -30,8 +30,8 @@ const minHostGit = "2.38"
 // CheckHost is `host check NAME`: ssh, the host's git-agency and its
 // version, git ≥ 2.38, bubblewrap, tmux and the runner programs; every
 // failure with a hint that works.
-func (a *App) CheckHost(ctx context.Context, name, version string) ([]HostCheck, error) {
-	h, _, err := a.Host(name)
+func (a *Remote) CheckHost(ctx context.Context, name, version string) ([]HostCheck, error) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (a *App) CheckHost(ctx context.Context, name, version string) ([]HostCheck,
 // fails only when it is the runner an `agent start` here uses by default
 // (agency.defaultRunner, else claude); otherwise the line says so and
 // passes, since `--runner` names it only when the user means it.
-func (a *App) runnerChecks(h *host.Host, hello *HostHello) []HostCheck {
+func (a *Remote) runnerChecks(h *host.Host, hello *HostHello) []HostCheck {
 	def := runner.DefaultRunner
 	if v, ok := a.Config.Get("agency.defaultRunner"); ok && v != "" {
 		def = v
@@ -125,8 +125,8 @@ const hostInstallWithin = 5 * time.Minute
 // the host's ~/.local/bin/git-agency, only when the host's OS and
 // architecture are this build's, written beside and renamed into place,
 // then run there with --version, which must say version.
-func (a *App) InstallOnHost(ctx context.Context, name, version string) (string, error) {
-	h, _, err := a.Host(name)
+func (a *Remote) InstallOnHost(ctx context.Context, name, version string) (string, error) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return "", err
 	}
@@ -182,8 +182,8 @@ func platformOf(uname string) string {
 	return goos + "/" + arch
 }
 
-// IsUnreachable reports whether err is a host that did not answer.
-func IsUnreachable(err error) bool {
+// hostUnreachable reports whether err is a host that did not answer.
+func hostUnreachable(err error) bool {
 	var u *host.ErrUnreachable
 	var e *errs.Error
 	return errors.As(err, &u) || errors.As(err, &e) && e.Code == errs.EHostUnreachable

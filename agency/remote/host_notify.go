@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func endNote(rec *store.InvocationRecord, display string) hostNote {
 // notifyHost runs agency.notify.command for each note, with this side's
 // record (its worktree, no sandbox here), each bounded by
 // agency.notify.timeout; a failure is an event.
-func (a *App) notifyHost(ctx context.Context, notes []hostNote) {
+func (a *Remote) notifyHost(ctx context.Context, notes []hostNote) {
 	command, ok := a.Config.Get("agency.notify.command")
 	if !ok || command == "" || len(notes) == 0 {
 		return
@@ -54,13 +54,13 @@ func (a *App) notifyHost(ctx context.Context, notes []hostNote) {
 		}
 
 		n := runner.Notification{Event: nt.event, InvocationID: rec.InvocationID, Worktree: rec.IntegrationWorktreeID,
-			Runner: rec.Runner, DisplayStatus: nt.display, Summary: noteSummary(nt.rec), Time: a.now()}
+			Runner: rec.Runner, DisplayStatus: nt.display, Summary: noteSummary(nt.rec), Time: a.Stamp()}
 		if wt, err := a.Store.ReadWorktree(rec.IntegrationWorktreeID); err == nil && wt.Name != "" {
 			n.Worktree = wt.Name
 		}
 
 		if err := runner.RunNotify(context.WithoutCancel(ctx), command, n, rec, timeout); err != nil {
-			a.event(rec.InvocationID, "notify_failed", map[string]any{"notify_event": n.Event, "error": err.Error(), "host": rec.Host})
+			a.Event(rec.InvocationID, "notify_failed", map[string]any{"notify_event": n.Event, "error": err.Error(), "host": rec.Host})
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/host"
 	"github.com/git-agency/git-agency/store"
@@ -22,23 +23,23 @@ const hostStartWithin = 2 * time.Minute
 // walls and supervises the agent, and a record with the same id and the
 // host's name is written here. version is this program's: the host must
 // run the same.
-func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartOptions) (*store.InvocationRecord, error) {
-	h, _, err := a.Host(name)
+func (a *Remote) StartOnHost(ctx context.Context, name, version string, opts core.StartOptions) (*store.InvocationRecord, error) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return nil, err
 	}
 
-	wt, err := a.ResolvePresentWorktree(opts.Worktree)
+	wt, err := a.Agency.ResolvePresentWorktree(opts.Worktree)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.CheckOnBranch(ctx, wt); err != nil {
+	if err := a.Agency.CheckOnBranch(ctx, wt); err != nil {
 		return nil, err
 	}
 
-	base, err := a.treeHead(ctx, wt.TreePath)
+	base, err := a.Agency.TreeHead(ctx, wt.TreePath)
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 	if base == "" {
 		return nil, errs.EmptyIntegrationBranch(wt.Branch)
@@ -53,7 +54,7 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 		return nil, err
 	}
 
-	_, hc, _ := a.Host(name)
+	_, hc, _ := a.hostOf(name)
 	key, forget, err := a.beginHostStart(ctx, name, wt.WorktreeID, cmp.Or(opts.LineageBase, base))
 	if err != nil {
 		return nil, err
@@ -88,19 +89,19 @@ func (a *App) StartOnHost(ctx context.Context, name, version string, opts StartO
 	}
 	done = true
 
-	a.event(rec.InvocationID, "created", map[string]any{"worktree_id": wt.WorktreeID, "runner": rec.Runner, "mode": rec.Mode, "base_commit": base, "host": name})
+	a.Event(rec.InvocationID, "created", map[string]any{"worktree_id": wt.WorktreeID, "runner": rec.Runner, "mode": rec.Mode, "base_commit": base, "host": name})
 	return rec, nil
 }
 
 // startThere runs the start on the host, pushing the base first when its
 // mirror lacks it.
-func (a *App) startThere(ctx context.Context, h *host.Host, hello *HostHello, base, worktree string, in []byte) ([]byte, error) {
+func (a *Remote) startThere(ctx context.Context, h *host.Host, hello *HostHello, base, worktree string, in []byte) ([]byte, error) {
 	sctx, cancel := context.WithTimeout(ctx, hostStartWithin)
 	defer cancel()
 	out, err := a.hostStart(sctx, h, in)
 	if errors.Is(err, errNeedBase) {
-		if perr := a.Repo.PushOver(sctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+base+":refs/heads/"+HostBaseBranch(worktree)); perr != nil {
-			return nil, gitErr(perr)
+		if perr := a.Repo.PushOver(sctx, h.SSHCommand(), h.URL(hello.Mirror), "+"+base+":refs/heads/"+hostBaseBranch(worktree)); perr != nil {
+			return nil, core.GitErr(perr)
 		}
 		out, err = a.hostStart(sctx, h, in)
 	}
@@ -111,7 +112,7 @@ func (a *App) startThere(ctx context.Context, h *host.Host, hello *HostHello, ba
 var errNeedBase = errors.New("need base")
 
 // hostStart runs `host-serve start` once.
-func (a *App) hostStart(ctx context.Context, h *host.Host, in []byte) ([]byte, error) {
+func (a *Remote) hostStart(ctx context.Context, h *host.Host, in []byte) ([]byte, error) {
 	res, err := h.Run(ctx, host.RemoteProgram("host-serve", "start"), in)
 	if err != nil {
 		st := a.noteHost(h.Name, nil, err)
@@ -131,15 +132,15 @@ func (a *App) hostStart(ctx context.Context, h *host.Host, in []byte) ([]byte, e
 // helloFor is the host's answer about itself, from the cache when it
 // knows the mirror and this version, else asked; another version is
 // refused.
-func (a *App) helloFor(ctx context.Context, name, version string) (*HostHello, error) {
-	st := a.HostStateOf(name)
+func (a *Remote) helloFor(ctx context.Context, name, version string) (*HostHello, error) {
+	st := a.hostStateOf(name)
 	hello := st.Hello
 	if hello == nil || hello.Mirror == "" || hello.Version != version || !st.Reachable {
 		var err error
 		if hello, err = a.helloWithin(ctx, name, hostStartWithin); err != nil {
 			var u *host.ErrUnreachable
 			if errors.As(err, &u) {
-				st := a.HostStateOf(name)
+				st := a.hostStateOf(name)
 				return nil, errs.HostUnreachable(name, st.Since, u.Stderr)
 			}
 			return nil, err
@@ -179,8 +180,8 @@ func localHostRecord(remote *store.InvocationRecord, name string, wt *store.Work
 }
 
 // writeHostRecord writes a new host record under the lock.
-func (a *App) writeHostRecord(ctx context.Context, rec *store.InvocationRecord) error {
-	_, unlock, err := a.lockWork(ctx)
+func (a *Remote) writeHostRecord(ctx context.Context, rec *store.InvocationRecord) error {
+	_, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/gitcore"
 	"github.com/git-agency/git-agency/runner"
@@ -23,9 +24,9 @@ import (
 // This file is the host side: what `git-agency host-serve …` does when
 // another machine's git-agency calls it over ssh.
 
-// MirrorsDir is where a host keeps the mirrors of the repositories whose
+// mirrorsDir is where a host keeps the mirrors of the repositories whose
 // agents run on it: <data dir>/mirrors/<the caller's repo id>.
-func MirrorsDir(dataDir string) string { return filepath.Join(dataDir, "mirrors") }
+func mirrorsDir(dataDir string) string { return filepath.Join(dataDir, "mirrors") }
 
 // hostDataDir is this machine's data directory, as a command outside any
 // repository finds it.
@@ -94,7 +95,7 @@ func ensureMirror(ctx context.Context, dataDir, repoID string) (string, error) {
 		return "", errs.New(errs.EUsage, "", "bad repository id %q", repoID)
 	}
 
-	dir := filepath.Join(MirrorsDir(dataDir), repoID)
+	dir := filepath.Join(mirrorsDir(dataDir), repoID)
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		return dir, nil
 	}
@@ -102,7 +103,7 @@ func ensureMirror(ctx context.Context, dataDir, repoID string) (string, error) {
 		return "", errs.IO("create", dir, err)
 	}
 	if err := gitcore.Init(ctx, nil, dir); err != nil {
-		return "", gitErr(err)
+		return "", core.GitErr(err)
 	}
 
 	return dir, nil
@@ -193,7 +194,7 @@ var ErrNeedBase = errs.New(errs.EHost, "", "the host's mirror lacks the base com
 // ServeStart is `host-serve start`: the start of an agent another
 // machine asked for, in this machine's mirror of its repository, made and
 // supervised here as any local start.
-func ServeStart(ctx context.Context, version string, in []byte) (*store.InvocationRecord, error) {
+func ServeStart(ctx context.Context, open Opener, version string, in []byte) (*store.InvocationRecord, error) {
 	var req HostStartRequest
 	if err := json.Unmarshal(in, &req); err != nil {
 		return nil, errs.New(errs.EUsage, "", "host-serve start: %v", err)
@@ -213,7 +214,7 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 		return nil, err
 	}
 
-	a, err := Open(ctx, mirror, nil)
+	a, err := open(ctx, mirror)
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +228,9 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 	// The host's limit, enforced by its own queue: a start beyond it waits
 	// there, and starts when an agent of the mirror ends.
 	if err := a.Repo.LocalConfigReplace(ctx, "agency.maxActive", []string{strconv.Itoa(hostMaxActive(req.MaxActive))}); err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
-	if a, err = Open(ctx, mirror, nil); err != nil {
+	if a, err = open(ctx, mirror); err != nil {
 		return nil, err
 	}
 
@@ -238,7 +239,7 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 		return nil, err
 	}
 
-	return a.StartInvocation(ctx, StartOptions{
+	return a.Agency.StartInvocation(ctx, core.StartOptions{
 		Worktree: wt.WorktreeID, Runner: req.Runner, Headless: !req.Head, Prompt: req.Prompt, PromptSource: "host",
 		RunnerArgs: req.Args, NoIncludeUntracked: req.NoUntr, Full: req.Full, Queue: true, Base: req.Base,
 		LineageBase: req.LineageBase, HostStartKey: validStartKey(req.StartKey),
@@ -252,8 +253,8 @@ func ServeStart(ctx context.Context, version string, in []byte) (*store.Invocati
 // of one land spread over two host names of one machine run side by side
 // in one mirror, and an unset-then-add of the one would fail on the
 // other's config lock, or show it the setting missing for a moment.
-func (a *App) mirrorConfig(ctx context.Context, cfg map[string][]string) error {
-	ctx, unlock, err := a.lockWork(ctx)
+func (a *Remote) mirrorConfig(ctx context.Context, cfg map[string][]string) error {
+	ctx, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return err
 	}
@@ -264,7 +265,7 @@ func (a *App) mirrorConfig(ctx context.Context, cfg map[string][]string) error {
 			continue
 		}
 		if err := a.Repo.LocalConfigReplace(ctx, k, vals); err != nil {
-			return gitErr(err)
+			return core.GitErr(err)
 		}
 	}
 
@@ -281,7 +282,7 @@ func travels(key string) bool {
 
 // mirrorWorktree is the mirror's integration worktree standing for the
 // caller's worktree name (made on first use from the pushed base branch).
-func (a *App) mirrorWorktree(ctx context.Context, name string) (*store.WorktreeRecord, error) {
+func (a *Remote) mirrorWorktree(ctx context.Context, name string) (*store.WorktreeRecord, error) {
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
@@ -293,12 +294,12 @@ func (a *App) mirrorWorktree(ctx context.Context, name string) (*store.WorktreeR
 		}
 	}
 
-	return a.CreateWorktree(ctx, CreateWorktreeOptions{Name: name, Parent: HostBaseBranch(name), Full: true})
+	return a.Agency.CreateWorktree(ctx, name, hostBaseBranch(name), true)
 }
 
-// HostBaseBranch is the mirror branch a worktree's base commits are
+// hostBaseBranch is the mirror branch a worktree's base commits are
 // pushed to.
-func HostBaseBranch(worktree string) string { return "agency-base/" + worktree }
+func hostBaseBranch(worktree string) string { return "agency-base/" + worktree }
 
 func jsonDecode(b []byte, v any) error {
 	return json.NewDecoder(bytes.NewReader(b)).Decode(v)

@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
+	"github.com/git-agency/git-agency/agency/view"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/host"
 	"github.com/git-agency/git-agency/store"
@@ -23,8 +25,8 @@ type HostAgent struct {
 // ServeStatus is `host-serve status`: the host's view of the given
 // invocations of the caller's repository (a read, as `agent show`), and
 // of those started for one of startKeys (AdoptHostStarts).
-func ServeStatus(ctx context.Context, repoID string, ids, startKeys []string) (map[string]HostAgent, error) {
-	a, err := openServedMirror(ctx, repoID)
+func ServeStatus(ctx context.Context, open Opener, repoID string, ids, startKeys []string) (map[string]HostAgent, error) {
+	a, err := openServedMirror(ctx, open, repoID)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +35,7 @@ func ServeStatus(ctx context.Context, repoID string, ids, startKeys []string) (m
 	}
 
 	out := map[string]HostAgent{}
-	for id, v := range a.Statuses(ctx, ids) {
+	for id, v := range a.Agency.Statuses(ctx, ids) {
 		out[id] = HostAgent{Record: v.Record, Display: v.Display}
 	}
 
@@ -47,11 +49,11 @@ type hostAgents struct {
 	Agents    map[string]HostAgent `json:"agents"`
 }
 
-func (a *App) hostAgentsPath(name string) string {
+func (a *Remote) hostAgentsPath(name string) string {
 	return filepath.Join(a.Store.RepoDir(), "hosts", name+".json")
 }
 
-func (a *App) readHostAgents(name string) hostAgents {
+func (a *Remote) readHostAgents(name string) hostAgents {
 	var c hostAgents
 	if store.ReadJSON(a.hostAgentsPath(name), &c) != nil || c.Agents == nil {
 		c.Agents = map[string]HostAgent{}
@@ -61,7 +63,7 @@ func (a *App) readHostAgents(name string) hostAgents {
 
 // hostRecords are this repository's records of invocations on hosts that
 // are not landed or discarded, by host.
-func (a *App) hostRecords() map[string][]*store.InvocationRecord {
+func (a *Remote) hostRecords() map[string][]*store.InvocationRecord {
 	out := map[string][]*store.InvocationRecord{}
 	list, err := a.Store.ScanInvocations()
 	if err != nil {
@@ -80,7 +82,7 @@ func (a *App) hostRecords() map[string][]*store.InvocationRecord {
 }
 
 // fetchedFinal: a finished host record whose final refs were fetched.
-func (a *App) fetchedFinal(r *store.InvocationRecord) bool {
+func (a *Remote) fetchedFinal(r *store.InvocationRecord) bool {
 	_, err := os.Stat(filepath.Join(a.Store.InvocationDir(r.InvocationID), "host-final"))
 	return err == nil
 }
@@ -88,14 +90,14 @@ func (a *App) fetchedFinal(r *store.InvocationRecord) bool {
 // syncHost asks one host about ids, fetches their refs and catches up the
 // records of those that ended: what the fetcher does in a round, for a
 // command that acts on them (a stop, a land) and must not wait for it.
-func (a *App) syncHost(ctx context.Context, name string, ids []string) {
+func (a *Remote) syncHost(ctx context.Context, name string, ids []string) {
 	a.syncHostWithin(ctx, name, ids, hostAnswerWithin)
 }
 
 // syncHostWithin is syncHost bounded by within: after an action on the
 // host, which reached it anyway, longer than a view waits.
-func (a *App) syncHostWithin(ctx context.Context, name string, ids []string, within time.Duration) {
-	h, _, err := a.Host(name)
+func (a *Remote) syncHostWithin(ctx context.Context, name string, ids []string, within time.Duration) {
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return
 	}
@@ -114,7 +116,7 @@ func (a *App) syncHostWithin(ctx context.Context, name string, ids []string, wit
 
 	a.noteHost(name, nil, nil)
 	if err := a.fetchHostRefs(ctx, h, name, ids); err != nil {
-		a.warn("", err)
+		a.Warning("", err)
 		return
 	}
 
@@ -131,8 +133,8 @@ func (a *App) syncHostWithin(ctx context.Context, name string, ids []string, wit
 // removed), or git refuses what one run's refs bring, the runs are fetched
 // one by one: one run must not hold back the host's other runs (what was
 // fetched of that one stays here).
-func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids []string) error {
-	st := a.HostStateOf(name)
+func (a *Remote) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids []string) error {
+	st := a.hostStateOf(name)
 	if st.Hello == nil || st.Hello.Mirror == "" {
 		return nil
 	}
@@ -143,7 +145,7 @@ func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids 
 		err = a.fetchHostRunsEach(ctx, h, name, url, ids)
 	}
 	if err != nil {
-		return gitErr(err)
+		return core.GitErr(err)
 	}
 
 	return nil
@@ -153,14 +155,14 @@ func (a *App) fetchHostRefs(ctx context.Context, h *host.Host, name string, ids 
 // is passed over; one whose objects git refuses is too, with a warning in
 // its log and a host_objects_refused event naming git's reason. Any other
 // failure ends the fetch.
-func (a *App) fetchHostRunsEach(ctx context.Context, h *host.Host, name, url string, ids []string) error {
+func (a *Remote) fetchHostRunsEach(ctx context.Context, h *host.Host, name, url string, ids []string) error {
 	for _, id := range ids {
 		err := a.Repo.FetchOver(ctx, h.SSHCommand(), url, a.uploadPack(), hostRefspecs(id)...)
 		switch {
 		case err == nil, missingRemoteRef(err):
 		case refusedObjects(err):
-			a.event(id, "host_objects_refused", map[string]any{"host": name, "error": err.Error()})
-			a.warn(id, errs.HostObjectsRefused(id, name, err.Error()))
+			a.Event(id, "host_objects_refused", map[string]any{"host": name, "error": err.Error()})
+			a.Warning(id, errs.HostObjectsRefused(id, name, err.Error()))
 		default:
 			return err
 		}
@@ -195,7 +197,7 @@ func missingRemoteRef(err error) bool {
 // answered, does not know (its data there was removed): failed, the error
 // saying so, so that what was last fetched of them can land, and no
 // fetcher waits on them for ever.
-func (a *App) recordHostForgot(ctx context.Context, name string, ids []string, agents map[string]HostAgent) {
+func (a *Remote) recordHostForgot(ctx context.Context, name string, ids []string, agents map[string]HostAgent) {
 	var gone []string
 	for _, id := range ids {
 		if _, ok := agents[id]; !ok {
@@ -210,7 +212,7 @@ func (a *App) recordHostForgot(ctx context.Context, name string, ids []string, a
 // catchUp writes into the local records what the host recorded of the
 // invocations that ended (their refs were just fetched), and gives the
 // notifications of those ends.
-func (a *App) catchUp(ctx context.Context, name string, agents map[string]HostAgent) []hostNote {
+func (a *Remote) catchUp(ctx context.Context, name string, agents map[string]HostAgent) []hostNote {
 	var ended []HostAgent
 	for id, ag := range agents {
 		// A host speaks only of its own runs, each under its own id.
@@ -223,7 +225,7 @@ func (a *App) catchUp(ctx context.Context, name string, agents map[string]HostAg
 		return nil
 	}
 
-	ctx, unlock, err := a.lockWorkWait(ctx, reconcileLockWait)
+	ctx, unlock, err := a.LockWorkWait(ctx, core.ReconcileLockWait)
 	if err != nil {
 		return nil
 	}
@@ -238,17 +240,17 @@ func (a *App) catchUp(ctx context.Context, name string, agents map[string]HostAg
 		if cur.FinishedAt == nil {
 			up := withHostOutcome(cur, ag.Record)
 			if err := a.Store.WriteInvocation(up); err != nil {
-				a.warn(cur.InvocationID, err)
+				a.Warning(cur.InvocationID, err)
 				continue
 			}
 
-			a.event(cur.InvocationID, "host_caught_up", map[string]any{"status": up.Status})
+			a.Event(cur.InvocationID, "host_caught_up", map[string]any{"status": up.Status})
 			if !sameEnd(a.Store.InvocationDir(cur.InvocationID), ag.Record) {
 				notes = append(notes, endNote(up, ag.Display))
 			}
 		}
 
-		_ = store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(cur.InvocationID), "host-final"), []byte(a.now()+"\n"), 0o600)
+		_ = store.WriteFileAtomic(filepath.Join(a.Store.InvocationDir(cur.InvocationID), "host-final"), []byte(a.Stamp()+"\n"), 0o600)
 	}
 
 	_ = ctx
@@ -294,10 +296,10 @@ func withHostOutcome(cur, remote *store.InvocationRecord) *store.InvocationRecor
 	return &up
 }
 
-// hostDisplay sets a host invocation's display from what its host said
+// HostDisplay sets a host invocation's display from what its host said
 // (asked live by this view, else what the fetcher last wrote), or
 // `unreachable since T` / `host lost` when it does not answer. A read.
-func (a *App) hostDisplay(v *InvocationView) {
+func (a *Remote) HostDisplay(v *view.InvocationView) {
 	r := v.Record
 	if !r.Active() && !r.Queued() {
 		return
@@ -305,11 +307,11 @@ func (a *App) hostDisplay(v *InvocationView) {
 
 	agents, st := a.hostSays(r.Host)
 	if !st.Reachable {
-		since := unreachableSince(st, a.now())
+		since := unreachableSince(st, a.Stamp())
 		v.Display = "unreachable since " + since
-		if c, err := a.HostConfigOf(r.Host); err == nil {
+		if c, err := a.hostConfigOf(r.Host); err == nil {
 			if t, err := time.Parse(time.RFC3339, since); err == nil && a.Now().Sub(t) > c.LostAfter {
-				v.Display = DisplayHostLost
+				v.Display = displayHostLost
 			}
 		}
 
@@ -338,12 +340,12 @@ func unreachableSince(st HostState, now string) string {
 	return now
 }
 
-// DisplayHostLost: a host that has not answered for agency.host.<name>.lostAfter.
-const DisplayHostLost = "host lost"
+// displayHostLost: a host that has not answered for agency.host.<name>.lostAfter.
+const displayHostLost = "host lost"
 
 // openServedMirror opens the host's mirror of the caller's repository
 // repoID (made when missing), as each host-serve answer does.
-func openServedMirror(ctx context.Context, repoID string) (*App, error) {
+func openServedMirror(ctx context.Context, open Opener, repoID string) (*Remote, error) {
 	dataDir, err := hostDataDir()
 	if err != nil {
 		return nil, err
@@ -354,5 +356,5 @@ func openServedMirror(ctx context.Context, repoID string) (*App, error) {
 		return nil, err
 	}
 
-	return Open(ctx, mirror, nil)
+	return open(ctx, mirror)
 }

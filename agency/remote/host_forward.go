@@ -1,10 +1,11 @@
-package agency
+package remote
 
 import (
 	"context"
 	"os"
 	"path/filepath"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/errs"
 	"github.com/git-agency/git-agency/host"
 	"github.com/git-agency/git-agency/internal/subproc"
@@ -21,7 +22,7 @@ import (
 // so that views ask the host again; a refusal there is caught up by the
 // sync that follows. Without detached the host follows the new turn and
 // its output streams here. It returns the remote command's exit status.
-func (a *App) SendOnHost(ctx context.Context, rec *store.InvocationRecord, prompt string, detached bool, run HostRun) (int, error) {
+func (a *Remote) SendOnHost(ctx context.Context, rec *store.InvocationRecord, prompt string, detached bool, run HostRun) (int, error) {
 	if rec.Active() {
 		// The host may have ended the turn before its fetcher caught the
 		// record up here: a send acts, so it asks the host now.
@@ -62,8 +63,8 @@ func (a *App) SendOnHost(ctx context.Context, rec *store.InvocationRecord, promp
 
 // reopenHostRecord marks a host invocation running again here (a new turn
 // there): its end is no longer known, so the next view asks the host.
-func (a *App) reopenHostRecord(ctx context.Context, id string) error {
-	_, unlock, err := a.lockWork(ctx)
+func (a *Remote) reopenHostRecord(ctx context.Context, id string) error {
+	_, unlock, err := a.LockWork(ctx)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (a *App) reopenHostRecord(ctx context.Context, id string) error {
 		_ = store.WriteJSONCache(a.hostAgentsPath(cur.Host), c)
 	}
 
-	a.event(id, "host_send", map[string]any{"host": cur.Host})
+	a.Event(id, "host_send", map[string]any{"host": cur.Host})
 	return nil
 }
 
@@ -121,7 +122,7 @@ func sameEnd(dir string, remote *store.InvocationRecord) bool {
 // HostAttachCmd is the command that attaches this terminal to a headed
 // invocation on a host: `ssh -t` over the host's connection, running the
 // host's `git-agency agent attach` (tmux attaches there).
-func (a *App) HostAttachCmd(ctx context.Context, rec *store.InvocationRecord) (*subproc.Terminal, error) {
+func (a *Remote) HostAttachCmd(ctx context.Context, rec *store.InvocationRecord) (*subproc.Terminal, error) {
 	if rec.Mode != store.ModeHeaded {
 		return nil, errs.New(errs.ENotHeaded, "see its output with 'git agency agent logs "+rec.InvocationID+" --follow'",
 			"invocation %s is headless: there is no terminal to attach to", rec.InvocationID)
@@ -142,7 +143,7 @@ func (a *App) HostAttachCmd(ctx context.Context, rec *store.InvocationRecord) (*
 
 // AfterHostAttach syncs a host invocation once its terminal was left (an
 // act: the host's fetcher runs too).
-func (a *App) AfterHostAttach(ctx context.Context, rec *store.InvocationRecord) *store.InvocationRecord {
+func (a *Remote) AfterHostAttach(ctx context.Context, rec *store.InvocationRecord) *store.InvocationRecord {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hostActWithin)
 	defer cancel()
 	a.syncHostWithin(sctx, rec.Host, []string{rec.InvocationID}, hostActWithin)
@@ -170,8 +171,8 @@ type ContinueOptions struct {
 // work counts from ID's base, so that landing it carries ID's commits too.
 // The conversation stays with ID's host; the prompt starts a new one. ID
 // itself is left as it is (discard it once the new run is landed).
-func (a *App) ContinueElsewhere(ctx context.Context, opts ContinueOptions) (*store.InvocationRecord, error) {
-	old, err := a.ResolveInvocation(opts.From)
+func (a *Remote) ContinueElsewhere(ctx context.Context, opts ContinueOptions) (*store.InvocationRecord, error) {
+	old, err := a.Agency.ResolveInvocation(opts.From)
 	if err != nil {
 		return nil, err
 	}
@@ -194,21 +195,21 @@ func (a *App) ContinueElsewhere(ctx context.Context, opts ContinueOptions) (*sto
 			old = cur
 		}
 
-		if old.Active() && a.HostStateOf(old.Host).Reachable {
+		if old.Active() && a.hostStateOf(old.Host).Reachable {
 			return nil, errs.SendBusy(old.InvocationID)
 		}
 	}
 
 	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+old.SandboxBranch)
 	if err != nil {
-		return nil, SandboxBranchMissingErr(old)
+		return nil, core.SandboxBranchMissingErr(old)
 	}
 
-	start := StartOptions{Worktree: old.IntegrationWorktreeID, Runner: old.Runner, Headless: old.Mode == store.ModeHeadless,
+	start := core.StartOptions{Worktree: old.IntegrationWorktreeID, Runner: old.Runner, Headless: old.Mode == store.ModeHeadless,
 		Prompt: opts.Prompt, PromptSource: "flag", RunnerArgs: old.RunnerArgs, Base: tip, LineageBase: old.BaseCommit}
 	var rec *store.InvocationRecord
 	if opts.Host == "" || opts.Host == "local" {
-		rec, err = a.StartInvocation(ctx, start)
+		rec, err = a.Agency.StartInvocation(ctx, start)
 	} else {
 		rec, err = a.StartOnHost(ctx, opts.Host, opts.Version, start)
 	}
@@ -217,7 +218,7 @@ func (a *App) ContinueElsewhere(ctx context.Context, opts ContinueOptions) (*sto
 		return nil, err
 	}
 
-	a.event(old.InvocationID, "continued", map[string]any{"invocation_id": rec.InvocationID, "host": opts.Host})
-	a.event(rec.InvocationID, "continues", map[string]any{"invocation_id": old.InvocationID, "from_host": old.Host, "base_commit": tip})
+	a.Event(old.InvocationID, "continued", map[string]any{"invocation_id": rec.InvocationID, "host": opts.Host})
+	a.Event(rec.InvocationID, "continues", map[string]any{"invocation_id": old.InvocationID, "from_host": old.Host, "base_commit": tip})
 	return rec, nil
 }

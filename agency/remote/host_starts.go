@@ -1,4 +1,4 @@
-package agency
+package remote
 
 import (
 	"context"
@@ -36,7 +36,7 @@ type hostStartIntent struct {
 // hostStartWithin), and is forgotten.
 const staleStartAfter = hostStartWithin + time.Minute
 
-func (a *App) hostStartsDir(name string) string {
+func (a *Remote) HostStartsDir(name string) string {
 	return filepath.Join(a.Store.RepoDir(), "hosts", name+".starts")
 }
 
@@ -58,12 +58,12 @@ func validStartKey(key string) string {
 // beginHostStart adopts the agents of this host's interrupted starts,
 // then notes a new start's intent (noteHostStart): its key, and the
 // function that ends it.
-func (a *App) beginHostStart(ctx context.Context, name, worktreeID, base string) (string, func(done bool), error) {
+func (a *Remote) beginHostStart(ctx context.Context, name, worktreeID, base string) (string, func(done bool), error) {
 	_, _ = a.AdoptHostStarts(ctx, name)
 	key := newStartKey()
 	forget, err := a.noteHostStart(name, key, worktreeID, base)
 	if err != nil {
-		return "", nil, errs.IO("write", a.hostStartsDir(name), err)
+		return "", nil, errs.IO("write", a.HostStartsDir(name), err)
 	}
 	return key, forget, nil
 }
@@ -71,14 +71,14 @@ func (a *App) beginHostStart(ctx context.Context, name, worktreeID, base string)
 // noteHostStart writes the intent of a start and holds its lock until
 // the returned function, which forgets the intent when done says the
 // record is written (else a crash left it for adoption).
-func (a *App) noteHostStart(name, key, worktreeID, base string) (func(done bool), error) {
-	dir := a.hostStartsDir(name)
+func (a *Remote) noteHostStart(name, key, worktreeID, base string) (func(done bool), error) {
+	dir := a.HostStartsDir(name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 
 	path := filepath.Join(dir, key)
-	b, _ := json.Marshal(hostStartIntent{Worktree: worktreeID, Base: base, At: a.now()})
+	b, _ := json.Marshal(hostStartIntent{Worktree: worktreeID, Base: base, At: a.Stamp()})
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (a *App) noteHostStart(name, key, worktreeID, base string) (func(done bool)
 // InterruptedHostStarts are, by host, the keys of starts whose process
 // ended before it wrote the record here (their intent is not locked). A
 // read.
-func (a *App) InterruptedHostStarts() map[string][]string {
+func (a *Remote) InterruptedHostStarts() map[string][]string {
 	out := map[string][]string{}
 	dirs, _ := filepath.Glob(filepath.Join(a.Store.RepoDir(), "hosts", "*.starts"))
 	for _, d := range dirs {
@@ -131,13 +131,13 @@ func startLocked(path string) bool { return lockHeld(path) }
 // and those the host never saw once they are older than staleStartAfter.
 // It returns the ids adopted; a host that does not answer leaves every
 // intent as it is.
-func (a *App) AdoptHostStarts(ctx context.Context, name string) ([]string, error) {
+func (a *Remote) AdoptHostStarts(ctx context.Context, name string) ([]string, error) {
 	keys := a.InterruptedHostStarts()[name]
 	if len(keys) == 0 {
 		return nil, nil
 	}
 
-	h, _, err := a.Host(name)
+	h, _, err := a.hostOf(name)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (a *App) AdoptHostStarts(ctx context.Context, name string) ([]string, error
 
 	var adopted []string
 	for _, key := range keys {
-		path := filepath.Join(a.hostStartsDir(name), key)
+		path := filepath.Join(a.HostStartsDir(name), key)
 		if id, ok := a.adoptOne(ctx, name, path, byKey[key]); ok {
 			if id != "" {
 				adopted = append(adopted, id)
@@ -181,7 +181,7 @@ func (a *App) AdoptHostStarts(ctx context.Context, name string) ([]string, error
 // adoptOne writes the record of remote, the host's agent of the intent at
 // path (nil: the host has none). ok says the intent is done with: adopted
 // (id), known here already, or stale.
-func (a *App) adoptOne(ctx context.Context, name, path string, remote *store.InvocationRecord) (id string, ok bool) {
+func (a *Remote) adoptOne(ctx context.Context, name, path string, remote *store.InvocationRecord) (id string, ok bool) {
 	var in hostStartIntent
 	if store.ReadJSON(path, &in) != nil {
 		return "", true
@@ -203,17 +203,17 @@ func (a *App) adoptOne(ctx context.Context, name, path string, remote *store.Inv
 
 	rec := localHostRecord(remote, name, wt, a.Store.RepoID, in.Base)
 	if err := a.writeHostRecord(ctx, rec); err != nil {
-		a.warn(rec.InvocationID, err)
+		a.Warning(rec.InvocationID, err)
 		return "", false
 	}
 
-	a.event(rec.InvocationID, "created", map[string]any{"worktree_id": wt.WorktreeID, "runner": rec.Runner, "mode": rec.Mode, "base_commit": rec.BaseCommit, "host": name, "adopted": true})
+	a.Event(rec.InvocationID, "created", map[string]any{"worktree_id": wt.WorktreeID, "runner": rec.Runner, "mode": rec.Mode, "base_commit": rec.BaseCommit, "host": name, "adopted": true})
 	return rec.InvocationID, true
 }
 
 // hostStartsByKey are the records of repoID's mirror here whose start
 // key is one of keys, by id (host-serve status --start-keys).
-func (a *App) hostStartsByKey(keys []string) []string {
+func (a *Remote) hostStartsByKey(keys []string) []string {
 	want := map[string]bool{}
 	for _, k := range keys {
 		if validStartKey(k) != "" {

@@ -1,10 +1,11 @@
-package agency
+package remote
 
 import (
 	"context"
 	"sort"
 	"time"
 
+	"github.com/git-agency/git-agency/agency/internal/core"
 	"github.com/git-agency/git-agency/store"
 )
 
@@ -12,10 +13,10 @@ import (
 // fetched here (refs/agency/snapshots/<id>/<n>), for when its host does
 // not answer: number, time, the snapshot and the HEAD of the time; the
 // reason and diffstat stay on the host.
-func (a *App) FetchedCheckpoints(ctx context.Context, rec *store.InvocationRecord) ([]store.Checkpoint, error) {
+func (a *Remote) FetchedCheckpoints(ctx context.Context, rec *store.InvocationRecord) ([]store.Checkpoint, error) {
 	refs, err := a.Repo.ForEachRef(ctx, store.SnapshotRefPrefix(rec.InvocationID))
 	if err != nil {
-		return nil, gitErr(err)
+		return nil, core.GitErr(err)
 	}
 
 	var out []store.Checkpoint
