@@ -302,6 +302,33 @@ func TestHostAutoLand(t *testing.T) {
 	}
 }
 
+// An autoLand that fails (the integration tree has uncommitted changes)
+// is said in the run's supervisor.log here, as a local run's supervisor
+// says it, not dropped.
+func TestHostAutoLandFailureLogged(t *testing.T) {
+	r := newHostRig(t)
+	r.git("config", "agency.autoLand", "true")
+	if err := os.WriteFile(filepath.Join(r.wt, "a.txt"), []byte("edited here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := r.agency("agent", "start", "-w", "feat", "--host", "box", "--runner", "sh", "--headless", "--prompt",
+		"echo auto > auto.txt && git add auto.txt && git commit -qm auto")
+	logs, _ := filepath.Glob(filepath.Join(r.local, "repos", "*", "invocations", id))
+	if len(logs) != 1 {
+		t.Fatalf("the run's directory here: %v", logs)
+	}
+	log := filepath.Join(logs[0], "supervisor.log")
+	r.eventually(90*time.Second, "the failed autoLand in supervisor.log", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "warning: ") && strings.Contains(string(b), "uncommitted")
+	})
+	var rec map[string]any
+	json.Unmarshal([]byte(r.agency("agent", "show", id, "--json")), &rec)
+	if rec["landing_status"] != "pending" {
+		t.Fatalf("the run after a failed autoLand: %v", rec["landing_status"])
+	}
+}
+
 // What a host sends is an agent's: git checks every object fetched
 // (fetch.fsckObjects), and a run whose refs bring a malformed one (a tree
 // entry named .git) is refused alone, with an event saying why, while the

@@ -192,10 +192,15 @@ func (a *Remote) fetchRound(ctx context.Context, name, sig string, ids []string)
 	notes = append(notes, a.catchUp(wctx, name, ans.Agents)...)
 	a.notifyHost(wctx, notes)
 	// What follows a run's end here, as its supervisor does for a local
-	// one: agency.autoLand.
+	// one: agency.autoLand; what went wrong goes into the run's
+	// supervisor.log here, as a local supervisor writes it there.
 	for _, n := range notes {
-		if n.rec != nil && n.event == runner.NotifyFinished {
-			_ = a.Agency.AfterRun(wctx, n.rec.InvocationID)
+		if n.rec == nil || n.event != runner.NotifyFinished {
+			continue
+		}
+
+		if err := a.Agency.AfterRun(wctx, n.rec.InvocationID); err != nil {
+			a.Warning(n.rec.InvocationID, err)
 		}
 	}
 	a.recordHostForgot(wctx, name, ids, ans.Agents)
