@@ -189,6 +189,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.handleRunes(msg)
 	}
 
+	// A pending confirmation, the pager and an open help take the key
+	// first; then the keys that need no selection (quit, help, moving,
+	// clearing the status line); any other acts on the selection.
 	k := m.keys
 	switch {
 	case msg.String() == "ctrl+c":
@@ -199,14 +202,28 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.pagerKey(msg)
 	case m.help.ShowAll && key.Matches(msg, k.Back):
 		m.help.ShowAll = false
-		return m, nil
+
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		m.scrollToCursor()
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
+	case key.Matches(msg, k.Top):
+		m.move(-len(m.items))
+	case key.Matches(msg, k.Bottom):
+		m.move(len(m.items))
+	case key.Matches(msg, k.Back):
+		m.setStatus("", false)
+
+	default:
+		return m.selectionKey(msg)
 	}
 
-	if mm, cmd, ok := m.listKey(msg); ok {
-		return mm, cmd
-	}
-
-	return m.selectionKey(msg)
+	return m, nil
 }
 
 // handleRunes handles several typed keys that arrived as one message.
@@ -247,33 +264,6 @@ func (m Model) pagerKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.pager.vp, cmd = m.pager.vp.Update(msg)
 	return m, cmd
-}
-
-// listKey handles the keys that need no selection: quit, help, moving,
-// clearing the status line. ok is false for any other key.
-func (m Model) listKey(msg tea.KeyMsg) (mm tea.Model, cmd tea.Cmd, ok bool) {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m, tea.Quit, true
-	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.scrollToCursor()
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.Top):
-		m.move(-len(m.items))
-	case key.Matches(msg, k.Bottom):
-		m.move(len(m.items))
-	case key.Matches(msg, k.Back):
-		m.setStatus("", false)
-	default:
-		return m, nil, false
-	}
-
-	return m, nil, true
 }
 
 // selectionKey handles the keys that act on the selected worktree or
