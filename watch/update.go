@@ -296,29 +296,8 @@ func (m Model) selectionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 
-	return m.actOn(verb, wt, inv)
-}
-
-// verb is the invocation action a key asks for ("" for none).
-func (k KeyMap) verb(msg tea.KeyMsg) string {
-	for _, b := range []struct {
-		binding key.Binding
-		verb    string
-	}{
-		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.VerifyLog, "verify"}, {k.Land, "land"}, {k.Apply, "apply"},
-		{k.Discard, "discard"}, {k.Stop, "stop"}, {k.Kill, "kill"},
-	} {
-		if key.Matches(msg, b.binding) {
-			return b.verb
-		}
-	}
-
-	return ""
-}
-
-// actOn does verb to the selected invocation: attach (or its logs when
-// headless), a pager, a confirmation first (land, discard, kill), or stop.
-func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Model, tea.Cmd) {
+	// Do verb to it: attach (or its logs when headless), a pager, a
+	// confirmation first (land, discard, kill), or stop.
 	switch verb {
 	case "attach":
 		if inv.Mode != "headed" {
@@ -343,6 +322,23 @@ func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Mode
 	}
 
 	return m, nil
+}
+
+// verb is the invocation action a key asks for ("" for none).
+func (k KeyMap) verb(msg tea.KeyMsg) string {
+	for _, b := range []struct {
+		binding key.Binding
+		verb    string
+	}{
+		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.VerifyLog, "verify"}, {k.Land, "land"}, {k.Apply, "apply"},
+		{k.Discard, "discard"}, {k.Stop, "stop"}, {k.Kill, "kill"},
+	} {
+		if key.Matches(msg, b.binding) {
+			return b.verb
+		}
+	}
+
+	return ""
 }
 
 func confirmPrompt(verb string, wt *WorktreeRow, inv *InvocationRow) string {
