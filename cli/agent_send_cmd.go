@@ -25,9 +25,15 @@ func (c *AgentSendCmd) Run(env *Env) error {
 		return err
 	}
 
-	if done, err := c.elsewhere(env, a); done {
-		return err
+	// On a host: a continuation on another host (--host), or a send to an
+	// invocation running on one.
+	if c.Host != "" {
+		return c.continueElsewhere(env, a)
 	}
+	if rec := onHostRecord(a, c.Invocation); rec != nil {
+		return c.sendOnHost(env, a, rec)
+	}
+
 	// Refuse before asking for a prompt.
 	if _, err := a.PrepareSend(env.Ctx, c.Invocation); err != nil {
 		return err

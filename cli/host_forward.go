@@ -36,18 +36,6 @@ func forward(env *Env, a *agency.App, rec *store.InvocationRecord, long bool, ar
 	return nil
 }
 
-// elsewhere is `agent send` when it acts on a host: a continuation on
-// another host (--host), or a send to an invocation running on one.
-func (c *AgentSendCmd) elsewhere(env *Env, a *agency.App) (bool, error) {
-	if c.Host != "" {
-		return true, c.continueElsewhere(env, a)
-	}
-	if rec := onHostRecord(a, c.Invocation); rec != nil {
-		return true, c.sendOnHost(env, a, rec)
-	}
-	return false, nil
-}
-
 // sendOnHost is `agent send` of an invocation on a host: the prompt is
 // read here, the host resumes the agent. A headed one is then attached
 // through `ssh -t` when there is a terminal.

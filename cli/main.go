@@ -294,35 +294,33 @@ func description(prog string) string {
 // (checkpoint ls 7f3a, as the agent commands would take it) gets the
 // corrected command as its hint.
 func usageError(prog string, err error) *errs.Error {
-	help := helpPath(prog, err)
+	var cmd *kong.Node
 	var pe *kong.ParseError
-	if arg, ok := strings.CutPrefix(err.Error(), "unexpected argument "); ok && errors.As(err, &pe) && pe.Context != nil {
-		if cmd := pe.Context.Selected(); cmd != nil && len(cmd.Positional) == 0 && !strings.HasPrefix(arg, "-") {
-			for _, f := range cmd.Flags {
-				if f.Name == "invocation" && f.Short == 'i' {
-					return errs.UsageInvocationFlag(err.Error(), help, arg)
-				}
+	if errors.As(err, &pe) && pe.Context != nil {
+		cmd = pe.Context.Selected()
+	}
+
+	// The help to read: the command's own names, without aliases ("agent
+	// ls"), or the program's.
+	help := prog
+	if cmd != nil {
+		var names []string
+		for n := cmd; n != nil && n.Type == kong.CommandNode; n = n.Parent {
+			names = append([]string{n.Name}, names...)
+		}
+		help = prog + " " + strings.Join(names, " ")
+	}
+
+	// An id as the argument of a command that takes none but -i.
+	if arg, ok := strings.CutPrefix(err.Error(), "unexpected argument "); ok && cmd != nil && len(cmd.Positional) == 0 && !strings.HasPrefix(arg, "-") {
+		for _, f := range cmd.Flags {
+			if f.Name == "invocation" && f.Short == 'i' {
+				return errs.UsageInvocationFlag(err.Error(), help, arg)
 			}
 		}
 	}
 
 	return errs.Usage(err.Error(), help)
-}
-
-func helpPath(prog string, err error) string {
-	var pe *kong.ParseError
-	if errors.As(err, &pe) && pe.Context != nil {
-		if cmd := pe.Context.Selected(); cmd != nil {
-			// The command's own names, without aliases ("agent ls").
-			var names []string
-			for n := cmd; n != nil && n.Type == kong.CommandNode; n = n.Parent {
-				names = append([]string{n.Name}, names...)
-			}
-			return prog + " " + strings.Join(names, " ")
-		}
-	}
-
-	return prog
 }
 
 // ExitError carries a command's chosen exit status without printing (an

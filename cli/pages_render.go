@@ -279,7 +279,13 @@ func mdRoff(s string) string {
 		l := lines[i]
 		switch {
 		case strings.HasPrefix(l, "```"):
-			i = roffBlock(&b, lines, i+1, func(l string) bool { return strings.HasPrefix(l, "```") })
+			// A fenced block, as a no-fill block; i ends on its closing
+			// fence.
+			b.WriteString(".PP\n.RS 4\n.nf\n")
+			for i++; i < len(lines) && !strings.HasPrefix(lines[i], "```"); i++ {
+				fmt.Fprintf(&b, "%s\n", roff(lines[i]))
+			}
+			b.WriteString(".fi\n.RE\n")
 			para = true
 		case strings.HasPrefix(l, "|"):
 			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "|---") { // not the header row
@@ -337,14 +343,3 @@ func writeTopicMan(w io.Writer, name, text string) {
 }
 
 var numbered = regexp.MustCompile(`^([0-9]+\.) (.*)$`)
-
-// roffBlock writes lines from i on, up to the one end accepts, as a
-// no-fill block, and returns the index of that line.
-func roffBlock(b *strings.Builder, lines []string, i int, end func(string) bool) int {
-	b.WriteString(".PP\n.RS 4\n.nf\n")
-	for ; i < len(lines) && !end(lines[i]); i++ {
-		fmt.Fprintf(b, "%s\n", roff(lines[i]))
-	}
-	b.WriteString(".fi\n.RE\n")
-	return i
-}

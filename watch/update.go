@@ -189,6 +189,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.handleRunes(msg)
 	}
 
+	// A pending confirmation, the pager and an open help take the key
+	// first; then the keys that need no selection (quit, help, moving,
+	// clearing the status line); any other acts on the selection.
 	k := m.keys
 	switch {
 	case msg.String() == "ctrl+c":
@@ -199,14 +202,28 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.pagerKey(msg)
 	case m.help.ShowAll && key.Matches(msg, k.Back):
 		m.help.ShowAll = false
-		return m, nil
+
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		m.scrollToCursor()
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
+	case key.Matches(msg, k.Top):
+		m.move(-len(m.items))
+	case key.Matches(msg, k.Bottom):
+		m.move(len(m.items))
+	case key.Matches(msg, k.Back):
+		m.setStatus("", false)
+
+	default:
+		return m.selectionKey(msg)
 	}
 
-	if mm, cmd, ok := m.listKey(msg); ok {
-		return mm, cmd
-	}
-
-	return m.selectionKey(msg)
+	return m, nil
 }
 
 // handleRunes handles several typed keys that arrived as one message.
@@ -249,33 +266,6 @@ func (m Model) pagerKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// listKey handles the keys that need no selection: quit, help, moving,
-// clearing the status line. ok is false for any other key.
-func (m Model) listKey(msg tea.KeyMsg) (mm tea.Model, cmd tea.Cmd, ok bool) {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m, tea.Quit, true
-	case key.Matches(msg, k.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.scrollToCursor()
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.Top):
-		m.move(-len(m.items))
-	case key.Matches(msg, k.Bottom):
-		m.move(len(m.items))
-	case key.Matches(msg, k.Back):
-		m.setStatus("", false)
-	default:
-		return m, nil, false
-	}
-
-	return m, nil, true
-}
-
 // selectionKey handles the keys that act on the selected worktree or
 // invocation.
 func (m Model) selectionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
@@ -306,29 +296,8 @@ func (m Model) selectionKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 
-	return m.actOn(verb, wt, inv)
-}
-
-// verb is the invocation action a key asks for ("" for none).
-func (k KeyMap) verb(msg tea.KeyMsg) string {
-	for _, b := range []struct {
-		binding key.Binding
-		verb    string
-	}{
-		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.VerifyLog, "verify"}, {k.Land, "land"}, {k.Apply, "apply"},
-		{k.Discard, "discard"}, {k.Stop, "stop"}, {k.Kill, "kill"},
-	} {
-		if key.Matches(msg, b.binding) {
-			return b.verb
-		}
-	}
-
-	return ""
-}
-
-// actOn does verb to the selected invocation: attach (or its logs when
-// headless), a pager, a confirmation first (land, discard, kill), or stop.
-func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Model, tea.Cmd) {
+	// Do verb to it: attach (or its logs when headless), a pager, a
+	// confirmation first (land, discard, kill), or stop.
 	switch verb {
 	case "attach":
 		if inv.Mode != "headed" {
@@ -353,6 +322,23 @@ func (m Model) actOn(verb string, wt *WorktreeRow, inv *InvocationRow) (tea.Mode
 	}
 
 	return m, nil
+}
+
+// verb is the invocation action a key asks for ("" for none).
+func (k KeyMap) verb(msg tea.KeyMsg) string {
+	for _, b := range []struct {
+		binding key.Binding
+		verb    string
+	}{
+		{k.Attach, "attach"}, {k.Diff, "diff"}, {k.Logs, "logs"}, {k.VerifyLog, "verify"}, {k.Land, "land"}, {k.Apply, "apply"},
+		{k.Discard, "discard"}, {k.Stop, "stop"}, {k.Kill, "kill"},
+	} {
+		if key.Matches(msg, b.binding) {
+			return b.verb
+		}
+	}
+
+	return ""
 }
 
 func confirmPrompt(verb string, wt *WorktreeRow, inv *InvocationRow) string {

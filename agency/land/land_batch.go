@@ -259,12 +259,23 @@ func (a *Lander) landStack(ctx context.Context, stack []*candidate) (out []Outco
 				return err
 			}
 
-			if moved, err := a.stackMoved(ctx, c, rec); moved || err != nil {
-				if moved {
-					return errHeadMoved
-				}
+			// It can still land as planned: landable, its sandbox branch
+			// unchanged (the integration branch itself is judged by the
+			// gate, commitLandLocked, by its ref, not by what HEAD points
+			// at). One that can no longer land at all ends the stack.
+			if err := landable(rec); err != nil {
 				out, n = append(out, outcomeOf(c.rec.InvocationID, nil, err)), n+1
 				return nil
+			}
+
+			tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
+			if err != nil {
+				out, n = append(out, outcomeOf(c.rec.InvocationID, nil, core.SandboxBranchMissingErr(rec))), n+1
+				return nil
+			}
+
+			if tip != c.tip {
+				return errHeadMoved
 			}
 
 			if rec, err = a.markVerifiedLocked(rec, c, verified); err != nil {
@@ -304,20 +315,4 @@ func (a *Lander) markVerifiedLocked(rec *store.InvocationRecord, c *candidate, v
 		r.VerifyExitCode, r.VerifyDurationMS, r.VerifyLog = nil, 0, ""
 		return nil
 	})
-}
-
-// stackMoved checks, under the lock, that c can still land as planned:
-// the integration HEAD is what it was built on, its sandbox branch
-// unchanged (moved otherwise); err when it can no longer land at all.
-func (a *Lander) stackMoved(ctx context.Context, c *candidate, rec *store.InvocationRecord) (bool, error) {
-	if err := landable(rec); err != nil {
-		return false, err
-	}
-	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+rec.SandboxBranch)
-	if err != nil {
-		return false, core.SandboxBranchMissingErr(rec)
-	}
-	// The integration branch itself is judged by the gate
-	// (commitLandLocked), by its ref, not by what HEAD points at.
-	return tip != c.tip, nil
 }

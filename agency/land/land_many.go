@@ -121,7 +121,18 @@ func (a *Lander) ReadyToLand(ctx context.Context, worktree string, apply bool) (
 		}
 
 		r = a.Host.Reconcile(ctx, r)
-		if r.Pending() && r.Status == store.StatusFinished && a.hasSomethingToLand(ctx, r, apply) {
+		if !r.Pending() || r.Status != store.StatusFinished {
+			continue
+		}
+
+		// Something to land: a land of r (with apply or not) would take
+		// work rather than refuse for want of it (LandHold).
+		tip, err := a.Repo.RevParse(ctx, "refs/heads/"+r.SandboxBranch)
+		if err != nil {
+			continue
+		}
+
+		if hold := a.LandHold(ctx, r, tip); hold == "" || (apply && hold == DisplayNeedsApply) {
 			ready = append(ready, r)
 		}
 	}
@@ -133,17 +144,6 @@ func (a *Lander) ReadyToLand(ctx context.Context, worktree string, apply bool) (
 	}
 
 	return ids, nil
-}
-
-// hasSomethingToLand: a land of r (with apply or not) would take work
-// rather than refuse for want of it (LandHold).
-func (a *Lander) hasSomethingToLand(ctx context.Context, r *store.InvocationRecord, apply bool) bool {
-	tip, err := a.Repo.RevParse(ctx, "refs/heads/"+r.SandboxBranch)
-	if err != nil {
-		return false
-	}
-	hold := a.LandHold(ctx, r, tip)
-	return hold == "" || (apply && hold == DisplayNeedsApply)
 }
 
 // sortByEnd orders invocations oldest finished first. finished_at has whole

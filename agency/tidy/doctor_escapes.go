@@ -45,9 +45,29 @@ func (a *Tidier) checkEscapes(ctx context.Context, add addFinding, records map[s
 			"the object store borrows from: %s", strings.Join(strings.Fields(string(b)), ", "))
 	}
 
+	// Each sandbox: its config.worktree, and its logs.
 	for _, r := range records {
-		if r != nil {
-			a.checkSandboxEscapes(add, r)
+		if r == nil {
+			continue
+		}
+
+		if r.SandboxPath != "" {
+			if gitDir, err := wall.SandboxGitDir(r.SandboxPath, common); err == nil {
+				cw := filepath.Join(gitDir, "config.worktree")
+				if fi, err := os.Lstat(cw); err == nil && (fi.Size() > 0 || !fi.Mode().IsRegular()) {
+					add("escapes", LevelProblem, "look at it, then empty it: git-agency makes it empty for the wall", cw,
+						"sandbox %s's config.worktree is not empty: what it sets applies to git in that sandbox", r.InvocationID)
+				}
+			}
+		}
+
+		logs := a.Store.SandboxLogsDir(r.InvocationID)
+		entries, _ := os.ReadDir(logs)
+		for _, e := range entries {
+			if !e.Type().IsRegular() && !e.IsDir() {
+				add("escapes", LevelProblem, "remove it: git-agency never writes through it", filepath.Join(logs, e.Name()),
+					"invocation %s's log %s is not a regular file (a link?)", r.InvocationID, e.Name())
+			}
 		}
 	}
 
@@ -56,27 +76,5 @@ func (a *Tidier) checkEscapes(ctx context.Context, add addFinding, records map[s
 
 	if out, err := a.Repo.FsckConnectivity(fctx); err != nil && fctx.Err() == nil {
 		add("escapes", LevelProblem, "run 'git fsck' to see every missing object", common, "git fsck --connectivity-only failed: %s", core.FirstLine(out))
-	}
-}
-
-// checkSandboxEscapes is checkEscapes for one invocation's sandbox.
-func (a *Tidier) checkSandboxEscapes(add addFinding, r *store.InvocationRecord) {
-	if r.SandboxPath != "" {
-		if gitDir, err := wall.SandboxGitDir(r.SandboxPath, a.Repo.CommonDir); err == nil {
-			cw := filepath.Join(gitDir, "config.worktree")
-			if fi, err := os.Lstat(cw); err == nil && (fi.Size() > 0 || !fi.Mode().IsRegular()) {
-				add("escapes", LevelProblem, "look at it, then empty it: git-agency makes it empty for the wall", cw,
-					"sandbox %s's config.worktree is not empty: what it sets applies to git in that sandbox", r.InvocationID)
-			}
-		}
-	}
-
-	logs := a.Store.SandboxLogsDir(r.InvocationID)
-	entries, _ := os.ReadDir(logs)
-	for _, e := range entries {
-		if !e.Type().IsRegular() && !e.IsDir() {
-			add("escapes", LevelProblem, "remove it: git-agency never writes through it", filepath.Join(logs, e.Name()),
-				"invocation %s's log %s is not a regular file (a link?)", r.InvocationID, e.Name())
-		}
 	}
 }
