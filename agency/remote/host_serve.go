@@ -204,12 +204,7 @@ func ServeStart(ctx context.Context, open Opener, version string, in []byte) (*s
 			"this host runs git-agency %s, the caller %s: a start needs the same version on both sides", version, req.Version)
 	}
 
-	dataDir, err := hostDataDir()
-	if err != nil {
-		return nil, err
-	}
-
-	mirror, err := ensureMirror(ctx, dataDir, req.RepoID)
+	mirror, err := servedMirror(ctx, req.RepoID)
 	if err != nil {
 		return nil, err
 	}

@@ -346,15 +346,21 @@ const displayHostLost = "host lost"
 // openServedMirror opens the host's mirror of the caller's repository
 // repoID (made when missing), as each host-serve answer does.
 func openServedMirror(ctx context.Context, open Opener, repoID string) (*Remote, error) {
-	dataDir, err := hostDataDir()
-	if err != nil {
-		return nil, err
-	}
-
-	mirror, err := ensureMirror(ctx, dataDir, repoID)
+	mirror, err := servedMirror(ctx, repoID)
 	if err != nil {
 		return nil, err
 	}
 
 	return open(ctx, mirror)
+}
+
+// servedMirror is the directory of this machine's mirror of the caller's
+// repository repoID, made when it is not there yet.
+func servedMirror(ctx context.Context, repoID string) (string, error) {
+	dataDir, err := hostDataDir()
+	if err != nil {
+		return "", err
+	}
+
+	return ensureMirror(ctx, dataDir, repoID)
 }

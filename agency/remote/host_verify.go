@@ -134,12 +134,7 @@ func ServeVerify(ctx context.Context, open Opener, in []byte) (*HostVerifyAnswer
 		return nil, errs.New(errs.EUsage, "", "host-serve verify: a bad request")
 	}
 
-	dataDir, err := hostDataDir()
-	if err != nil {
-		return nil, err
-	}
-
-	mirror, err := ensureMirror(ctx, dataDir, req.RepoID)
+	mirror, err := servedMirror(ctx, req.RepoID)
 	if err != nil {
 		return nil, err
 	}

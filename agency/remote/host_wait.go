@@ -30,12 +30,7 @@ const hostWaitPoll = 250 * time.Millisecond
 // taken, the agent finished) or within has passed, with their state then.
 // An empty sig answers at once.
 func ServeWait(ctx context.Context, open Opener, repoID, sig string, within time.Duration, ids []string) (*HostWaitAnswer, error) {
-	dataDir, err := hostDataDir()
-	if err != nil {
-		return nil, err
-	}
-
-	mirror, err := ensureMirror(ctx, dataDir, repoID)
+	mirror, err := servedMirror(ctx, repoID)
 	if err != nil {
 		return nil, err
 	}
