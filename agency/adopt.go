@@ -126,7 +126,7 @@ func (a *App) linkedWorktree(ctx context.Context, abs, tree string) (*gitcore.Wo
 // adoptName derives an adopted worktree's name from its branch, else its
 // directory, else "adopted".
 func adoptName(branch, tree string) string {
-	for _, n := range []string{SanitizeName(branch), SanitizeName(filepath.Base(tree))} {
+	for _, n := range []string{sanitizeName(branch), sanitizeName(filepath.Base(tree))} {
 		if store.ValidName(n) {
 			return n
 		}
@@ -262,13 +262,13 @@ var (
 	dashesRE  = regexp.MustCompile(`-+`)
 )
 
-// SanitizeName derives an integration worktree name from a branch or
+// sanitizeName derives an integration worktree name from a branch or
 // directory name, after Automaker's branch-name sanitisation, narrowed to
 // our name rules: lower case; every run of characters other than a-z and
 // 0-9 (slashes, spaces, dots, colons, …) becomes one '-'; no leading or
 // trailing '-'; at most 40 characters. The result may still be invalid
 // (too short); the caller checks.
-func SanitizeName(s string) string {
+func sanitizeName(s string) string {
 	s = strings.ToLower(s)
 	s = nonNameRE.ReplaceAllString(s, "-")
 	s = dashesRE.ReplaceAllString(s, "-")

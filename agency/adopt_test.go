@@ -14,8 +14,8 @@ func TestSanitizeName(t *testing.T) {
 		"":                   "",
 		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-bbbb": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	} {
-		if got := SanitizeName(in); got != want {
-			t.Errorf("SanitizeName(%q) = %q, want %q", in, got, want)
+		if got := sanitizeName(in); got != want {
+			t.Errorf("sanitizeName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func (a *App) Discard(ctx context.Context, query string) (*DiscardResult, error)
 	out := &DiscardResult{}
 	if rec.Active() {
 		out.Stopped = true
-		if rec, err = a.StopAndWait(ctx, rec, StopGrace); err != nil {
+		if rec, err = a.stopAndWait(ctx, rec, StopGrace); err != nil {
 			return nil, err
 		}
 	}

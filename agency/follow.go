@@ -75,7 +75,7 @@ func (a *App) Follow(ctx context.Context, inv string, o FollowOptions) (*store.I
 	name, w := a.logSource(rec, o.Kind, out)
 	errW := o.Stderr
 	if o.Kind != LogRaw {
-		errW = TermEscapeWriter(errW)
+		errW = termEscapeWriter(errW)
 	}
 
 	tails := []*tailer{

@@ -13,8 +13,8 @@ import (
 	"github.com/git-agency/git-agency/store"
 )
 
-// TmuxClient is the client headed commands use (the user's default server).
-func TmuxClient() *tmux.Client { return &tmux.Client{} }
+// tmuxClient is the client headed commands use (the user's default server).
+func tmuxClient() *tmux.Client { return &tmux.Client{} }
 
 func sessionOf(r *store.InvocationRecord) string {
 	if r.TmuxSession != nil && *r.TmuxSession != "" {
@@ -42,7 +42,7 @@ func paneOf(r *store.InvocationRecord) string {
 // (a tmux that does not answer in time counts as "cannot tell"), and the
 // cleanup of a dead pane within tmuxWait per call.
 func (a *App) headedState(ctx context.Context, r *store.InvocationRecord, clean bool) (running bool, exitCode *int) {
-	client := TmuxClient()
+	client := tmuxClient()
 	name := sessionOf(r)
 	qctx, cancel := context.WithTimeout(ctx, reconcileTmuxWait)
 	defer cancel()
@@ -89,7 +89,7 @@ const reconcileTmuxWait = 2 * time.Second
 
 // stopHeaded sends C-c to the pane (stop) or kills the session (kill).
 func (a *App) stopHeaded(ctx context.Context, r *store.InvocationRecord, kill bool) error {
-	client := TmuxClient()
+	client := tmuxClient()
 	ctx, cancel := context.WithTimeout(ctx, tmuxWait)
 	defer cancel()
 	name := sessionOf(r)
@@ -124,7 +124,7 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 	if rec.Status == store.StatusStarting {
 		// Its supervisor is still creating the session (or running a
 		// setup script): wait for it, as `start -d` then `attach` expects.
-		if r := a.WaitRunningFor(ctx, rec.InvocationID, AttachWait); r != nil {
+		if r := a.waitRunningFor(ctx, rec.InvocationID, AttachWait); r != nil {
 			rec = a.View(ctx, r)
 		}
 
@@ -138,10 +138,10 @@ func (a *App) AttachCmd(ctx context.Context, query string) (*store.InvocationRec
 			"invocation %s has ended (status %s)", rec.InvocationID, rec.Status)
 	}
 	if _, err := tmux.Available(); err != nil {
-		return nil, nil, TmuxNotFound()
+		return nil, nil, tmuxNotFound()
 	}
 
-	cmd, err := TmuxClient().AttachOrSwitchCmd(ctx, sessionOf(rec))
+	cmd, err := tmuxClient().AttachOrSwitchCmd(ctx, sessionOf(rec))
 	if err != nil {
 		return nil, nil, errs.Wrap(errs.EIO, err, "", "tmux")
 	}
@@ -159,7 +159,7 @@ type Switched struct{ Client, From string }
 // from here would switch. Attach then returns at once; WaitSwitchedAway
 // follows the switched client instead.
 func (a *App) SwitchedClient(ctx context.Context, rec *store.InvocationRecord) Switched {
-	client := TmuxClient()
+	client := tmuxClient()
 	if !client.Inside(ctx, sessionOf(rec)) {
 		return Switched{}
 	}
@@ -182,7 +182,7 @@ func (a *App) ReturnClient(ctx context.Context, sw Switched) {
 	}
 	qctx, cancel := context.WithTimeout(ctx, tmuxWait)
 	defer cancel()
-	_ = TmuxClient().SwitchClientTo(qctx, sw.Client, sw.From)
+	_ = tmuxClient().SwitchClientTo(qctx, sw.Client, sw.From)
 }
 
 // switchedPoll is how often WaitSwitchedAway looks at the client, and
@@ -198,7 +198,7 @@ const (
 // session it came from). As an attached client returning, after which
 // AfterAttach tells which it was.
 func (a *App) WaitSwitchedAway(ctx context.Context, rec *store.InvocationRecord, client string) {
-	waitClientAway(ctx, TmuxClient(), client, sessionOf(rec), switchedPoll)
+	waitClientAway(ctx, tmuxClient(), client, sessionOf(rec), switchedPoll)
 }
 
 // waitClientAway waits while client shows session (asking tc every poll).
@@ -239,7 +239,7 @@ func (a *App) SessionAttachCmd(ctx context.Context, rec *store.InvocationRecord)
 		return nil, errs.TmuxMissing()
 	}
 
-	cmd, err := TmuxClient().AttachOrSwitchCmd(ctx, sessionOf(rec))
+	cmd, err := tmuxClient().AttachOrSwitchCmd(ctx, sessionOf(rec))
 	if err != nil {
 		return nil, errs.Wrap(errs.EIO, err, "", "tmux")
 	}
@@ -247,8 +247,8 @@ func (a *App) SessionAttachCmd(ctx context.Context, rec *store.InvocationRecord)
 	return cmd, nil
 }
 
-// TmuxNotFound is the error for a headed run without tmux.
-func TmuxNotFound() error {
+// tmuxNotFound is the error for a headed run without tmux.
+func tmuxNotFound() error {
 	return errs.New(errs.ETmuxNotFound, "install tmux, or run the agent with --headless",
 		"headed agents run in tmux, which is not installed (not on PATH)")
 }
@@ -282,7 +282,7 @@ func (a *App) AfterAttach(ctx context.Context, inv string) *store.InvocationReco
 // paneLive tells whether a headed invocation's session is there with its
 // agent's pane alive (not when tmux cannot tell, say on a loaded machine).
 func (a *App) paneLive(ctx context.Context, r *store.InvocationRecord) bool {
-	client := TmuxClient()
+	client := tmuxClient()
 	qctx, cancel := context.WithTimeout(ctx, tmuxWait)
 	defer cancel()
 
@@ -300,12 +300,12 @@ const AttachWait = time.Minute
 
 // WaitRunning waits (up to 10s) until a starting invocation runs or ends.
 func (a *App) WaitRunning(ctx context.Context, inv string) *store.InvocationRecord {
-	return a.WaitRunningFor(ctx, inv, 10*time.Second)
+	return a.waitRunningFor(ctx, inv, 10*time.Second)
 }
 
-// WaitRunningFor waits up to d until a starting invocation runs or ends,
+// waitRunningFor waits up to d until a starting invocation runs or ends,
 // and returns its record (nil if it could not be read).
-func (a *App) WaitRunningFor(ctx context.Context, inv string, d time.Duration) *store.InvocationRecord {
+func (a *App) waitRunningFor(ctx context.Context, inv string, d time.Duration) *store.InvocationRecord {
 	var rec *store.InvocationRecord
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
 		r, err := a.Store.ReadInvocation(inv)

@@ -32,12 +32,12 @@ const FPIncludeCopy = "include:after-first-file"
 // from (".worktreeinclude", "git config agency.include"), for the user.
 type IncludeSpec = core.IncludeSpec
 
-// IncludePatterns returns the patterns of the first .worktreeinclude found
+// includePatterns returns the patterns of the first .worktreeinclude found
 // in trees (the source tree, then fallbacks such as the main worktree, for
 // a file the user never committed), followed by git config agency.include,
 // each checked: a malformed line is E_INCLUDE_INVALID, one naming a path
 // outside the repository E_INCLUDE_OUTSIDE. No patterns is no error.
-func (a *App) IncludePatterns(trees ...string) (IncludeSpec, error) {
+func (a *App) includePatterns(trees ...string) (IncludeSpec, error) {
 	var spec IncludeSpec
 	var data []byte
 	for _, tree := range trees {
@@ -56,7 +56,7 @@ func (a *App) IncludePatterns(trees ...string) (IncludeSpec, error) {
 		}
 	}
 
-	p, err := ParseIncludePatterns(IncludeFile, string(data))
+	p, err := parseIncludePatterns(IncludeFile, string(data))
 	if err != nil {
 		return spec, err
 	}
@@ -67,7 +67,7 @@ func (a *App) IncludePatterns(trees ...string) (IncludeSpec, error) {
 
 	fromConfig := false
 	for i, v := range a.Config.GetAll("agency.include") {
-		p, err := ParseIncludePatterns("agency.include", v)
+		p, err := parseIncludePatterns("agency.include", v)
 		if err != nil {
 			var e *errs.Error
 			if errors.As(err, &e) {
@@ -88,9 +88,9 @@ func (a *App) IncludePatterns(trees ...string) (IncludeSpec, error) {
 	return spec, nil
 }
 
-// ParseIncludePatterns checks gitignore-syntax text and returns its
+// parseIncludePatterns checks gitignore-syntax text and returns its
 // patterns (comments and blank lines dropped). source names it in errors.
-func ParseIncludePatterns(source, text string) ([]string, error) {
+func parseIncludePatterns(source, text string) ([]string, error) {
 	var out []string
 	for i, line := range strings.Split(text, "\n") {
 		n := i + 1

@@ -28,7 +28,7 @@ func TestIncludePaths(t *testing.T) {
 }
 
 func TestParseIncludePatterns(t *testing.T) {
-	got, err := ParseIncludePatterns("f", "# comment\n\n.env\r\n!keep\nname\\ with\\ space\\ \n/dist/\n")
+	got, err := parseIncludePatterns("f", "# comment\n\n.env\r\n!keep\nname\\ with\\ space\\ \n/dist/\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestParseIncludePatterns(t *testing.T) {
 		"ok\nbad\\\nok": errs.EIncludeInvalid,
 	}
 	for text, code := range bad {
-		_, err := ParseIncludePatterns("f", text)
+		_, err := parseIncludePatterns("f", text)
 		if e := errs.As(err); e == nil || e.Code != code {
 			t.Errorf("%q: got %v, want %s", text, err, code)
 		}

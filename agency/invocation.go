@@ -113,7 +113,7 @@ func (a *App) PrepareRunner(opts StartOptions) (runner.Spec, error) {
 
 	if !opts.Headless {
 		if _, err := tmux.Available(); err != nil {
-			return runner.Spec{}, TmuxNotFound()
+			return runner.Spec{}, tmuxNotFound()
 		}
 	}
 
@@ -200,7 +200,7 @@ func (a *App) StartInvocation(ctx context.Context, opts StartOptions) (*store.In
 		return nil, withCleanup(err, cleanup())
 	}
 
-	made, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full, Base: opts.Base})
+	made, err := a.createSandboxWith(ctx, wt, inv, SandboxOptions{Full: opts.Full, Base: opts.Base})
 	if err != nil {
 		return nil, withCleanup(err, cleanup())
 	}

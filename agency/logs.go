@@ -81,13 +81,13 @@ func (a *App) logSource(rec *store.InvocationRecord, kind LogKind, w io.Writer) 
 	// (TermEscape), except as LogRaw.
 	switch {
 	case kind == LogStderr:
-		return StderrLog, TermEscapeWriter(w)
+		return StderrLog, termEscapeWriter(w)
 	case kind == LogReadable && a.hasStream(rec):
-		return StreamLog, &lineRenderer{w: TermEscapeWriter(w)}
+		return StreamLog, &lineRenderer{w: termEscapeWriter(w)}
 	case kind == LogReadable && rec.Mode == store.ModeHeaded:
 		return runner.PaneLog, &termFilter{w: w}
 	case kind == LogReadable:
-		return rawLog(rec), TermEscapeWriter(w)
+		return rawLog(rec), termEscapeWriter(w)
 	}
 
 	return rawLog(rec), w
@@ -123,7 +123,7 @@ func (a *App) CopyLogs(rec *store.InvocationRecord, kind LogKind, stdout, stderr
 	name, w := a.logSource(rec, kind, cw)
 	(&tailer{path: filepath.Join(dir, name), w: w}).poll()
 	if kind != LogStderr && cw.n == 0 {
-		(&tailer{path: filepath.Join(dir, StderrLog), w: TermEscapeWriter(stderr)}).poll()
+		(&tailer{path: filepath.Join(dir, StderrLog), w: termEscapeWriter(stderr)}).poll()
 	}
 }
 
@@ -175,7 +175,7 @@ func (a *App) screenText(ctx context.Context, rec *store.InvocationRecord, max i
 	if rec.Active() {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if out, err := TmuxClient().CapturePane(ctx, paneOf(rec)); err == nil {
+		if out, err := tmuxClient().CapturePane(ctx, paneOf(rec)); err == nil {
 			return bytes.TrimRight(out, "\n ")
 		}
 	}

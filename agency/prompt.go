@@ -29,10 +29,10 @@ const MaxHeadedArgvBytes = 12 * 1024
 // on most systems, shared with the environment).
 const maxArgvBytes = 1024 * 1024
 
-// ReadPrompt reads a prompt from r, at most MaxPromptBytes: a larger one
+// readPrompt reads a prompt from r, at most MaxPromptBytes: a larger one
 // (or an endless one, /dev/zero) is E_PROMPT_INVALID, not an exhausted
 // memory.
-func ReadPrompt(r io.Reader, name string) (string, error) {
+func readPrompt(r io.Reader, name string) (string, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxPromptBytes+1))
 	if err != nil {
 		return "", errs.IO("read", name, err)
@@ -44,14 +44,14 @@ func ReadPrompt(r io.Reader, name string) (string, error) {
 	return string(data), nil
 }
 
-// ReadPromptFile is ReadPrompt on a file.
+// ReadPromptFile is readPrompt on a file.
 func ReadPromptFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", errs.IO("read", path, err)
 	}
 	defer f.Close()
-	return ReadPrompt(f, path)
+	return readPrompt(f, path)
 }
 
 // checkPrompt refuses a prompt that cannot reach the runner byte for byte:

@@ -88,11 +88,11 @@ func QueuePlaces(list []store.InvocationEntry) map[string]int {
 	return places
 }
 
-// DrainQueue starts queued invocations while slots are free, under the repo
+// drainQueue starts queued invocations while slots are free, under the repo
 // lock (waiting up to wait for it; a busy lock is left to whoever holds
 // it), and fails at once those that can never start (their worktree or
 // sandbox was removed), slot or not. It returns the ids it changed.
-func (a *App) DrainQueue(ctx context.Context, wait time.Duration) []string {
+func (a *App) drainQueue(ctx context.Context, wait time.Duration) []string {
 	ctx, unlock, err := a.lockWorkWait(ctx, wait)
 	if err != nil {
 		return nil
@@ -101,7 +101,7 @@ func (a *App) DrainQueue(ctx context.Context, wait time.Duration) []string {
 	return a.drainQueueLocked(ctx)
 }
 
-// drainQueueLocked is DrainQueue for a caller holding the lock.
+// drainQueueLocked is drainQueue for a caller holding the lock.
 func (a *App) drainQueueLocked(ctx context.Context) []string {
 	list, err := a.Store.ScanInvocations()
 	if err != nil {

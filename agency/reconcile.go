@@ -188,5 +188,5 @@ func (a *App) Settle(ctx context.Context) {
 		}
 	}
 
-	a.DrainQueue(ctx, a.LockTimeout)
+	a.drainQueue(ctx, a.LockTimeout)
 }

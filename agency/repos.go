@@ -118,7 +118,7 @@ func errText(err error) string {
 // Worktrees lists the repository's integration worktrees (all: archived
 // and broken records too).
 func (e *RepoEntry) Worktrees(all bool) ([]store.WorktreeEntry, error) {
-	return (&App{Store: e.Store}).ListWorktrees(all)
+	return (&App{Store: e.Store}).listWorktrees(all)
 }
 
 // Invocations lists the repository's invocations as ListInvocations does;

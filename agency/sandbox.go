@@ -17,7 +17,7 @@ import (
 // holds the repo lock and has checked the tree is on its branch
 // (PrepareStart).
 func (a *App) CreateSandbox(ctx context.Context, wt *store.WorktreeRecord, inv string) (string, error) {
-	res, err := a.CreateSandboxWith(ctx, wt, inv, SandboxOptions{})
+	res, err := a.createSandboxWith(ctx, wt, inv, SandboxOptions{})
 	if err != nil {
 		return "", err
 	}
@@ -33,18 +33,18 @@ type SandboxOptions struct {
 	Base string
 }
 
-// SandboxResult is what CreateSandboxWith made.
+// SandboxResult is what createSandboxWith made.
 type SandboxResult struct {
 	Base    string
 	Sparse  bool
 	Include *store.IncludeStats
 }
 
-// CreateSandboxWith is CreateSandbox with options. The sandbox inherits the
+// createSandboxWith is CreateSandbox with options. The sandbox inherits the
 // integration tree's sparse checkout and gets the ignored files its
 // .worktreeinclude lists (logged to logs/setup.log); a failing copy removes
 // everything made.
-func (a *App) CreateSandboxWith(ctx context.Context, wt *store.WorktreeRecord, inv string, opts SandboxOptions) (*SandboxResult, error) {
+func (a *App) createSandboxWith(ctx context.Context, wt *store.WorktreeRecord, inv string, opts SandboxOptions) (*SandboxResult, error) {
 	base, err := a.sandboxBase(ctx, wt, opts)
 	if err != nil {
 		return nil, gitErr(err)
@@ -127,7 +127,7 @@ func (a *App) sandboxIncludes(ctx context.Context, wt *store.WorktreeRecord) (In
 	if _, err := os.Lstat(filepath.Join(wt.TreePath, IncludeFile)); err != nil {
 		trees = append(trees, a.mainWorktree(ctx))
 	}
-	return a.IncludePatterns(trees...)
+	return a.includePatterns(trees...)
 }
 
 // includeIntoSandbox copies the ignored files wt's include patterns list

@@ -86,7 +86,7 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 			return nil, errs.SendStarting(inv)
 		}
 		if _, err := tmux.Available(); err != nil {
-			return nil, TmuxNotFound()
+			return nil, tmuxNotFound()
 		}
 
 		return &sendPlan{rec: rec, typed: true}, nil
@@ -117,7 +117,7 @@ func (a *App) checkSend(rec *store.InvocationRecord) (*sendPlan, error) {
 
 	if rec.Mode == store.ModeHeaded {
 		if _, err := tmux.Available(); err != nil {
-			return nil, TmuxNotFound()
+			return nil, tmuxNotFound()
 		}
 	}
 
@@ -239,7 +239,7 @@ func (a *App) logSizes(inv string) map[string]int64 {
 // typePrompt types the prompt into a running headed agent's own pane,
 // literally, then Enter, and counts the turn.
 func (a *App) typePrompt(ctx context.Context, rec *store.InvocationRecord, turn int, opts SendOptions, promptFile string) (*SendResult, error) {
-	client := TmuxClient()
+	client := tmuxClient()
 	pane := paneOf(rec)
 
 	// Pasted, not typed: codex takes fast typing for a paste and the Enter

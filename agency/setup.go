@@ -360,9 +360,9 @@ func readCodexSetup(files setupFiles) (*SetupPart, error) {
 	return &SetupPart{File: CodexSetupFile, Script: env.Setup.Script}, nil
 }
 
-// UnapprovedSetup reports, for doctor, a project setup in tree that would
+// unapprovedSetup reports, for doctor, a project setup in tree that would
 // not run because its content was never approved (nil: none).
-func (a *App) UnapprovedSetup(ctx context.Context, tree string) (*SetupPlan, error) {
+func (a *App) unapprovedSetup(ctx context.Context, tree string) (*SetupPlan, error) {
 	plan, err := a.ResolveSetup(ctx, tree)
 	if err != nil || plan == nil || plan.Approved {
 		return nil, err
@@ -387,7 +387,7 @@ func (a *App) checkSetups(ctx context.Context, add func(check, level, hint, path
 
 	seen := map[string]bool{}
 	for _, tree := range trees {
-		plan, err := a.UnapprovedSetup(ctx, tree)
+		plan, err := a.unapprovedSetup(ctx, tree)
 		if err != nil {
 			add("setup", LevelProblem, errs.As(err).Hint, tree, "%s", errs.As(err).Msg)
 			continue

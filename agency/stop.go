@@ -56,7 +56,7 @@ func (a *App) Stop(ctx context.Context, rec *store.InvocationRecord, kill bool, 
 		return nil, err
 	}
 
-	return a.WaitDone(ctx, rec.InvocationID, wait), nil
+	return a.waitDone(ctx, rec.InvocationID, wait), nil
 }
 
 // signalRunner signals a headless runner's process group. A runner that has
@@ -88,9 +88,9 @@ func (a *App) signalRunner(rec *store.InvocationRecord, kill bool) error {
 	}
 }
 
-// WaitDone polls the record (a file read) until the invocation is no longer
+// waitDone polls the record (a file read) until the invocation is no longer
 // active or the wait is over, and returns the latest record.
-func (a *App) WaitDone(ctx context.Context, inv string, wait time.Duration) *store.InvocationRecord {
+func (a *App) waitDone(ctx context.Context, inv string, wait time.Duration) *store.InvocationRecord {
 	deadline := time.Now().Add(wait)
 	var rec *store.InvocationRecord
 	for {
@@ -110,9 +110,9 @@ func (a *App) WaitDone(ctx context.Context, inv string, wait time.Duration) *sto
 	}
 }
 
-// StopAndWait stops a running invocation, gives it grace, then kills it and
+// stopAndWait stops a running invocation, gives it grace, then kills it and
 // waits for the record to be final (for discard and worktree rm --force).
-func (a *App) StopAndWait(ctx context.Context, rec *store.InvocationRecord, grace time.Duration) (*store.InvocationRecord, error) {
+func (a *App) stopAndWait(ctx context.Context, rec *store.InvocationRecord, grace time.Duration) (*store.InvocationRecord, error) {
 	if !rec.Active() {
 		return rec, nil
 	}

@@ -90,7 +90,7 @@ func (a *App) Supervise(ctx context.Context, inv string, log io.Writer, report *
 	err = s.Run(ctx)
 
 	// This agent's slot is free: the oldest queued invocation takes it.
-	a.DrainQueue(context.WithoutCancel(ctx), a.LockTimeout)
+	a.drainQueue(context.WithoutCancel(ctx), a.LockTimeout)
 
 	// With agency.autoLand (or a red verify sent back to the agent), the
 	// finished invocation is verified and landed now.

@@ -87,8 +87,8 @@ type termEscaper struct {
 	pending []byte
 }
 
-// TermEscapeWriter is w behind TermEscape.
-func TermEscapeWriter(w io.Writer) io.Writer { return &termEscaper{w: w} }
+// termEscapeWriter is w behind TermEscape.
+func termEscapeWriter(w io.Writer) io.Writer { return &termEscaper{w: w} }
 
 func (e *termEscaper) Write(p []byte) (int, error) {
 	buf := append(e.pending, p...)

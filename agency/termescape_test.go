@@ -21,7 +21,7 @@ func TestTermEscape(t *testing.T) {
 
 func TestTermEscapeWriterSplitsCharacters(t *testing.T) {
 	var b strings.Builder
-	w := TermEscapeWriter(&b)
+	w := termEscapeWriter(&b)
 	in := []byte("é\u009b\x1b…")
 	for i := range in {
 		w.Write(in[i : i+1])

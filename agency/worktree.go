@@ -76,7 +76,7 @@ func (a *App) CreateWorktree(ctx context.Context, opts CreateWorktreeOptions) (*
 	first := func(err error) error { return a.dirtyParentFirst(ctx, check, a.Repo.Toplevel, err) }
 
 	// A bad .worktreeinclude is refused before anything is made.
-	include, err := a.IncludePatterns(a.Repo.Toplevel)
+	include, err := a.includePatterns(a.Repo.Toplevel)
 	if err != nil {
 		return nil, first(err)
 	}
@@ -224,7 +224,7 @@ func WriteAgencyIgnore(tree string) error {
 const agencyIgnore = "*\n"
 
 // WorktreeList is `worktree ls`: present ones, or all (archived and broken).
-func (a *App) ListWorktrees(all bool) ([]store.WorktreeEntry, error) {
+func (a *App) listWorktrees(all bool) ([]store.WorktreeEntry, error) {
 	list, err := a.Store.ScanWorktrees()
 	if err != nil {
 		return nil, errs.IO("scan", a.Store.IntegrationWorktreesDir(), err)
@@ -259,14 +259,14 @@ func (a *App) ResolveWorktree(query string, all bool) (*store.WorktreeEntry, err
 
 	e := list[i]
 	if e.Broken {
-		return nil, BrokenWorktree(e)
+		return nil, brokenWorktree(e)
 	}
 
 	return &e, nil
 }
 
-// BrokenWorktree is the error for a corrupt worktree record.
-func BrokenWorktree(e store.WorktreeEntry) error {
+// brokenWorktree is the error for a corrupt worktree record.
+func brokenWorktree(e store.WorktreeEntry) error {
 	ce := errs.StoreCorrupt(filepath.Join(e.Dir, "meta.json"), e.Err)
 	return ce.With("record directory: " + e.Dir)
 }

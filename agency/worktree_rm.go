@@ -227,7 +227,7 @@ func (a *App) beforeWorktreeRemoveInvocations(ctx context.Context, wt *store.Wor
 	}
 
 	for _, rec := range running {
-		if _, err := a.StopAndWait(ctx, rec, StopGrace); err != nil {
+		if _, err := a.stopAndWait(ctx, rec, StopGrace); err != nil {
 			return nil, err
 		}
 	}
