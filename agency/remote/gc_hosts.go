@@ -61,7 +61,7 @@ func gcHostArgs(opts tidy.GCOptions, act bool, olderThan string, landed []string
 // choices (act: remove, else a dry run), its output to run's writers. It
 // returns the host's gc's exit status.
 func (a *Remote) GCOnHost(ctx context.Context, name string, opts tidy.GCOptions, act bool, olderThan string, run HostRun) (int, error) {
-	return a.RunOnHost(ctx, name, run, gcHostArgs(opts, act, olderThan, a.landedOn(name))...)
+	return a.runOnHost(ctx, name, run, gcHostArgs(opts, act, olderThan, a.landedOn(name))...)
 }
 
 // landedOn are the runs of host name that landed here.

@@ -36,7 +36,7 @@ type HostRun struct {
 // fetcher runs; a read (hostRead) writes nothing here. It returns the
 // remote command's exit status.
 func (a *Remote) OnHost(ctx context.Context, rec *store.InvocationRecord, run HostRun, args ...string) (int, error) {
-	code, err := a.RunOnHost(ctx, rec.Host, run, args...)
+	code, err := a.runOnHost(ctx, rec.Host, run, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -66,9 +66,9 @@ func hostRead(args []string) bool {
 	return false
 }
 
-// RunOnHost runs `git-agency <args>` in the host's mirror of this
+// runOnHost runs `git-agency <args>` in the host's mirror of this
 // repository; it returns the remote command's exit status.
-func (a *Remote) RunOnHost(ctx context.Context, name string, run HostRun, args ...string) (int, error) {
+func (a *Remote) runOnHost(ctx context.Context, name string, run HostRun, args ...string) (int, error) {
 	h, mirror, err := a.hostMirror(ctx, name)
 	if err != nil {
 		return 0, err
