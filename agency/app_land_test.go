@@ -518,3 +518,20 @@ func TestReadyToLandSameSecond(t *testing.T) {
 		t.Fatalf("ReadyToLand = %v, want [%s %s]", got, inv2, inv1)
 	}
 }
+
+// A record read while its supervisor still ran, then looked at once the
+// supervisor had written the run's end and exited: View shows the end the
+// supervisor wrote, not a reconstruction saying the supervisor is gone.
+func TestViewRereadsARecordWhoseSupervisorEnded(t *testing.T) {
+	f := newLandFixture(t)
+	rec := f.sandbox("20260101000000-ab12", "true")
+	stale := *rec
+	stale.Status = store.StatusRunning
+	stale.LandingStatus = nil
+	dead := 1 << 22 // no such process: pids are below pid_max, at most 1<<22
+	stale.SupervisorPID = &dead
+	got := f.a.View(f.ctx, &stale)
+	if got.Status != store.StatusFinished || got.Error != "" {
+		t.Fatalf("View of a stale record: status %s, error %q", got.Status, got.Error)
+	}
+}

@@ -57,6 +57,14 @@ func (a *App) View(ctx context.Context, r *store.InvocationRecord) *store.Invoca
 	if !a.needsReconcile(r) {
 		return r
 	}
+
+	// r was read before its supervisor was found gone: a supervisor writes
+	// the run's end, then exits, so read the record again first (an agent
+	// start following the run saw "the supervisor is gone" otherwise).
+	if cur, err := a.Store.ReadInvocation(r.InvocationID); err == nil && !a.needsReconcile(cur) {
+		return cur
+	}
+
 	if out, ok := a.reconciled(ctx, r, false); ok {
 		return out
 	}
